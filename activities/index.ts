@@ -1,0 +1,18 @@
+import type { AgentActivities } from '../core/contract';
+import type { AgentRegistry } from '../agents/registry';
+import type { TranscriptStore } from '../store/transcript-store';
+import { describeAgentActivity } from './describe';
+import type { ProviderRegistry } from './model';
+import { callModelActivity } from './model';
+import { runToolActivity } from './tool';
+
+export type { ProviderRegistry } from './model';
+
+/** The activities of the agent workflow, bound to a worker's agents, providers and store. */
+export function createActivities(deps: { registry: AgentRegistry; providers: ProviderRegistry; store: TranscriptStore }): AgentActivities {
+  return {
+    describeAgent: describeAgentActivity(deps.registry, deps.store),
+    callModel: callModelActivity(deps.providers, deps.store),
+    runTool: runToolActivity(deps.registry, deps.store),
+  };
+}

@@ -1,0 +1,88 @@
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
+import type { CallModelInput, CallModelOutput, ModelFailureDetails } from '../core/contract';
+import type { PromptSpec } from '../core/spec';
+import { DEFAULTS } from '../core/spec';
+import type { ModelProvider } from '../providers/types';
+import { ProviderError } from '../providers/types';
+import type { TranscriptStore } from '../store/transcript-store';
+import { errorMessage, keepAlive } from './heartbeat';
+
+/** Providers by the name agents use in `model.provider`. */
+export type ProviderRegistry = ReadonlyMap<string, ModelProvider>;
+
+/**
+ * One model call: append what is new to the stored transcript, load it, call the provider, store the
+ * answer. Provider failures become Temporal failures carrying whether they are retryable and any
+ * Retry-After; the workflow decides about retries.
+ */
+export function callModelActivity(providers: ProviderRegistry, store: TranscriptStore) {
+  return async function callModel(input: CallModelInput): Promise<CallModelOutput> {
+    const ctx = Context.current();
+    const provider = providers.get(input.model.provider);
+    if (!provider) {
+      throw ApplicationFailure.create({
+        message: `No model provider "${input.model.provider}" on this worker (have: ${[...providers.keys()].join(', ') || 'none'})`,
+        type: 'UnknownProvider',
+        nonRetryable: true,
+        details: [{ retryable: false } satisfies ModelFailureDetails],
+      });
+    }
+    const prompt = await store.getJson<PromptSpec>(input.promptRef);
+    const head = await store.append(input.transcript.head, input.transcript.append);
+    const messages = await store.resolve(await store.load(head));
+    const stop = keepAlive(ctx);
+    const started = Date.now();
+    try {
+      const response = await provider.generate(
+        {
+          ...prompt,
+          model: input.model.model,
+          messages,
+          maxTokens: input.model.maxTokens ?? DEFAULTS.maxTokens,
+          ...(input.model.temperature !== undefined ? { temperature: input.model.temperature } : {}),
+        },
+        { signal: ctx.cancellationSignal, heartbeat: (d) => ctx.heartbeat(d), attempt: input.attempt, step: input.step },
+      );
+      const latencyMs = Date.now() - started;
+      const newHead = await store.append(head, [response.message]);
+      return {
+        head: newHead as string,
+        message: response.message,
+        stopReason: response.stopReason,
+        usage: response.usage,
+        provider: input.model.provider,
+        model: response.model,
+        latencyMs,
+      };
+    } catch (err) {
+      if (ctx.cancellationSignal.aborted) throw new CancelledFailure('model call cancelled', [], err as Error);
+      throw modelFailure(err);
+    } finally {
+      stop();
+    }
+  };
+}
+
+/** A provider error as a Temporal failure the workflow can classify. */
+export function modelFailure(err: unknown): ApplicationFailure {
+  if (err instanceof ProviderError) {
+    const details: ModelFailureDetails = {
+      retryable: err.retryable,
+      ...(err.status !== undefined ? { status: err.status } : {}),
+      ...(err.retryAfterMs !== undefined ? { retryAfterMs: err.retryAfterMs } : {}),
+    };
+    return ApplicationFailure.create({
+      message: err.message,
+      type: err.type ?? err.kind,
+      nonRetryable: !err.retryable,
+      details: [details],
+    });
+  }
+  // Unclassified errors (network faults, bugs in a provider) are treated as transient.
+  return ApplicationFailure.create({
+    message: errorMessage(err),
+    type: err instanceof Error ? err.name : 'Error',
+    details: [{ retryable: true } satisfies ModelFailureDetails],
+  });
+}

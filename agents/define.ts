@@ -1,0 +1,147 @@
+/**
+ * Defining tools and agents. These objects live in the worker: tool code never enters the workflow,
+ * which only receives the data form ({@link AgentSpec}) through the `describeAgent` activity.
+ */
+import type { Duration } from '@temporalio/common';
+import { msToNumber } from '@temporalio/common';
+import { z } from 'zod';
+import type { JsonObject } from '../core/json';
+import type { ModelRef, RetrySpec, ToolErrorPolicy } from '../core/spec';
+import { DEFAULTS } from '../core/spec';
+
+/** Retry options of a tool or model call, in the shape of Temporal's RetryPolicy. */
+export interface RetryOptions {
+  /** Attempts in all, the first included (1 = no retry). */
+  maximumAttempts?: number;
+  initialInterval?: Duration;
+  backoffCoefficient?: number;
+  maximumInterval?: Duration;
+}
+
+/** What a tool's `execute` gets besides its arguments. */
+export interface ToolContext {
+  /** Aborted when the run is cancelled or the attempt times out. */
+  signal: AbortSignal;
+  /** Report liveness (the runtime also heartbeats on its own while the tool runs). */
+  heartbeat(details?: unknown): void;
+  /** Stable across retries and worker restarts of this call: pass it to the systems you change. */
+  idempotencyKey: string;
+  callId: string;
+  /** 1-based attempt number of this call. */
+  attempt: number;
+  agent: string;
+  workflowId: string;
+  runId: string;
+  step: number;
+}
+
+/** Input schemas of tools: zod objects. */
+export type ToolInputSchema = z.ZodObject;
+
+/** How a tool is declared. */
+export interface ToolConfig<I extends ToolInputSchema, O> {
+  /** 1–64 characters of letters, digits, `_` and `-`. */
+  name: string;
+  description: string;
+  input: I;
+  /** Read-only calls may run in parallel with other read-only calls. Default false. */
+  readOnly?: boolean;
+  /** Timeout of one attempt. Default 5 minutes. */
+  timeout?: Duration;
+  /** Heartbeat timeout; the runtime heartbeats for the tool. Default 30 s (or the timeout, if shorter). */
+  heartbeatTimeout?: Duration;
+  /** Retries of a throwing tool. Default 3 attempts. */
+  retry?: RetryOptions;
+  /** `report` (default): errors become results the model sees. `fail`: the run ends `tool_error`. */
+  onError?: ToolErrorPolicy;
+  /** Runs in the worker. Return a string or any JSON-serialisable value. */
+  execute(args: z.output<I>, ctx: ToolContext): O | Promise<O>;
+}
+
+/** A defined tool. */
+export interface Tool<I extends ToolInputSchema = ToolInputSchema, O = unknown> extends ToolConfig<I, O> {
+  readonly kind: 'tool';
+  /** JSON Schema of the input, from zod. */
+  readonly inputSchema: JsonObject;
+}
+
+/** Thrown by a tool to fail its call; `retryable: false` skips the remaining attempts. */
+export class ToolError extends Error {
+  readonly retryable: boolean;
+  constructor(message: string, options: { retryable?: boolean; cause?: unknown } = {}) {
+    super(message, options.cause !== undefined ? { cause: options.cause } : undefined);
+    this.name = 'ToolError';
+    this.retryable = options.retryable ?? true;
+  }
+}
+
+const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/** Declare a tool. Its zod schema becomes the JSON Schema the model sees and validates every call. */
+export function defineTool<I extends ToolInputSchema, O>(config: ToolConfig<I, O>): Tool<I, O> {
+  if (!NAME.test(config.name)) throw new Error(`tool name ${JSON.stringify(config.name)} must be 1-64 letters, digits, _ or -`);
+  if (!config.description?.trim()) throw new Error(`tool "${config.name}" needs a description`);
+  if (!(config.input instanceof z.ZodObject)) throw new Error(`tool "${config.name}": input must be a z.object(...)`);
+  const { $schema: _ignored, ...inputSchema } = z.toJSONSchema(config.input, { io: 'input', unrepresentable: 'any' }) as JsonObject;
+  return Object.freeze({ ...config, kind: 'tool' as const, inputSchema });
+}
+
+/** How an agent is declared. */
+export interface AgentConfig {
+  /** Name clients start runs by. */
+  name: string;
+  /** The model to call. Credentials are configured on the worker's provider, never here. */
+  model: ModelRef;
+  /** Tried in turn after a retryable failure of the model before them. */
+  fallbackModels?: ModelRef[];
+  system?: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tools of any input and output type
+  tools?: ReadonlyArray<Tool<any, any>>;
+  /** Step cap (model calls). Default 25. */
+  maxSteps?: number;
+  /** Tool outputs over this many bytes are stored by reference. Default 16 KiB. */
+  toolResultInlineBytes?: number;
+  /** Retries of a failed model call (the workflow owns them). Default 6 attempts, 1 s doubling to 60 s. */
+  modelRetry?: RetryOptions;
+  /** Timeout of one model call attempt. Default 10 minutes. */
+  modelTimeout?: Duration;
+  /** Heartbeat timeout of a model call. Default 60 s. */
+  modelHeartbeatTimeout?: Duration;
+}
+
+/** A defined agent. */
+export interface Agent extends AgentConfig {
+  readonly kind: 'agent';
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tools of any input and output type
+  readonly tools: ReadonlyArray<Tool<any, any>>;
+}
+
+/** Declare an agent. */
+export function defineAgent(config: AgentConfig): Agent {
+  if (!NAME.test(config.name)) throw new Error(`agent name ${JSON.stringify(config.name)} must be 1-64 letters, digits, _ or -`);
+  for (const m of [config.model, ...(config.fallbackModels ?? [])]) {
+    if (!m?.provider || !m?.model) throw new Error(`agent "${config.name}": every model needs a provider and a model`);
+  }
+  const tools = config.tools ?? [];
+  const seen = new Set<string>();
+  for (const t of tools) {
+    if (seen.has(t.name)) throw new Error(`agent "${config.name}" has two tools named "${t.name}"`);
+    seen.add(t.name);
+  }
+  if (config.maxSteps !== undefined && (!Number.isInteger(config.maxSteps) || config.maxSteps < 1)) {
+    throw new Error(`agent "${config.name}": maxSteps must be a positive integer`);
+  }
+  return Object.freeze({ ...config, kind: 'agent' as const, tools });
+}
+
+/** Resolve retry options against defaults. */
+export function retrySpec(options: RetryOptions | undefined, defaults: RetrySpec): RetrySpec {
+  return {
+    maximumAttempts: options?.maximumAttempts ?? defaults.maximumAttempts,
+    initialIntervalMs: options?.initialInterval !== undefined ? msToNumber(options.initialInterval) : defaults.initialIntervalMs,
+    backoffCoefficient: options?.backoffCoefficient ?? defaults.backoffCoefficient,
+    maximumIntervalMs: options?.maximumInterval !== undefined ? msToNumber(options.maximumInterval) : defaults.maximumIntervalMs,
+  };
+}
+
+export { DEFAULTS };

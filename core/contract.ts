@@ -1,0 +1,94 @@
+/**
+ * The contract between the agent workflow, its activities and clients: inputs and outputs recorded in
+ * history. Types only; no secrets ever appear in any of them.
+ */
+import type { JsonObject } from './json';
+import type { Message, ToolOutput } from './messages';
+import type { ModelStep } from './loop';
+import type { AgentSpec, ModelRef } from './spec';
+import type { RunStatus } from './result';
+import type { Usage } from './usage';
+
+/** Name of the workflow type that runs agents. */
+export const AGENT_WORKFLOW = 'agentWorkflow';
+/** Default task queue of agent workers. */
+export const DEFAULT_TASK_QUEUE = 'durable-agent';
+
+/** Input of one agent run. */
+export interface AgentWorkflowInput {
+  /** Name of an agent registered on the worker. */
+  agent: string;
+  /** The user's request. */
+  prompt: string;
+  /** Lower the agent's step cap for this run. */
+  maxSteps?: number;
+}
+
+/** Input of the `describeAgent` activity. */
+export interface DescribeAgentInput {
+  agent: string;
+}
+
+/** Input of the `callModel` activity: references plus what is new, never the whole conversation. */
+export interface CallModelInput {
+  agent: string;
+  model: ModelRef;
+  promptRef: string;
+  step: number;
+  attempt: number;
+  transcript: { head: string | null; append: Message[] };
+}
+
+/** Output of the `callModel` activity. */
+export type CallModelOutput = Omit<ModelStep, 'attempts'>;
+
+/** Input of the `runTool` activity. */
+export interface RunToolInput {
+  agent: string;
+  tool: string;
+  callId: string;
+  step: number;
+  args: JsonObject;
+  inlineLimitBytes: number;
+}
+
+/** Output of the `runTool` activity. `isError` is set for results the model should see as errors (invalid arguments). */
+export interface RunToolOutput {
+  output: ToolOutput;
+  isError: boolean;
+  error?: string;
+  latencyMs: number;
+  attempt: number;
+}
+
+/** Details attached to a failed `runTool` attempt (ApplicationFailure details[0]). */
+export interface ToolFailureDetails {
+  attempt: number;
+  latencyMs: number;
+}
+
+/** Details attached to a failed `callModel` attempt (ApplicationFailure details[0]). */
+export interface ModelFailureDetails {
+  retryable: boolean;
+  status?: number;
+  retryAfterMs?: number;
+}
+
+/** Activities of the agent workflow, as the worker implements them. */
+export interface AgentActivities {
+  describeAgent(input: DescribeAgentInput): Promise<AgentSpec>;
+  callModel(input: CallModelInput): Promise<CallModelOutput>;
+  runTool(input: RunToolInput): Promise<RunToolOutput>;
+}
+
+/** A run's state as the `snapshot` query reports it. */
+export interface RunSnapshot {
+  agent: string;
+  status: 'starting' | 'running' | RunStatus;
+  step: number;
+  maxSteps: number;
+  usage: Usage;
+  /** Tool calls being executed right now. */
+  runningTools: Array<{ callId: string; name: string }>;
+  events: number;
+}

@@ -1,0 +1,23 @@
+import type { AssistantMessage, Message } from './messages';
+import type { PromptSpec } from './spec';
+import type { Usage } from './usage';
+
+/** Why the model stopped. */
+export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'stop_sequence' | 'refusal' | 'pause_turn' | 'other';
+
+/** One request to a model provider, fully resolved (no blob references). */
+export interface ModelRequest extends PromptSpec {
+  model: string;
+  messages: Message[];
+  maxTokens: number;
+  temperature?: number;
+}
+
+/** A provider's answer. */
+export interface ModelResponse {
+  message: AssistantMessage;
+  stopReason: StopReason;
+  usage: Usage;
+  /** The model that answered, as the provider reported it. */
+  model: string;
+}

@@ -1,0 +1,37 @@
+import type { ModelRef, RetrySpec } from './spec';
+
+/** A failed attempt, reduced to what retry decisions need. */
+export interface AttemptFailure {
+  message: string;
+  /** Error class, e.g. `rate_limit_error`, `overloaded_error`, `TimeoutFailure`. */
+  type?: string;
+  retryable: boolean;
+  /** Delay the provider asked for (Retry-After), if any. */
+  retryAfterMs?: number;
+}
+
+/** Whether another attempt should follow the failed attempt number `attempt` (1-based). */
+export function shouldRetry(failure: AttemptFailure, attempt: number, policy: RetrySpec): boolean {
+  return failure.retryable && attempt < policy.maximumAttempts;
+}
+
+/**
+ * Delay before the attempt after `attempt` (1-based): exponential backoff capped at the maximum interval,
+ * or exactly what the provider asked for with Retry-After.
+ */
+export function retryDelayMs(policy: RetrySpec, attempt: number, retryAfterMs?: number): number {
+  if (retryAfterMs !== undefined && retryAfterMs >= 0) return Math.round(retryAfterMs);
+  const backoff = policy.initialIntervalMs * Math.pow(policy.backoffCoefficient, Math.max(0, attempt - 1));
+  return Math.round(Math.min(backoff, policy.maximumIntervalMs));
+}
+
+/** The model an attempt uses: the primary first, then each fallback in turn after a retryable failure, cycling. */
+export function modelForAttempt(models: readonly ModelRef[], attempt: number): ModelRef {
+  if (models.length === 0) throw new Error('an agent needs at least one model');
+  return models[(attempt - 1) % models.length] as ModelRef;
+}
+
+/** `provider/model`, for events and reports. */
+export function modelLabel(m: ModelRef): string {
+  return `${m.provider}/${m.model}`;
+}

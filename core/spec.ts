@@ -1,0 +1,87 @@
+import type { BlobRef } from './messages';
+import type { JsonObject } from './json';
+
+/**
+ * Retry policy, in the shape of Temporal's RetryPolicy with durations in milliseconds.
+ * `maximumAttempts` counts the first attempt: 1 means no retry.
+ */
+export interface RetrySpec {
+  maximumAttempts: number;
+  initialIntervalMs: number;
+  backoffCoefficient: number;
+  maximumIntervalMs: number;
+}
+
+/** Which model to call, as recorded in history. Never holds credentials. */
+export interface ModelRef {
+  /** Name of a provider registered on the worker (e.g. `anthropic`, `scripted`). */
+  provider: string;
+  /** The provider's model id (e.g. `claude-sonnet-4-5`). */
+  model: string;
+  /** Upper bound on output tokens per response. */
+  maxTokens?: number;
+  temperature?: number;
+}
+
+/** What happens to a run when a tool call fails after its retries. */
+export type ToolErrorPolicy = 'report' | 'fail';
+
+/** A tool as the workflow and the model see it: data only, no code. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  /** JSON Schema of the tool's input (from its zod schema). */
+  inputSchema: JsonObject;
+  /** Read-only calls may run in parallel with other read-only calls. */
+  readOnly: boolean;
+  /** Start-to-close timeout of one attempt. */
+  timeoutMs: number;
+  /** The activity must heartbeat at least this often (the runtime heartbeats for the tool). */
+  heartbeatTimeoutMs: number;
+  retry: RetrySpec;
+  /** `report` (default): a failed call becomes an error result the model sees. `fail`: the run ends `tool_error`. */
+  onError: ToolErrorPolicy;
+}
+
+/** Limits of a run. */
+export interface RunLimits {
+  /** Maximum number of model calls. */
+  maxSteps: number;
+  /** Tool outputs larger than this (UTF-8 bytes) are stored in the blob store and referenced from history. */
+  toolResultInlineBytes: number;
+}
+
+/** Everything the workflow needs to know about an agent, resolved once per run and recorded in history. */
+export interface AgentSpec {
+  name: string;
+  /** The primary model, then fallbacks tried in turn after retryable failures. */
+  models: ModelRef[];
+  tools: ToolSpec[];
+  limits: RunLimits;
+  modelRetry: RetrySpec;
+  /** Start-to-close timeout of one model call attempt. */
+  modelTimeoutMs: number;
+  /** Heartbeat timeout of a model call (providers heartbeat while streaming). */
+  modelHeartbeatTimeoutMs: number;
+  /** Reference to the model-facing prompt (system text and tool schemas) in the blob store. */
+  promptRef: BlobRef;
+}
+
+/** The part of an agent the model sees, stored once per run as a blob. */
+export interface PromptSpec {
+  system?: string;
+  tools: Array<Pick<ToolSpec, 'name' | 'description' | 'inputSchema'>>;
+}
+
+/** Defaults applied by `defineAgent` and `defineTool`. */
+export const DEFAULTS = {
+  maxSteps: 25,
+  toolResultInlineBytes: 16 * 1024,
+  modelTimeoutMs: 10 * 60_000,
+  modelHeartbeatTimeoutMs: 60_000,
+  toolTimeoutMs: 5 * 60_000,
+  toolHeartbeatTimeoutMs: 30_000,
+  maxTokens: 8192,
+  modelRetry: { maximumAttempts: 6, initialIntervalMs: 1000, backoffCoefficient: 2, maximumIntervalMs: 60_000 },
+  toolRetry: { maximumAttempts: 3, initialIntervalMs: 1000, backoffCoefficient: 2, maximumIntervalMs: 30_000 },
+} as const satisfies Record<string, unknown>;

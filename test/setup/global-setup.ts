@@ -1,0 +1,39 @@
+/**
+ * Starts one real Temporal dev server and builds one workflow bundle for the whole test run; test
+ * files get the address and bundle path through `inject`.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestProject } from 'vitest/node' with { 'resolution-mode': 'import' };
+import { bundleWorkflowCode } from '@temporalio/worker';
+import { startDevServer } from '../../server/dev-server';
+import { ensureTemporalCli } from '../../server/temporal-cli';
+import { WORKFLOWS_PATH } from '../../worker';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    temporalAddress: string;
+    workflowBundlePath: string;
+    temporalCliPath: string;
+  }
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const cli = ensureTemporalCli((line) => console.error(line));
+  const env = await startDevServer({ cli });
+  const dir = mkdtempSync(join(tmpdir(), 'durable-agent-test-'));
+  const bundle = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietLogger });
+  const bundlePath = join(dir, 'workflow-bundle.js');
+  writeFileSync(bundlePath, bundle.code);
+  project.provide('temporalAddress', env.address);
+  project.provide('workflowBundlePath', bundlePath);
+  project.provide('temporalCliPath', cli?.path ?? '');
+  return async () => {
+    await env.teardown();
+    rmSync(dir, { recursive: true, force: true });
+  };
+}
+
+const noop = () => undefined;
+const quietLogger = { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: (m: string) => console.error(m) };

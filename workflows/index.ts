@@ -1,0 +1,2 @@
+/** Entry point of the workflow bundle: every workflow a durable-agent worker runs. */
+export { agentWorkflow } from './agent';
