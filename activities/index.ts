@@ -14,5 +14,6 @@ export function createActivities(deps: { registry: AgentRegistry; providers: Pro
     describeAgent: describeAgentActivity(deps.registry, deps.store),
     callModel: callModelActivity(deps.providers, deps.store),
     runTool: runToolActivity(deps.registry, deps.store),
+    commitTranscript: (input) => deps.store.append(input.head, input.append),
   };
 }

@@ -1,6 +1,7 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import type { CallModelInput, CallModelOutput, ModelFailureDetails } from '../core/contract';
+import { dropIncompleteCalls } from '../core/loop';
 import type { PromptSpec } from '../core/spec';
 import { DEFAULTS } from '../core/spec';
 import type { ModelProvider } from '../providers/types';
@@ -45,10 +46,11 @@ export function callModelActivity(providers: ProviderRegistry, store: Transcript
         { signal: ctx.cancellationSignal, heartbeat: (d) => ctx.heartbeat(d), attempt: input.attempt, step: input.step },
       );
       const latencyMs = Date.now() - started;
-      const newHead = await store.append(head, [response.message]);
+      const message = dropIncompleteCalls(response.message);
+      const newHead = await store.append(head, [message]);
       return {
         head: newHead as string,
-        message: response.message,
+        message,
         stopReason: response.stopReason,
         usage: response.usage,
         provider: input.model.provider,

@@ -101,6 +101,8 @@ export interface AgentConfig {
   maxSteps?: number;
   /** Tool outputs over this many bytes are stored by reference. Default 16 KiB. */
   toolResultInlineBytes?: number;
+  /** The result carries at most this many bytes of messages (most recent first). Default 256 KiB. */
+  resultMessagesInlineBytes?: number;
   /** Retries of a failed model call (the workflow owns them). Default 6 attempts, 1 s doubling to 60 s. */
   modelRetry?: RetryOptions;
   /** Timeout of one model call attempt. Default 10 minutes. */

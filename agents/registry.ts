@@ -75,6 +75,7 @@ export function agentSpec(agent: Agent, promptRef: string): AgentSpec {
     limits: {
       maxSteps: agent.maxSteps ?? DEFAULTS.maxSteps,
       toolResultInlineBytes: agent.toolResultInlineBytes ?? DEFAULTS.toolResultInlineBytes,
+      resultMessagesInlineBytes: agent.resultMessagesInlineBytes ?? DEFAULTS.resultMessagesInlineBytes,
     },
     modelRetry: retrySpec(agent.modelRetry, DEFAULTS.modelRetry),
     modelTimeoutMs: agent.modelTimeout !== undefined ? msToNumber(agent.modelTimeout) : DEFAULTS.modelTimeoutMs,

@@ -74,11 +74,18 @@ export interface ModelFailureDetails {
   retryAfterMs?: number;
 }
 
+/** Input of the `commitTranscript` activity: store messages the model has not seen yet (the run is ending). */
+export interface CommitTranscriptInput {
+  head: string | null;
+  append: Message[];
+}
+
 /** Activities of the agent workflow, as the worker implements them. */
 export interface AgentActivities {
   describeAgent(input: DescribeAgentInput): Promise<AgentSpec>;
   callModel(input: CallModelInput): Promise<CallModelOutput>;
   runTool(input: RunToolInput): Promise<RunToolOutput>;
+  commitTranscript(input: CommitTranscriptInput): Promise<string | null>;
 }
 
 /** A run's state as the `snapshot` query reports it. */

@@ -16,7 +16,8 @@ export function utf8Bytes(text: string): number {
     const code = text.charCodeAt(i);
     if (code < 0x80) bytes += 1;
     else if (code < 0x800) bytes += 2;
-    else if (code >= 0xd800 && code <= 0xdbff) {
+    else if (code >= 0xd800 && code <= 0xdbff && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      // A surrogate pair: one code point of 4 bytes. A lone surrogate encodes as U+FFFD (3 bytes).
       bytes += 4;
       i++;
     } else bytes += 3;
@@ -27,5 +28,7 @@ export function utf8Bytes(text: string): number {
 /** The first `max` characters of `text`, with an ellipsis and the omitted count when cut. */
 export function preview(text: string, max = 200): string {
   if (text.length <= max) return text;
-  return `${text.slice(0, max)}… [${text.length - max} more chars]`;
+  // Never cut a surrogate pair (an emoji) in half.
+  const cut = max > 0 && (text.charCodeAt(max - 1) & 0xfc00) === 0xd800 ? max - 1 : max;
+  return `${text.slice(0, cut)}… [${text.length - cut} more chars]`;
 }

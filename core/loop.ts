@@ -5,7 +5,7 @@
  */
 import type { AgentEventBody } from './events';
 import type { JsonObject } from './json';
-import { preview, utf8Bytes } from './json';
+import { jsonBytes, preview, utf8Bytes } from './json';
 import type { AssistantMessage, Message, ToolOutput, ToolResultBlock, ToolUseBlock } from './messages';
 import { messageText, outputText, toolCalls } from './messages';
 import type { StopReason } from './model';
@@ -109,10 +109,7 @@ export function modelInput(state: LoopState): { head: string | null; append: Mes
 export function applyModelStep(state: LoopState, spec: AgentSpec, out: ModelStep): Transition {
   const step = state.step + 1;
   const truncated = out.stopReason === 'max_tokens';
-  // A call cut off by max_tokens has arguments we cannot trust: it is dropped and never executed.
-  const message: AssistantMessage = truncated
-    ? { role: 'assistant', content: out.message.content.filter((b) => !(b.type === 'tool_use' && b.incomplete)) }
-    : out.message;
+  const message = dropIncompleteCalls(out.message);
   const next: LoopState = {
     ...state,
     step,
@@ -161,6 +158,15 @@ export function applyModelStep(state: LoopState, spec: AgentSpec, out: ModelStep
     events,
     next: { type: 'run_tools', calls: planned, batches: batchCalls(planned), immediate },
   };
+}
+
+/**
+ * The message without tool calls whose arguments were cut off (max_tokens): such a call is never
+ * executed, and neither the transcript store nor the workflow keeps it.
+ */
+export function dropIncompleteCalls(message: AssistantMessage): AssistantMessage {
+  if (!message.content.some((b) => b.type === 'tool_use' && b.incomplete)) return message;
+  return { role: 'assistant', content: message.content.filter((b) => !(b.type === 'tool_use' && b.incomplete)) };
 }
 
 /** Match a tool call against the agent's tools. */
@@ -313,13 +319,31 @@ export interface RunMeta {
   endedAt: string;
 }
 
-/** The typed result of a finished run. */
-export function finishRun(state: LoopState, status: RunStatus, meta: RunMeta, error?: RunError): AgentRunResult {
+/** The most recent messages whose JSON fits in `maxBytes` (at least the last one), and how many were left out. */
+export function recentMessages(messages: readonly Message[], maxBytes: number): { messages: Message[]; omitted: number } {
+  let bytes = 2;
+  let start = messages.length;
+  while (start > 0) {
+    const size = jsonBytes(messages[start - 1]) + 1;
+    if (bytes + size > maxBytes && start < messages.length) break;
+    bytes += size;
+    start--;
+  }
+  return { messages: messages.slice(start), omitted: start };
+}
+
+/**
+ * The typed result of a finished run. Messages beyond `inlineBytes` (oldest first) are left out of the
+ * result, which must stay well under Temporal's payload limit; the transcript store has them all.
+ */
+export function finishRun(state: LoopState, status: RunStatus, meta: RunMeta, error?: RunError, inlineBytes = Number.POSITIVE_INFINITY): AgentRunResult {
   const lastAssistant = [...state.messages].reverse().find((m) => m.role === 'assistant');
+  const recent = recentMessages(state.messages, inlineBytes);
   return {
     status,
     finalText: lastAssistant ? messageText(lastAssistant) : '',
-    messages: state.messages,
+    messages: recent.messages,
+    messagesOmitted: recent.omitted,
     steps: state.step,
     usage: state.usage,
     ...(error ? { error } : {}),

@@ -71,12 +71,18 @@ export interface AgentRunResult {
   status: RunStatus;
   /** Text of the last assistant message. */
   finalText: string;
+  /**
+   * The conversation, or its most recent part when the whole would be too large for a workflow result
+   * (see `messagesOmitted`); the full transcript is always in the blob store under `transcriptHead`.
+   */
   messages: Message[];
+  /** Messages left out of `messages` from the start of the conversation (0 when it is complete). */
+  messagesOmitted: number;
   /** Number of model calls made. */
   steps: number;
   usage: Usage;
   error?: RunError;
   report: RunReport;
-  /** Head of the content-addressed transcript in the blob store (what the model last saw), if any. */
+  /** Head of the complete content-addressed transcript in the blob store. */
   transcriptHead: string | null;
 }

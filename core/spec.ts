@@ -49,6 +49,8 @@ export interface RunLimits {
   maxSteps: number;
   /** Tool outputs larger than this (UTF-8 bytes) are stored in the blob store and referenced from history. */
   toolResultInlineBytes: number;
+  /** The result carries at most this many bytes of messages (the most recent); the rest stay in the store. */
+  resultMessagesInlineBytes?: number;
 }
 
 /** Everything the workflow needs to know about an agent, resolved once per run and recorded in history. */
@@ -77,6 +79,7 @@ export interface PromptSpec {
 export const DEFAULTS = {
   maxSteps: 25,
   toolResultInlineBytes: 16 * 1024,
+  resultMessagesInlineBytes: 256 * 1024,
   modelTimeoutMs: 10 * 60_000,
   modelHeartbeatTimeoutMs: 60_000,
   toolTimeoutMs: 5 * 60_000,

@@ -6,6 +6,7 @@
 import {
   ActivityCancellationType,
   ApplicationFailure,
+  CancellationScope,
   isCancellation,
   proxyActivities,
   setHandler,
@@ -31,11 +32,12 @@ import type { AttemptFailure } from '../core/retry';
 import { modelForAttempt, modelLabel, retryDelayMs, shouldRetry } from '../core/retry';
 import type { AgentRunResult, RunError, RunStatus } from '../core/result';
 import type { AgentSpec, RetrySpec, ToolSpec } from '../core/spec';
+import { DEFAULTS } from '../core/spec';
 import { ZERO_USAGE } from '../core/usage';
 import { eventsQuery, snapshotQuery } from './definitions';
 import { modelAttemptFailure, toolFailure } from './failures';
 
-const { describeAgent } = proxyActivities<AgentActivities>({
+const { describeAgent, commitTranscript } = proxyActivities<AgentActivities>({
   startToCloseTimeout: '1 minute',
   retry: { maximumAttempts: 5, initialInterval: '1 second' },
 });
@@ -155,7 +157,15 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
     error = { message: 'The run was cancelled.', type: 'CancelledFailure' };
   }
 
-  const result = finishRun(loop, status, { workflowId: info.workflowId, runId: info.runId, startedAt, endedAt: new Date().toISOString() }, error);
+  // The run is ending: store what the model has not seen (final tool results) so the transcript head
+  // names the whole conversation, even if the result carries only its most recent part.
+  const unstored = modelInput(loop);
+  if (unstored.append.length > 0) {
+    const head = await CancellationScope.nonCancellable(() => commitTranscript(unstored));
+    loop = state = { ...loop, head, stored: loop.messages.length };
+  }
+  const inlineBytes = spec.limits.resultMessagesInlineBytes ?? DEFAULTS.resultMessagesInlineBytes;
+  const result = finishRun(loop, status, { workflowId: info.workflowId, runId: info.runId, startedAt, endedAt: new Date().toISOString() }, error, inlineBytes);
   phase = status;
   log.push(doneEvent(result));
   return result;

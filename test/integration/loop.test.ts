@@ -7,6 +7,8 @@ import { ScriptedAgents } from '../helpers/agents';
 import type { Harness } from '../helpers/harness';
 import { startHarness, testId } from '../helpers/harness';
 import { boomCount, executions } from '../helpers/tools';
+import { loadTranscript } from '../../client/transcript';
+import { FileBlobStore } from '../../store/blob-store';
 
 const S = new ScriptedAgents();
 S.add('plain', [{ text: 'Hello! How can I help?' }]);
@@ -70,6 +72,10 @@ S.add('truncated', [
   },
 ]);
 S.add('big_output', [{ toolCalls: [{ name: 'big', args: { kb: 64 } }] }, { text: 'got it' }]);
+S.add('long_talk', () => ({ text: 'x'.repeat(300), toolCalls: [{ name: 'echo', args: { text: 'y'.repeat(300) } }] }), {
+  maxSteps: 6,
+  resultMessagesInlineBytes: 2000,
+});
 
 let h: Harness;
 beforeAll(async () => {
@@ -286,5 +292,18 @@ describe('agent loop on a real Temporal server', () => {
     const history = JSON.stringify(await r.handle.fetchHistory());
     expect(history).not.toContain('END-OF-BLOB!');
     expect(history.length).toBeLessThan(40_000);
+  });
+
+  it('keeps the result small on long runs; the store has the whole transcript', async () => {
+    const { result } = await run('long_talk');
+    expect(result.status).toBe('max_steps');
+    const full = await loadTranscript(new FileBlobStore(h.storeDir), result);
+    // prompt + 6 × (assistant + tool results), the last tool results included
+    expect(full).toHaveLength(13);
+    expect(full.at(-1)!.role).toBe('user');
+    expect(result.messagesOmitted).toBeGreaterThan(0);
+    expect(result.messagesOmitted + result.messages.length).toBe(13);
+    expect(JSON.stringify(result.messages).length).toBeLessThanOrEqual(2000);
+    expect(full.slice(result.messagesOmitted)).toEqual(result.messages);
   });
 });

@@ -1,0 +1,105 @@
+/**
+ * Everything the benchmark runs on, set up once: one Temporal server, one workflow bundle per side,
+ * and two workers with identical settings on one connection: the durable-agent worker and the
+ * baseline worker, each on a task queue of its own.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { DefaultLogger, NativeConnection, Runtime, Worker, bundleWorkflowCode } from '@temporalio/worker';
+import type { WorkerOptions } from '@temporalio/worker';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { AgentClient } from '../client';
+import { startDevServer } from '../server/dev-server';
+import { ensureTemporalCli } from '../server/temporal-cli';
+import { FileBlobStore } from '../store/blob-store';
+import { WORKFLOWS_PATH, createWorker } from '../worker';
+import type { BenchAgentOptions } from './agents';
+import { benchAgents } from './agents';
+import { baselineActivities } from './baseline/activities';
+
+/** Worker settings both workers get, pinned (these are the SDK defaults, plus a cache holding every run). */
+export const WORKER_SETTINGS = {
+  maxConcurrentWorkflowTaskExecutions: 40,
+  maxConcurrentActivityTaskExecutions: 100,
+  maxCachedWorkflows: 1000,
+} as const satisfies Partial<WorkerOptions>;
+
+/** The running benchmark environment. */
+export interface BenchEnvironment {
+  /** Where the server is, and whether it was started here. */
+  server: string;
+  temporal: Client;
+  agents: AgentClient;
+  baselineQueue: string;
+  /** Stop the workers, close connections, stop the server if started here, delete the blob store. */
+  close(): Promise<void>;
+}
+
+const noop = () => undefined;
+const quietLogger = { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: (m: string) => console.error(m) };
+
+/** Start the server (unless `TEMPORAL_ADDRESS` names one), bundle both sides once and start both workers. */
+export async function startBenchEnvironment(options: BenchAgentOptions, log: (line: string) => void): Promise<BenchEnvironment> {
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  const cleanups: Array<() => Promise<void> | void> = [];
+  const close = async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup();
+  };
+  try {
+    let address = process.env.TEMPORAL_ADDRESS;
+    let server = `${address} (TEMPORAL_ADDRESS)`;
+    if (!address) {
+      const env: TestWorkflowEnvironment = await startDevServer({ cli: ensureTemporalCli(log) });
+      cleanups.push(() => env.teardown());
+      address = env.address;
+      server = `dev server started here, in-memory, at ${address}`;
+    }
+    log('bundling workflows…');
+    const [agentBundle, baselineBundle] = await Promise.all([
+      bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietLogger }),
+      bundleWorkflowCode({ workflowsPath: join(__dirname, 'baseline', 'workflows.ts'), logger: quietLogger }),
+    ]);
+
+    const storeDir = mkdtempSync(join(tmpdir(), 'durable-agent-bench-'));
+    cleanups.push(() => rmSync(storeDir, { recursive: true, force: true }));
+    const native = await NativeConnection.connect({ address });
+    cleanups.push(() => native.close());
+    const connection = await Connection.connect({ address });
+    cleanups.push(() => connection.close());
+    const temporal = new Client({ connection });
+
+    const id = randomUUID().slice(0, 8);
+    const { agents, provider } = benchAgents(options);
+    const agentWorker = await createWorker({
+      agents,
+      providers: { scripted: provider },
+      store: new FileBlobStore(storeDir),
+      connection: native,
+      taskQueue: `bench-agent-${id}`,
+      workflowBundle: { code: agentBundle.code },
+      temporal: { ...WORKER_SETTINGS },
+    });
+    const baselineQueue = `bench-baseline-${id}`;
+    const baselineWorker = await Worker.create({
+      ...WORKER_SETTINGS,
+      connection: native,
+      taskQueue: baselineQueue,
+      activities: baselineActivities,
+      workflowBundle: { code: baselineBundle.code },
+    });
+    for (const worker of [agentWorker.worker, baselineWorker]) {
+      const running = worker.run();
+      cleanups.push(async () => {
+        if (worker.getState() === 'RUNNING') worker.shutdown();
+        await running;
+      });
+    }
+    return { server, temporal, agents: new AgentClient(temporal, agentWorker.taskQueue), baselineQueue, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}

@@ -1,0 +1,177 @@
+/**
+ * Kill -9 a worker process in the middle of a tool call, start a new worker process, and check the run
+ * completes with every completed tool executed exactly once and the same transcript as a run that was
+ * never interrupted. Workers are separate processes (test/fixtures/kill-worker.ts) on the shared
+ * dev server and workflow bundle.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { Client, Connection } from '@temporalio/client';
+import { AgentClient } from '../../client';
+import type { AgentRunResult } from '../../core/result';
+import { KILL_AGENT, KILL_CALL_ID, sideEffectFile } from '../fixtures/kill-agent';
+import { testId } from '../helpers/harness';
+
+const ROOT = resolve(__dirname, '..', '..');
+const WORKER_SCRIPT = join('test', 'fixtures', 'kill-worker.ts');
+const work = mkdtempSync(join(tmpdir(), 'durable-agent-kill-'));
+const effectsDir = join(work, 'effects');
+mkdirSync(effectsDir);
+
+/** A worker process and what it printed. */
+interface WorkerProcess {
+  proc: ChildProcess;
+  output: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+const children = new Set<ChildProcess>();
+
+/** Start a worker process on `taskQueue`; resolves once it polls. */
+function startWorker(taskQueue: string, storeDir: string): Promise<WorkerProcess> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', WORKER_SCRIPT], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      TEMPORAL_ADDRESS: inject('temporalAddress'),
+      KILL_TASK_QUEUE: taskQueue,
+      KILL_WORKFLOW_BUNDLE: inject('workflowBundlePath'),
+      KILL_STORE_DIR: storeDir,
+      KILL_EFFECTS_DIR: effectsDir,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.add(proc);
+  let out = '';
+  proc.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+  proc.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) =>
+    proc.once('exit', (code, signal) => {
+      children.delete(proc);
+      res({ code, signal });
+    }),
+  );
+  const w: WorkerProcess = { proc, output: () => out, exited };
+  return new Promise((res, rej) => {
+    const timer = setTimeout(() => rej(new Error(`worker did not start within 60 s:\n${out}`)), 60_000);
+    proc.stdout?.on('data', () => {
+      if (/^ready$/m.test(out)) {
+        clearTimeout(timer);
+        res(w);
+      }
+    });
+    void exited.then(({ code, signal }) => {
+      clearTimeout(timer);
+      rej(new Error(`worker exited (code ${code}, signal ${signal}) before it was ready:\n${out}`));
+    });
+  });
+}
+
+/** Stop a worker gracefully, or kill it if it does not exit in time. */
+async function stopWorker(w: WorkerProcess): Promise<void> {
+  if (w.proc.exitCode !== null || w.proc.signalCode !== null) return;
+  w.proc.kill('SIGTERM');
+  const timeout = new Promise<'timeout'>((res) => setTimeout(() => res('timeout'), 10_000).unref());
+  if ((await Promise.race([w.exited, timeout])) === 'timeout') w.proc.kill('SIGKILL');
+}
+
+/** Lines of a run's side-effect file. */
+function effects(workflowId: string): string[] {
+  const file = sideEffectFile(effectsDir, workflowId);
+  return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
+}
+
+/** How many `<kind> <callId>` lines each call has. */
+function countBy(lines: readonly string[], kind: 'start' | 'done'): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const line of lines) {
+    const [k, callId] = line.split(' ');
+    if (k === kind && callId) counts.set(callId, (counts.get(callId) ?? 0) + 1);
+  }
+  return counts;
+}
+
+async function waitFor(condition: () => boolean, what: () => string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what()}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+let connection: Connection | undefined;
+
+afterAll(async () => {
+  // Never leave worker processes behind, whatever happened.
+  for (const proc of children) proc.kill('SIGKILL');
+  await connection?.close();
+  rmSync(work, { recursive: true, force: true });
+});
+
+describe('worker killed mid-tool', () => {
+  it('resumes on a new worker process: completed tools run once, same transcript as an uninterrupted run', { timeout: 120_000 }, async () => {
+    connection = await Connection.connect({ address: inject('temporalAddress') });
+    const temporal = new Client({ connection });
+    const refQueue = testId('kill-ref');
+    const killQueue = testId('kill');
+
+    // An uninterrupted run on a worker process of its own, alongside the one that gets killed.
+    const [refWorker, first] = await Promise.all([startWorker(refQueue, join(work, 'store-ref')), startWorker(killQueue, join(work, 'store-kill'))]);
+    const refRun = await new AgentClient(temporal, refQueue).start(KILL_AGENT, { input: 'write the notes', workflowId: testId('kill-ref') });
+    const killClient = new AgentClient(temporal, killQueue);
+    const run = await killClient.start(KILL_AGENT, { input: 'write the notes', workflowId: testId('kill') });
+
+    // Kill -9 while step 2's slow write is running: started, not done.
+    await waitFor(() => countBy(effects(run.workflowId), 'start').has(KILL_CALL_ID), () => `${KILL_CALL_ID} to start; worker said:\n${first.output()}`);
+    first.proc.kill('SIGKILL');
+    expect(await first.exited).toEqual({ code: null, signal: 'SIGKILL' });
+    const atKill = effects(run.workflowId);
+    expect(countBy(atKill, 'start').get(KILL_CALL_ID)).toBe(1);
+    expect(countBy(atKill, 'done').has(KILL_CALL_ID)).toBe(false);
+    // Step 1 finished on the first worker.
+    expect([...countBy(atKill, 'done').keys()].sort()).toEqual(['call_1_0', 'call_1_1', 'call_1_2']);
+
+    const second = await startWorker(killQueue, join(work, 'store-kill'));
+    let result: AgentRunResult;
+    let reference: AgentRunResult;
+    try {
+      [result, reference] = await Promise.all([run.result(), refRun.result()]);
+    } catch (err) {
+      throw new Error(`${String(err)}\n--- first worker ---\n${first.output()}\n--- second worker ---\n${second.output()}\n--- reference worker ---\n${refWorker.output()}`, { cause: err });
+    }
+    await Promise.all([stopWorker(second), stopWorker(refWorker)]);
+
+    expect(reference.status).toBe('success');
+    expect(result.status).toBe('success');
+    expect(result.steps).toBe(4);
+    expect(result.finalText).toBe('All notes written.');
+    // The same transcript as the run that was never interrupted.
+    expect(result.messages).toEqual(reference.messages);
+    const summary = (r: AgentRunResult) => r.report.toolCalls.map((c) => ({ callId: c.callId, name: c.name, args: c.args, isError: c.isError }));
+    expect(summary(result)).toEqual(summary(reference));
+
+    // Every completed tool call executed exactly once; the one killed mid-call started twice and finished once.
+    const callIds = result.report.toolCalls.map((c) => c.callId);
+    expect(callIds).toHaveLength(9);
+    const lines = effects(run.workflowId);
+    const done = countBy(lines, 'done');
+    const started = countBy(lines, 'start');
+    expect([...done.keys()].sort()).toEqual([...callIds].sort());
+    for (const id of callIds) {
+      expect(done.get(id), `done ${id}`).toBe(1);
+      expect(started.get(id), `start ${id}`).toBe(id === KILL_CALL_ID ? 2 : 1);
+    }
+    const killed = result.report.toolCalls.find((c) => c.callId === KILL_CALL_ID);
+    expect(killed?.attempts).toBe(2);
+    // The reference run executed everything once, on its first attempt.
+    const refLines = effects(refRun.workflowId);
+    for (const id of callIds) {
+      expect(countBy(refLines, 'start').get(id)).toBe(1);
+      expect(countBy(refLines, 'done').get(id)).toBe(1);
+    }
+  });
+});

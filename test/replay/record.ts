@@ -1,0 +1,109 @@
+/**
+ * Record the histories the replay test replays: `npm run record-histories` (tsx test/replay/record.ts).
+ * Starts a throwaway dev server and an in-process worker, runs every scenario of ./scenarios.ts, and
+ * writes each history to test/replay/histories/<name>[.<suffix>].json in Temporal's JSON history format.
+ *
+ * Existing files are kept (old histories must keep replaying); pass `--suffix <s>` to add a new
+ * generation next to them, `--force` to overwrite, `--only <name>` to record one scenario.
+ * See ./README.md for when to re-record.
+ */
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import type { AgentRun } from '../../client';
+import { AgentClient } from '../../client';
+import { startDevServer } from '../../server/dev-server';
+import { MemoryBlobStore } from '../../store/blob-store';
+import { createWorker } from '../../worker';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils';
+import { HISTORIES_DIR, RECORD_NAME, leaks, scrub } from './histories';
+import type { Scenario } from './scenarios';
+import { SCENARIOS, replayAgents } from './scenarios';
+
+interface Args {
+  force: boolean;
+  suffix?: string;
+  only?: string;
+}
+
+function parseArgs(argv: readonly string[]): Args {
+  const args: Args = { force: false };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--force') args.force = true;
+    else if (a === '--suffix' || a === '--only') {
+      const v = argv[++i];
+      if (!v || !/^[\w-]+$/.test(v)) throw new Error(`${a} needs a value of letters, digits, _ or -`);
+      args[a === '--suffix' ? 'suffix' : 'only'] = v;
+    } else throw new Error(`unknown argument ${a} (use --force, --suffix <s>, --only <name>)`);
+  }
+  if (args.only && !SCENARIOS.some((s) => s.name === args.only)) throw new Error(`no scenario "${args.only}"`);
+  return args;
+}
+
+async function runScenario(client: AgentClient, s: Scenario): Promise<AgentRun> {
+  const run = await client.start(s.name, { input: s.input, workflowId: `replay-${s.name}`, ...(s.maxSteps ? { maxSteps: s.maxSteps } : {}) });
+  if (s.cancelDuring) {
+    const deadline = Date.now() + 30_000;
+    while (!(await run.snapshot()).runningTools.some((t) => t.name === s.cancelDuring)) {
+      if (Date.now() > deadline) throw new Error(`${s.name}: ${s.cancelDuring} never started`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await run.cancel();
+  }
+  const result = await run.result();
+  if (result.status !== s.status) throw new Error(`${s.name}: expected status ${s.status}, got ${result.status}`);
+  return run;
+}
+
+async function main(): Promise<void> {
+  const args = parseArgs(process.argv.slice(2));
+  const root = resolve(__dirname, '..', '..');
+  const scenarios = SCENARIOS.filter((s) => !args.only || s.name === args.only);
+  const target = (s: Scenario) => join(HISTORIES_DIR, `${s.name}${args.suffix ? `.${args.suffix}` : ''}.json`);
+  const existing = scenarios.filter((s) => existsSync(target(s)));
+  if (existing.length && !args.force) {
+    throw new Error(`would overwrite ${existing.map((s) => target(s)).join(', ')}; use --suffix <s> for a new generation or --force`);
+  }
+  mkdirSync(HISTORIES_DIR, { recursive: true });
+
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  const env = await startDevServer({ log: (line) => console.error(line) });
+  try {
+    const nativeConnection = await NativeConnection.connect({ address: env.address });
+    const worker = await createWorker({
+      agents: replayAgents.agents,
+      providers: { scripted: replayAgents.provider },
+      store: new MemoryBlobStore(),
+      connection: nativeConnection,
+      taskQueue: RECORD_NAME,
+      temporal: { identity: RECORD_NAME },
+    });
+    const connection = await Connection.connect({ address: env.address });
+    const client = new AgentClient(new Client({ connection, identity: RECORD_NAME }), RECORD_NAME);
+    await worker.runUntil(async () => {
+      for (const s of scenarios) {
+        const run = await runScenario(client, s);
+        const json = scrub(JSON.parse(historyToJSON(await run.handle.fetchHistory())) as unknown);
+        const found = leaks(json, root);
+        if (found.length) throw new Error(`${s.name}: history contains machine-specific strings: ${found.join(', ')}`);
+        const text = `${JSON.stringify(json, null, 1)}\n`;
+        writeFileSync(target(s), text);
+        console.log(`${s.name}: ${s.status}, ${(json as { events: unknown[] }).events.length} events, ${text.length} bytes -> ${target(s).slice(root.length + 1)}`);
+      }
+    });
+    await connection.close();
+    await nativeConnection.close();
+  } finally {
+    await env.teardown();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

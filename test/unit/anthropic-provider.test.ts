@@ -1,0 +1,167 @@
+/** The Anthropic provider's pure parts (providers/anthropic.ts): message mapping, Retry-After, error classes. */
+import Anthropic from '@anthropic-ai/sdk';
+import { describe, expect, it } from 'vitest';
+import type { Message } from '../../core/messages';
+import { classifyAnthropicError, retryAfterMs, toAnthropicMessages } from '../../providers/anthropic';
+import { ProviderError } from '../../providers/types';
+
+const NOW = Date.parse('2025-10-21T07:28:00.000Z');
+
+describe('retryAfterMs', () => {
+  it('reads Retry-After in seconds', () => {
+    expect(retryAfterMs(new Headers({ 'retry-after': '5' }), NOW)).toBe(5000);
+    expect(retryAfterMs(new Headers({ 'retry-after': '1.5' }), NOW)).toBe(1500);
+    expect(retryAfterMs(new Headers({ 'retry-after': '0' }), NOW)).toBe(0);
+    expect(retryAfterMs(new Headers({ 'retry-after': '-3' }), NOW)).toBe(0);
+  });
+
+  it('reads Retry-After as an HTTP date', () => {
+    expect(retryAfterMs(new Headers({ 'retry-after': 'Tue, 21 Oct 2025 07:28:30 GMT' }), NOW)).toBe(30_000);
+    expect(retryAfterMs(new Headers({ 'retry-after': 'Tue, 21 Oct 2025 07:00:00 GMT' }), NOW)).toBe(0);
+  });
+
+  it('prefers retry-after-ms', () => {
+    expect(retryAfterMs(new Headers({ 'retry-after-ms': '250', 'retry-after': '9' }), NOW)).toBe(250);
+    expect(retryAfterMs(new Headers({ 'retry-after-ms': '0' }), NOW)).toBe(0);
+    expect(retryAfterMs(new Headers({ 'retry-after-ms': 'soon', 'retry-after': '2' }), NOW)).toBe(2000);
+  });
+
+  it('is undefined when absent or unreadable', () => {
+    expect(retryAfterMs(undefined, NOW)).toBeUndefined();
+    expect(retryAfterMs(new Headers(), NOW)).toBeUndefined();
+    expect(retryAfterMs(new Headers({ 'retry-after': 'soon' }), NOW)).toBeUndefined();
+    expect(retryAfterMs(new Headers({ 'retry-after': '' }), NOW)).toBeUndefined();
+  });
+});
+
+describe('toAnthropicMessages', () => {
+  it('maps every block kind', () => {
+    const messages: Message[] = [
+      { role: 'user', content: [{ type: 'text', text: 'hi' }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'thinking', thinking: 'let me think', signature: 'sig-abc' },
+          { type: 'redacted_thinking', data: 'opaque' },
+          { type: 'text', text: 'Reading.' },
+          { type: 'tool_use', id: 'toolu_1', name: 'read', input: { path: 'a' } },
+          { type: 'tool_use', id: 'toolu_2', name: 'read', input: { path: 'b' } },
+        ],
+      },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', toolUseId: 'toolu_1', output: { type: 'text', text: 'contents' }, isError: false },
+          { type: 'tool_result', toolUseId: 'toolu_2', output: { type: 'text', text: 'no such file' }, isError: true },
+          { type: 'text', text: 'thanks' },
+        ],
+      },
+    ];
+    expect(toAnthropicMessages(messages)).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'hi' }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'thinking', thinking: 'let me think', signature: 'sig-abc' },
+          { type: 'redacted_thinking', data: 'opaque' },
+          { type: 'text', text: 'Reading.' },
+          { type: 'tool_use', id: 'toolu_1', name: 'read', input: { path: 'a' } },
+          { type: 'tool_use', id: 'toolu_2', name: 'read', input: { path: 'b' } },
+        ],
+      },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 'toolu_1', content: 'contents' },
+          { type: 'tool_result', tool_use_id: 'toolu_2', content: 'no such file', is_error: true },
+          { type: 'text', text: 'thanks' },
+        ],
+      },
+    ]);
+  });
+
+  it('sends the preview of an unresolved stored output', () => {
+    const [m] = toAnthropicMessages([
+      { role: 'user', content: [{ type: 'tool_result', toolUseId: 't', output: { type: 'stored', ref: 'sha256-x', bytes: 10, preview: 'start…' }, isError: false }] },
+    ]);
+    expect(m?.content).toEqual([{ type: 'tool_result', tool_use_id: 't', content: 'start…' }]);
+  });
+});
+
+const body = (type: string, message: string) => ({ type: 'error', error: { type, message } });
+
+describe('classifyAnthropicError', () => {
+  it('classifies a 400 as a final invalid request', () => {
+    const err = Anthropic.APIError.generate(400, body('invalid_request_error', 'messages: field required'), undefined, new Headers());
+    expect(err).toBeInstanceOf(Anthropic.BadRequestError);
+    const c = classifyAnthropicError(err);
+    expect(c).toBeInstanceOf(ProviderError);
+    expect(c).toMatchObject({ kind: 'invalid_request', retryable: false, status: 400, type: 'invalid_request_error' });
+    expect(c.message).toBe('Anthropic invalid_request_error (400): messages: field required');
+    expect(c.cause).toBe(err);
+    expect(c.retryAfterMs).toBeUndefined();
+  });
+
+  it('classifies a 401 as a final authentication failure', () => {
+    const c = classifyAnthropicError(Anthropic.APIError.generate(401, body('authentication_error', 'invalid x-api-key'), undefined, new Headers()));
+    expect(c).toMatchObject({ kind: 'authentication', retryable: false, status: 401 });
+  });
+
+  it('classifies a 429 as a retryable rate limit carrying Retry-After', () => {
+    const err = Anthropic.APIError.generate(429, body('rate_limit_error', 'slow down'), undefined, new Headers({ 'retry-after': '12' }));
+    expect(err).toBeInstanceOf(Anthropic.RateLimitError);
+    expect(classifyAnthropicError(err)).toMatchObject({ kind: 'rate_limit', retryable: true, status: 429, type: 'rate_limit_error', retryAfterMs: 12_000 });
+  });
+
+  it('classifies a 529 as retryable overload', () => {
+    const err = Anthropic.APIError.generate(529, body('overloaded_error', 'Overloaded'), undefined, new Headers());
+    expect(err).toBeInstanceOf(Anthropic.OverloadedError);
+    expect(classifyAnthropicError(err)).toMatchObject({ kind: 'overloaded', retryable: true, status: 529, type: 'overloaded_error' });
+  });
+
+  it('classifies 5xx as retryable server errors, with or without a body', () => {
+    expect(classifyAnthropicError(Anthropic.APIError.generate(500, body('api_error', 'Internal'), undefined, new Headers()))).toMatchObject({
+      kind: 'server',
+      retryable: true,
+      status: 500,
+    });
+    const bare = classifyAnthropicError(Anthropic.APIError.generate(503, undefined, 'Service Unavailable', new Headers()));
+    expect(bare).toMatchObject({ kind: 'server', retryable: true, status: 503 });
+    expect(bare.type).toBeUndefined();
+  });
+
+  it('classifies other final 4xx errors by type or status', () => {
+    expect(classifyAnthropicError(Anthropic.APIError.generate(413, body('request_too_large', 'too big'), undefined, new Headers()))).toMatchObject({
+      kind: 'request_too_large',
+      retryable: false,
+    });
+    expect(classifyAnthropicError(Anthropic.APIError.generate(403, undefined, undefined, new Headers()))).toMatchObject({ kind: 'permission', retryable: false });
+    expect(classifyAnthropicError(Anthropic.APIError.generate(404, body('not_found_error', 'model: x'), undefined, new Headers()))).toMatchObject({
+      kind: 'not_found',
+      retryable: false,
+    });
+  });
+
+  it('classifies an error event in the middle of a stream by its type', () => {
+    const err = new Anthropic.APIError(undefined, body('overloaded_error', 'Overloaded'), undefined, new Headers());
+    const c = classifyAnthropicError(err);
+    expect(c).toMatchObject({ kind: 'overloaded', retryable: true, type: 'overloaded_error' });
+    expect(c.status).toBeUndefined();
+  });
+
+  it('classifies connection failures and timeouts as retryable', () => {
+    expect(classifyAnthropicError(new Anthropic.APIConnectionError({ message: 'socket hang up' }))).toMatchObject({ kind: 'connection', retryable: true });
+    expect(classifyAnthropicError(Anthropic.APIError.generate(undefined, new Error('ECONNRESET'), 'Connection error.', undefined))).toMatchObject({
+      kind: 'connection',
+      retryable: true,
+    });
+    expect(classifyAnthropicError(new Anthropic.APIConnectionTimeoutError())).toMatchObject({ kind: 'timeout', retryable: true });
+  });
+
+  it('passes ProviderErrors through and treats anything else as a retryable unknown', () => {
+    const pe = new ProviderError('already classified', { kind: 'authentication', retryable: false });
+    expect(classifyAnthropicError(pe)).toBe(pe);
+    expect(classifyAnthropicError(new TypeError('fetch failed'))).toMatchObject({ kind: 'unknown', retryable: true, message: 'Anthropic call failed: fetch failed' });
+    expect(classifyAnthropicError('weird')).toMatchObject({ kind: 'unknown', retryable: true, message: 'Anthropic call failed: weird' });
+  });
+});

@@ -1,0 +1,98 @@
+/** The run event log read by cursor (core/event-log.ts). */
+import { describe, expect, it } from 'vitest';
+import type { AgentEventBody } from '../../core/events';
+import { EVENT_PAGE_MAX, EventLog } from '../../core/event-log';
+import { ZERO_USAGE } from '../../core/usage';
+
+function text(n: number): AgentEventBody {
+  return { type: 'text', step: 1, text: `event ${n}` };
+}
+const DONE: AgentEventBody = { type: 'done', status: 'success', steps: 1, usage: ZERO_USAGE, finalText: 'ok' };
+
+function clock(): () => Date {
+  let t = Date.parse('2025-01-01T00:00:00.000Z');
+  return () => new Date((t += 1000));
+}
+
+function logWith(count: number, done = false): EventLog {
+  const log = new EventLog(clock());
+  for (let i = 0; i < count; i++) log.push(text(i));
+  if (done) log.push(DONE);
+  return log;
+}
+
+describe('EventLog', () => {
+  it('numbers events from 0 across pushes and stamps each push with the clock', () => {
+    const log = new EventLog(clock());
+    log.push(text(0), text(1));
+    log.push(text(2));
+    expect(log.size).toBe(3);
+    const { events } = log.page();
+    expect(events.map((e) => e.seq)).toEqual([0, 1, 2]);
+    expect(events.map((e) => e.at)).toEqual(['2025-01-01T00:00:01.000Z', '2025-01-01T00:00:01.000Z', '2025-01-01T00:00:02.000Z']);
+    expect(events[2]).toEqual({ type: 'text', step: 1, text: 'event 2', seq: 2, at: '2025-01-01T00:00:02.000Z' });
+  });
+
+  it('pages by cursor without gaps or repeats', () => {
+    const log = logWith(5);
+    const seen: number[] = [];
+    let cursor = 0;
+    const sizes: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const page = log.page(cursor, 2);
+      sizes.push(page.events.length);
+      seen.push(...page.events.map((e) => e.seq));
+      expect(page.next).toBe(cursor + page.events.length);
+      cursor = page.next;
+    }
+    expect(sizes).toEqual([2, 2, 1, 0]);
+    expect(seen).toEqual([0, 1, 2, 3, 4]);
+    expect(cursor).toBe(5);
+  });
+
+  it('sees events pushed after a page was read', () => {
+    const log = logWith(2);
+    const first = log.page();
+    log.push(text(2));
+    const second = log.page(first.next);
+    expect(second.events.map((e) => e.seq)).toEqual([2]);
+    expect(second.next).toBe(3);
+  });
+
+  it('clamps the page size to 1..EVENT_PAGE_MAX', () => {
+    const log = logWith(EVENT_PAGE_MAX + 20);
+    expect(log.page(0).events).toHaveLength(EVENT_PAGE_MAX);
+    expect(log.page(0, 10_000).events).toHaveLength(EVENT_PAGE_MAX);
+    expect(log.page(0, 0).events).toHaveLength(1);
+    expect(log.page(0, -7).events).toHaveLength(1);
+    expect(log.page(0, 2.9).events).toHaveLength(2);
+    expect(log.page(0, Number.NaN).events).toHaveLength(EVENT_PAGE_MAX);
+  });
+
+  it('reads from the start for negative or non-numeric cursors', () => {
+    const log = logWith(3);
+    for (const bad of [-1, -100, Number.NaN, Number.POSITIVE_INFINITY]) {
+      const page = log.page(bad);
+      expect(page.events.map((e) => e.seq)).toEqual([0, 1, 2]);
+      expect(page.next).toBe(3);
+    }
+    expect(log.page(1.7).events.map((e) => e.seq)).toEqual([1, 2]);
+  });
+
+  it('returns nothing past the end', () => {
+    const page = logWith(3).page(10);
+    expect(page.events).toEqual([]);
+    expect(page.done).toBe(false);
+  });
+
+  it('says done only once the done event is in the log and the page reached the end', () => {
+    const running = logWith(3);
+    expect(running.page().done).toBe(false);
+
+    const finished = logWith(3, true);
+    expect(finished.page(0, 2)).toMatchObject({ next: 2, done: false });
+    expect(finished.page(2, 2)).toMatchObject({ next: 4, done: true });
+    expect(finished.page(4)).toMatchObject({ events: [], next: 4, done: true });
+    expect(finished.page(2, 2).events.at(-1)?.type).toBe('done');
+  });
+});

@@ -1,0 +1,150 @@
+/** The scripted model provider (providers/scripted.ts). */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { Message } from '../../core/messages';
+import type { ModelRequest } from '../../core/model';
+import type { Script } from '../../providers/scripted';
+import { ScriptedProvider } from '../../providers/scripted';
+import type { ModelCallContext } from '../../providers/types';
+import { ProviderError } from '../../providers/types';
+
+const user = (text: string): Message => ({ role: 'user', content: [{ type: 'text', text }] });
+const assistant = (text: string): Message => ({ role: 'assistant', content: [{ type: 'text', text }] });
+
+function request(messages: Message[], model = 'demo'): ModelRequest {
+  return { model, messages, maxTokens: 1000, tools: [] };
+}
+
+function context(attempt = 1, signal = new AbortController().signal, heartbeat = () => undefined): ModelCallContext {
+  return { signal, heartbeat, attempt, step: 1 };
+}
+
+async function failure(p: Promise<unknown>): Promise<ProviderError> {
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  if (!(err instanceof ProviderError)) throw new Error(`expected a ProviderError, got ${String(err)}`);
+  return err;
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+const SCRIPT: Script = [
+  { text: 'first', toolCalls: [{ name: 'read', args: { path: 'a' } }, { name: 'read', args: { path: 'b' }, id: 'mine' }] },
+  { text: 'second' },
+  { text: 'third', stopReason: 'max_tokens', toolCalls: [{ name: 'write', args: {}, incomplete: true }] },
+];
+
+describe('ScriptedProvider', () => {
+  it('picks the reply by the number of assistant messages so far', async () => {
+    const p = new ScriptedProvider({ demo: SCRIPT });
+    expect((await p.generate(request([user('hi')]), context())).message.content[0]).toEqual({ type: 'text', text: 'first' });
+    const two = [user('a'), assistant('x'), user('b'), user('c'), assistant('y'), user('d')];
+    expect((await p.generate(request(two), context())).message.content[0]).toEqual({ type: 'text', text: 'third' });
+    expect((await p.generate(request([user('a'), assistant('x'), user('b')]), context())).message.content[0]).toEqual({
+      type: 'text',
+      text: 'second',
+    });
+  });
+
+  it('gives calls default ids call_<step>_<index> and keeps explicit ones', async () => {
+    const p = new ScriptedProvider({ demo: SCRIPT });
+    const first = await p.generate(request([user('hi')]), context());
+    expect(first.message.content.slice(1)).toEqual([
+      { type: 'tool_use', id: 'call_1_0', name: 'read', input: { path: 'a' } },
+      { type: 'tool_use', id: 'mine', name: 'read', input: { path: 'b' } },
+    ]);
+    const third = await p.generate(request([user('a'), assistant('x'), user('b'), assistant('y'), user('c')]), context());
+    expect(third.message.content[1]).toEqual({ type: 'tool_use', id: 'call_3_0', name: 'write', input: {}, incomplete: true });
+  });
+
+  it('defaults the stop reason to tool_use with calls and end_turn without', async () => {
+    const p = new ScriptedProvider({ demo: SCRIPT });
+    expect((await p.generate(request([user('a')]), context())).stopReason).toBe('tool_use');
+    expect((await p.generate(request([user('a'), assistant('x'), user('b')]), context())).stopReason).toBe('end_turn');
+    expect((await p.generate(request([user('a'), assistant('x'), user('b'), assistant('y'), user('c')]), context())).stopReason).toBe('max_tokens');
+  });
+
+  it('estimates usage unless the script sets it, and answers as the requested model', async () => {
+    const p = new ScriptedProvider({ demo: [{ text: 'hello' }], fixed: [{ text: 'hi', usage: { inputTokens: 7, cacheReadTokens: 3 } }] });
+    const estimated = await p.generate(request([user('x'.repeat(400))]), context());
+    expect(estimated.model).toBe('demo');
+    expect(estimated.usage.inputTokens).toBeGreaterThanOrEqual(100);
+    expect(estimated.usage.outputTokens).toBeGreaterThan(0);
+    const fixed = await p.generate(request([user('x')], 'fixed'), context());
+    expect(fixed.usage).toEqual({ inputTokens: 7, outputTokens: fixed.usage.outputTokens, cacheReadTokens: 3, cacheWriteTokens: 0 });
+  });
+
+  it('fails attempt k with failures[k-1], then succeeds', async () => {
+    const p = new ScriptedProvider({
+      demo: [
+        {
+          text: 'finally',
+          failures: [
+            { message: 'slow down', kind: 'rate_limit', status: 429, type: 'rate_limit_error', retryAfterMs: 1500 },
+            { message: 'oops' },
+            { message: 'bad', kind: 'invalid_request', retryable: false, status: 400 },
+          ],
+        },
+      ],
+    });
+    const first = await failure(p.generate(request([user('a')]), context(1)));
+    expect(first).toMatchObject({ message: 'slow down', kind: 'rate_limit', retryable: true, status: 429, type: 'rate_limit_error', retryAfterMs: 1500 });
+
+    const second = await failure(p.generate(request([user('a')]), context(2)));
+    expect(second).toMatchObject({ message: 'oops', kind: 'server', retryable: true });
+    expect(second.status).toBeUndefined();
+    expect(second.retryAfterMs).toBeUndefined();
+
+    const third = await failure(p.generate(request([user('a')]), context(3)));
+    expect(third).toMatchObject({ kind: 'invalid_request', retryable: false, status: 400 });
+
+    expect((await p.generate(request([user('a')]), context(4))).message.content).toEqual([{ type: 'text', text: 'finally' }]);
+  });
+
+  it('fails without retry once the script is exhausted', async () => {
+    const p = new ScriptedProvider({ demo: [{ text: 'only' }] });
+    const err = await failure(p.generate(request([user('a'), assistant('only'), user('b')]), context()));
+    expect(err).toMatchObject({ kind: 'invalid_request', retryable: false, type: 'script_exhausted' });
+    expect(err.message).toMatch(/no reply for step 2 \(script has 1\)/);
+  });
+
+  it('fails without retry for a model it has no script for', async () => {
+    const err = await failure(new ScriptedProvider({ demo: [] }).generate(request([user('a')], 'other'), context()));
+    expect(err).toMatchObject({ kind: 'not_found', retryable: false, status: 404 });
+    expect(err.message).toContain('"other"');
+  });
+
+  it('passes the request and context to a function script; set() replaces scripts', async () => {
+    const p = new ScriptedProvider().set('fn', (req, ctx) => ({ text: `${req.messages.length} messages, attempt ${ctx.attempt}` }));
+    const out = await p.generate(request([user('a'), assistant('b'), user('c')], 'fn'), context(2));
+    expect(out.message.content).toEqual([{ type: 'text', text: '3 messages, attempt 2' }]);
+    p.set('fn', [{ text: 'replaced' }]);
+    expect((await p.generate(request([user('a')], 'fn'), context())).message.content).toEqual([{ type: 'text', text: 'replaced' }]);
+  });
+
+  it('heartbeats during a delay', async () => {
+    vi.useFakeTimers();
+    const heartbeat = vi.fn();
+    const p = new ScriptedProvider({ demo: [{ text: 'late', delayMs: 3500 }] });
+    const pending = p.generate(request([user('a')]), context(1, new AbortController().signal, heartbeat));
+    await vi.advanceTimersByTimeAsync(3500);
+    expect((await pending).message.content).toEqual([{ type: 'text', text: 'late' }]);
+    expect(heartbeat).toHaveBeenCalledTimes(3);
+  });
+
+  it('rejects when aborted during the delay, with the abort reason', async () => {
+    const p = new ScriptedProvider({ demo: [{ text: 'never', delayMs: 60_000 }] });
+    const controller = new AbortController();
+    const pending = p.generate(request([user('a')]), context(1, controller.signal));
+    const reason = new Error('run cancelled');
+    setTimeout(() => controller.abort(reason), 10);
+    await expect(pending).rejects.toBe(reason);
+
+    const already = new AbortController();
+    already.abort();
+    await expect(p.generate(request([user('a')]), context(1, already.signal))).rejects.toMatchObject({ name: 'AbortError' });
+  });
+});

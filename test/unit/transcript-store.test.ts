@@ -1,0 +1,162 @@
+/** Transcripts as hash chains over a blob store (store/transcript-store.ts). */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Message, ToolResultBlock } from '../../core/messages';
+import { BlobNotFoundError, FileBlobStore, MemoryBlobStore } from '../../store/blob-store';
+import { TranscriptStore } from '../../store/transcript-store';
+
+let root: string;
+let n = 0;
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'durable-agent-transcripts-'));
+});
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+function freshDir(): string {
+  return join(root, `t-${++n}`);
+}
+
+const user = (text: string): Message => ({ role: 'user', content: [{ type: 'text', text }] });
+const CONVERSATION: Message[] = [
+  user('What is in a.txt?'),
+  {
+    role: 'assistant',
+    content: [
+      { type: 'thinking', thinking: 'read it', signature: 'sig-1' },
+      { type: 'text', text: 'Reading.' },
+      { type: 'tool_use', id: 'c1', name: 'read', input: { path: 'a.txt', opts: { lines: [1, 2] } } },
+    ],
+  },
+  { role: 'user', content: [{ type: 'tool_result', toolUseId: 'c1', output: { type: 'text', text: 'hello 😀' }, isError: false }] },
+  { role: 'assistant', content: [{ type: 'text', text: 'It says hello.' }] },
+];
+
+/** A deep copy with every object's keys in reverse order. */
+function reverseKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(reverseKeys);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).reverse().map(([k, v]) => [k, reverseKeys(v)]));
+  }
+  return value;
+}
+
+describe('TranscriptStore', () => {
+  it('treats null as the empty transcript', async () => {
+    const store = new TranscriptStore(new MemoryBlobStore());
+    expect(await store.append(null, [])).toBeNull();
+    expect(await store.load(null)).toEqual([]);
+  });
+
+  it('round-trips appended messages', async () => {
+    const store = new TranscriptStore(new FileBlobStore(freshDir()));
+    const head = await store.append(null, CONVERSATION);
+    expect(head).toMatch(/^sha256-[0-9a-f]{64}$/);
+    expect(await store.load(head)).toEqual(CONVERSATION);
+    expect(await store.append(head, [])).toBe(head);
+  });
+
+  it('names equal content by equal heads, across stores, batching and key order', async () => {
+    const a = await new TranscriptStore(new FileBlobStore(freshDir())).append(null, CONVERSATION);
+    const b = await new TranscriptStore(new MemoryBlobStore()).append(null, CONVERSATION);
+    expect(b).toBe(a);
+
+    const split = new TranscriptStore(new MemoryBlobStore());
+    const half = await split.append(null, CONVERSATION.slice(0, 2));
+    expect(await split.append(half, CONVERSATION.slice(2))).toBe(a);
+
+    const reordered = CONVERSATION.map((m) => reverseKeys(m) as Message);
+    expect(JSON.stringify(reordered)).not.toBe(JSON.stringify(CONVERSATION));
+    expect(reordered).toEqual(CONVERSATION);
+    const c = await new TranscriptStore(new MemoryBlobStore()).append(null, reordered);
+    expect(c).toBe(a);
+
+    const different = await new TranscriptStore(new MemoryBlobStore()).append(null, [user('something else'), ...CONVERSATION.slice(1)]);
+    expect(different).not.toBe(a);
+  });
+
+  it('loads from a cold cache: a new store over the same directory', async () => {
+    const dir = freshDir();
+    const head = await new TranscriptStore(new FileBlobStore(dir)).append(null, CONVERSATION);
+    const cold = new TranscriptStore(new FileBlobStore(dir));
+    expect(await cold.load(head)).toEqual(CONVERSATION);
+  });
+
+  it('appends to an existing head, warm or cold, and every prefix head stays loadable', async () => {
+    const dir = freshDir();
+    const warm = new TranscriptStore(new FileBlobStore(dir));
+    const h2 = await warm.append(null, CONVERSATION.slice(0, 2));
+    const h4 = await warm.append(h2, CONVERSATION.slice(2));
+    expect(await warm.load(h4)).toEqual(CONVERSATION);
+
+    const cold = new TranscriptStore(new FileBlobStore(dir));
+    const h5 = await cold.append(h4, [user('thanks')]);
+    expect(await cold.load(h5)).toEqual([...CONVERSATION, user('thanks')]);
+    expect(await cold.load(h2)).toEqual(CONVERSATION.slice(0, 2));
+    expect(await new TranscriptStore(new FileBlobStore(dir)).load(h5)).toEqual([...CONVERSATION, user('thanks')]);
+    // Branching from a prefix does not disturb the other branch.
+    const branch = await cold.append(h2, [user('other way')]);
+    expect(await cold.load(branch)).toEqual([...CONVERSATION.slice(0, 2), user('other way')]);
+    expect(await cold.load(h4)).toEqual(CONVERSATION);
+  });
+
+  it('stays correct with a tiny cache', async () => {
+    const blobs = new MemoryBlobStore();
+    const store = new TranscriptStore(blobs, 1);
+    const heads: Array<string | null> = [null];
+    for (const m of CONVERSATION) heads.push(await store.append(heads.at(-1) ?? null, [m]));
+    for (let i = 0; i <= CONVERSATION.length; i++) expect(await store.load(heads[i] ?? null)).toEqual(CONVERSATION.slice(0, i));
+  });
+
+  it('fails loading a chain with a missing link', async () => {
+    const full = new MemoryBlobStore();
+    const head = await new TranscriptStore(full).append(null, CONVERSATION);
+    // A store holding only the last link: its message and the earlier links are missing.
+    const partial = new MemoryBlobStore();
+    await partial.put(await full.get(head as string));
+    await expect(new TranscriptStore(partial).load(head)).rejects.toBeInstanceOf(BlobNotFoundError);
+  });
+
+  it('resolve() replaces stored tool outputs with their full text and leaves the rest alone', async () => {
+    const store = new TranscriptStore(new MemoryBlobStore());
+    const big = 'line of output\n'.repeat(5000);
+    const ref = await store.blobs.put(big);
+    const results: Message = {
+      role: 'user',
+      content: [
+        { type: 'tool_result', toolUseId: 'c1', output: { type: 'stored', ref, bytes: big.length, preview: big.slice(0, 20) }, isError: false },
+        { type: 'tool_result', toolUseId: 'c2', output: { type: 'text', text: 'small' }, isError: true },
+        { type: 'text', text: 'note' },
+      ],
+    };
+    const messages = [CONVERSATION[0] as Message, CONVERSATION[1] as Message, results];
+    const resolved = await store.resolve(messages);
+
+    expect(resolved[0]).toBe(messages[0]);
+    expect(resolved[1]).toBe(messages[1]);
+    expect(resolved[2]).toEqual({
+      role: 'user',
+      content: [
+        { type: 'tool_result', toolUseId: 'c1', output: { type: 'text', text: big }, isError: false },
+        { type: 'tool_result', toolUseId: 'c2', output: { type: 'text', text: 'small' }, isError: true },
+        { type: 'text', text: 'note' },
+      ],
+    });
+    // The input is not modified.
+    expect((results.content[0] as ToolResultBlock).output.type).toBe('stored');
+    expect(await store.outputText({ type: 'stored', ref, bytes: big.length, preview: '' })).toBe(big);
+    expect(await store.outputText({ type: 'text', text: 'inline' })).toBe('inline');
+  });
+
+  it('resolve() fails when a stored output is missing', async () => {
+    const store = new TranscriptStore(new MemoryBlobStore());
+    const missing: Message = {
+      role: 'user',
+      content: [{ type: 'tool_result', toolUseId: 'c1', output: { type: 'stored', ref: `sha256-${'1'.repeat(64)}`, bytes: 1, preview: '' }, isError: false }],
+    };
+    await expect(store.resolve([missing])).rejects.toBeInstanceOf(BlobNotFoundError);
+  });
+});
