@@ -13,5 +13,5 @@ if (existsSync(source)) {
     // no tsx: use the compiled build
   }
 }
-if (fromSource) require(source);
-else require(join(__dirname, '..', 'dist', 'cli', 'main.js'));
+const { cli } = require(fromSource ? source : join(__dirname, '..', 'dist', 'cli', 'main.js'));
+void cli(process.argv);

@@ -1,0 +1,58 @@
+/** `durable-agent dev`: a Temporal dev server (unless one is running) and a worker hosting the demo agents. */
+import { isReachable } from '../../server/dev-server';
+import { CliError } from '../errors';
+import { aborted, untilAborted } from '../abort';
+import { OFFLINE_NOTE } from '../follow';
+import { Output } from '../output';
+import { displayPath, Session } from '../session';
+import { serverDbFile, serverLogFile } from '../server';
+import type { ConnectionFlags } from '../target';
+import { parseAddress, resolveTarget } from '../target';
+
+/** Options of `dev`. */
+export interface DevFlags extends ConnectionFlags {
+  uiPort: number;
+}
+
+/** Run until `signal` aborts, then stop the worker and the server; returns the exit code. */
+export async function devCommand(flags: DevFlags, signal: AbortSignal): Promise<number> {
+  const out = new Output();
+  const target = resolveTarget(flags);
+  const session = await Session.open(target, { embed: 'always', uiPort: flags.uiPort, log: (l) => out.note(l) });
+  let failed = false;
+  try {
+    out.note('starting the worker (bundling the workflow code)...');
+    const worker = await untilAborted(session.hostWorker(target.taskQueue), signal);
+    const s = out.styles;
+    const host = parseAddress(session.address).host;
+    const uiHost = host === '127.0.0.1' || host === '0.0.0.0' ? 'localhost' : host;
+    const ui = `http://${uiHost}:${flags.uiPort}`;
+    const uiLine = session.server ? ui : (await isReachable(`${uiHost}:${flags.uiPort}`)) ? ui : `not found at ${ui} (use your server's UI)`;
+    out.line(
+      '',
+      s.bold('durable-agent dev'),
+      `  Temporal address:  ${session.address}`,
+      session.server
+        ? `  Temporal server:   embedded dev server (state: ${displayPath(serverDbFile())}, log: ${displayPath(serverLogFile())})`
+        : '  Temporal server:   already running (not started by this command)',
+      `  Temporal UI:       ${uiLine}`,
+      `  Worker:            task queue "${worker.taskQueue}", agents: ${worker.registry.names().join(', ')}`,
+      `  Model:             ${session.demo.offline ? OFFLINE_NOTE : `${session.demo.model.provider}/${session.demo.model.model}`}`,
+      '',
+      `Try, in another terminal:  npx durable-agent run "what is 12*(3+4)?"${target.address === 'localhost:7233' ? '' : ` --address ${target.address}`}`,
+      'Press Ctrl-C to stop.',
+    );
+    await Promise.race([aborted(signal), session.workerStopped()]);
+    if (!signal.aborted) {
+      failed = true;
+      session.checkWorker();
+      throw new CliError('the worker stopped unexpectedly');
+    }
+    out.line('', 'stopping the worker...');
+  } finally {
+    await session.close();
+    if (!failed && session.server) out.line('stopped the Temporal dev server');
+  }
+  out.line('stopped');
+  return 0;
+}

@@ -1,0 +1,97 @@
+/** How run events and results look on the terminal. */
+import type { AgentEvent } from '../core/events';
+import type { AgentRunResult } from '../core/result';
+import type { Usage } from '../core/usage';
+import type { Styles } from './output';
+
+function clip(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/** A byte count for people: `512 B`, `3.2 KiB`. */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+/** Token usage on one line. */
+export function formatUsage(u: Usage): string {
+  const cache = u.cacheReadTokens || u.cacheWriteTokens ? `, cache ${u.cacheReadTokens} read / ${u.cacheWriteTokens} written` : '';
+  return `${u.inputTokens} input / ${u.outputTokens} output tokens${cache}`;
+}
+
+function indent(text: string, prefix: string): string[] {
+  return text.split(/\r?\n/).map((l) => prefix + l);
+}
+
+/** The lines of one event. */
+export function formatEvent(e: AgentEvent, s: Styles): string[] {
+  switch (e.type) {
+    case 'run_started':
+      return [s.bold(`[run] agent ${e.agent}, model ${e.model}, at most ${e.maxSteps} step${e.maxSteps === 1 ? '' : 's'}`)];
+    case 'step_started':
+      return [s.cyan(`[step ${e.step}] calling ${e.provider}/${e.model}${e.attempt > 1 ? ` (attempt ${e.attempt})` : ''}`)];
+    case 'text':
+      return [`[step ${e.step}] text:`, ...indent(e.text, '    ')];
+    case 'tool_call':
+      return [`[step ${e.step}] tool call ${s.bold(e.name)} ${clip(JSON.stringify(e.args) ?? '', 200)} ${s.dim(`(${e.callId})`)}`];
+    case 'tool_result': {
+      const state = e.isError ? s.red('error') : s.green('ok');
+      const extra = [formatBytes(e.bytes), `${e.latencyMs} ms`, ...(e.stored ? ['stored by reference'] : []), ...(e.attempts > 1 ? [`${e.attempts} attempts`] : [])];
+      return [`[step ${e.step}] tool result ${s.bold(e.name)} ${state} (${extra.join(', ')}): ${clip(e.preview, 160)}`];
+    }
+    case 'retrying':
+      return [
+        s.yellow(
+          `[step ${e.step}] attempt ${e.attempt} failed (${e.errorType ? `${e.errorType}: ` : ''}${clip(e.error, 160)}); retrying in ${e.delayMs} ms with ${e.nextModel}`,
+        ),
+      ];
+    case 'step_finished':
+      return [s.dim(`[step ${e.step}] finished: ${e.stopReason}, ${formatUsage(e.usage)}, ${e.latencyMs} ms`)];
+    case 'done': {
+      const line = `[done] ${e.status} after ${e.steps} step${e.steps === 1 ? '' : 's'}`;
+      return [e.status === 'success' ? s.green(s.bold(line)) : s.red(s.bold(line)), ...(e.error ? [s.red(`       ${clip(e.error.message, 300)}`)] : [])];
+    }
+    default: {
+      // An event kind this CLI does not know yet (a newer worker): show it raw.
+      const { seq: _seq, at: _at, ...rest } = e as AgentEvent;
+      return [s.dim(clip(JSON.stringify(rest) ?? '', 300))];
+    }
+  }
+}
+
+function pad(text: string, width: number): string {
+  return text.length >= width ? text : text + ' '.repeat(width - text.length);
+}
+
+/** The result and its compact run report. */
+export function formatResult(r: AgentRunResult, s: Styles): string[] {
+  const status = r.status === 'success' ? s.green(r.status) : s.red(r.status);
+  const lines = [
+    s.bold('Result'),
+    `  status:   ${status}`,
+    `  steps:    ${r.steps}`,
+    `  usage:    ${formatUsage(r.usage)}`,
+    ...(r.error ? [`  error:    ${r.error.type ? `${r.error.type}: ` : ''}${clip(r.error.message, 300)}`] : []),
+    `  final text:`,
+    ...(r.finalText ? indent(r.finalText, '    ') : ['    (none)']),
+    s.bold(`Run report`) + s.dim(` (${r.report.workflowId}, ${r.report.startedAt} .. ${r.report.endedAt})`),
+  ];
+  const models = r.report.steps.map((st) => `${st.provider}/${st.model}`);
+  const modelWidth = Math.max(0, ...models.map((m) => m.length));
+  r.report.steps.forEach((st, i) => {
+    const attempts = st.attempts > 1 ? `, ${st.attempts} attempts` : '';
+    lines.push(`  step ${st.step}  ${pad(models[i] as string, modelWidth)}  ${pad(`${st.latencyMs} ms`, 8)}  ${st.stopReason}${attempts}  ${st.usage.inputTokens} in / ${st.usage.outputTokens} out`);
+  });
+  const nameWidth = Math.max(0, ...r.report.toolCalls.map((c) => c.name.length));
+  for (const c of r.report.toolCalls) {
+    const flags = [...(c.isError ? [s.red('error')] : []), ...(c.stored ? ['stored'] : []), ...(c.attempts > 1 ? [`${c.attempts} attempts`] : [])];
+    lines.push(
+      `  tool ${pad(c.name, nameWidth)}  step ${c.step}  ${pad(`${c.latencyMs} ms`, 8)}  ${pad(formatBytes(c.resultBytes), 9)}${flags.length ? `  ${flags.join(', ')}` : ''}`.trimEnd(),
+    );
+  }
+  if (!r.report.steps.length && !r.report.toolCalls.length) lines.push('  (no model or tool calls)');
+  return lines;
+}

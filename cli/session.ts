@@ -1,0 +1,198 @@
+/**
+ * What a command needs to talk to Temporal: a client, and, when nothing else provides them, an
+ * embedded dev server and an in-process worker hosting the demo agents. The session stops what it
+ * started.
+ */
+import { existsSync } from 'node:fs';
+import { relative } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { AgentClient } from '../client';
+import type { DemoWorkerConfig } from '../demo';
+import { demoWorkerConfig } from '../demo';
+import { isReachable } from '../server/dev-server';
+import type { AgentWorker } from '../worker';
+import { createWorker } from '../worker';
+import { CliError, errorMessage } from './errors';
+import { livePollers, workerIdentity } from './pollers';
+import { serverDbFile, serverLogFile, startEmbeddedServer } from './server';
+import type { Target } from './target';
+
+/** When a session may start the embedded dev server. */
+export type EmbedPolicy =
+  /** Whenever nothing is reachable and the address was not given explicitly. */
+  | 'auto'
+  /** Only when its SQLite file exists (there are runs to look at). */
+  | 'if-state'
+  /** Whenever nothing is reachable at a local address, explicit or not (`dev`). */
+  | 'always';
+
+/** Options of {@link Session.open}. */
+export interface SessionOptions {
+  embed: EmbedPolicy;
+  /** Serve the Temporal UI on this port when starting the embedded server. */
+  uiPort?: number;
+  /** Progress lines for the user. */
+  log: (line: string) => void;
+}
+
+/** A path for display: relative to the working directory when inside it. */
+export function displayPath(path: string): string {
+  const rel = relative(process.cwd(), path);
+  return rel && !rel.startsWith('..') ? rel : path;
+}
+
+interface HostedWorker {
+  worker: AgentWorker;
+  running: Promise<void>;
+  connection?: NativeConnection;
+}
+
+/** A connection to Temporal plus whatever the CLI had to start. */
+export class Session {
+  private hosted: HostedWorker | undefined;
+  private workerFailure: unknown;
+
+  private constructor(
+    readonly target: Target,
+    /** Address actually connected to. */
+    readonly address: string,
+    readonly temporal: Client,
+    private readonly connection: Connection | undefined,
+    /** The embedded server, when this session started it. */
+    readonly server: TestWorkflowEnvironment | undefined,
+    readonly demo: DemoWorkerConfig,
+  ) {}
+
+  /** Connect to the target, starting the embedded dev server if the policy allows and nothing is there. */
+  static async open(target: Target, options: SessionOptions): Promise<Session> {
+    const demo = demoWorkerConfig();
+    if (await isReachable(target.address)) {
+      let connection: Connection;
+      try {
+        connection = await Connection.connect({ address: target.address, connectTimeout: 5000 });
+      } catch (err) {
+        throw new CliError(`cannot reach Temporal at ${target.address}: ${errorMessage(err)}`);
+      }
+      return new Session(target, target.address, new Client({ connection }), connection, undefined, demo);
+    }
+    const canEmbed =
+      options.embed === 'always'
+        ? target.serverIp !== undefined
+        : !target.explicit && (options.embed === 'auto' || existsSync(serverDbFile()));
+    if (!canEmbed) {
+      const hint = target.explicit ? '' : ' (start one with: durable-agent dev)';
+      throw new CliError(`cannot reach Temporal at ${target.address}${hint}`);
+    }
+    options.log(`starting the embedded Temporal dev server on port ${target.serverPort} (state: ${displayPath(serverDbFile())})...`);
+    let server: TestWorkflowEnvironment;
+    try {
+      server = await startEmbeddedServer({
+        ip: target.serverIp as string,
+        port: target.serverPort,
+        ...(options.uiPort !== undefined ? { uiPort: options.uiPort } : {}),
+        log: options.log,
+      });
+    } catch (err) {
+      throw new CliError(`could not start the Temporal dev server on port ${target.serverPort}: ${errorMessage(err)} (see ${displayPath(serverLogFile())})`);
+    }
+    return new Session(target, server.address, server.client, undefined, server, demo);
+  }
+
+  /** True when this session hosts a worker. */
+  get hostsWorker(): boolean {
+    return this.hosted !== undefined;
+  }
+
+  /** A client for runs on `taskQueue`. */
+  agentClient(taskQueue = this.target.taskQueue): AgentClient {
+    return new AgentClient(this.temporal, taskQueue);
+  }
+
+  /** Whether a live worker (other than ghosts of exited local processes) polls `taskQueue`. */
+  async hasWorker(taskQueue: string): Promise<boolean> {
+    return (await livePollers(this.temporal, taskQueue)).length > 0;
+  }
+
+  /** Start an in-process worker with the demo agents on `taskQueue`. */
+  async hostWorker(taskQueue: string): Promise<AgentWorker> {
+    if (this.hosted) return this.hosted.worker;
+    const connection = this.server ? undefined : await NativeConnection.connect({ address: this.address });
+    const worker = await createWorker({
+      agents: this.demo.agents,
+      providers: this.demo.providers,
+      connection: this.server ? this.server.nativeConnection : (connection as NativeConnection),
+      taskQueue,
+      temporal: { identity: workerIdentity() },
+    });
+    const running = worker.run().catch((err: unknown) => {
+      this.workerFailure = err;
+    });
+    this.hosted = { worker, running, ...(connection ? { connection } : {}) };
+    return worker;
+  }
+
+  /** Host a worker on `taskQueue` unless a live one polls it. Returns true when this session hosts it. */
+  async ensureWorker(taskQueue: string): Promise<boolean> {
+    if (this.hosted) return true;
+    if (await this.hasWorker(taskQueue)) return false;
+    await this.hostWorker(taskQueue);
+    return true;
+  }
+
+  /** Resolves when the hosted worker stops (never, without one). */
+  workerStopped(): Promise<void> {
+    return this.hosted ? this.hosted.running : new Promise<void>(() => undefined);
+  }
+
+  /** Throws if the hosted worker stopped with an error. */
+  checkWorker(): void {
+    if (this.workerFailure !== undefined) throw new CliError(`the in-process worker failed: ${errorMessage(this.workerFailure)}`);
+  }
+
+  /**
+   * While `signal` is not aborted, check every `intervalMs` that some worker still polls `taskQueue`,
+   * and host one if the worker that was there went away.
+   */
+  async watchWorker(taskQueue: string, signal: AbortSignal, onHosted: () => void, intervalMs = 5000): Promise<void> {
+    while (!signal.aborted && !this.hosted) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, intervalMs);
+        signal.addEventListener('abort', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+      if (signal.aborted) return;
+      try {
+        if (await this.ensureWorker(taskQueue)) onHosted();
+      } catch {
+        // the next round tries again
+      }
+    }
+  }
+
+  /**
+   * Stop the hosted worker (waiting for it to finish cleanly), close connections, stop the embedded
+   * server. Best effort: a step that fails (say, the server already exited) does not stop the next.
+   */
+  async close(): Promise<void> {
+    const hosted = this.hosted;
+    this.hosted = undefined;
+    const quietly = async (step: () => Promise<unknown> | unknown) => {
+      try {
+        await step();
+      } catch {
+        // keep cleaning up
+      }
+    };
+    if (hosted) {
+      await quietly(() => hosted.worker.shutdown());
+      await hosted.running;
+      await quietly(() => hosted.connection?.close());
+    }
+    await quietly(() => this.connection?.close());
+    await quietly(() => this.server?.teardown());
+  }
+}
