@@ -14,6 +14,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { AgentClient } from '../client';
 import { startDevServer } from '../server/dev-server';
 import { ensureTemporalCli } from '../server/temporal-cli';
+import type { BlobStore } from '../store/blob-store';
 import { FileBlobStore } from '../store/blob-store';
 import { WORKFLOWS_PATH, createWorker } from '../worker';
 import type { BenchAgentOptions } from './agents';
@@ -34,6 +35,8 @@ export interface BenchEnvironment {
   temporal: Client;
   agents: AgentClient;
   baselineQueue: string;
+  /** The blob store the agent worker keeps conversations in. */
+  store: BlobStore;
   /** Stop the workers, close connections, stop the server if started here, delete the blob store. */
   close(): Promise<void>;
 }
@@ -73,10 +76,11 @@ export async function startBenchEnvironment(options: BenchAgentOptions, log: (li
 
     const id = randomUUID().slice(0, 8);
     const { agents, provider } = benchAgents(options);
+    const store = new FileBlobStore(storeDir);
     const agentWorker = await createWorker({
       agents,
       providers: { scripted: provider },
-      store: new FileBlobStore(storeDir),
+      store,
       connection: native,
       taskQueue: `bench-agent-${id}`,
       workflowBundle: { code: agentBundle.code },
@@ -97,7 +101,7 @@ export async function startBenchEnvironment(options: BenchAgentOptions, log: (li
         await running;
       });
     }
-    return { server, temporal, agents: new AgentClient(temporal, agentWorker.taskQueue), baselineQueue, close };
+    return { server, temporal, store, agents: new AgentClient(temporal, agentWorker.taskQueue), baselineQueue, close };
   } catch (err) {
     await close();
     throw err;

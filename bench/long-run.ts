@@ -3,6 +3,7 @@
  * step: what history holds per step should not grow with the conversation, which the blob store holds.
  */
 import { performance } from 'node:perf_hooks';
+import { loadTranscript } from '../client/transcript';
 import { jsonBytes } from '../core/json';
 import type { Message } from '../core/messages';
 import { LONG_AGENT } from './agents';
@@ -34,7 +35,8 @@ export async function longRun(env: BenchEnvironment, toolSteps: number, id: stri
   }
   const history = summarizeHistory(await run.handle.fetchHistory());
   const described = await run.handle.describe();
-  const messages: Message[] = result.messages;
+  // The result carries only the most recent messages; the store has the whole conversation.
+  const messages: Message[] = await loadTranscript(env.store, result);
   return {
     workflowId: run.workflowId,
     toolSteps,
