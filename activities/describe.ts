@@ -6,7 +6,7 @@ import { agentSpec, promptSpec } from '../agents/registry';
 import type { TranscriptStore } from '../store/transcript-store';
 
 /** Resolve an agent into the data the workflow runs on; the prompt and tool schemas are stored as one blob. */
-export function describeAgentActivity(registry: AgentRegistry, store: TranscriptStore) {
+export function describeAgentActivity(registry: AgentRegistry, store: TranscriptStore, searchAttributes: boolean) {
   return async function describeAgent(input: DescribeAgentInput): Promise<AgentSpec> {
     let agent;
     try {
@@ -15,6 +15,6 @@ export function describeAgentActivity(registry: AgentRegistry, store: Transcript
       throw ApplicationFailure.nonRetryable((err as Error).message, 'UnknownAgent');
     }
     const promptRef = await store.putJson(promptSpec(agent));
-    return agentSpec(agent, promptRef);
+    return agentSpec(agent, promptRef, searchAttributes);
   };
 }

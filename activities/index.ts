@@ -1,6 +1,7 @@
 import type { AgentActivities } from '../core/contract';
 import type { AgentRegistry } from '../agents/registry';
 import type { TranscriptStore } from '../store/transcript-store';
+import { checkApprovalsActivity } from './approvals';
 import { describeAgentActivity } from './describe';
 import type { ProviderRegistry } from './model';
 import { callModelActivity } from './model';
@@ -9,11 +10,18 @@ import { runToolActivity } from './tool';
 export type { ProviderRegistry } from './model';
 
 /** The activities of the agent workflow, bound to a worker's agents, providers and store. */
-export function createActivities(deps: { registry: AgentRegistry; providers: ProviderRegistry; store: TranscriptStore }): AgentActivities {
+export function createActivities(deps: {
+  registry: AgentRegistry;
+  providers: ProviderRegistry;
+  store: TranscriptStore;
+  /** The worker registered durable-agent's search attributes. */
+  searchAttributes?: boolean;
+}): AgentActivities {
   return {
-    describeAgent: describeAgentActivity(deps.registry, deps.store),
+    describeAgent: describeAgentActivity(deps.registry, deps.store, deps.searchAttributes ?? false),
     callModel: callModelActivity(deps.providers, deps.store),
     runTool: runToolActivity(deps.registry, deps.store),
     commitTranscript: (input) => deps.store.append(input.head, input.append),
+    checkApprovals: checkApprovalsActivity(deps.registry),
   };
 }

@@ -6,6 +6,7 @@ import type { Duration } from '@temporalio/common';
 import { msToNumber } from '@temporalio/common';
 import { z } from 'zod';
 import type { JsonObject } from '../core/json';
+import type { ApprovalTimeoutOutcome } from '../core/approvals';
 import type { ModelRef, RetrySpec, ToolErrorPolicy } from '../core/spec';
 import { DEFAULTS } from '../core/spec';
 
@@ -54,6 +55,18 @@ export interface ToolConfig<I extends ToolInputSchema, O> {
   retry?: RetryOptions;
   /** `report` (default): errors become results the model sees. `fail`: the run ends `tool_error`. */
   onError?: ToolErrorPolicy;
+  /**
+   * Ask a person before each call: `true` always, or a predicate of the validated arguments (e.g.
+   * `({ amount }) => amount > 100`). The predicate runs in the worker and its answer is recorded in
+   * history. Default: never ask.
+   */
+  needsApproval?: boolean | ((args: z.output<I>) => boolean | Promise<boolean>);
+  /** Identities allowed to decide on calls of this tool (e.g. `ops:alice`); anyone when absent. */
+  approvers?: readonly string[];
+  /** How long an approval waits (durable timer); forever when absent. */
+  approvalTimeout?: Duration;
+  /** When the approval expires: `deny` the call (default; the model is told) or `fail` the run. */
+  onApprovalTimeout?: ApprovalTimeoutOutcome;
   /** Runs in the worker. Return a string or any JSON-serialisable value. */
   execute(args: z.output<I>, ctx: ToolContext): O | Promise<O>;
 }
@@ -82,6 +95,9 @@ export function defineTool<I extends ToolInputSchema, O>(config: ToolConfig<I, O
   if (!NAME.test(config.name)) throw new Error(`tool name ${JSON.stringify(config.name)} must be 1-64 letters, digits, _ or -`);
   if (!config.description?.trim()) throw new Error(`tool "${config.name}" needs a description`);
   if (!(config.input instanceof z.ZodObject)) throw new Error(`tool "${config.name}": input must be a z.object(...)`);
+  if (config.approvers && config.approvers.some((a) => typeof a !== 'string' || !a.trim())) {
+    throw new Error(`tool "${config.name}": approvers must be non-empty strings`);
+  }
   const { $schema: _ignored, ...inputSchema } = z.toJSONSchema(config.input, { io: 'input', unrepresentable: 'any' }) as JsonObject;
   return Object.freeze({ ...config, kind: 'tool' as const, inputSchema });
 }

@@ -1,4 +1,5 @@
 import { msToNumber } from '@temporalio/common';
+import type { ApprovalSpec } from '../core/approvals';
 import type { AgentSpec, PromptSpec, ToolSpec } from '../core/spec';
 import { DEFAULTS } from '../core/spec';
 import type { Agent, Tool } from './define';
@@ -63,11 +64,22 @@ export function toolSpec(tool: Tool): ToolSpec {
     heartbeatTimeoutMs,
     retry: retrySpec(tool.retry, DEFAULTS.toolRetry),
     onError: tool.onError ?? 'report',
+    ...(tool.needsApproval ? { approval: approvalSpec(tool) } : {}),
   };
 }
 
-/** The data form of an agent, given where its prompt is stored. */
-export function agentSpec(agent: Agent, promptRef: string): AgentSpec {
+/** The data form of a tool's approval settings. */
+export function approvalSpec(tool: Tool): ApprovalSpec {
+  return {
+    mode: typeof tool.needsApproval === 'function' ? 'conditional' : tool.needsApproval ? 'always' : 'never',
+    ...(tool.approvers?.length ? { approvers: [...tool.approvers] } : {}),
+    ...(tool.approvalTimeout !== undefined ? { timeoutMs: msToNumber(tool.approvalTimeout) } : {}),
+    onTimeout: tool.onApprovalTimeout ?? 'deny',
+  };
+}
+
+/** The data form of an agent, given where its prompt is stored and whether search attributes are registered. */
+export function agentSpec(agent: Agent, promptRef: string, searchAttributes = false): AgentSpec {
   return {
     name: agent.name,
     models: [agent.model, ...(agent.fallbackModels ?? [])].map((m) => ({ ...m, maxTokens: m.maxTokens ?? DEFAULTS.maxTokens })),
@@ -82,5 +94,6 @@ export function agentSpec(agent: Agent, promptRef: string): AgentSpec {
     modelHeartbeatTimeoutMs:
       agent.modelHeartbeatTimeout !== undefined ? msToNumber(agent.modelHeartbeatTimeout) : DEFAULTS.modelHeartbeatTimeoutMs,
     promptRef,
+    ...(searchAttributes ? { searchAttributes: true } : {}),
   };
 }

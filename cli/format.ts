@@ -48,6 +48,22 @@ export function formatEvent(e: AgentEvent, s: Styles): string[] {
           `[step ${e.step}] attempt ${e.attempt} failed (${e.errorType ? `${e.errorType}: ` : ''}${clip(e.error, 160)}); retrying in ${e.delayMs} ms with ${e.nextModel}`,
         ),
       ];
+    case 'approval_requested': {
+      const expires = e.expiresAt ? `, expires ${e.expiresAt}` : '';
+      const who = e.approvers?.length ? `, approvers: ${e.approvers.join(' ')}` : '';
+      return [
+        s.yellow(`[step ${e.step}] waiting for a person to approve ${s.bold(e.name)} ${clip(JSON.stringify(e.args) ?? '', 160)} (${e.callId}${expires}${who})`),
+        s.dim(`    decide with: durable-agent approve|deny|skip <workflowId> ${e.callId}   (list: durable-agent approvals)`),
+      ];
+    }
+    case 'approval_decided': {
+      const line = `[step ${e.step}] ${e.decision} ${e.name} (${e.callId}) by ${e.by}${e.reason ? `: ${clip(e.reason, 160)}` : ''}${e.sticky ? ' [approved for the rest of the run]' : ''}`;
+      return [e.decision === 'approve' ? s.green(line) : s.yellow(line)];
+    }
+    case 'approval_expired':
+      return [s.red(`[step ${e.step}] approval of ${e.name} (${e.callId}) expired: ${e.outcome === 'fail' ? 'the run fails' : 'the call is denied'}`)];
+    case 'approval_refused':
+      return [s.red(`[approval] refused${e.callId ? ` for ${e.callId}` : ''}${e.by ? ` from ${e.by}` : ''}: ${clip(e.reason, 200)}`)];
     case 'step_finished':
       return [s.dim(`[step ${e.step}] finished: ${e.stopReason}, ${formatUsage(e.usage)}, ${e.latencyMs} ms`)];
     case 'done': {

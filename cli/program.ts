@@ -5,6 +5,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_TASK_QUEUE } from '../core/contract';
 import { DEMO_AGENT } from '../demo';
 import { packageRoot } from '../server/temporal-cli';
+import { approvalsCommand, decideCommand } from './commands/approvals';
 import { cancelCommand } from './commands/cancel';
 import { devCommand } from './commands/dev';
 import { resultCommand } from './commands/result';
@@ -116,6 +117,33 @@ export function buildProgram(ctx: ProgramContext): Command {
   ).action(async (workflowId: string, flags) => {
     ctx.exitCode = await cancelCommand(workflowId, flags, ctx.signal);
   });
+
+  connectionOptions(
+    program.command('approvals').description('List every tool call waiting for a person, across runs.').option('--json', 'print the list as JSON'),
+    false,
+  ).action(async (flags) => {
+    ctx.exitCode = await approvalsCommand(flags);
+  });
+
+  const decisions = [
+    ['approve', 'Approve a pending tool call: it runs (once).'],
+    ['deny', 'Deny a pending tool call: the model is told it was denied, and why.'],
+    ['skip', 'Skip a pending tool call: the model is told it was skipped.'],
+  ] as const;
+  for (const [decision, description] of decisions) {
+    const cmd = program
+      .command(decision)
+      .description(description)
+      .argument('<workflowId>', 'workflow id of the run')
+      .argument('<callId>', 'id of the tool call (see durable-agent approvals)')
+      .option('--by <identity>', 'who decides, e.g. ops:alice (default: cli:<user>)')
+      .option('--reason <text>', 'why, for the model and the record')
+      .option('--json', 'print what happened as JSON');
+    if (decision === 'approve') cmd.option('--all-calls', 'also approve every other call of this tool for the rest of the run');
+    connectionOptions(cmd, false).action(async (workflowId: string, callId: string, flags) => {
+      ctx.exitCode = await decideCommand(decision, workflowId, callId, flags);
+    });
+  }
 
   return program;
 }

@@ -1,12 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
+import { Client, Connection, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { WorkflowHandle } from '@temporalio/client';
 import { AGENT_WORKFLOW, DEFAULT_TASK_QUEUE } from '../core/contract';
 import type { AgentWorkflowInput, RunSnapshot } from '../core/contract';
 import type { AgentEvent, EventPage } from '../core/events';
 import type { AgentRunResult } from '../core/result';
 import type { agentWorkflow } from '../workflows/agent';
-import { eventsQuery, snapshotQuery } from '../workflows/definitions';
+import type { ApprovalDecision, PendingApproval, RunPolicy } from '../core/approvals';
+import type { DecisionReceipt } from '../core/contract';
+import { approvalSignal, decideUpdate, eventsQuery, pendingApprovalsQuery, snapshotQuery } from '../workflows/definitions';
+import { AGENT_NAME, AWAITING_APPROVAL_QUERY } from '../workflows/search-attributes';
 
 /** Options of {@link AgentClient.connect}. */
 export interface AgentClientOptions {
@@ -27,6 +30,16 @@ export interface StartOptions {
   workflowId?: string;
   /** Lower the agent's step cap for this run. */
   maxSteps?: number;
+  /** Run-level approval policy by tool name (`*` for the rest): `allow`, `ask` or `deny`. */
+  policy?: RunPolicy;
+}
+
+/** A run waiting for people, as visibility and its `pendingApprovals` query report it. */
+export interface AwaitingRun {
+  workflowId: string;
+  runId: string;
+  agent: string | undefined;
+  pending: PendingApproval[];
 }
 
 /** Starts and finds agent runs. */
@@ -50,6 +63,7 @@ export class AgentClient {
       agent,
       prompt: options.input,
       ...(options.maxSteps !== undefined ? { maxSteps: options.maxSteps } : {}),
+      ...(options.policy ? { policy: options.policy } : {}),
     };
     const handle = await this.temporal.workflow.start<typeof agentWorkflow>(AGENT_WORKFLOW, {
       taskQueue: this.taskQueue,
@@ -59,9 +73,36 @@ export class AgentClient {
     return new AgentRun(handle);
   }
 
+  /**
+   * Every run waiting for a person, found by search attribute (`DurableAgentAwaitingApproval = true`),
+   * with its pending approvals read from the run itself (visibility lags by a moment; the query does not).
+   */
+  async awaitingApproval(): Promise<AwaitingRun[]> {
+    const runs: AwaitingRun[] = [];
+    for await (const w of this.temporal.workflow.list({ query: AWAITING_APPROVAL_QUERY })) {
+      const run = this.get(w.workflowId, w.runId);
+      let pending: PendingApproval[];
+      try {
+        pending = await run.pendingApprovals();
+      } catch {
+        continue; // closed or unreadable since visibility was written
+      }
+      if (pending.length) runs.push({ workflowId: w.workflowId, runId: w.runId, agent: w.typedSearchAttributes.get(AGENT_NAME), pending });
+    }
+    return runs;
+  }
+
   /** A handle on an existing run. */
   get(workflowId: string, runId?: string): AgentRun {
     return new AgentRun(this.temporal.workflow.getHandle<typeof agentWorkflow>(workflowId, runId));
+  }
+}
+
+/** A decision the run refused (the reason is the message). */
+export class ApprovalRefusedError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ApprovalRefusedError';
   }
 }
 
@@ -86,6 +127,30 @@ export class AgentRun {
   /** The run's current state. */
   snapshot(): Promise<RunSnapshot> {
     return this.handle.query(snapshotQuery);
+  }
+
+  /** Tool calls waiting for a person. */
+  pendingApprovals(): Promise<PendingApproval[]> {
+    return this.handle.query(pendingApprovalsQuery);
+  }
+
+  /**
+   * Decide a pending approval and learn what happened (an update). Rejected with the reason, and nothing
+   * written to history, for an unknown or already decided call, an expired approval, a malformed
+   * decision or an approver who is not allowed.
+   */
+  async decide(decision: ApprovalDecision): Promise<DecisionReceipt> {
+    try {
+      return await this.handle.executeUpdate(decideUpdate, { args: [decision] });
+    } catch (err) {
+      if (err instanceof WorkflowUpdateFailedError && err.cause) throw new ApprovalRefusedError(err.cause.message, { cause: err });
+      throw err;
+    }
+  }
+
+  /** Send a decision fire-and-forget (a signal): accepted even while no worker runs; refusals show as `approval_refused` events. */
+  async signalDecision(decision: ApprovalDecision): Promise<void> {
+    await this.handle.signal(approvalSignal, decision);
   }
 
   /** Request cancellation; the run ends with status `cancelled` and its partial transcript. */

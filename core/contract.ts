@@ -3,6 +3,7 @@
  * history. Types only; no secrets ever appear in any of them.
  */
 import type { JsonObject } from './json';
+import type { PendingApproval, RunPolicy } from './approvals';
 import type { Message, ToolOutput } from './messages';
 import type { ModelStep } from './loop';
 import type { AgentSpec, ModelRef } from './spec';
@@ -22,6 +23,8 @@ export interface AgentWorkflowInput {
   prompt: string;
   /** Lower the agent's step cap for this run. */
   maxSteps?: number;
+  /** Run-level approval policy by tool name (`*` for the rest): overrides each tool's own setting. */
+  policy?: RunPolicy;
 }
 
 /** Input of the `describeAgent` activity. */
@@ -80,22 +83,44 @@ export interface CommitTranscriptInput {
   append: Message[];
 }
 
+/** Input of the `checkApprovals` activity: calls whose tools ask for approval depending on their arguments. */
+export interface CheckApprovalsInput {
+  agent: string;
+  calls: Array<{ callId: string; tool: string; args: JsonObject }>;
+}
+
+/** Whether each call needs a person, as the tool's predicate said. Recorded, so replay never re-evaluates it. */
+export type CheckApprovalsOutput = Array<{ callId: string; needsApproval: boolean; note?: string }>;
+
+/** What the `decide` update reports. */
+export interface DecisionReceipt {
+  callId: string;
+  tool: string;
+  decision: 'approve' | 'deny' | 'skip';
+  by: string;
+  /** Every call the decision applied to: more than one when approving all calls of a tool. */
+  applied: string[];
+}
+
 /** Activities of the agent workflow, as the worker implements them. */
 export interface AgentActivities {
   describeAgent(input: DescribeAgentInput): Promise<AgentSpec>;
   callModel(input: CallModelInput): Promise<CallModelOutput>;
   runTool(input: RunToolInput): Promise<RunToolOutput>;
   commitTranscript(input: CommitTranscriptInput): Promise<string | null>;
+  checkApprovals(input: CheckApprovalsInput): Promise<CheckApprovalsOutput>;
 }
 
 /** A run's state as the `snapshot` query reports it. */
 export interface RunSnapshot {
   agent: string;
-  status: 'starting' | 'running' | RunStatus;
+  status: 'starting' | 'running' | 'awaiting_approval' | RunStatus;
   step: number;
   maxSteps: number;
   usage: Usage;
   /** Tool calls being executed right now. */
   runningTools: Array<{ callId: string; name: string }>;
+  /** Tool calls waiting for a person. */
+  pendingApprovals: PendingApproval[];
   events: number;
 }

@@ -1,3 +1,4 @@
+import type { ApprovalTimeoutOutcome, Decision } from './approvals';
 import type { JsonValue } from './json';
 import type { StopReason } from './model';
 import type { RunError, RunStatus } from './result';
@@ -35,6 +36,32 @@ export type AgentEventBody =
       nextModel: string;
     }
   | { type: 'step_finished'; step: number; stopReason: StopReason; usage: Usage; latencyMs: number }
+  | {
+      type: 'approval_requested';
+      step: number;
+      callId: string;
+      name: string;
+      args: JsonValue;
+      /** ISO time the request expires, if it does. */
+      expiresAt?: string;
+      approvers?: string[];
+    }
+  | {
+      type: 'approval_decided';
+      step: number;
+      callId: string;
+      name: string;
+      decision: Decision;
+      by: string;
+      reason?: string;
+      /** `signal` or `update`. */
+      via: 'signal' | 'update';
+      /** True when the decision came from an earlier "approve all calls of this tool". */
+      sticky: boolean;
+    }
+  | { type: 'approval_expired'; step: number; callId: string; name: string; outcome: ApprovalTimeoutOutcome }
+  /** A decision signal that could not be applied (malformed, unknown call, already decided, not allowed). */
+  | { type: 'approval_refused'; callId?: string; by?: string; reason: string }
   | { type: 'done'; status: RunStatus; steps: number; usage: Usage; finalText: string; error?: RunError };
 
 /** Every kind of run event. */

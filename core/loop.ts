@@ -49,8 +49,10 @@ export interface ToolOutcome {
   error?: string;
   latencyMs: number;
   attempts: number;
-  /** The tool's error policy is `fail` and it failed: the run ends `tool_error`. */
+  /** The run must end after this call: the tool's error policy is `fail` and it failed, or its approval expired with outcome `fail`. */
   fatal: boolean;
+  /** How the run ends when `fatal`; default `tool_error`. */
+  failStatus?: RunStatus;
 }
 
 /** The output of a completed model step, as the model activity returns it. */
@@ -229,11 +231,12 @@ export function applyToolOutcomes(state: LoopState, calls: readonly PlannedCall[
   const events: AgentEventBody[] = [];
   const fatal = outcomes.find((o) => o.fatal);
   if (fatal) {
-    return {
-      state: next,
-      events,
-      next: { type: 'finish', status: 'tool_error', error: { message: `Tool "${fatal.name}" failed: ${fatal.error ?? 'error'}`, type: 'ToolError' } },
-    };
+    const status = fatal.failStatus ?? 'tool_error';
+    const error: RunError =
+      status === 'approval_expired'
+        ? { message: `Nobody decided on the call to "${fatal.name}" (${fatal.callId}) before its approval expired.`, type: 'ApprovalExpired' }
+        : { message: fatal.error ?? `Tool "${fatal.name}" failed.`, type: 'ToolError' };
+    return { state: next, events, next: { type: 'finish', status, error } };
   }
   if (next.step >= next.maxSteps) {
     return {

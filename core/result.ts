@@ -16,7 +16,9 @@ export type RunStatus =
   /** The workflow was cancelled. */
   | 'cancelled'
   /** The model's response was cut off at its output token limit. */
-  | 'max_tokens';
+  | 'max_tokens'
+  /** Nobody decided on a tool call before its approval expired, and the tool says that fails the run. */
+  | 'approval_expired';
 
 /** One model call in the run report. */
 export interface StepReport {

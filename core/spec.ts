@@ -1,3 +1,4 @@
+import type { ApprovalSpec } from './approvals';
 import type { BlobRef } from './messages';
 import type { JsonObject } from './json';
 
@@ -41,6 +42,8 @@ export interface ToolSpec {
   retry: RetrySpec;
   /** `report` (default): a failed call becomes an error result the model sees. `fail`: the run ends `tool_error`. */
   onError: ToolErrorPolicy;
+  /** Whether a person must approve calls; absent means never. */
+  approval?: ApprovalSpec;
 }
 
 /** Limits of a run. */
@@ -67,6 +70,8 @@ export interface AgentSpec {
   modelHeartbeatTimeoutMs: number;
   /** Reference to the model-facing prompt (system text and tool schemas) in the blob store. */
   promptRef: BlobRef;
+  /** The worker registered durable-agent's search attributes: the run keeps them up to date. */
+  searchAttributes?: boolean;
 }
 
 /** The part of an agent the model sees, stored once per run as a blob. */

@@ -65,8 +65,11 @@ export function planToolCalls(prompt: string): ScriptedToolCall[] {
   calls.push({ name: 'word_count', args: { text: prompt } });
   const timeZone = findTimeZone(prompt);
   calls.push({ name: 'current_time', args: timeZone ? { timeZone } : {} });
-  const note = findNote(prompt);
-  if (note !== undefined) calls.push({ name: 'save_note', args: { text: note } });
+  if (/\b(?:clear|delete|erase|wipe)\b.*\bnotes?\b/i.test(prompt)) calls.push({ name: 'clear_notes', args: {} });
+  else {
+    const note = findNote(prompt);
+    if (note !== undefined) calls.push({ name: 'save_note', args: { text: note } });
+  }
   return calls;
 }
 
@@ -94,6 +97,9 @@ function sentence(use: ToolUseBlock, result: ToolResultBlock | undefined): strin
       break;
     case 'current_time':
       if (v && 'local' in v) return `It is now ${String(v.local)} (${String(v.timeZone)}).`;
+      break;
+    case 'clear_notes':
+      if (v && 'removed' in v) return `Cleared ${String(v.path)} (${String(v.removed)} line${v.removed === 1 ? '' : 's'} removed).`;
       break;
     case 'save_note':
       if (v && 'path' in v) return `Saved your note to ${String(v.path)} (the notes file now has ${String(v.lines)} line${v.lines === 1 ? '' : 's'}).`;

@@ -1,5 +1,5 @@
 /** The demo agent's tools. They do real work; nothing here returns canned data. */
-import { appendFile, mkdir, readFile } from 'node:fs/promises';
+import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import { defineTool, ToolError } from '../agents/define';
@@ -99,4 +99,26 @@ export const saveNote = defineTool({
 });
 
 /** Every demo tool. */
-export const demoTools = [calculator, wordCount, currentTime, saveNote];
+/** Clear the notes file. Destructive, so a person must approve each call (`durable-agent approve`). */
+export const clearNotes = defineTool({
+  name: 'clear_notes',
+  description: 'Delete every saved note. A person must approve this.',
+  input: z.object({}),
+  timeout: '10s',
+  needsApproval: true,
+  approvalTimeout: '1h',
+  onApprovalTimeout: 'deny',
+  execute: async () => {
+    const path = notesFile();
+    const existing = await readFile(path, 'utf8').catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT') return '';
+      throw err;
+    });
+    const removed = existing.split('\n').filter((l) => l !== '').length;
+    await mkdir(dirname(path), { recursive: true });
+    await writeFile(path, '', 'utf8');
+    return { path, removed };
+  },
+});
+
+export const demoTools = [calculator, wordCount, currentTime, saveNote, clearNotes];

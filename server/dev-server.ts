@@ -7,6 +7,7 @@ import type { EphemeralServerExecutable } from '@temporalio/testing';
 import type { SearchAttributeType, defineSearchAttributeKey } from '@temporalio/common';
 
 type SearchAttributeKey<T extends SearchAttributeType> = ReturnType<typeof defineSearchAttributeKey<T>>;
+import { SEARCH_ATTRIBUTE_KEYS } from '../workflows/search-attributes';
 import type { FoundCli } from './temporal-cli';
 import { ensureTemporalCli } from './temporal-cli';
 
@@ -44,7 +45,8 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<Te
       ...(options.port !== undefined ? { port: options.port } : {}),
       ...(options.uiPort !== undefined ? { ui: true, uiPort: options.uiPort } : { ui: false }),
       ...(options.namespace ? { namespace: options.namespace } : {}),
-      ...(options.searchAttributes ? { searchAttributes: options.searchAttributes } : {}),
+      // durable-agent's own search attributes are always registered (approval state, status, agent).
+      searchAttributes: [...SEARCH_ATTRIBUTE_KEYS, ...(options.searchAttributes ?? [])],
       log: { format: 'pretty', level: 'error' },
     },
   });

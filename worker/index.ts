@@ -12,6 +12,7 @@ import type { BlobStore } from '../store/blob-store';
 import { FileBlobStore } from '../store/blob-store';
 import { TranscriptStore } from '../store/transcript-store';
 import { stateDir } from './paths';
+import { ensureSearchAttributes } from './search-attributes';
 
 /** Options of {@link createWorker}. */
 export interface AgentWorkerOptions {
@@ -30,6 +31,11 @@ export interface AgentWorkerOptions {
   taskQueue?: string;
   /** A prebuilt workflow bundle (tests and deployments reuse one); default: bundle `workflows/` now. */
   workflowBundle?: TemporalWorkerOptions['workflowBundle'];
+  /**
+   * Register durable-agent's search attributes (approval state, status, agent name) if missing, and keep
+   * them current in runs. Default true; set false where the worker may not change the namespace.
+   */
+  searchAttributes?: boolean;
   /** Anything else for Temporal's Worker.create (concurrency, tuning, interceptors…). */
   temporal?: Partial<Omit<TemporalWorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'activities' | 'workflowBundle' | 'workflowsPath'>>;
 }
@@ -58,12 +64,14 @@ export async function createWorker(options: AgentWorkerOptions): Promise<AgentWo
   const taskQueue = options.taskQueue ?? DEFAULT_TASK_QUEUE;
   const connection =
     options.connection ?? (await NativeConnection.connect({ address: options.address ?? process.env.TEMPORAL_ADDRESS ?? 'localhost:7233' }));
+  const namespace = options.namespace ?? 'default';
+  const searchAttributes = options.searchAttributes !== false && (await ensureSearchAttributes(connection, namespace, (m) => console.warn(m)));
   const worker = await Worker.create({
     ...options.temporal,
     connection,
-    ...(options.namespace ? { namespace: options.namespace } : {}),
+    namespace,
     taskQueue,
-    activities: createActivities({ registry, providers, store: transcripts }),
+    activities: createActivities({ registry, providers, store: transcripts, searchAttributes }),
     ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
   });
   return {

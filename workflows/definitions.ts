@@ -1,10 +1,24 @@
-/** Queries of the agent workflow, shared by the workflow and clients. */
-import { defineQuery } from '@temporalio/workflow';
+/** Signals, updates and queries of the agent workflow, shared by the workflow and clients. */
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { ApprovalDecision, PendingApproval } from '../core/approvals';
+import type { DecisionReceipt, RunSnapshot } from '../core/contract';
 import type { EventPage } from '../core/events';
-import type { RunSnapshot } from '../core/contract';
 
 /** Events from a cursor: `events(cursor, limit?)`. */
 export const eventsQuery = defineQuery<EventPage, [number, number?]>('events');
 
 /** The run's current state. */
 export const snapshotQuery = defineQuery<RunSnapshot>('snapshot');
+
+/** Tool calls waiting for a person. */
+export const pendingApprovalsQuery = defineQuery<PendingApproval[]>('pendingApprovals');
+
+/**
+ * Decide a pending approval, fire-and-forget: `{ callId, decision: 'approve' | 'deny' | 'skip', by, reason?, scope? }`.
+ * Accepted by the server even while no worker runs. A decision that cannot apply is recorded as an
+ * `approval_refused` event.
+ */
+export const approvalSignal = defineSignal<[ApprovalDecision]>('approval');
+
+/** Decide a pending approval and learn what happened; refused (nothing written to history) if it cannot apply. */
+export const decideUpdate = defineUpdate<DecisionReceipt, [ApprovalDecision]>('decide');

@@ -27,13 +27,19 @@ export interface Harness {
 }
 
 /** Start a worker for `agents` on the shared server. */
-export async function startHarness(options: { agents: Agent[]; providers?: Record<string, ModelProvider>; storeDir?: string }): Promise<Harness> {
+export async function startHarness(options: {
+  agents: Agent[];
+  providers?: Record<string, ModelProvider>;
+  storeDir?: string;
+  /** Reuse a task queue (e.g. to start a new worker for runs of an earlier one). */
+  taskQueue?: string;
+}): Promise<Harness> {
   if (!runtimeInstalled) {
     Runtime.install({ logger: new DefaultLogger('WARN') });
     runtimeInstalled = true;
   }
   const address = inject('temporalAddress');
-  const taskQueue = `test-${randomUUID()}`;
+  const taskQueue = options.taskQueue ?? `test-${randomUUID()}`;
   const storeDir = options.storeDir ?? mkdtempSync(join(tmpdir(), 'durable-agent-store-'));
   const nativeConnection = await NativeConnection.connect({ address });
   const worker = await createWorker({

@@ -13,7 +13,7 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
 import { AgentClient } from '../../client';
 import type { AgentRunResult } from '../../core/result';
-import { KILL_AGENT, KILL_CALL_ID, sideEffectFile } from '../fixtures/kill-agent';
+import { APPROVAL_KILL_AGENT, KILL_AGENT, KILL_CALL_ID, sideEffectFile } from '../fixtures/kill-agent';
 import { testId } from '../helpers/harness';
 
 const ROOT = resolve(__dirname, '..', '..');
@@ -173,5 +173,35 @@ describe('worker killed mid-tool', () => {
       expect(countBy(refLines, 'start').get(id)).toBe(1);
       expect(countBy(refLines, 'done').get(id)).toBe(1);
     }
+  });
+
+  it('worker killed while a call waits for approval: the decision is applied by the next worker and the tool runs once', { timeout: 120_000 }, async () => {
+    connection ??= await Connection.connect({ address: inject('temporalAddress') });
+    const temporal = new Client({ connection });
+    const queue = testId('kill-approval');
+    const store = join(work, 'store-approval');
+    const first = await startWorker(queue, store);
+    const run = await new AgentClient(temporal, queue).start(APPROVAL_KILL_AGENT, { input: 'write it once approved', workflowId: testId('kill-approval') });
+    let pending: Awaited<ReturnType<typeof run.pendingApprovals>> = [];
+    for (let i = 0; i < 200 && pending.length === 0; i++) {
+      pending = await run.pendingApprovals();
+      if (pending.length === 0) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(pending.map((p) => p.callId), first.output()).toEqual(['call_1_0']);
+
+    first.proc.kill('SIGKILL');
+    expect(await first.exited).toEqual({ code: null, signal: 'SIGKILL' });
+    // No worker now: the server still takes the decision.
+    await run.signalDecision({ callId: 'call_1_0', decision: 'approve', by: 'ops:on-call' });
+    expect(effects(run.workflowId)).toEqual([]);
+
+    const second = await startWorker(queue, store);
+    const result = await run.result();
+    await stopWorker(second);
+    expect(result.status).toBe('success');
+    expect(result.finalText).toBe('Guarded write done.');
+    expect(effects(run.workflowId)).toEqual(['start call_1_0', 'done call_1_0']);
+    const scheduled = ((await run.handle.fetchHistory()).events ?? []).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'runTool');
+    expect(scheduled).toHaveLength(1);
   });
 });

@@ -59,3 +59,25 @@ export function leaks(json: unknown, root: string): string[] {
   for (const s of strings(json)) for (const n of needles) if (s.includes(n)) found.add(n);
   return [...found];
 }
+
+/** What a history JSON holds: its event types (without `EVENT_TYPE_`) and `patch:<id>` for each `patched()` marker. */
+export function historyFeatures(json: unknown): Set<string> {
+  const events = (json as { events?: Record<string, unknown>[] }).events ?? [];
+  const features = new Set<string>();
+  for (const e of events) {
+    features.add(String(e.eventType).replace(/^EVENT_TYPE_/, ''));
+    const marker = e.markerRecordedEventAttributes as { markerName?: string; details?: Record<string, { payloads?: { data?: string }[] }> } | undefined;
+    if (marker?.markerName !== 'core_patch') continue;
+    for (const p of marker.details?.['patch-data']?.payloads ?? []) {
+      const id = (JSON.parse(Buffer.from(p.data ?? '', 'base64').toString('utf8')) as { id?: unknown }).id;
+      if (typeof id === 'string') features.add(`patch:${id}`);
+    }
+  }
+  return features;
+}
+
+/** The entries of `covers` (see `Scenario.covers`) a history JSON lacks. */
+export function missingCoverage(json: unknown, covers: readonly string[]): string[] {
+  const features = historyFeatures(json);
+  return covers.filter((c) => !features.has(c));
+}

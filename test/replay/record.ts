@@ -4,7 +4,8 @@
  * writes each history to test/replay/histories/<name>[.<suffix>].json in Temporal's JSON history format.
  *
  * Existing files are kept (old histories must keep replaying); pass `--suffix <s>` to add a new
- * generation next to them, `--force` to overwrite, `--only <name>` to record one scenario.
+ * generation next to them, `--force` to overwrite, `--only <name>` (repeatable) to record some scenarios,
+ * `--missing` to record only the scenarios that have no history yet.
  * See ./README.md for when to re-record.
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -17,33 +18,41 @@ import { startDevServer } from '../../server/dev-server';
 import { MemoryBlobStore } from '../../store/blob-store';
 import { createWorker } from '../../worker';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
-import { HISTORIES_DIR, RECORD_NAME, leaks, scrub } from './histories';
+import { HISTORIES_DIR, RECORD_NAME, historyFiles, isHistoryOf, leaks, missingCoverage, scrub } from './histories';
 import type { Scenario } from './scenarios';
 import { SCENARIOS, replayAgents } from './scenarios';
 
 interface Args {
   force: boolean;
+  missing: boolean;
   suffix?: string;
-  only?: string;
+  only: string[];
 }
 
 function parseArgs(argv: readonly string[]): Args {
-  const args: Args = { force: false };
+  const args: Args = { force: false, missing: false, only: [] };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--force') args.force = true;
+    else if (a === '--missing') args.missing = true;
     else if (a === '--suffix' || a === '--only') {
       const v = argv[++i];
       if (!v || !/^[\w-]+$/.test(v)) throw new Error(`${a} needs a value of letters, digits, _ or -`);
-      args[a === '--suffix' ? 'suffix' : 'only'] = v;
-    } else throw new Error(`unknown argument ${a} (use --force, --suffix <s>, --only <name>)`);
+      if (a === '--suffix') args.suffix = v;
+      else args.only.push(v);
+    } else throw new Error(`unknown argument ${a} (use --force, --missing, --suffix <s>, --only <name>)`);
   }
-  if (args.only && !SCENARIOS.some((s) => s.name === args.only)) throw new Error(`no scenario "${args.only}"`);
+  for (const name of args.only) if (!SCENARIOS.some((s) => s.name === name)) throw new Error(`no scenario "${name}"`);
   return args;
 }
 
 async function runScenario(client: AgentClient, s: Scenario): Promise<AgentRun> {
-  const run = await client.start(s.name, { input: s.input, workflowId: `replay-${s.name}`, ...(s.maxSteps ? { maxSteps: s.maxSteps } : {}) });
+  const run = await client.start(s.name, {
+    input: s.input,
+    workflowId: `replay-${s.name}`,
+    ...(s.maxSteps ? { maxSteps: s.maxSteps } : {}),
+    ...(s.policy ? { policy: s.policy } : {}),
+  });
   if (s.cancelDuring) {
     const deadline = Date.now() + 30_000;
     while (!(await run.snapshot()).runningTools.some((t) => t.name === s.cancelDuring)) {
@@ -52,6 +61,7 @@ async function runScenario(client: AgentClient, s: Scenario): Promise<AgentRun> 
     }
     await run.cancel();
   }
+  await s.during?.(run);
   const result = await run.result();
   if (result.status !== s.status) throw new Error(`${s.name}: expected status ${s.status}, got ${result.status}`);
   return run;
@@ -60,7 +70,11 @@ async function runScenario(client: AgentClient, s: Scenario): Promise<AgentRun> 
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   const root = resolve(__dirname, '..', '..');
-  const scenarios = SCENARIOS.filter((s) => !args.only || s.name === args.only);
+  const recorded = historyFiles();
+  const scenarios = SCENARIOS.filter(
+    (s) => (!args.only.length || args.only.includes(s.name)) && (!args.missing || !recorded.some((f) => isHistoryOf(f, s.name))),
+  );
+  if (!scenarios.length) throw new Error('no scenario to record');
   const target = (s: Scenario) => join(HISTORIES_DIR, `${s.name}${args.suffix ? `.${args.suffix}` : ''}.json`);
   const existing = scenarios.filter((s) => existsSync(target(s)));
   if (existing.length && !args.force) {
@@ -88,6 +102,8 @@ async function main(): Promise<void> {
         const json = scrub(JSON.parse(historyToJSON(await run.handle.fetchHistory())) as unknown);
         const found = leaks(json, root);
         if (found.length) throw new Error(`${s.name}: history contains machine-specific strings: ${found.join(', ')}`);
+        const uncovered = missingCoverage(json, s.covers ?? []);
+        if (uncovered.length) throw new Error(`${s.name}: history lacks ${uncovered.join(', ')}`);
         const text = `${JSON.stringify(json, null, 1)}\n`;
         writeFileSync(target(s), text);
         console.log(`${s.name}: ${s.status}, ${(json as { events: unknown[] }).events.length} events, ${text.length} bytes -> ${target(s).slice(root.length + 1)}`);

@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, inject, it } from 'vitest';
 import type { ReplayResult, ReplayWorkerOptions } from '@temporalio/worker';
 import { DefaultLogger, Runtime, Worker, bundleWorkflowCode } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
-import { HISTORIES_DIR, historyFiles, isHistoryOf, leaks, loadHistory } from './histories';
+import { HISTORIES_DIR, historyFiles, isHistoryOf, leaks, loadHistory, missingCoverage } from './histories';
 import { SCENARIOS } from './scenarios';
 
 const files = historyFiles();
@@ -31,6 +31,16 @@ beforeAll(() => {
 describe('recorded histories', () => {
   it('cover every scenario', () => {
     for (const s of SCENARIOS) expect(files.filter((f) => isHistoryOf(f, s.name)), `history of ${s.name}`).not.toHaveLength(0);
+  });
+
+  it('hold what each scenario must cover (search attribute upserts, updates, signals, timers, patch markers)', () => {
+    const withCovers = SCENARIOS.filter((s) => s.covers?.length);
+    expect(withCovers.length).toBeGreaterThan(0);
+    for (const s of withCovers) {
+      for (const f of files.filter((file) => isHistoryOf(file, s.name))) {
+        expect(missingCoverage(JSON.parse(readFileSync(join(HISTORIES_DIR, f), 'utf8')), s.covers ?? []), f).toEqual([]);
+      }
+    }
   });
 
   it('name no machine (paths, home, temp dir, host)', () => {

@@ -2,9 +2,13 @@
  * The runs recorded into test/replay/histories/: one scenario per path of the agent workflow. Each
  * scenario has its own scripted agent with only the tools it needs, so histories stay small.
  */
+import type { AgentRun } from '../../client';
+import type { RunPolicy } from '../../core/approvals';
 import type { RunStatus } from '../../core/result';
 import { ScriptedAgents } from '../helpers/agents';
-import { boom, echo, slowRead, slowWrite, typed, waitForever } from '../helpers/tools';
+import { boom, echo, fatalBoom, slowRead, slowWrite, typed, waitForever } from '../helpers/tools';
+import { charge, deploy, refund, wire } from './approval-tools';
+import { waitForEvents, waitForPending } from './waits';
 
 /** One recorded run. */
 export interface Scenario {
@@ -16,6 +20,15 @@ export interface Scenario {
   status: RunStatus;
   /** Cancel the run once this tool is running. */
   cancelDuring?: string;
+  /** The run-level approval policy to start the run with. */
+  policy?: RunPolicy;
+  /** Acts on the run while it executes (decides approvals); throws if the run is not where it should be. */
+  during?: (run: AgentRun) => Promise<void>;
+  /**
+   * What the recorded history must contain for the scenario to cover its path: event types without the
+   * `EVENT_TYPE_` prefix (e.g. `TIMER_FIRED`), or `patch:<id>` for a `patched()` marker.
+   */
+  covers?: readonly string[];
 }
 
 /** Agents and the scripted provider of every scenario. */
@@ -94,6 +107,80 @@ replayAgents.add(
   { tools: [] },
 );
 
+// Approvals. Every approval scenario runs with the worker's search attributes registered, so its history
+// also holds the upserts of `DurableAgentAwaitingApproval` and friends.
+const approvalTools = { tools: [deploy, refund, charge, wire, echo, fatalBoom] };
+const oneDeploy = [{ toolCalls: [{ name: 'deploy', args: { service: 'api' } }] }, { text: 'finished' }];
+replayAgents.add('approve_update', oneDeploy, approvalTools);
+replayAgents.add('deny_signal', oneDeploy, approvalTools);
+replayAgents.add('skip_update', oneDeploy, approvalTools);
+replayAgents.add(
+  'sticky_tool',
+  [
+    { toolCalls: [{ name: 'deploy', args: { service: 'a' } }, { name: 'deploy', args: { service: 'b' } }] },
+    { toolCalls: [{ name: 'deploy', args: { service: 'c' } }] },
+    { text: 'all deployed' },
+  ],
+  approvalTools,
+);
+replayAgents.add(
+  'reverse_order',
+  [{ toolCalls: [{ name: 'deploy', args: { service: 'first' } }, { name: 'deploy', args: { service: 'second' } }] }, { text: 'both decided' }],
+  approvalTools,
+);
+replayAgents.add(
+  'conditional',
+  [{ toolCalls: [{ name: 'refund', args: { amount: 50 } }, { name: 'refund', args: { amount: 500 } }] }, { text: 'refunds handled' }],
+  approvalTools,
+);
+replayAgents.add(
+  'expire_deny',
+  [{ toolCalls: [{ name: 'charge', args: { amount: 900 } }, { name: 'deploy', args: { service: 'api' } }] }, { text: 'not charged, deployed' }],
+  approvalTools,
+);
+replayAgents.add('expire_fail', [{ toolCalls: [{ name: 'wire', args: { amount: 900 } }] }, { text: 'never reached' }], approvalTools);
+replayAgents.add(
+  'policy_deny_allow',
+  [
+    {
+      toolCalls: [
+        { name: 'deploy', args: { service: 'api' } },
+        { name: 'charge', args: { amount: 20 } },
+        { name: 'refund', args: { amount: 500 } },
+        { name: 'echo', args: { text: 'read' } },
+      ],
+    },
+    { text: 'deploy denied by policy, charge allowed, refund still asked its approver' },
+  ],
+  approvalTools,
+);
+replayAgents.add('refused_signal', [{ toolCalls: [{ name: 'refund', args: { amount: 500 } }] }, { text: 'refunded' }], approvalTools);
+replayAgents.add(
+  'fatal_stops_batches',
+  [
+    {
+      toolCalls: [
+        { name: 'fatal_boom', args: {} },
+        { name: 'deploy', args: { service: 'api' } },
+        { name: 'echo', args: { text: 'after' } },
+      ],
+    },
+    { text: 'never reached' },
+  ],
+  approvalTools,
+);
+
+/** Throw unless the run's events of `type` are `expected` (compared on the listed fields). */
+async function expectEvents(run: AgentRun, type: 'approval_decided' | 'approval_refused', expected: readonly Record<string, unknown>[]): Promise<void> {
+  const found = await waitForEvents(run, type, expected.length);
+  const picked = found.map((e, i) => Object.fromEntries(Object.keys(expected[i] ?? {}).map((k) => [k, (e as Record<string, unknown>)[k]])));
+  if (JSON.stringify(picked) !== JSON.stringify(expected)) throw new Error(`${run.workflowId}: ${type} events ${JSON.stringify(found)}, expected ${JSON.stringify(expected)}`);
+}
+
+const UPSERT = 'UPSERT_WORKFLOW_SEARCH_ATTRIBUTES';
+const UPDATE = 'WORKFLOW_EXECUTION_UPDATE_ACCEPTED';
+const SIGNAL = 'WORKFLOW_EXECUTION_SIGNALED';
+
 /** Every scenario; the replay test requires a history for each. */
 export const SCENARIOS: readonly Scenario[] = [
   { name: 'plain', input: 'hi', status: 'success' },
@@ -104,4 +191,119 @@ export const SCENARIOS: readonly Scenario[] = [
   { name: 'cancelled', input: 'wait', status: 'cancelled', cancelDuring: 'wait_forever' },
   { name: 'max_tokens', input: 'write', status: 'max_tokens' },
   { name: 'provider_error', input: 'hi', status: 'provider_error' },
+  {
+    name: 'approve_update',
+    input: 'deploy',
+    status: 'success',
+    covers: [UPSERT, UPDATE],
+    during: async (run) => {
+      await waitForPending(run, ['call_1_0']);
+      await run.decide({ callId: 'call_1_0', decision: 'approve', by: 'ops:alice', reason: 'looks fine' });
+    },
+  },
+  {
+    name: 'deny_signal',
+    input: 'deploy',
+    status: 'success',
+    covers: [UPSERT, SIGNAL],
+    during: async (run) => {
+      await waitForPending(run, ['call_1_0']);
+      await run.signalDecision({ callId: 'call_1_0', decision: 'deny', by: 'ops:bob', reason: 'change freeze' });
+    },
+  },
+  {
+    name: 'skip_update',
+    input: 'deploy',
+    status: 'success',
+    covers: [UPSERT, UPDATE],
+    during: async (run) => {
+      await waitForPending(run, ['call_1_0']);
+      await run.decide({ callId: 'call_1_0', decision: 'skip', by: 'ops:carol' });
+    },
+  },
+  {
+    // Both calls of step 1 are pending; approving the first for the whole run settles the second and
+    // lets step 2's call run without asking.
+    name: 'sticky_tool',
+    input: 'deploy all',
+    status: 'success',
+    covers: [UPSERT, UPDATE],
+    during: async (run) => {
+      await waitForPending(run, ['call_1_0', 'call_1_1']);
+      const receipt = await run.decide({ callId: 'call_1_0', decision: 'approve', by: 'ops:alice', scope: 'tool' });
+      if (receipt.applied.join() !== 'call_1_0,call_1_1') throw new Error(`sticky_tool: applied ${receipt.applied.join()}`);
+    },
+  },
+  {
+    name: 'reverse_order',
+    input: 'deploy both',
+    status: 'success',
+    covers: [UPSERT, UPDATE, SIGNAL],
+    during: async (run) => {
+      await waitForPending(run, ['call_1_0', 'call_1_1']);
+      await run.decide({ callId: 'call_1_1', decision: 'approve', by: 'ops:alice' });
+      await waitForPending(run, ['call_1_0']);
+      await run.signalDecision({ callId: 'call_1_0', decision: 'approve', by: 'ops:bob' });
+    },
+  },
+  {
+    // The predicate asks for 500, not for 50; only an allowed approver may decide.
+    name: 'conditional',
+    input: 'refunds',
+    status: 'success',
+    covers: [UPSERT, UPDATE],
+    during: async (run) => {
+      await waitForPending(run, ['call_1_1']);
+      await run.decide({ callId: 'call_1_1', decision: 'approve', by: 'ops:alice' });
+    },
+  },
+  {
+    // The charge expires (denied) while the deploy still waits; a late signal for the charge is refused.
+    name: 'expire_deny',
+    input: 'charge and deploy',
+    status: 'success',
+    covers: [UPSERT, 'TIMER_FIRED', SIGNAL, UPDATE],
+    during: async (run) => {
+      await waitForPending(run, ['call_1_0', 'call_1_1']);
+      await waitForEvents(run, 'approval_expired');
+      await waitForPending(run, ['call_1_1']);
+      await run.signalDecision({ callId: 'call_1_0', decision: 'approve', by: 'ops:late' });
+      await expectEvents(run, 'approval_refused', [{ callId: 'call_1_0', reason: 'the approval of call "call_1_0" has expired' }]);
+      await run.decide({ callId: 'call_1_1', decision: 'approve', by: 'ops:alice' });
+    },
+  },
+  { name: 'expire_fail', input: 'wire', status: 'approval_expired', covers: [UPSERT, 'TIMER_FIRED', 'patch:stop-batches-after-fatal-outcome'] },
+  // deploy is denied by name; refund (which would ask) is allowed by `*`, so its predicate is never run.
+  {
+    name: 'policy_deny_allow',
+    input: 'go',
+    status: 'success',
+    // `*: allow` waives charge (no named approvers) but not refund, which names ops:alice.
+    policy: { deploy: 'deny', '*': 'allow' },
+    covers: [UPSERT],
+    during: async (run) => {
+      await waitForPending(run, ['call_1_2']);
+      await run.decide({ callId: 'call_1_2', decision: 'approve', by: 'ops:alice' });
+    },
+  },
+  {
+    name: 'refused_signal',
+    input: 'refund',
+    status: 'success',
+    covers: [UPSERT, SIGNAL],
+    during: async (run) => {
+      await waitForPending(run, ['call_1_0']);
+      await run.handle.signal('approval', { callId: 'call_1_0', decision: 'approve' });
+      await run.signalDecision({ callId: 'call_1_0', decision: 'approve', by: 'ops:mallory' });
+      await expectEvents(run, 'approval_refused', [
+        { callId: 'call_1_0', reason: 'malformed decision: by must name who decided (e.g. "ops:alice")' },
+        { callId: 'call_1_0', by: 'ops:mallory', reason: 'ops:mallory may not decide calls of "refund" (allowed: ops:alice)' },
+      ]);
+      await waitForPending(run, ['call_1_0']);
+      await run.signalDecision({ callId: 'call_1_0', decision: 'approve', by: 'ops:alice' });
+      await expectEvents(run, 'approval_decided', [{ callId: 'call_1_0', by: 'ops:alice', via: 'signal' }]);
+    },
+  },
+  // fatal_boom fails the run; the deploy waiting for approval and the echo after it are not executed.
+  { name: 'fatal_stops_batches', input: 'go', status: 'tool_error', covers: [UPSERT, 'patch:stop-batches-after-fatal-outcome'] },
 ];

@@ -5,6 +5,7 @@ import { agentSpec, promptSpec } from '../../agents/registry';
 import { demoWorkerConfig } from '../../demo';
 import { CalculatorError, evaluate } from '../../demo/calculator';
 import { composeAnswer, findExpressions, findNote, findTimeZone, OFFLINE_LABEL, planToolCalls } from '../../demo/offline-model';
+import { clearNotes } from '../../demo/tools';
 
 describe('calculator', () => {
   it.each([
@@ -119,6 +120,7 @@ describe('demo worker config', () => {
       ['word_count', true],
       ['current_time', true],
       ['save_note', false],
+      ['clear_notes', false],
     ]);
   });
 
@@ -131,5 +133,13 @@ describe('demo worker config', () => {
     const agent = c.agents[0]!;
     expect(JSON.stringify([agentSpec(agent, 'sha256-x'), promptSpec(agent)])).not.toContain(key);
     expect(demoWorkerConfig({ ANTHROPIC_API_KEY: key }).model.model).toBe('claude-sonnet-4-5');
+  });
+});
+
+describe('offline demo model and approvals', () => {
+  it('asks to clear notes (a tool that needs approval) when the prompt says so, instead of saving one', () => {
+    expect(planToolCalls('please clear my notes').map((c) => c.name)).toEqual(['word_count', 'current_time', 'clear_notes']);
+    expect(planToolCalls('remember to buy milk').map((c) => c.name)).toEqual(['word_count', 'current_time', 'save_note']);
+    expect(clearNotes.needsApproval).toBe(true);
   });
 });

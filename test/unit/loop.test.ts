@@ -401,7 +401,7 @@ describe('applyToolOutcomes', () => {
     const { state, calls } = afterCalls([use('c1', 'read'), use('c2', 'deploy')]);
     const t = applyToolOutcomes(state, calls, [
       ok('c1', 'read', 'fine'),
-      ok('c2', 'deploy', 'Tool "deploy" failed: boom', { isError: true, error: 'boom', fatal: true }),
+      ok('c2', 'deploy', 'Tool "deploy" failed: boom', { isError: true, error: 'Tool "deploy" failed: boom', fatal: true }),
     ]);
     expect(t.next).toEqual({ type: 'finish', status: 'tool_error', error: { message: 'Tool "deploy" failed: boom', type: 'ToolError' } });
     expectEveryCallAnswered(t.state.messages);
@@ -513,7 +513,7 @@ describe('finishRun and doneEvent', () => {
   it('takes the final text from the last assistant message even after tool results', () => {
     const t1 = applyModelStep(startLoop(spec, 'p'), spec, modelStep([{ type: 'text', text: 'Deploying.' }, use('c1', 'deploy')]));
     if (t1.next.type !== 'run_tools') throw new Error('expected run_tools');
-    const t2 = applyToolOutcomes(t1.state, t1.next.calls, [ok('c1', 'deploy', 'x', { isError: true, error: 'boom', fatal: true })]);
+    const t2 = applyToolOutcomes(t1.state, t1.next.calls, [ok('c1', 'deploy', 'x', { isError: true, error: 'Tool "deploy" failed: boom', fatal: true })]);
     if (t2.next.type !== 'finish') throw new Error('expected finish');
     const result = finishRun(t2.state, t2.next.status, meta, t2.next.error);
     expect(result.finalText).toBe('Deploying.');

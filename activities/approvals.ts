@@ -1,0 +1,34 @@
+import { ApplicationFailure } from '@temporalio/common';
+import type { CheckApprovalsInput, CheckApprovalsOutput } from '../core/contract';
+import type { AgentRegistry } from '../agents/registry';
+import { errorMessage } from './heartbeat';
+
+/**
+ * Evaluate the approval predicates of a step's calls (tools declared with `needsApproval: (args) => …`).
+ * Arguments that fail the tool's schema need no approval (the call will fail validation and not run).
+ * A predicate that throws asks for approval: when in doubt, a person decides.
+ */
+export function checkApprovalsActivity(registry: AgentRegistry) {
+  return async function checkApprovals(input: CheckApprovalsInput): Promise<CheckApprovalsOutput> {
+    return Promise.all(
+      input.calls.map(async (call) => {
+        let tool;
+        try {
+          tool = registry.tool(input.agent, call.tool);
+        } catch (err) {
+          throw ApplicationFailure.nonRetryable(errorMessage(err), 'UnknownAgent');
+        }
+        if (!tool) return { callId: call.callId, needsApproval: false, note: 'unknown tool' };
+        const predicate = tool.needsApproval;
+        if (typeof predicate !== 'function') return { callId: call.callId, needsApproval: Boolean(predicate) };
+        const parsed = tool.input.safeParse(call.args);
+        if (!parsed.success) return { callId: call.callId, needsApproval: false, note: 'invalid arguments' };
+        try {
+          return { callId: call.callId, needsApproval: Boolean(await predicate(parsed.data)) };
+        } catch (err) {
+          return { callId: call.callId, needsApproval: true, note: `approval predicate threw: ${errorMessage(err)}` };
+        }
+      }),
+    );
+  };
+}

@@ -1,0 +1,104 @@
+/**
+ * `durable-agent approvals` lists every tool call waiting for a person; `approve`, `deny` and `skip`
+ * decide one. Decisions go through the run's validated `decide` update when a worker is there to
+ * answer, and as the fire-and-forget `approval` signal (applied when a worker starts) when none is.
+ */
+import { userInfo } from 'node:os';
+import { ApprovalRefusedError } from '../../client';
+import type { Decision, PendingApproval } from '../../core/approvals';
+import { CliError } from '../errors';
+import { Output } from '../output';
+import { Session } from '../session';
+import type { ConnectionFlags } from '../target';
+import { resolveTarget } from '../target';
+import { findRun } from './existing';
+
+/** Flags of `approve`, `deny` and `skip`. */
+export interface DecideFlags extends Omit<ConnectionFlags, 'taskQueue'> {
+  by?: string;
+  reason?: string;
+  /** approve only: also approve every later call of this tool in the run. */
+  allCalls?: boolean;
+  json?: boolean;
+}
+
+/** Who decides when `--by` is not given. */
+export function defaultApprover(): string {
+  try {
+    return `cli:${userInfo().username}`;
+  } catch {
+    return 'cli:unknown';
+  }
+}
+
+function describePending(p: PendingApproval): string {
+  const expires = p.expiresAt ? `, expires ${p.expiresAt}` : '';
+  const who = p.approvers?.length ? `, approvers ${p.approvers.join(' ')}` : '';
+  return `${p.callId}  ${p.tool}(${JSON.stringify(p.args)})  step ${p.step}, requested ${p.requestedAt}${expires}${who}`;
+}
+
+/** List pending approvals across runs. */
+export async function approvalsCommand(flags: Omit<ConnectionFlags, 'taskQueue'> & { json?: boolean }): Promise<number> {
+  const out = new Output(Boolean(flags.json));
+  const session = await Session.open(resolveTarget(flags), { embed: 'if-state', log: (l) => out.note(l) });
+  try {
+    const runs = await session.agentClient().awaitingApproval();
+    if (flags.json) {
+      out.json(runs);
+      return 0;
+    }
+    if (runs.length === 0) {
+      out.line('no tool calls are waiting for approval');
+      return 0;
+    }
+    for (const r of runs) {
+      out.line(`${r.workflowId}  (agent ${r.agent ?? '?'}, ${r.pending.length} pending)`);
+      for (const p of r.pending) out.line(`  ${describePending(p)}`);
+    }
+    return 0;
+  } finally {
+    await session.close();
+  }
+}
+
+/** Decide one pending approval. */
+export async function decideCommand(decision: Decision, workflowId: string, callId: string, flags: DecideFlags): Promise<number> {
+  if (!callId.trim()) throw new CliError('the call id is empty');
+  if (flags.allCalls && decision !== 'approve') throw new CliError('--all-calls is only for approve');
+  const by = (flags.by ?? defaultApprover()).trim();
+  if (!by) throw new CliError('--by must name who decides (e.g. ops:alice)');
+  const payload = {
+    callId,
+    decision,
+    by,
+    ...(flags.reason ? { reason: flags.reason } : {}),
+    ...(flags.allCalls ? { scope: 'tool' as const } : {}),
+  };
+  const out = new Output(Boolean(flags.json));
+  const session = await Session.open(resolveTarget(flags), { embed: 'if-state', log: (l) => out.note(l) });
+  try {
+    const { run, description, running } = await findRun(session, workflowId);
+    if (!running) throw new CliError(`run "${workflowId}" has already ended (${description.status.name.toLowerCase()})`);
+    if (!(await session.hasWorker(description.taskQueue))) {
+      // Nobody can validate it now: the server keeps the signal and the run applies it when a worker starts.
+      await run.signalDecision(payload);
+      if (flags.json) out.json({ ...payload, sent: 'signal' });
+      else out.line(`no worker is running for ${workflowId}: ${decision} of ${callId} sent as a signal; it applies when a worker starts`);
+      return 0;
+    }
+    try {
+      const receipt = await run.decide(payload);
+      if (flags.json) out.json(receipt);
+      else {
+        const extra = receipt.applied.length > 1 ? ` (also ${receipt.applied.slice(1).join(', ')})` : '';
+        out.line(`${decision} ${callId} (${receipt.tool}) by ${by}${extra}`);
+      }
+      return 0;
+    } catch (err) {
+      if (err instanceof ApprovalRefusedError) throw new CliError(`refused: ${err.message}`);
+      throw err;
+    }
+  } finally {
+    await session.close();
+  }
+}

@@ -1,0 +1,175 @@
+/**
+ * Human approval of tool calls: the policy types and the pure rules that decide whether a call needs a
+ * person, which decisions are acceptable, and what a decision turns into. The workflow records every
+ * input of these rules in history (the agent spec, the run policy, policy-check results, decisions), so
+ * replay always reaches the same answers.
+ */
+import type { JsonObject } from './json';
+import type { ToolOutcome } from './loop';
+import { errorOutcome } from './loop';
+
+/** When a tool asks for approval: never, always, or when a predicate of its arguments says so (evaluated by an activity). */
+export type ApprovalMode = 'never' | 'always' | 'conditional';
+
+/** What happens when nobody decides before the approval expires. */
+export type ApprovalTimeoutOutcome = 'deny' | 'fail';
+
+/** A tool's approval settings, as data. */
+export interface ApprovalSpec {
+  mode: ApprovalMode;
+  /** Identities allowed to decide (e.g. `ops:alice`); anyone when empty or absent. */
+  approvers?: string[];
+  /** How long a request waits before it expires; forever when absent. */
+  timeoutMs?: number;
+  onTimeout: ApprovalTimeoutOutcome;
+}
+
+/** A run-level rule for a tool name (or `*` for every tool): overrides the tool's own setting. */
+export type PolicyRule = 'allow' | 'ask' | 'deny';
+
+/** Run-level policy by tool name; `*` applies to tools not named. */
+export type RunPolicy = Record<string, PolicyRule>;
+
+/** A person's decision on a call. */
+export type Decision = 'approve' | 'deny' | 'skip';
+
+/** The payload of the `approval` signal and the `decide` update. */
+export interface ApprovalDecision {
+  callId: string;
+  decision: Decision;
+  /** Who decided, e.g. `ops:alice`. */
+  by: string;
+  reason?: string;
+  /** `tool`: on approve, also approve every other pending and later call of this tool in the run. */
+  scope?: 'call' | 'tool';
+}
+
+/** A call waiting for a person. */
+export interface PendingApproval {
+  callId: string;
+  step: number;
+  tool: string;
+  args: JsonObject;
+  /** ISO time the request was made (workflow time). */
+  requestedAt: string;
+  /** ISO time it expires, if it does. */
+  expiresAt?: string;
+  approvers?: string[];
+}
+
+/** How a call may proceed before any person is involved. */
+export type Gate =
+  | { kind: 'run'; why: 'no_approval_needed' | 'run_policy' | 'approved_for_run' | 'check_said_no' }
+  | { kind: 'deny'; why: 'run_policy' }
+  | { kind: 'ask' }
+  /** The tool's predicate must be evaluated (by an activity) first. */
+  | { kind: 'check' };
+
+/** The rule of the run policy for `tool`, if any. */
+export function policyRule(policy: RunPolicy | undefined, tool: string): PolicyRule | undefined {
+  if (!policy) return undefined;
+  return Object.prototype.hasOwnProperty.call(policy, tool) ? policy[tool] : policy['*'];
+}
+
+/**
+ * The gate of a call. Precedence: the run policy, then "approved for the rest of the run", then the
+ * tool's own mode (with `checkResult` the recorded answer of its predicate, when it has one). A run
+ * policy may tighten anything, but `allow` cannot waive a tool that names its approvers: whoever
+ * starts a run must not be able to skip a control meant for specific people.
+ */
+export function gateFor(tool: string, approval: ApprovalSpec | undefined, policy: RunPolicy | undefined, approvedTools: ReadonlySet<string>, checkResult?: boolean): Gate {
+  const rule = policyRule(policy, tool);
+  if (rule === 'deny') return { kind: 'deny', why: 'run_policy' };
+  if (rule === 'allow' && !approval?.approvers?.length) return { kind: 'run', why: 'run_policy' };
+  if (approvedTools.has(tool)) return { kind: 'run', why: 'approved_for_run' };
+  if (rule === 'ask') return { kind: 'ask' };
+  switch (approval?.mode ?? 'never') {
+    case 'never':
+      return { kind: 'run', why: 'no_approval_needed' };
+    case 'always':
+      return { kind: 'ask' };
+    case 'conditional':
+      if (checkResult === undefined) return { kind: 'check' };
+      return checkResult ? { kind: 'ask' } : { kind: 'run', why: 'check_said_no' };
+  }
+}
+
+const DECISIONS: readonly Decision[] = ['approve', 'deny', 'skip'];
+
+/** Check the shape of a decision payload from the outside world. */
+export function parseDecision(payload: unknown): { ok: true; value: ApprovalDecision } | { ok: false; error: string } {
+  if (!payload || typeof payload !== 'object' || Array.isArray(payload)) {
+    return { ok: false, error: 'decision must be an object { callId, decision, by, reason?, scope? }' };
+  }
+  const p = payload as Record<string, unknown>;
+  const problems: string[] = [];
+  if (typeof p.callId !== 'string' || !p.callId) problems.push('callId must be a non-empty string');
+  if (typeof p.decision !== 'string' || !DECISIONS.includes(p.decision as Decision)) problems.push(`decision must be one of ${DECISIONS.join(', ')}`);
+  if (typeof p.by !== 'string' || !p.by.trim()) problems.push('by must name who decided (e.g. "ops:alice")');
+  if (p.reason !== undefined && typeof p.reason !== 'string') problems.push('reason must be a string');
+  if (typeof p.reason === 'string' && p.reason.length > 2000) problems.push('reason must be at most 2000 characters');
+  if (p.scope !== undefined && p.scope !== 'call' && p.scope !== 'tool') problems.push('scope must be "call" or "tool"');
+  if (p.scope === 'tool' && p.decision !== 'approve') problems.push('scope "tool" is only for approve');
+  const known = new Set(['callId', 'decision', 'by', 'reason', 'scope']);
+  const extra = Object.keys(p).filter((k) => !known.has(k));
+  if (extra.length) problems.push(`unknown field(s): ${extra.join(', ')}`);
+  if (problems.length) return { ok: false, error: `malformed decision: ${problems.join('; ')}` };
+  return {
+    ok: true,
+    value: {
+      callId: p.callId as string,
+      decision: p.decision as Decision,
+      by: (p.by as string).trim(),
+      ...(typeof p.reason === 'string' && p.reason.trim() ? { reason: p.reason.trim() } : {}),
+      ...(p.scope ? { scope: p.scope as 'call' | 'tool' } : {}),
+    },
+  };
+}
+
+/** Where a call stands, for validating decisions on it. */
+export type CallApprovalState =
+  | { kind: 'pending'; pending: PendingApproval }
+  | { kind: 'decided'; decision: Decision; by: string }
+  | { kind: 'expired' }
+  | { kind: 'unknown' };
+
+/** Why a well-formed decision cannot be applied, or undefined if it can. */
+export function refusal(d: ApprovalDecision, state: CallApprovalState, nowMs: number): string | undefined {
+  switch (state.kind) {
+    case 'unknown':
+      return `no approval is pending for call "${d.callId}"`;
+    case 'decided':
+      return `call "${d.callId}" was already decided (${state.decision} by ${state.by})`;
+    case 'expired':
+      return `the approval of call "${d.callId}" has expired`;
+    case 'pending': {
+      const { pending } = state;
+      if (pending.expiresAt && Date.parse(pending.expiresAt) <= nowMs) return `the approval of call "${d.callId}" has expired`;
+      if (pending.approvers?.length && !pending.approvers.includes(d.by)) {
+        return `${d.by} may not decide calls of "${pending.tool}" (allowed: ${pending.approvers.join(', ')})`;
+      }
+      return undefined;
+    }
+  }
+}
+
+/** The result the model sees for a call a person denied or skipped. */
+export function decisionOutcome(callId: string, tool: string, d: { decision: Exclude<Decision, 'approve'>; by: string; reason?: string }): ToolOutcome {
+  const reason = d.reason?.trim();
+  const why = reason ? `: ${reason}${/[.!?]$/.test(reason) ? '' : '.'}` : '.';
+  if (d.decision === 'skip') {
+    const text = `Skipped by ${d.by}${why} The tool was not run.`;
+    return { callId, name: tool, output: { type: 'text', text }, isError: false, latencyMs: 0, attempts: 0, fatal: false };
+  }
+  return errorOutcome(callId, tool, `Denied by ${d.by}${why} The tool was not run.`);
+}
+
+/** The result for a call the run policy denies. */
+export function policyDeniedOutcome(callId: string, tool: string): ToolOutcome {
+  return errorOutcome(callId, tool, `Denied by the run's policy: "${tool}" may not be used in this run. The tool was not run.`);
+}
+
+/** The result for a call whose approval expired with outcome `deny`. */
+export function expiredOutcome(callId: string, tool: string): ToolOutcome {
+  return errorOutcome(callId, tool, 'Denied: nobody decided on this call before its approval expired. The tool was not run.');
+}

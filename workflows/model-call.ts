@@ -1,0 +1,45 @@
+/** One model step, retried by the workflow so every retry is an event and can move down the fallback chain. */
+import { ActivityCancellationType, isCancellation, proxyActivities, sleep } from '@temporalio/workflow';
+import type { AgentActivities } from '../core/contract';
+import type { EventLog } from '../core/event-log';
+import type { LoopState, ModelStep } from '../core/loop';
+import { modelInput } from '../core/loop';
+import type { AttemptFailure } from '../core/retry';
+import { modelForAttempt, modelLabel, retryDelayMs, shouldRetry } from '../core/retry';
+import type { AgentSpec } from '../core/spec';
+import { modelAttemptFailure } from './failures';
+
+/** Call the model for the next step, retrying per the agent's policy (Retry-After honoured, durable timers). */
+export async function callModelWithRetries(spec: AgentSpec, loop: LoopState, log: EventLog): Promise<{ step: ModelStep } | { failure: AttemptFailure }> {
+  const { callModel } = proxyActivities<AgentActivities>({
+    startToCloseTimeout: spec.modelTimeoutMs,
+    heartbeatTimeout: spec.modelHeartbeatTimeoutMs,
+    // One attempt per activity: this loop owns retries, backoff, Retry-After and fallback.
+    retry: { maximumAttempts: 1 },
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+  });
+  const step = loop.step + 1;
+  for (let attempt = 1; ; attempt++) {
+    const model = modelForAttempt(spec.models, attempt);
+    log.push({ type: 'step_started', step, provider: model.provider, model: model.model, attempt });
+    try {
+      const out = await callModel({ agent: spec.name, model, promptRef: spec.promptRef, step, attempt, transcript: modelInput(loop) });
+      return { step: { ...out, attempts: attempt } };
+    } catch (err) {
+      if (isCancellation(err)) throw err;
+      const failure = modelAttemptFailure(err);
+      if (!shouldRetry(failure, attempt, spec.modelRetry)) return { failure };
+      const delayMs = retryDelayMs(spec.modelRetry, attempt, failure.retryAfterMs);
+      log.push({
+        type: 'retrying',
+        step,
+        attempt,
+        error: failure.message,
+        ...(failure.type ? { errorType: failure.type } : {}),
+        delayMs,
+        nextModel: modelLabel(modelForAttempt(spec.models, attempt + 1)),
+      });
+      await sleep(delayMs);
+    }
+  }
+}

@@ -1,0 +1,20 @@
+/**
+ * Search attributes an agent run keeps up to date, so `temporal workflow list --query '…'` (and our
+ * `durable-agent approvals`) finds every run waiting for a person. Workers register them on start.
+ */
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+
+/** The agent's name. */
+export const AGENT_NAME = defineSearchAttributeKey('DurableAgentName', SearchAttributeType.KEYWORD);
+/** `running`, `awaiting_approval`, or how the run ended (`success`, `max_steps`, …). */
+export const RUN_STATUS = defineSearchAttributeKey('DurableAgentStatus', SearchAttributeType.KEYWORD);
+/** True while at least one tool call waits for a person. */
+export const AWAITING_APPROVAL = defineSearchAttributeKey('DurableAgentAwaitingApproval', SearchAttributeType.BOOL);
+/** How many tool calls wait for a person. */
+export const PENDING_APPROVALS = defineSearchAttributeKey('DurableAgentPendingApprovals', SearchAttributeType.INT);
+
+/** Every search attribute durable-agent uses. */
+export const SEARCH_ATTRIBUTE_KEYS = [AGENT_NAME, RUN_STATUS, AWAITING_APPROVAL, PENDING_APPROVALS];
+
+/** The visibility query that finds runs waiting for a person. */
+export const AWAITING_APPROVAL_QUERY = `${AWAITING_APPROVAL.name} = true`;
