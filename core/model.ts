@@ -1,5 +1,5 @@
 import type { AssistantMessage, Message } from './messages';
-import type { PromptSpec } from './spec';
+import type { PromptSpec, ThinkingSpec } from './spec';
 import type { Usage } from './usage';
 
 /** Why the model stopped. */
@@ -11,6 +11,8 @@ export interface ModelRequest extends PromptSpec {
   messages: Message[];
   maxTokens: number;
   temperature?: number;
+  /** Extended thinking, for providers that support it (ignored by the others). */
+  thinking?: ThinkingSpec;
 }
 
 /** A provider's answer. */

@@ -22,6 +22,17 @@ export interface ModelRef {
   /** Upper bound on output tokens per response. */
   maxTokens?: number;
   temperature?: number;
+  /**
+   * Extended thinking (Anthropic): the model reasons in up to `budgetTokens` tokens before answering.
+   * The budget must be less than `maxTokens`; temperature is not sent while thinking is on.
+   */
+  thinking?: ThinkingSpec;
+}
+
+/** Extended thinking settings of a model. */
+export interface ThinkingSpec {
+  /** Tokens the model may spend thinking (Anthropic requires at least 1024, and less than `maxTokens`). */
+  budgetTokens: number;
 }
 
 /** What happens to a run when a tool call fails after its retries. */

@@ -21,6 +21,7 @@ export function abortableSleep(ms: number, signal: AbortSignal, heartbeat?: () =
   });
 }
 
-function abortReason(signal: AbortSignal): unknown {
-  return signal.reason ?? new DOMException('aborted', 'AbortError');
+/** What to throw for an aborted signal: its reason, else `fallback`, else an AbortError. */
+export function abortReason(signal: AbortSignal, fallback?: unknown): unknown {
+  return signal.reason ?? fallback ?? new DOMException('aborted', 'AbortError');
 }

@@ -1,103 +1,39 @@
 /**
  * Anthropic Messages API through `@anthropic-ai/sdk`, streamed. The SDK's own retries are off: the
- * workflow owns retries. The API key comes from the worker's environment (or constructor), never from
- * workflow input or history.
+ * workflow owns retries, so every failure is classified into a {@link ProviderError} and thrown. The
+ * API key and base URL come from the worker's environment (or the constructor), never from workflow
+ * input or history.
  */
 import Anthropic from '@anthropic-ai/sdk';
-import type { JsonObject } from '../core/json';
-import type { AssistantContent, Message } from '../core/messages';
-import type { ModelRequest, ModelResponse, StopReason } from '../core/model';
+import type { ModelRequest, ModelResponse } from '../core/model';
+import { anthropicParams } from './anthropic-request';
+import { AnthropicStreamAssembler, AnthropicStreamError } from './anthropic-stream';
+import { abortReason } from './abortable';
+import { apiFailure, otherFailure, truncatedStream } from './errors';
 import type { ModelCallContext, ModelProvider, ProviderErrorKind } from './types';
 import { ProviderError } from './types';
 
+export { toAnthropicMessages, markCacheTail, anthropicParams } from './anthropic-request';
+export { AnthropicStreamAssembler } from './anthropic-stream';
+export { retryAfterMs } from './errors';
+
 /** Options of {@link AnthropicProvider}. */
 export interface AnthropicProviderOptions {
-  /** Default: `ANTHROPIC_API_KEY` from the worker's environment, read at call time. */
+  /** Default: `ANTHROPIC_API_KEY` from the worker's environment, read at the first call. */
   apiKey?: string;
-  /** Default: `ANTHROPIC_BASE_URL` or the public API. */
+  /** Default: `ANTHROPIC_BASE_URL` from the worker's environment, or the public API. */
   baseURL?: string;
+  /** Cache breakpoints on tools, system and the conversation tail. Default true. */
+  promptCaching?: boolean;
+  /** Time to wait for the response headers of one attempt, in ms. Default: the SDK's (10 minutes). */
+  timeoutMs?: number;
 }
 
-type Params = Anthropic.MessageCreateParamsStreaming;
-
-/** Our messages in the Messages API's shape. */
-export function toAnthropicMessages(messages: readonly Message[]): Anthropic.MessageParam[] {
-  return messages.map((m): Anthropic.MessageParam => {
-    if (m.role === 'user') {
-      return {
-        role: 'user',
-        content: m.content.map((b): Anthropic.ContentBlockParam =>
-          b.type === 'text'
-            ? { type: 'text', text: b.text }
-            : {
-                type: 'tool_result',
-                tool_use_id: b.toolUseId,
-                content: b.output.type === 'text' ? b.output.text : b.output.preview,
-                ...(b.isError ? { is_error: true } : {}),
-              },
-        ),
-      };
-    }
-    return {
-      role: 'assistant',
-      content: m.content.map((b): Anthropic.ContentBlockParam => {
-        switch (b.type) {
-          case 'text':
-            return { type: 'text', text: b.text };
-          case 'thinking':
-            return { type: 'thinking', thinking: b.thinking, signature: b.signature };
-          case 'redacted_thinking':
-            return { type: 'redacted_thinking', data: b.data };
-          case 'tool_use':
-            return { type: 'tool_use', id: b.id, name: b.name, input: b.input };
-        }
-      }),
-    };
-  });
-}
-
-function stopReason(reason: string | null): StopReason {
-  switch (reason) {
-    case 'end_turn':
-    case 'tool_use':
-    case 'max_tokens':
-    case 'stop_sequence':
-    case 'refusal':
-    case 'pause_turn':
-      return reason;
-    default:
-      return 'other';
-  }
-}
-
-/** Parse a Retry-After header (seconds or HTTP date) or retry-after-ms into milliseconds. */
-export function retryAfterMs(headers: Headers | undefined, now = Date.now()): number | undefined {
-  if (!headers) return undefined;
-  const ms = headers.get('retry-after-ms');
-  if (ms && Number.isFinite(Number(ms))) return Math.max(0, Number(ms));
-  const value = headers.get('retry-after');
-  if (!value) return undefined;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
-  const date = Date.parse(value);
-  return Number.isFinite(date) ? Math.max(0, date - now) : undefined;
-}
-
-const KIND_BY_STATUS: Record<number, ProviderErrorKind> = {
-  400: 'invalid_request',
-  401: 'authentication',
-  403: 'permission',
-  404: 'not_found',
-  408: 'timeout',
-  413: 'request_too_large',
-  429: 'rate_limit',
-  529: 'overloaded',
-};
-
-const KIND_BY_TYPE: Record<string, ProviderErrorKind> = {
+const KIND_BY_TYPE: Readonly<Record<string, ProviderErrorKind>> = {
   invalid_request_error: 'invalid_request',
   authentication_error: 'authentication',
   permission_error: 'permission',
+  billing_error: 'permission',
   not_found_error: 'not_found',
   request_too_large: 'request_too_large',
   rate_limit_error: 'rate_limit',
@@ -106,38 +42,48 @@ const KIND_BY_TYPE: Record<string, ProviderErrorKind> = {
   timeout_error: 'timeout',
 };
 
-const RETRYABLE: ReadonlySet<ProviderErrorKind> = new Set(['rate_limit', 'overloaded', 'server', 'connection', 'timeout', 'unknown']);
+const PROVIDER = 'Anthropic';
 
-/** Classify anything the SDK threw. */
+/**
+ * Classify anything a Messages API call threw. HTTP 408/409/429/5xx/529, connection failures, timeouts
+ * and error events after a 200 (mid-stream) are retryable; other 4xx are final, with the API's error
+ * type and message.
+ */
 export function classifyAnthropicError(err: unknown): ProviderError {
   if (err instanceof ProviderError) return err;
   if (err instanceof Anthropic.APIConnectionTimeoutError) {
-    return new ProviderError(`Anthropic request timed out: ${err.message}`, { kind: 'timeout', retryable: true, cause: err });
+    return new ProviderError(`${PROVIDER} request timed out: ${err.message}`, { kind: 'timeout', retryable: true, cause: err });
   }
   if (err instanceof Anthropic.APIConnectionError) {
-    return new ProviderError(`Anthropic connection failed: ${err.message}`, { kind: 'connection', retryable: true, cause: err });
+    return new ProviderError(`${PROVIDER} connection failed: ${err.message}`, { kind: 'connection', retryable: true, cause: err });
   }
   if (err instanceof Anthropic.APIError) {
-    const body = err.error as { error?: { type?: string; message?: string } } | undefined;
-    const type = body?.error?.type ?? (err as { type?: string | null }).type ?? undefined;
-    const kind: ProviderErrorKind =
-      (type ? KIND_BY_TYPE[type] : undefined) ?? (err.status ? KIND_BY_STATUS[err.status] : undefined) ?? (err.status && err.status >= 500 ? 'server' : 'unknown');
-    const message = body?.error?.message ?? err.message;
-    const after = retryAfterMs(err.headers);
-    return new ProviderError(`Anthropic ${type ?? kind}${err.status ? ` (${err.status})` : ''}: ${message}`, {
-      kind,
-      retryable: RETRYABLE.has(kind),
+    const body = err.error as { error?: { type?: unknown; message?: unknown }; request_id?: unknown } | undefined;
+    const bodyType = typeof body?.error?.type === 'string' ? body.error.type : undefined;
+    const type = bodyType ?? err.type ?? undefined;
+    const message = typeof body?.error?.message === 'string' ? body.error.message : err.message;
+    return apiFailure({
+      provider: PROVIDER,
       ...(err.status !== undefined ? { status: err.status } : {}),
-      ...(type ? { type } : {}),
-      ...(after !== undefined ? { retryAfterMs: after } : {}),
+      ...(type ? { type, ...(KIND_BY_TYPE[type] ? { kindOfType: KIND_BY_TYPE[type] } : {}) } : {}),
+      message,
+      ...(err.headers ? { headers: err.headers } : {}),
+      requestId: err.requestID ?? (typeof body?.request_id === 'string' ? body.request_id : null),
       cause: err,
     });
   }
-  const message = err instanceof Error ? err.message : String(err);
-  return new ProviderError(`Anthropic call failed: ${message}`, { kind: 'unknown', retryable: true, cause: err });
+  if (err instanceof AnthropicStreamError) {
+    return apiFailure({
+      provider: PROVIDER,
+      ...(err.type ? { type: err.type, ...(KIND_BY_TYPE[err.type] ? { kindOfType: KIND_BY_TYPE[err.type] } : {}) } : {}),
+      message: err.message,
+      cause: err,
+    });
+  }
+  return otherFailure(PROVIDER, err);
 }
 
-/** The Anthropic provider. */
+/** The Anthropic provider: register it on a worker as `anthropic` (the default) or under any name. */
 export class AnthropicProvider implements ModelProvider {
   private client: Anthropic | undefined;
 
@@ -153,64 +99,34 @@ export class AnthropicProvider implements ModelProvider {
         type: 'authentication_error',
       });
     }
+    const baseURL = this.options.baseURL ?? process.env.ANTHROPIC_BASE_URL;
     this.client = new Anthropic({
       apiKey,
+      // Temporal owns retries: a failed call is never retried at two layers.
       maxRetries: 0,
-      ...(this.options.baseURL ? { baseURL: this.options.baseURL } : {}),
+      ...(baseURL ? { baseURL } : {}),
+      ...(this.options.timeoutMs !== undefined ? { timeout: this.options.timeoutMs } : {}),
     });
     return this.client;
   }
 
   async generate(request: ModelRequest, ctx: ModelCallContext): Promise<ModelResponse> {
-    const params: Params = {
-      model: request.model,
-      max_tokens: request.maxTokens,
-      messages: toAnthropicMessages(request.messages),
-      stream: true,
-      ...(request.system ? { system: request.system } : {}),
-      ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
-      ...(request.tools.length
-        ? {
-            tools: request.tools.map((t) => ({
-              name: t.name,
-              description: t.description,
-              input_schema: t.inputSchema as Anthropic.Tool.InputSchema,
-            })),
-          }
-        : {}),
-    };
+    const assembler = new AnthropicStreamAssembler();
     try {
-      const stream = this.sdk().messages.stream(params, { signal: ctx.signal });
-      const stopped = new Set<number>();
-      stream.on('streamEvent', (event) => {
+      const params = anthropicParams(request, { promptCaching: this.options.promptCaching ?? true });
+      const stream = await this.sdk().messages.create(params, { signal: ctx.signal });
+      for await (const event of stream) {
         ctx.heartbeat();
-        if (event.type === 'content_block_stop') stopped.add(event.index);
-      });
-      const final = await stream.finalMessage();
-      const content: AssistantContent[] = [];
-      final.content.forEach((b, index) => {
-        if (b.type === 'text') content.push({ type: 'text', text: b.text });
-        else if (b.type === 'thinking') content.push({ type: 'thinking', thinking: b.thinking, signature: b.signature });
-        else if (b.type === 'redacted_thinking') content.push({ type: 'redacted_thinking', data: b.data });
-        else if (b.type === 'tool_use') {
-          const input = (b.input && typeof b.input === 'object' ? b.input : {}) as JsonObject;
-          content.push({ type: 'tool_use', id: b.id, name: b.name, input, ...(stopped.has(index) ? {} : { incomplete: true as const }) });
-        }
-      });
-      return {
-        message: { role: 'assistant', content },
-        stopReason: stopReason(final.stop_reason),
-        usage: {
-          inputTokens: final.usage.input_tokens,
-          outputTokens: final.usage.output_tokens,
-          cacheReadTokens: final.usage.cache_read_input_tokens ?? 0,
-          cacheWriteTokens: final.usage.cache_creation_input_tokens ?? 0,
-        },
-        model: final.model,
-      };
+        assembler.push(event);
+      }
     } catch (err) {
-      if (ctx.signal.aborted) throw err;
+      if (ctx.signal.aborted) throw abortReason(ctx.signal, err);
       throw classifyAnthropicError(err);
     }
+    // The SDK ends the iteration quietly when the request is aborted.
+    if (ctx.signal.aborted) throw abortReason(ctx.signal);
+    if (!assembler.complete) throw truncatedStream(PROVIDER, 'message_stop');
+    const response = assembler.result();
+    return { ...response, model: response.model || request.model };
   }
 }

@@ -1,0 +1,123 @@
+/**
+ * Classifying HTTP model API failures, shared by the providers. The rule is the one the SDKs use for
+ * their own retries (which are off: the workflow owns retries): 408, 409, 429 and 5xx (529 included)
+ * are transient, every other 4xx is final, and a server's `x-should-retry` header overrides both.
+ */
+import type { ProviderErrorKind } from './types';
+import { ProviderError } from './types';
+
+/** Parse a Retry-After header (seconds or HTTP date) or retry-after-ms into milliseconds. */
+export function retryAfterMs(headers: Headers | undefined, now = Date.now()): number | undefined {
+  if (!headers) return undefined;
+  const ms = headers.get('retry-after-ms');
+  if (ms && Number.isFinite(Number(ms))) return Math.max(0, Number(ms));
+  const value = headers.get('retry-after');
+  if (!value) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(value);
+  return Number.isFinite(date) ? Math.max(0, date - now) : undefined;
+}
+
+const KIND_BY_STATUS: Readonly<Record<number, ProviderErrorKind>> = {
+  400: 'invalid_request',
+  401: 'authentication',
+  403: 'permission',
+  404: 'not_found',
+  408: 'timeout',
+  409: 'server',
+  413: 'request_too_large',
+  429: 'rate_limit',
+  529: 'overloaded',
+};
+
+/** Kinds that mean the request itself is wrong: retrying the same request cannot help. */
+const FINAL_KINDS: ReadonlySet<ProviderErrorKind> = new Set(['invalid_request', 'authentication', 'permission', 'not_found', 'request_too_large']);
+
+/** The kind of a failure with this HTTP status. */
+export function kindForStatus(status: number): ProviderErrorKind {
+  const known = KIND_BY_STATUS[status];
+  if (known) return known;
+  if (status >= 500) return 'server';
+  if (status >= 400) return 'invalid_request';
+  return 'unknown';
+}
+
+/** Whether a response with this status is worth another attempt: 408, 409, 429 and 5xx. */
+export function isRetryableStatus(status: number): boolean {
+  return status === 408 || status === 409 || status === 429 || status >= 500;
+}
+
+/** The server's explicit retry advice (`x-should-retry: true|false`), if it gave one. */
+export function shouldRetryHeader(headers: Headers | undefined): boolean | undefined {
+  const value = headers?.get('x-should-retry');
+  return value === 'true' ? true : value === 'false' ? false : undefined;
+}
+
+/** What an API failure looked like on the wire. */
+export interface ApiFailure {
+  /** Provider name for the message, e.g. `Anthropic`. */
+  provider: string;
+  /** HTTP status; undefined for an error event received after a 200 (mid-stream). */
+  status?: number;
+  /** The provider's error type or code, e.g. `overloaded_error`, `invalid_api_key`. */
+  type?: string;
+  /** The kind the provider's error type means, when it is a known type. */
+  kindOfType?: ProviderErrorKind;
+  /** The provider's human-readable message. */
+  message: string;
+  headers?: Headers;
+  requestId?: string | null;
+  /** Force the retry decision (provider-specific knowledge, e.g. an exhausted quota). */
+  retryable?: boolean;
+  cause: unknown;
+}
+
+/**
+ * A classified API failure. With a status, the status decides (unless the server said otherwise with
+ * `x-should-retry`); without one (an error event in a stream that had started), it is transient unless
+ * its type says the request itself is wrong.
+ */
+export function apiFailure(f: ApiFailure): ProviderError {
+  const kind: ProviderErrorKind = f.kindOfType ?? (f.status !== undefined ? kindForStatus(f.status) : 'server');
+  const retryable =
+    f.retryable ?? shouldRetryHeader(f.headers) ?? (f.status !== undefined ? isRetryableStatus(f.status) : !FINAL_KINDS.has(kind));
+  const after = retryAfterMs(f.headers);
+  const label = `${f.provider} ${f.type ?? kind}${f.status !== undefined ? ` (${f.status})` : ''}`;
+  const request = f.requestId ? ` [request id ${f.requestId}]` : '';
+  return new ProviderError(`${label}: ${f.message}${request}`, {
+    kind,
+    retryable,
+    ...(f.status !== undefined ? { status: f.status } : {}),
+    ...(f.type ? { type: f.type } : {}),
+    ...(after !== undefined && retryable ? { retryAfterMs: after } : {}),
+    cause: f.cause,
+  });
+}
+
+const SOCKET_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
+
+/** True for the errors fetch throws when a connection drops while the body is being read. */
+export function isConnectionDrop(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && SOCKET_CODES.has(code)) return true;
+    if (e instanceof TypeError && e.message === 'terminated') return true;
+  }
+  return false;
+}
+
+/** A failure that is not an API error: a dropped connection, or something unexpected (both transient). */
+export function otherFailure(provider: string, err: unknown): ProviderError {
+  if (err instanceof ProviderError) return err;
+  const message = err instanceof Error ? err.message : String(err);
+  if (isConnectionDrop(err)) {
+    return new ProviderError(`${provider} connection dropped: ${message}`, { kind: 'connection', retryable: true, cause: err });
+  }
+  return new ProviderError(`${provider} call failed: ${message}`, { kind: 'unknown', retryable: true, cause: err });
+}
+
+/** The stream closed before the provider said the response was complete. */
+export function truncatedStream(provider: string, what: string): ProviderError {
+  return new ProviderError(`${provider} stream ended before ${what}: the connection was cut`, { kind: 'connection', retryable: true });
+}

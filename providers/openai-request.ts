@@ -1,0 +1,72 @@
+/**
+ * Building a Chat Completions request from a {@link ModelRequest}, for OpenAI and OpenAI-compatible
+ * servers (Ollama, vLLM, llama.cpp).
+ */
+import type OpenAI from 'openai';
+import type { Message } from '../core/messages';
+import { outputText } from '../core/messages';
+import type { ModelRequest } from '../core/model';
+
+/** The streamed Chat Completions request the provider sends. */
+export type OpenAIParams = OpenAI.Chat.ChatCompletionCreateParamsStreaming;
+
+/** Which field carries the output token cap: OpenAI's current one, or the one local servers know. */
+export type MaxTokensField = 'max_completion_tokens' | 'max_tokens';
+
+/**
+ * Our messages as Chat Completions messages. Tool results become `tool` messages, in call order, right
+ * after the assistant message that made the calls; thinking is not sent back (the API has no field for
+ * it). A failed tool's result is prefixed with `Error:` since the API has no error flag.
+ */
+export function toOpenAIMessages(system: string | undefined, messages: readonly Message[]): OpenAI.Chat.ChatCompletionMessageParam[] {
+  const out: OpenAI.Chat.ChatCompletionMessageParam[] = system ? [{ role: 'system', content: system }] : [];
+  for (const m of messages) {
+    if (m.role === 'user') {
+      const texts: string[] = [];
+      for (const b of m.content) {
+        if (b.type === 'text') {
+          if (b.text) texts.push(b.text);
+        } else {
+          const text = outputText(b.output);
+          out.push({ role: 'tool', tool_call_id: b.toolUseId, content: b.isError ? `Error: ${text}` : text });
+        }
+      }
+      if (texts.length) out.push({ role: 'user', content: texts.join('\n\n') });
+      continue;
+    }
+    const text = m.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('');
+    const calls = m.content.flatMap((b): OpenAI.Chat.ChatCompletionMessageFunctionToolCall[] =>
+      b.type === 'tool_use' ? [{ id: b.id, type: 'function', function: { name: b.name, arguments: JSON.stringify(b.input) } }] : [],
+    );
+    if (!text && calls.length === 0) continue;
+    out.push({ role: 'assistant', content: text || null, ...(calls.length ? { tool_calls: calls } : {}) });
+  }
+  return out;
+}
+
+/** Options of {@link openAIParams}. */
+export interface OpenAIParamsOptions {
+  maxTokensField: MaxTokensField;
+}
+
+/** The streamed Chat Completions request for `request`, asking for the usage-only final chunk. */
+export function openAIParams(request: ModelRequest, options: OpenAIParamsOptions): OpenAIParams {
+  return {
+    model: request.model,
+    messages: toOpenAIMessages(request.system, request.messages),
+    stream: true,
+    stream_options: { include_usage: true },
+    [options.maxTokensField]: request.maxTokens,
+    ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+    ...(request.tools.length
+      ? {
+          tools: request.tools.map(
+            (t): OpenAI.Chat.ChatCompletionFunctionTool => ({
+              type: 'function',
+              function: { name: t.name, description: t.description, parameters: t.inputSchema },
+            }),
+          ),
+        }
+      : {}),
+  };
+}

@@ -1,0 +1,265 @@
+/**
+ * The OpenAI-compatible provider against a local replay server, through the real `openai` package: the
+ * project's own stream fixtures (OpenAI, Ollama-, vLLM- and llama.cpp-style) assembled, the request it
+ * sends, every error class, cancellation.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { Message } from '../../core/messages';
+import { OpenAIProvider, toOpenAIMessages } from '../../providers/openai';
+import { ProviderError } from '../../providers/types';
+import { callContext, rejection, request, waitFor } from './context';
+import { ReplayServer, sseFrames } from './replay-server';
+import { fixture, openaiCompletion, openaiErrorBody } from './sse';
+
+const KEY = 'test-key-openai-unit-9d2e';
+let server: ReplayServer;
+let provider: OpenAIProvider;
+
+beforeAll(async () => {
+  server = await ReplayServer.start();
+  provider = new OpenAIProvider({ apiKey: KEY, baseURL: `${server.origin}/v1` });
+});
+afterAll(async () => {
+  await server?.close();
+});
+afterEach(() => {
+  vi.unstubAllEnvs();
+});
+
+async function replay(sse: string | string[], req = request('gpt-test'), p = provider) {
+  server.enqueue({ sse });
+  const ctx = callContext();
+  const before = server.requests.length;
+  const response = await p.generate(req, ctx);
+  return { response, sent: server.requests[before]!, ctx };
+}
+
+async function failure(reply: Parameters<ReplayServer['enqueue']>[0], p = provider): Promise<ProviderError> {
+  server.enqueue(reply);
+  const before = server.requests.length;
+  const err = await rejection(p.generate(request('gpt-test'), callContext()));
+  expect(err).toBeInstanceOf(ProviderError);
+  // The SDK's own retries are off: one request per call, whatever the error.
+  expect(server.requests.length - before).toBe(1);
+  return err as ProviderError;
+}
+
+describe('OpenAIProvider: assembling streams', () => {
+  it('assembles text and reads usage from the usage-only final chunk, cache reads apart', async () => {
+    const { response, ctx } = await replay(fixture('openai/text.sse'));
+    expect(response).toEqual({
+      message: { role: 'assistant', content: [{ type: 'text', text: 'Hej verden!' }] },
+      stopReason: 'end_turn',
+      usage: { inputTokens: 76, outputTokens: 4, cacheReadTokens: 1024, cacheWriteTokens: 0 },
+      model: 'gpt-4.1-mini-2025-04-14',
+    });
+    expect(ctx.beats).toBe(6);
+  });
+
+  it('assembles parallel tool calls from argument fragments interleaved by index', async () => {
+    const { response } = await replay(fixture('openai/tool_calls_interleaved.sse'));
+    expect(response.stopReason).toBe('tool_use');
+    expect(response.message.content).toEqual([
+      { type: 'tool_use', id: 'call_da02time', name: 'get_time', input: { tz: 'UTC' } },
+      { type: 'tool_use', id: 'call_da02date', name: 'get_date', input: { fmt: 'iso' } },
+    ]);
+    expect(response.usage).toEqual({ inputTokens: 150, outputTokens: 40, cacheReadTokens: 0, cacheWriteTokens: 0 });
+  });
+
+  it('assembles Ollama-style whole calls that all reuse index 0, with `reasoning` text and finish_reason stop', async () => {
+    const { response } = await replay(fixture('openai/ollama_whole_calls.sse'));
+    expect(response.message.content).toEqual([
+      { type: 'thinking', thinking: 'Two files are needed, so read both.', signature: '' },
+      { type: 'tool_use', id: 'call_da03k1', name: 'read_file', input: { path: 'a.txt' } },
+      { type: 'tool_use', id: 'call_da03k2', name: 'read_file', input: { path: 'b.txt' } },
+    ]);
+    expect(response.stopReason).toBe('tool_use');
+    expect(response.model).toBe('qwen3:8b');
+  });
+
+  it('assembles a call whose first chunk carries the id and an argument fragment, with reasoning_content', async () => {
+    const { response } = await replay(fixture('openai/reasoning_first_fragment.sse'));
+    expect(response.message.content).toEqual([
+      { type: 'thinking', thinking: 'Tides depend on the port; search.', signature: '' },
+      { type: 'tool_use', id: 'Xk2PqL9vT0aB', name: 'search', input: { query: 'tide tables Brest' } },
+    ]);
+    expect(response.usage).toEqual({ inputTokens: 180, outputTokens: 33, cacheReadTokens: 0, cacheWriteTokens: 0 });
+  });
+
+  it('flags a call cut off by the length limit as incomplete', async () => {
+    const { response } = await replay(fixture('openai/length_mid_args.sse'));
+    expect(response.stopReason).toBe('max_tokens');
+    expect(response.message.content).toEqual([
+      { type: 'text', text: 'Writing it now.' },
+      { type: 'tool_use', id: 'call_da05cut', name: 'write_file', input: {}, incomplete: true },
+    ]);
+  });
+
+  it('maps every finish_reason', async () => {
+    const cases = [
+      ['stop', 'end_turn'],
+      ['length', 'max_tokens'],
+      ['tool_calls', 'tool_use'],
+      ['function_call', 'tool_use'],
+      ['content_filter', 'refusal'],
+      ['some_future_reason', 'other'],
+    ] as const;
+    for (const [finish, ours] of cases) {
+      const { response } = await replay(openaiCompletion({ model: 'gpt-test', text: `finished: ${finish}`, finish, usage: { prompt: 3, completion: 2 } }));
+      expect(response.stopReason, finish).toBe(ours);
+      expect(response.message.content).toEqual([{ type: 'text', text: `finished: ${finish}` }]);
+    }
+  });
+});
+
+describe('OpenAIProvider: the request', () => {
+  const tools = [{ name: 'read_file', description: 'Read a file', inputSchema: { type: 'object', properties: { path: { type: 'string' } } } }];
+  const conversation: Message[] = [
+    { role: 'user', content: [{ type: 'text', text: 'Read a and b' }] },
+    {
+      role: 'assistant',
+      content: [
+        { type: 'thinking', thinking: 'two reads', signature: '' },
+        { type: 'text', text: 'Reading.' },
+        { type: 'tool_use', id: 'c1', name: 'read_file', input: { path: 'a' } },
+        { type: 'tool_use', id: 'c2', name: 'read_file', input: { path: 'b' } },
+      ],
+    },
+    {
+      role: 'user',
+      content: [
+        { type: 'tool_result', toolUseId: 'c1', output: { type: 'text', text: 'alpha' }, isError: false },
+        { type: 'tool_result', toolUseId: 'c2', output: { type: 'stored', ref: 'sha256-x', bytes: 99, preview: 'no such file' }, isError: true },
+        { type: 'text', text: 'and summarise' },
+      ],
+    },
+  ];
+  const text = openaiCompletion({ model: 'gpt-test', text: 'ok', finish: 'stop', usage: { prompt: 1, completion: 1 } });
+
+  it('sends system first, tool results as tool messages in call order, and asks for usage', async () => {
+    const { sent } = await replay(text, request('gpt-test', conversation, { system: 'Be brief.', tools, temperature: 0 }));
+    expect(sent.path).toBe('/v1/chat/completions');
+    expect(sent.headers.authorization).toBe(`Bearer ${KEY}`);
+    expect(sent.body).toEqual({
+      model: 'gpt-test',
+      stream: true,
+      stream_options: { include_usage: true },
+      // a base URL that is not OpenAI's gets the field local servers understand
+      max_tokens: 1024,
+      temperature: 0,
+      tools: [{ type: 'function', function: { name: 'read_file', description: 'Read a file', parameters: tools[0]!.inputSchema } }],
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'Read a and b' },
+        {
+          role: 'assistant',
+          content: 'Reading.',
+          tool_calls: [
+            { id: 'c1', type: 'function', function: { name: 'read_file', arguments: '{"path":"a"}' } },
+            { id: 'c2', type: 'function', function: { name: 'read_file', arguments: '{"path":"b"}' } },
+          ],
+        },
+        { role: 'tool', tool_call_id: 'c1', content: 'alpha' },
+        { role: 'tool', tool_call_id: 'c2', content: 'Error: no such file' },
+        { role: 'user', content: 'and summarise' },
+      ],
+    });
+  });
+
+  it('uses max_completion_tokens when told to (the OpenAI API default)', async () => {
+    const p = new OpenAIProvider({ apiKey: KEY, baseURL: `${server.origin}/v1`, maxTokensField: 'max_completion_tokens' });
+    const { sent } = await replay(text, request('gpt-test'), p);
+    expect(sent.body.max_completion_tokens).toBe(1024);
+    expect(sent.body).not.toHaveProperty('max_tokens');
+  });
+
+  it('sends a placeholder key to a base URL given in code, never the environment key', async () => {
+    vi.stubEnv('OPENAI_API_KEY', 'test-key-env-must-not-leak');
+    const { sent } = await replay(text, request('gpt-test'), new OpenAIProvider({ baseURL: `${server.origin}/v1` }));
+    expect(sent.headers.authorization).toBe('Bearer no-key');
+  });
+
+  it('reads OPENAI_API_KEY and OPENAI_BASE_URL from the environment', async () => {
+    vi.stubEnv('OPENAI_API_KEY', 'test-key-from-env-42');
+    vi.stubEnv('OPENAI_BASE_URL', `${server.origin}/v1`);
+    const { sent } = await replay(text, request('gpt-test'), new OpenAIProvider());
+    expect(sent.headers.authorization).toBe('Bearer test-key-from-env-42');
+  });
+
+  it('fails without retrying when the OpenAI API has no key, before any request', async () => {
+    vi.stubEnv('OPENAI_API_KEY', '');
+    vi.stubEnv('OPENAI_BASE_URL', '');
+    const err = await rejection(new OpenAIProvider().generate(request('gpt-test'), callContext()));
+    expect(err).toMatchObject({ kind: 'authentication', retryable: false });
+    expect((err as Error).message).toMatch(/OPENAI_API_KEY is not set/);
+  });
+
+  it('leaves out assistant messages with nothing to send', () => {
+    expect(toOpenAIMessages(undefined, [{ role: 'assistant', content: [{ type: 'thinking', thinking: 'hmm', signature: '' }] }])).toEqual([]);
+  });
+});
+
+describe('OpenAIProvider: errors', () => {
+  it.each([
+    [400, 'invalid_request_error', 'context_length_exceeded', "This model's maximum context length is 128000 tokens. However, your messages resulted in 130512 tokens.", 'invalid_request'],
+    [401, 'invalid_request_error', 'invalid_api_key', 'Incorrect API key provided: test-key-****9d2e.', 'authentication'],
+    [403, 'permission_error', null, 'You are not allowed to sample from this model', 'permission'],
+    [404, 'invalid_request_error', 'model_not_found', 'The model `gpt-nonexistent` does not exist or you do not have access to it.', 'not_found'],
+    [413, 'invalid_request_error', null, 'Request too large', 'invalid_request'],
+    [422, 'invalid_request_error', null, 'Unprocessable', 'invalid_request'],
+    [429, 'insufficient_quota', 'insufficient_quota', 'You exceeded your current quota, please check your plan and billing details.', 'rate_limit'],
+  ] as const)('does not retry HTTP %i (%s/%s), and says why', async (status, type, code, message, kind) => {
+    const err = await failure({ status, json: openaiErrorBody(message, type, code) });
+    expect(err).toMatchObject({ kind, retryable: false, status, type: code ?? type });
+    expect(err.message).toBe(`OpenAI ${code ?? type} (${status}): ${message}`);
+  });
+
+  it.each([408, 409, 429, 500, 502, 503, 504])('retries HTTP %i', async (status) => {
+    const err = await failure({ status, json: openaiErrorBody('try later', 'server_error') });
+    expect(err).toMatchObject({ retryable: true, status });
+  });
+
+  it('carries Retry-After as the next retry delay', async () => {
+    const err = await failure({ status: 429, json: openaiErrorBody('Rate limit reached for requests', 'requests', 'rate_limit_exceeded'), headers: { 'retry-after': '2' } });
+    expect(err).toMatchObject({ kind: 'rate_limit', retryable: true, retryAfterMs: 2000, type: 'rate_limit_exceeded' });
+  });
+
+  it('retries an error chunk arriving after HTTP 200', async () => {
+    const err = await failure({ sse: fixture('openai/error_midstream.sse') });
+    expect(err).toMatchObject({ kind: 'server', retryable: true, type: 'server_error' });
+    expect(err.status).toBeUndefined();
+  });
+
+  it('does not retry an error chunk whose code says the request was bad (vLLM)', async () => {
+    const frames = [...sseFrames(fixture('openai/error_midstream.sse')).slice(0, 1), `data: ${JSON.stringify({ error: { object: 'error', message: 'max_tokens must be at least 1', type: 'BadRequestError', param: null, code: 400 } })}\n\n`];
+    const err = await failure({ sse: frames });
+    expect(err).toMatchObject({ retryable: false, status: 400, type: 'BadRequestError' });
+  });
+
+  it('retries a connection reset mid-stream, a dropped connection and a stream with no finish_reason', async () => {
+    const frames = sseFrames(fixture('openai/text.sse'));
+    expect(await failure({ sse: frames.slice(0, 2), cut: true })).toMatchObject({ kind: 'connection', retryable: true });
+    expect(await failure({ reset: true })).toMatchObject({ kind: 'connection', retryable: true });
+    const unfinished = await failure({ sse: frames.slice(0, 3) });
+    expect(unfinished).toMatchObject({ kind: 'connection', retryable: true });
+    expect(unfinished.message).toMatch(/ended before a finish_reason/);
+  });
+
+  it('retries a request that timed out waiting for the response', async () => {
+    const p = new OpenAIProvider({ apiKey: KEY, baseURL: `${server.origin}/v1`, timeoutMs: 300 });
+    expect(await failure({ hang: true }, p)).toMatchObject({ kind: 'timeout', retryable: true });
+  });
+
+  it('aborts the HTTP stream when the call is cancelled, rejecting with the abort reason', async () => {
+    const frames = openaiCompletion({ model: 'gpt-test', text: 'y'.repeat(400), finish: 'stop', usage: { prompt: 1, completion: 1 }, chunk: 4 });
+    server.enqueue({ sse: frames, frameDelayMs: 50 });
+    const ctx = callContext();
+    const call = provider.generate(request('gpt-test'), ctx);
+    const rec = await waitFor(() => server.requests.find((r) => r.framesSent >= 3 && r.framesTotal === frames.length && !r.finishedAt && !r.abortedAt));
+    const reason = new Error('run cancelled');
+    ctx.controller.abort(reason);
+    expect(await rejection(call)).toBe(reason);
+    await waitFor(() => rec.abortedAt);
+    expect(rec.framesSent).toBeLessThan(rec.framesTotal);
+  });
+});

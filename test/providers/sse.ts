@@ -1,0 +1,147 @@
+/**
+ * Builders of protocol-conformant streams for tests that need them per request (the model name echoed,
+ * chosen text and usage): Anthropic Messages events and OpenAI Chat Completions chunks, as SSE frames.
+ * The fixed protocol cases live as files under `fixtures/`.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** Read one of the project's own fixture files (`fixtures/<name>`). */
+export function fixture(name: string): string {
+  return readFileSync(join(__dirname, 'fixtures', name), 'utf8');
+}
+
+/** One Anthropic SSE frame. */
+export function anthropicFrame(event: { type: string; [key: string]: unknown }): string {
+  return `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+}
+
+/** The `event: error` frame a Messages stream sends mid-stream. */
+export function anthropicErrorFrame(type: string, message: string): string {
+  return anthropicFrame({ type: 'error', error: { type, message } });
+}
+
+/** A content block to stream. */
+export type AnthropicBlock =
+  | { type: 'text'; text: string }
+  | { type: 'thinking'; thinking: string; signature: string }
+  | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
+
+/** Usage of a streamed message. */
+export interface StreamUsage {
+  input: number;
+  output: number;
+  cacheRead?: number;
+  cacheWrite?: number;
+}
+
+function pieces(text: string, size: number): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
+  return out;
+}
+
+/**
+ * A whole Messages stream: message_start, each block as start / deltas of `chunk` characters / stop
+ * (tool input JSON starting with an empty `input_json_delta`, as the API does), message_delta, message_stop.
+ */
+export function anthropicMessage(opts: { model: string; id?: string; blocks: AnthropicBlock[]; stopReason: string; usage: StreamUsage; chunk?: number }): string[] {
+  const size = opts.chunk ?? 7;
+  const usage = {
+    input_tokens: opts.usage.input,
+    cache_creation_input_tokens: opts.usage.cacheWrite ?? 0,
+    cache_read_input_tokens: opts.usage.cacheRead ?? 0,
+  };
+  const frames = [
+    anthropicFrame({
+      type: 'message_start',
+      message: { id: opts.id ?? 'msg_test', type: 'message', role: 'assistant', model: opts.model, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } },
+    }),
+  ];
+  opts.blocks.forEach((b, index) => {
+    if (b.type === 'text') {
+      frames.push(anthropicFrame({ type: 'content_block_start', index, content_block: { type: 'text', text: '' } }));
+      for (const p of pieces(b.text, size)) frames.push(anthropicFrame({ type: 'content_block_delta', index, delta: { type: 'text_delta', text: p } }));
+    } else if (b.type === 'thinking') {
+      frames.push(anthropicFrame({ type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } }));
+      for (const p of pieces(b.thinking, size)) frames.push(anthropicFrame({ type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking: p } }));
+      frames.push(anthropicFrame({ type: 'content_block_delta', index, delta: { type: 'signature_delta', signature: b.signature } }));
+    } else {
+      frames.push(anthropicFrame({ type: 'content_block_start', index, content_block: { type: 'tool_use', id: b.id, name: b.name, input: {} } }));
+      for (const p of ['', ...pieces(JSON.stringify(b.input), size)]) {
+        frames.push(anthropicFrame({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: p } }));
+      }
+    }
+    frames.push(anthropicFrame({ type: 'content_block_stop', index }));
+  });
+  frames.push(anthropicFrame({ type: 'message_delta', delta: { stop_reason: opts.stopReason, stop_sequence: null }, usage: { ...usage, output_tokens: opts.usage.output } }));
+  frames.push(anthropicFrame({ type: 'message_stop' }));
+  return frames;
+}
+
+/** One OpenAI SSE frame. */
+export function openaiFrame(chunk: unknown): string {
+  return `data: ${JSON.stringify(chunk)}\n\n`;
+}
+
+/** A tool call to stream. */
+export interface OpenAICall {
+  id: string;
+  name: string;
+  args: Record<string, unknown>;
+}
+
+/**
+ * A whole Chat Completions stream: a role chunk, text deltas, tool calls (as OpenAI streams them —
+ * `fragments` — or whole in one chunk each with index 0, as Ollama does — `whole`), the finish chunk,
+ * the usage-only chunk and `[DONE]`.
+ */
+export function openaiCompletion(opts: {
+  model: string;
+  text?: string;
+  calls?: OpenAICall[];
+  finish: string;
+  usage: { prompt: number; completion: number; cached?: number };
+  style?: 'fragments' | 'whole';
+  chunk?: number;
+}): string[] {
+  const size = opts.chunk ?? 7;
+  const base = { id: 'chatcmpl-test', object: 'chat.completion.chunk', created: 1_700_000_000, model: opts.model };
+  const delta = (d: unknown, finish: string | null = null) => openaiFrame({ ...base, choices: [{ index: 0, delta: d, finish_reason: finish }] });
+  const frames = [delta({ role: 'assistant', content: '' })];
+  for (const p of pieces(opts.text ?? '', size)) frames.push(delta({ content: p }));
+  (opts.calls ?? []).forEach((c, index) => {
+    const args = JSON.stringify(c.args);
+    if (opts.style === 'whole') {
+      frames.push(delta({ tool_calls: [{ id: c.id, index: 0, type: 'function', function: { name: c.name, arguments: args } }] }));
+      return;
+    }
+    frames.push(delta({ tool_calls: [{ index, id: c.id, type: 'function', function: { name: c.name, arguments: '' } }] }));
+    for (const p of pieces(args, size)) frames.push(delta({ tool_calls: [{ index, function: { arguments: p } }] }));
+  });
+  frames.push(delta({}, opts.finish));
+  frames.push(
+    openaiFrame({
+      ...base,
+      choices: [],
+      usage: {
+        prompt_tokens: opts.usage.prompt,
+        completion_tokens: opts.usage.completion,
+        total_tokens: opts.usage.prompt + opts.usage.completion,
+        prompt_tokens_details: { cached_tokens: opts.usage.cached ?? 0 },
+      },
+    }),
+  );
+  frames.push('data: [DONE]\n\n');
+  return frames;
+}
+
+/** A JSON error body in Anthropic's shape. */
+export function anthropicErrorBody(type: string, message: string): unknown {
+  return { type: 'error', error: { type, message }, request_id: 'req_test_0001' };
+}
+
+/** A JSON error body in OpenAI's shape. */
+export function openaiErrorBody(message: string, type: string, code: string | null = null): unknown {
+  return { error: { message, type, param: null, code } };
+}
