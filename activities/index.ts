@@ -1,4 +1,5 @@
 import type { AgentActivities } from '../core/contract';
+import type { PriceTable } from '../providers/pricing';
 import type { AgentRegistry } from '../agents/registry';
 import type { TranscriptStore } from '../store/transcript-store';
 import { checkApprovalsActivity } from './approvals';
@@ -16,10 +17,12 @@ export function createActivities(deps: {
   store: TranscriptStore;
   /** The worker registered durable-agent's search attributes. */
   searchAttributes?: boolean;
+  /** USD prices per model, for the cost of each model call. */
+  prices?: PriceTable;
 }): AgentActivities {
   return {
     describeAgent: describeAgentActivity(deps.registry, deps.store, deps.searchAttributes ?? false),
-    callModel: callModelActivity(deps.providers, deps.store),
+    callModel: callModelActivity(deps.providers, deps.store, deps.prices),
     runTool: runToolActivity(deps.registry, deps.store),
     commitTranscript: (input) => deps.store.append(input.head, input.append),
     checkApprovals: checkApprovalsActivity(deps.registry),

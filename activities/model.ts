@@ -4,7 +4,10 @@ import type { CallModelInput, CallModelOutput, ModelFailureDetails } from '../co
 import { dropIncompleteCalls } from '../core/loop';
 import type { PromptSpec } from '../core/spec';
 import { DEFAULTS } from '../core/spec';
+import type { PriceTable } from '../providers/pricing';
+import { costUsd, DEFAULT_PRICES } from '../providers/pricing';
 import type { ModelProvider } from '../providers/types';
+import type { Usage } from '../core/usage';
 import { ProviderError } from '../providers/types';
 import type { TranscriptStore } from '../store/transcript-store';
 import { errorMessage, keepAlive } from './heartbeat';
@@ -17,7 +20,7 @@ export type ProviderRegistry = ReadonlyMap<string, ModelProvider>;
  * answer. Provider failures become Temporal failures carrying whether they are retryable and any
  * Retry-After; the workflow decides about retries.
  */
-export function callModelActivity(providers: ProviderRegistry, store: TranscriptStore) {
+export function callModelActivity(providers: ProviderRegistry, store: TranscriptStore, prices: PriceTable = DEFAULT_PRICES) {
   return async function callModel(input: CallModelInput): Promise<CallModelOutput> {
     const ctx = Context.current();
     const provider = providers.get(input.model.provider);
@@ -42,6 +45,7 @@ export function callModelActivity(providers: ProviderRegistry, store: Transcript
           messages,
           maxTokens: input.model.maxTokens ?? DEFAULTS.maxTokens,
           ...(input.model.temperature !== undefined ? { temperature: input.model.temperature } : {}),
+          ...(input.model.thinking ? { thinking: input.model.thinking } : {}),
         },
         { signal: ctx.cancellationSignal, heartbeat: (d) => ctx.heartbeat(d), attempt: input.attempt, step: input.step },
       );
@@ -56,6 +60,7 @@ export function callModelActivity(providers: ProviderRegistry, store: Transcript
         provider: input.model.provider,
         model: response.model,
         latencyMs,
+        ...priced(response.model, input.model.model, response.usage, prices),
       };
     } catch (err) {
       if (ctx.cancellationSignal.aborted) throw new CancelledFailure('model call cancelled', [], err as Error);
@@ -64,6 +69,12 @@ export function callModelActivity(providers: ProviderRegistry, store: Transcript
       stop();
     }
   };
+}
+
+/** The cost of a call in USD, by the model that answered (or the one asked for), if the price table knows it. */
+function priced(answered: string, asked: string, usage: Usage, prices: PriceTable): { costUsd?: number } {
+  const cost = costUsd(answered, usage, prices) ?? costUsd(asked, usage, prices);
+  return cost === undefined ? {} : { costUsd: cost };
 }
 
 /** A provider error as a Temporal failure the workflow can classify. */

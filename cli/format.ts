@@ -65,7 +65,7 @@ export function formatEvent(e: AgentEvent, s: Styles): string[] {
     case 'approval_refused':
       return [s.red(`[approval] refused${e.callId ? ` for ${e.callId}` : ''}${e.by ? ` from ${e.by}` : ''}: ${clip(e.reason, 200)}`)];
     case 'step_finished':
-      return [s.dim(`[step ${e.step}] finished: ${e.stopReason}, ${formatUsage(e.usage)}, ${e.latencyMs} ms`)];
+      return [s.dim(`[step ${e.step}] finished: ${e.stopReason}, ${formatUsage(e.usage)}, ${e.latencyMs} ms${e.costUsd !== undefined ? `, ${formatUsd(e.costUsd)}` : ''}`)];
     case 'done': {
       const line = `[done] ${e.status} after ${e.steps} step${e.steps === 1 ? '' : 's'}`;
       return [e.status === 'success' ? s.green(s.bold(line)) : s.red(s.bold(line)), ...(e.error ? [s.red(`       ${clip(e.error.message, 300)}`)] : [])];
@@ -82,6 +82,18 @@ function pad(text: string, width: number): string {
   return text.length >= width ? text : text + ' '.repeat(width - text.length);
 }
 
+/** US dollars, with enough digits for the cost of one model call. */
+export function formatUsd(usd: number): string {
+  return `$${usd < 0.01 ? usd.toFixed(6) : usd.toFixed(4)}`;
+}
+
+/** The cost line of a result, saying when some steps had no known price. */
+function formatCost(r: AgentRunResult): string {
+  const unpriced = r.report.unpricedSteps ?? 0;
+  if (r.report.steps.length > 0 && unpriced === r.report.steps.length) return 'unknown (no price for this model in the worker\'s price table)';
+  return `${formatUsd(r.costUsd ?? 0)}${unpriced ? ` (+ ${unpriced} step${unpriced === 1 ? '' : 's'} with no known price)` : ''}`;
+}
+
 /** The result and its compact run report. */
 export function formatResult(r: AgentRunResult, s: Styles): string[] {
   const status = r.status === 'success' ? s.green(r.status) : s.red(r.status);
@@ -90,6 +102,7 @@ export function formatResult(r: AgentRunResult, s: Styles): string[] {
     `  status:   ${status}`,
     `  steps:    ${r.steps}`,
     `  usage:    ${formatUsage(r.usage)}`,
+    `  cost:     ${formatCost(r)}`,
     ...(r.error ? [`  error:    ${r.error.type ? `${r.error.type}: ` : ''}${clip(r.error.message, 300)}`] : []),
     `  final text:`,
     ...(r.finalText ? indent(r.finalText, '    ') : ['    (none)']),
@@ -99,7 +112,8 @@ export function formatResult(r: AgentRunResult, s: Styles): string[] {
   const modelWidth = Math.max(0, ...models.map((m) => m.length));
   r.report.steps.forEach((st, i) => {
     const attempts = st.attempts > 1 ? `, ${st.attempts} attempts` : '';
-    lines.push(`  step ${st.step}  ${pad(models[i] as string, modelWidth)}  ${pad(`${st.latencyMs} ms`, 8)}  ${st.stopReason}${attempts}  ${st.usage.inputTokens} in / ${st.usage.outputTokens} out`);
+    const cost = st.costUsd !== undefined ? `  ${formatUsd(st.costUsd)}` : '';
+    lines.push(`  step ${st.step}  ${pad(models[i] as string, modelWidth)}  ${pad(`${st.latencyMs} ms`, 8)}  ${st.stopReason}${attempts}  ${st.usage.inputTokens} in / ${st.usage.outputTokens} out${cost}`);
   });
   const nameWidth = Math.max(0, ...r.report.toolCalls.map((c) => c.name.length));
   for (const c of r.report.toolCalls) {

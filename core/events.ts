@@ -35,7 +35,7 @@ export type AgentEventBody =
       /** The model the next attempt will use. */
       nextModel: string;
     }
-  | { type: 'step_finished'; step: number; stopReason: StopReason; usage: Usage; latencyMs: number }
+  | { type: 'step_finished'; step: number; stopReason: StopReason; usage: Usage; latencyMs: number; costUsd?: number }
   | {
       type: 'approval_requested';
       step: number;
@@ -62,7 +62,7 @@ export type AgentEventBody =
   | { type: 'approval_expired'; step: number; callId: string; name: string; outcome: ApprovalTimeoutOutcome }
   /** A decision signal that could not be applied (malformed, unknown call, already decided, not allowed). */
   | { type: 'approval_refused'; callId?: string; by?: string; reason: string }
-  | { type: 'done'; status: RunStatus; steps: number; usage: Usage; finalText: string; error?: RunError };
+  | { type: 'done'; status: RunStatus; steps: number; usage: Usage; costUsd: number; finalText: string; error?: RunError };
 
 /** Every kind of run event. */
 export type AgentEventType = AgentEventBody['type'];

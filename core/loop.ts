@@ -65,6 +65,8 @@ export interface ModelStep {
   model: string;
   latencyMs: number;
   attempts: number;
+  /** Cost in USD, when the worker's price table knows the model. */
+  costUsd?: number;
 }
 
 /** What the workflow must do next. */
@@ -129,13 +131,21 @@ export function applyModelStep(state: LoopState, spec: AgentSpec, out: ModelStep
         stopReason: out.stopReason,
         usage: out.usage,
         attempts: out.attempts,
+        ...(out.costUsd !== undefined ? { costUsd: out.costUsd } : {}),
       },
     ],
   };
   const events: AgentEventBody[] = [];
   const text = messageText(message);
   if (text) events.push({ type: 'text', step, text });
-  events.push({ type: 'step_finished', step, stopReason: out.stopReason, usage: out.usage, latencyMs: out.latencyMs });
+  events.push({
+    type: 'step_finished',
+    step,
+    stopReason: out.stopReason,
+    usage: out.usage,
+    latencyMs: out.latencyMs,
+    ...(out.costUsd !== undefined ? { costUsd: out.costUsd } : {}),
+  });
 
   const calls = toolCalls(message);
   for (const c of calls) events.push({ type: 'tool_call', step, callId: c.id, name: c.name, args: c.input });
@@ -350,15 +360,28 @@ export function finishRun(state: LoopState, status: RunStatus, meta: RunMeta, er
     steps: state.step,
     usage: state.usage,
     ...(error ? { error } : {}),
+    costUsd: runCost(state.steps).costUsd,
     report: {
       agent: state.agent,
       ...meta,
       steps: state.steps,
       toolCalls: state.toolCalls,
       usage: state.usage,
+      ...runCost(state.steps),
     },
     transcriptHead: state.head,
   };
+}
+
+/** The run's cost: the sum over priced steps, and how many steps the price table did not know. */
+export function runCost(steps: readonly StepReport[]): { costUsd: number; unpricedSteps: number } {
+  let cost = 0;
+  let unpriced = 0;
+  for (const s of steps) {
+    if (s.costUsd === undefined) unpriced++;
+    else cost += s.costUsd;
+  }
+  return { costUsd: Math.round(cost * 1e8) / 1e8, unpricedSteps: unpriced };
 }
 
 /** The `done` event of a finished run. */
@@ -368,6 +391,7 @@ export function doneEvent(result: AgentRunResult): AgentEventBody {
     status: result.status,
     steps: result.steps,
     usage: result.usage,
+    costUsd: result.costUsd,
     finalText: result.finalText,
     ...(result.error ? { error: result.error } : {}),
   };

@@ -30,6 +30,8 @@ export interface StepReport {
   usage: Usage;
   /** Attempts it took, 1 when the first succeeded. */
   attempts: number;
+  /** Cost in USD (failed attempts are not billed by the providers and not counted); absent when the model has no price. */
+  costUsd?: number;
 }
 
 /** One tool call in the run report. */
@@ -59,6 +61,10 @@ export interface RunReport {
   steps: StepReport[];
   toolCalls: ToolCallReport[];
   usage: Usage;
+  /** Sum of the priced steps' costs in USD. */
+  costUsd: number;
+  /** Steps whose model the worker's price table did not know (not in `costUsd`). */
+  unpricedSteps: number;
 }
 
 /** A failure that ended a run. */
@@ -83,6 +89,8 @@ export interface AgentRunResult {
   /** Number of model calls made. */
   steps: number;
   usage: Usage;
+  /** Cost in USD of the priced steps (see `report.unpricedSteps`). */
+  costUsd: number;
   error?: RunError;
   report: RunReport;
   /** Head of the complete content-addressed transcript in the blob store. */

@@ -1,6 +1,6 @@
 /**
  * The demo agent `assistant` and what a worker needs to host it. With `ANTHROPIC_API_KEY` in the
- * worker's environment it uses Claude (model from `DURABLE_AGENT_MODEL`, default `claude-sonnet-4-5`);
+ * worker's environment it uses Claude (model from `DURABLE_AGENT_MODEL`, default `claude-sonnet-5-5`);
  * without it, the offline scripted demo model, which is not an LLM.
  */
 import type { Agent } from '../agents/define';
@@ -18,7 +18,7 @@ export { calculator, currentTime, demoTools, notesFile, saveNote, wordCount } fr
 /** Name of the demo agent. */
 export const DEMO_AGENT = 'assistant';
 /** Claude model used when `DURABLE_AGENT_MODEL` is not set. */
-export const DEFAULT_DEMO_MODEL = 'claude-sonnet-4-5';
+export const DEFAULT_DEMO_MODEL = 'claude-sonnet-5-5';
 
 /** System prompt of the demo agent (the offline model ignores it). */
 export const DEMO_SYSTEM_PROMPT = [

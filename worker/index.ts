@@ -6,6 +6,8 @@ import { DEFAULT_TASK_QUEUE } from '../core/contract';
 import type { Agent } from '../agents/define';
 import { AgentRegistry } from '../agents/registry';
 import { createActivities } from '../activities';
+import type { PriceTable } from '../providers/pricing';
+import { DEFAULT_PRICES } from '../providers/pricing';
 import type { ModelProvider } from '../providers/types';
 import { defaultProviders } from '../providers';
 import type { BlobStore } from '../store/blob-store';
@@ -18,7 +20,7 @@ import { ensureSearchAttributes } from './search-attributes';
 export interface AgentWorkerOptions {
   /** The agents this worker runs. */
   agents: readonly Agent[];
-  /** Extra or replacement model providers by name (defaults: `anthropic`). */
+  /** Extra or replacement model providers by name (defaults: `anthropic` and `openai`, keys from the environment). */
   providers?: Record<string, ModelProvider>;
   /** Where conversation content is stored. Default: files under `.durable-agent/blobs`. */
   store?: BlobStore;
@@ -31,6 +33,8 @@ export interface AgentWorkerOptions {
   taskQueue?: string;
   /** A prebuilt workflow bundle (tests and deployments reuse one); default: bundle `workflows/` now. */
   workflowBundle?: TemporalWorkerOptions['workflowBundle'];
+  /** Prices (USD per million tokens) by model id or prefix, merged over the built-in table; used for run costs. */
+  prices?: PriceTable;
   /**
    * Register durable-agent's search attributes (approval state, status, agent name) if missing, and keep
    * them current in runs. Default true; set false where the worker may not change the namespace.
@@ -71,7 +75,7 @@ export async function createWorker(options: AgentWorkerOptions): Promise<AgentWo
     connection,
     namespace,
     taskQueue,
-    activities: createActivities({ registry, providers, store: transcripts, searchAttributes }),
+    activities: createActivities({ registry, providers, store: transcripts, searchAttributes, prices: { ...DEFAULT_PRICES, ...options.prices } }),
     ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
   });
   return {

@@ -10,6 +10,7 @@ import type { Agent } from '../../agents/define';
 import { AgentClient } from '../../client';
 import type { AgentWorker } from '../../worker';
 import { createWorker } from '../../worker';
+import type { PriceTable } from '../../providers/pricing';
 import type { ModelProvider } from '../../providers/types';
 import { FileBlobStore } from '../../store/blob-store';
 
@@ -33,6 +34,8 @@ export async function startHarness(options: {
   storeDir?: string;
   /** Reuse a task queue (e.g. to start a new worker for runs of an earlier one). */
   taskQueue?: string;
+  /** Prices merged over the built-in table. */
+  prices?: PriceTable;
 }): Promise<Harness> {
   if (!runtimeInstalled) {
     Runtime.install({ logger: new DefaultLogger('WARN') });
@@ -46,6 +49,7 @@ export async function startHarness(options: {
     agents: options.agents,
     ...(options.providers ? { providers: options.providers } : {}),
     store: new FileBlobStore(storeDir),
+    ...(options.prices ? { prices: options.prices } : {}),
     connection: nativeConnection,
     taskQueue,
     workflowBundle: { codePath: inject('workflowBundlePath') },

@@ -127,6 +127,8 @@ beforeAll(async () => {
       anthropic: new AnthropicProvider({ apiKey: ANTHROPIC_KEY, baseURL: server.origin }),
       openai: new OpenAIProvider({ apiKey: OPENAI_KEY, baseURL: `${server.origin}/v1` }),
     },
+    // The test models get a price of their own (merged over the built-in table); gpt-loop has none.
+    prices: { 'claude-loop': { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 } },
   });
 });
 afterAll(async () => {
@@ -194,6 +196,13 @@ describe('real providers in the agent loop (local replay server, real dev server
       ['anthropic', 'claude-loop', 'end_turn', 1],
     ]);
     expect(result.usage).toEqual({ inputTokens: 320, outputTokens: 50, cacheReadTokens: 280, cacheWriteTokens: 340 });
+    // Cost per step from the worker's price table, summed for the run.
+    const price = (u: { inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number }) =>
+      (u.inputTokens * 3 + u.outputTokens * 15 + u.cacheReadTokens * 0.3 + u.cacheWriteTokens * 3.75) / 1e6;
+    for (const s of result.report.steps) expect(s.costUsd).toBeCloseTo(price(s.usage), 12);
+    expect(result.costUsd).toBeCloseTo(price(result.usage), 8);
+    expect(result.report).toMatchObject({ unpricedSteps: 0 });
+    expect(result.costUsd).toBeGreaterThan(0);
 
     const [first, second] = server.requestsFor('claude-loop');
     expect(first!.headers.authorization).toBe(`Bearer ${ANTHROPIC_KEY}`);
@@ -224,6 +233,9 @@ describe('real providers in the agent loop (local replay server, real dev server
       ['call_loop_b', { type: 'text', text: 'beta' }],
     ]);
     expect(result.usage).toEqual({ inputTokens: 268, outputTokens: 38, cacheReadTokens: 192, cacheWriteTokens: 0 });
+    // No price for this model: the report says so instead of claiming it was free.
+    expect(result.report.steps.every((s) => s.costUsd === undefined)).toBe(true);
+    expect(result.report).toMatchObject({ costUsd: 0, unpricedSteps: 2 });
     const second = server.requestsFor('gpt-loop')[1]!;
     expect(second.headers.authorization).toBe(`Bearer ${OPENAI_KEY}`);
     expect((second.body.messages as Array<{ role: string; tool_call_id?: string; content: unknown }>).slice(-2)).toEqual([

@@ -132,7 +132,7 @@ describe('demo worker config', () => {
     expect(Object.keys(c.providers).sort()).toEqual(['anthropic', 'scripted']);
     const agent = c.agents[0]!;
     expect(JSON.stringify([agentSpec(agent, 'sha256-x'), promptSpec(agent)])).not.toContain(key);
-    expect(demoWorkerConfig({ ANTHROPIC_API_KEY: key }).model.model).toBe('claude-sonnet-4-5');
+    expect(demoWorkerConfig({ ANTHROPIC_API_KEY: key }).model.model).toBe('claude-sonnet-5-5');
   });
 });
 

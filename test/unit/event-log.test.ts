@@ -7,7 +7,7 @@ import { ZERO_USAGE } from '../../core/usage';
 function text(n: number): AgentEventBody {
   return { type: 'text', step: 1, text: `event ${n}` };
 }
-const DONE: AgentEventBody = { type: 'done', status: 'success', steps: 1, usage: ZERO_USAGE, finalText: 'ok' };
+const DONE: AgentEventBody = { type: 'done', status: 'success', steps: 1, usage: ZERO_USAGE, costUsd: 0, finalText: 'ok' };
 
 function clock(): () => Date {
   let t = Date.parse('2025-01-01T00:00:00.000Z');

@@ -11,6 +11,7 @@ import {
   doneEvent,
   finishRun,
   recentMessages,
+  runCost,
   modelInput,
   startLoop,
   toolResultEvent,
@@ -503,11 +504,12 @@ describe('finishRun and doneEvent', () => {
     expect(result).toMatchObject({ status: 'success', finalText: 'All done.', steps: 2, usage: usage(30, 3), transcriptHead: out.head });
     expect(result).not.toHaveProperty('error');
     expect(result.messages).toEqual(s2.messages);
-    expect(result.report).toEqual({ agent: 'tester', ...meta, steps: s2.steps, toolCalls: s2.toolCalls, usage: usage(30, 3) });
+    // The test model has no price: cost 0, and the report says both steps were unpriced.
+    expect(result.report).toEqual({ agent: 'tester', ...meta, steps: s2.steps, toolCalls: s2.toolCalls, usage: usage(30, 3), costUsd: 0, unpricedSteps: 2 });
     expect(result.report.steps).toHaveLength(2);
     expect(result.report.toolCalls).toHaveLength(1);
 
-    expect(doneEvent(result)).toEqual({ type: 'done', status: 'success', steps: 2, usage: usage(30, 3), finalText: 'All done.' });
+    expect(doneEvent(result)).toEqual({ type: 'done', status: 'success', steps: 2, usage: usage(30, 3), costUsd: 0, finalText: 'All done.' });
   });
 
   it('takes the final text from the last assistant message even after tool results', () => {
@@ -523,9 +525,23 @@ describe('finishRun and doneEvent', () => {
       status: 'tool_error',
       steps: 1,
       usage: t2.state.usage,
+      costUsd: 0,
       finalText: 'Deploying.',
       error: { message: 'Tool "deploy" failed: boom', type: 'ToolError' },
     });
+  });
+
+  it('sums the cost of priced steps and counts the unpriced ones', () => {
+    const t1 = applyModelStep(startLoop(spec, 'p'), spec, { ...modelStep([use('c1', 'read')], 'tool_use'), costUsd: 0.0123 });
+    expect(t1.state.steps[0]!.costUsd).toBe(0.0123);
+    expect(t1.events.find((e) => e.type === 'step_finished')).toMatchObject({ costUsd: 0.0123 });
+    const s1 = applyToolOutcomes(t1.state, [planned('c1', READ)], [ok('c1', 'read', 'data')]).state;
+    const s2 = applyModelStep(s1, spec, { ...modelStep([{ type: 'text', text: 'ok' }], 'end_turn'), costUsd: 0.0007 }).state;
+    const s3 = applyModelStep(s2, spec, modelStep([{ type: 'text', text: 'again' }], 'end_turn')).state;
+    const result = finishRun(s3, 'success', meta);
+    expect(result.costUsd).toBeCloseTo(0.013, 10);
+    expect(result.report).toMatchObject({ costUsd: result.costUsd, unpricedSteps: 1 });
+    expect(runCost([])).toEqual({ costUsd: 0, unpricedSteps: 0 });
   });
 
   it('has empty final text and no head when the model never answered', () => {
