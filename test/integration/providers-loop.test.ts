@@ -18,6 +18,7 @@ import { OpenAIProvider } from '../../providers/openai';
 import { FileBlobStore } from '../../store/blob-store';
 import type { Harness } from '../helpers/harness';
 import { startHarness, testId } from '../helpers/harness';
+import { historyText } from '../helpers/history';
 import { echo } from '../helpers/tools';
 import { waitFor } from '../providers/context';
 import type { RecordedRequest, Reply } from '../providers/replay-server';
@@ -170,18 +171,6 @@ async function historyEvents(r: AgentRun): Promise<HistoryEvent[]> {
 }
 
 /** Every string in a run's history, payload data decoded from base64, so a scan sees what was recorded. */
-async function historyText(r: AgentRun): Promise<string> {
-  const out: string[] = [];
-  const walk = (v: unknown, key: string): void => {
-    if (typeof v === 'string') {
-      out.push(v);
-      if (key === 'data' || key === 'metadata') out.push(Buffer.from(v, 'base64').toString('utf8'));
-    } else if (Array.isArray(v)) v.forEach((x) => walk(x, key));
-    else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, key === 'metadata' ? 'metadata' : k);
-  };
-  walk(JSON.parse(historyToJSON(await r.handle.fetchHistory())), '');
-  return out.join('\n');
-}
 
 describe('real providers in the agent loop (local replay server, real dev server)', () => {
   it('runs a tool cycle on Anthropic: thinking signature sent back unchanged, cache breakpoints, usage summed', async () => {
@@ -290,7 +279,7 @@ describe('real providers in the agent loop (local replay server, real dev server
     expect(retrying).toEqual([expect.objectContaining({ errorType: 'overloaded_error', error: 'Anthropic overloaded_error: Overloaded' })]);
     const stored = await loadTranscript(new FileBlobStore(h.storeDir), result);
     expect(JSON.stringify(stored)).not.toContain('must vanish');
-    expect(await historyText(r)).not.toContain('must vanish');
+    expect(await historyText(r.handle)).not.toContain('must vanish');
   });
 
   it('falls back to the next model after a retryable failure, and the report says which model answered', async () => {
@@ -322,7 +311,7 @@ describe('real providers in the agent loop (local replay server, real dev server
     expect(runs.length).toBeGreaterThanOrEqual(9);
     const port = new URL(server.origin).port;
     for (const r of runs) {
-      const history = await historyText(r);
+      const history = await historyText(r.handle);
       expect(history.length).toBeGreaterThan(0);
       for (const secret of [ANTHROPIC_KEY, OPENAI_KEY, server.origin, `127.0.0.1:${port}`]) {
         expect(history, `${r.workflowId} contains ${secret}`).not.toContain(secret);
@@ -330,6 +319,6 @@ describe('real providers in the agent loop (local replay server, real dev server
     }
     // The scan reads decoded payloads: it does find what a run recorded.
     const loop = runs.find((r) => r.workflowId.startsWith('claude_loop-'))!;
-    expect(await historyText(loop)).toContain('The echo said ping.');
+    expect(await historyText(loop.handle)).toContain('The echo said ping.');
   });
 });

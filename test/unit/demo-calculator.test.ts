@@ -125,7 +125,7 @@ describe('demo worker config', () => {
   });
 
   it('uses Claude with a key, the model from DURABLE_AGENT_MODEL, and keeps the key out of the agent spec', () => {
-    const key = 'sk-ant-test-not-a-real-key';
+    const key = 'test-anthropic-key-not-real';
     const c = demoWorkerConfig({ ANTHROPIC_API_KEY: key, DURABLE_AGENT_MODEL: 'claude-haiku-4-5' });
     expect(c.offline).toBe(false);
     expect(c.model).toMatchObject({ provider: 'anthropic', model: 'claude-haiku-4-5' });
