@@ -5,8 +5,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Message } from '../../core/messages';
 import { AnthropicProvider } from '../../providers/anthropic';
-import { ProviderError } from '../../providers/types';
-import { callContext, rejection, request, waitFor } from './context';
+import type { ProviderError } from '../../providers/types';
+import { callContext, failedCall, rejection, replayCall, request, waitFor } from './context';
 import { ReplayServer, sseFrames } from './replay-server';
 import { anthropicErrorBody, anthropicMessage, fixture } from './sse';
 
@@ -25,24 +25,13 @@ afterEach(() => {
   vi.unstubAllEnvs();
 });
 
-/** Replay `sse` for one call of `provider` and return the response and the request the server saw. */
-async function replay(sse: string | string[], req = request('claude-test-model'), p = provider) {
-  server.enqueue({ sse });
-  const ctx = callContext();
-  const before = server.requests.length;
-  const response = await p.generate(req, ctx);
-  const sent = server.requests[before]!;
-  return { response, sent, ctx };
+/** Replay `sse` for one call of `provider`: the response and the request the server saw. */
+function replay(sse: string | string[], req = request('claude-test-model'), p = provider) {
+  return replayCall(server, p, sse, req);
 }
 
-async function failure(reply: Parameters<ReplayServer['enqueue']>[0], p = provider): Promise<ProviderError> {
-  server.enqueue(reply);
-  const before = server.requests.length;
-  const err = await rejection(p.generate(request('claude-test-model'), callContext()));
-  expect(err).toBeInstanceOf(ProviderError);
-  // The SDK's own retries are off: one request per call, whatever the error.
-  expect(server.requests.length - before).toBe(1);
-  return err as ProviderError;
+function failure(reply: Parameters<ReplayServer['enqueue']>[0], p = provider): Promise<ProviderError> {
+  return failedCall(server, p, reply, request('claude-test-model'));
 }
 
 describe('AnthropicProvider: assembling streams', () => {

@@ -6,8 +6,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Message } from '../../core/messages';
 import { OpenAIProvider, toOpenAIMessages } from '../../providers/openai';
-import { ProviderError } from '../../providers/types';
-import { callContext, rejection, request, waitFor } from './context';
+import type { ProviderError } from '../../providers/types';
+import { callContext, failedCall, rejection, replayCall, request, waitFor } from './context';
 import { ReplayServer, sseFrames } from './replay-server';
 import { fixture, openaiCompletion, openaiErrorBody } from './sse';
 
@@ -26,22 +26,13 @@ afterEach(() => {
   vi.unstubAllEnvs();
 });
 
-async function replay(sse: string | string[], req = request('gpt-test'), p = provider) {
-  server.enqueue({ sse });
-  const ctx = callContext();
-  const before = server.requests.length;
-  const response = await p.generate(req, ctx);
-  return { response, sent: server.requests[before]!, ctx };
+/** Replay `sse` for one call of `provider`: the response and the request the server saw. */
+function replay(sse: string | string[], req = request('gpt-test'), p = provider) {
+  return replayCall(server, p, sse, req);
 }
 
-async function failure(reply: Parameters<ReplayServer['enqueue']>[0], p = provider): Promise<ProviderError> {
-  server.enqueue(reply);
-  const before = server.requests.length;
-  const err = await rejection(p.generate(request('gpt-test'), callContext()));
-  expect(err).toBeInstanceOf(ProviderError);
-  // The SDK's own retries are off: one request per call, whatever the error.
-  expect(server.requests.length - before).toBe(1);
-  return err as ProviderError;
+function failure(reply: Parameters<ReplayServer['enqueue']>[0], p = provider): Promise<ProviderError> {
+  return failedCall(server, p, reply, request('gpt-test'));
 }
 
 describe('OpenAIProvider: assembling streams', () => {

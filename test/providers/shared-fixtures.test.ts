@@ -12,7 +12,7 @@ import type { ModelRequest } from '../../core/model';
 import { AnthropicProvider } from '../../providers/anthropic';
 import { OpenAIProvider } from '../../providers/openai';
 import { ProviderError } from '../../providers/types';
-import { callContext, rejection } from './context';
+import { callContext, rejection, replayCall } from './context';
 import { ReplayServer } from './replay-server';
 
 /** `shared/fixtures` beside the repository root (resolved from this file, never an absolute path). */
@@ -86,10 +86,8 @@ describe.skipIf(!present)('shared Anthropic fixtures', () => {
   });
 
   async function replay(file: string, req: ModelRequest) {
-    server.enqueue({ sse: read(file) });
-    const before = server.requests.length;
-    const response = await provider.generate(req, callContext());
-    return { response, sent: server.requests[before]!.body };
+    const { response, sent } = await replayCall(server, provider, read(file), req);
+    return { response, sent: sent.body };
   }
   const hello = (model = 'claude-test-model'): ModelRequest => ({ model, maxTokens: 1024, tools: [], messages: [{ role: 'user', content: [{ type: 'text', text: 'Hello' }] }] });
 
@@ -230,10 +228,8 @@ describe.skipIf(!present)('shared OpenAI fixtures', () => {
   });
 
   async function replay(file: string, req: ModelRequest) {
-    server.enqueue({ sse: read(file) });
-    const before = server.requests.length;
-    const response = await provider.generate(req, callContext());
-    return { response, sent: server.requests[before]!.body };
+    const { response, sent } = await replayCall(server, provider, read(file), req);
+    return { response, sent: sent.body };
   }
 
   interface OpenAIWire {
