@@ -8,6 +8,7 @@ import { z } from 'zod';
 import type { JsonObject } from '../core/json';
 import type { ApprovalTimeoutOutcome } from '../core/approvals';
 import type { ModelRef, RetrySpec, ToolErrorPolicy } from '../core/spec';
+import type { AnyToolCall } from '../core/result';
 import { DEFAULTS } from '../core/spec';
 
 /** Retry options of a tool or model call, in the shape of Temporal's RetryPolicy. */
@@ -39,10 +40,10 @@ export interface ToolContext {
 /** Input schemas of tools: zod objects. */
 export type ToolInputSchema = z.ZodObject;
 
-/** How a tool is declared. */
-export interface ToolConfig<I extends ToolInputSchema, O> {
+/** How a tool is declared. `N` is its name, `I` its zod input schema, `O` what `execute` returns. */
+export interface ToolConfig<N extends string, I extends ToolInputSchema, O> {
   /** 1–64 characters of letters, digits, `_` and `-`. */
-  name: string;
+  name: N;
   description: string;
   input: I;
   /** Read-only calls may run in parallel with other read-only calls. Default false. */
@@ -72,7 +73,7 @@ export interface ToolConfig<I extends ToolInputSchema, O> {
 }
 
 /** A defined tool. */
-export interface Tool<I extends ToolInputSchema = ToolInputSchema, O = unknown> extends ToolConfig<I, O> {
+export interface Tool<N extends string = string, I extends ToolInputSchema = ToolInputSchema, O = unknown> extends ToolConfig<N, I, O> {
   readonly kind: 'tool';
   /** JSON Schema of the input, from zod. */
   readonly inputSchema: JsonObject;
@@ -91,7 +92,7 @@ export class ToolError extends Error {
 const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /** Declare a tool. Its zod schema becomes the JSON Schema the model sees and validates every call. */
-export function defineTool<I extends ToolInputSchema, O>(config: ToolConfig<I, O>): Tool<I, O> {
+export function defineTool<const N extends string, I extends ToolInputSchema, O>(config: ToolConfig<N, I, O>): Tool<N, I, O> {
   if (!NAME.test(config.name)) throw new Error(`tool name ${JSON.stringify(config.name)} must be 1-64 letters, digits, _ or -`);
   if (!config.description?.trim()) throw new Error(`tool "${config.name}" needs a description`);
   if (!(config.input instanceof z.ZodObject)) throw new Error(`tool "${config.name}": input must be a z.object(...)`);
@@ -102,17 +103,20 @@ export function defineTool<I extends ToolInputSchema, O>(config: ToolConfig<I, O
   return Object.freeze({ ...config, kind: 'tool' as const, inputSchema });
 }
 
-/** How an agent is declared. */
-export interface AgentConfig {
+/** A tool of any name, input and output. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tools of any input and output type
+export type AnyTool = Tool<string, any, any>;
+
+/** How an agent is declared. `N` is its name and `T` its tools, so names and argument types flow to runs. */
+export interface AgentConfig<N extends string = string, T extends readonly AnyTool[] = readonly AnyTool[]> {
   /** Name clients start runs by. */
-  name: string;
+  name: N;
   /** The model to call. Credentials are configured on the worker's provider, never here. */
   model: ModelRef;
   /** Tried in turn after a retryable failure of the model before them. */
   fallbackModels?: ModelRef[];
   system?: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tools of any input and output type
-  tools?: ReadonlyArray<Tool<any, any>>;
+  tools?: T;
   /** Step cap (model calls). Default 25. */
   maxSteps?: number;
   /** Tool outputs over this many bytes are stored by reference. Default 16 KiB. */
@@ -128,19 +132,35 @@ export interface AgentConfig {
 }
 
 /** A defined agent. */
-export interface Agent extends AgentConfig {
+export interface Agent<N extends string = string, T extends readonly AnyTool[] = readonly AnyTool[]> extends AgentConfig<N, T> {
   readonly kind: 'agent';
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tools of any input and output type
-  readonly tools: ReadonlyArray<Tool<any, any>>;
+  readonly tools: T;
 }
 
+/** An agent of any name and tools. */
+export type AnyAgent = Agent<string, readonly AnyTool[]>;
+
+/** The call shape (`{ tool, args }`) of one tool: its name and the arguments its schema accepts. */
+export type ToolCallOf<T> = T extends Tool<infer N, infer I, infer _O> ? { tool: N; args: z.input<I> } : never;
+
+/**
+ * The tool calls an agent can make, as a union discriminated by `tool`: narrow on `call.tool` and `args`
+ * has that tool's input type. For an agent not known statically, any tool name and JSON arguments.
+ * (A call the model got wrong — unknown tool, invalid arguments — is reported with `isError` and its
+ * arguments exactly as sent.)
+ */
+export type ToolCallsOf<A> = A extends Agent<string, infer T> ? (T[number] extends never ? AnyToolCall : ToolCallOf<T[number]>) : AnyToolCall;
+
+/** The names of an agent's tools. */
+export type ToolNamesOf<A> = ToolCallsOf<A>['tool'];
+
 /** Declare an agent. */
-export function defineAgent(config: AgentConfig): Agent {
+export function defineAgent<const N extends string, const T extends readonly AnyTool[] = readonly []>(config: AgentConfig<N, T>): Agent<N, T> {
   if (!NAME.test(config.name)) throw new Error(`agent name ${JSON.stringify(config.name)} must be 1-64 letters, digits, _ or -`);
   for (const m of [config.model, ...(config.fallbackModels ?? [])]) {
     if (!m?.provider || !m?.model) throw new Error(`agent "${config.name}": every model needs a provider and a model`);
   }
-  const tools = config.tools ?? [];
+  const tools = (config.tools ?? []) as unknown as T;
   const seen = new Set<string>();
   for (const t of tools) {
     if (seen.has(t.name)) throw new Error(`agent "${config.name}" has two tools named "${t.name}"`);

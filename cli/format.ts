@@ -36,11 +36,11 @@ export function formatEvent(e: AgentEvent, s: Styles): string[] {
     case 'text':
       return [`[step ${e.step}] text:`, ...indent(e.text, '    ')];
     case 'tool_call':
-      return [`[step ${e.step}] tool call ${s.bold(e.name)} ${clip(JSON.stringify(e.args) ?? '', 200)} ${s.dim(`(${e.callId})`)}`];
+      return [`[step ${e.step}] tool call ${s.bold(e.tool)} ${clip(JSON.stringify(e.args) ?? '', 200)} ${s.dim(`(${e.callId})`)}`];
     case 'tool_result': {
       const state = e.isError ? s.red('error') : s.green('ok');
       const extra = [formatBytes(e.bytes), `${e.latencyMs} ms`, ...(e.stored ? ['stored by reference'] : []), ...(e.attempts > 1 ? [`${e.attempts} attempts`] : [])];
-      return [`[step ${e.step}] tool result ${s.bold(e.name)} ${state} (${extra.join(', ')}): ${clip(e.preview, 160)}`];
+      return [`[step ${e.step}] tool result ${s.bold(e.tool)} ${state} (${extra.join(', ')}): ${clip(e.preview, 160)}`];
     }
     case 'retrying':
       return [
@@ -52,16 +52,16 @@ export function formatEvent(e: AgentEvent, s: Styles): string[] {
       const expires = e.expiresAt ? `, expires ${e.expiresAt}` : '';
       const who = e.approvers?.length ? `, approvers: ${e.approvers.join(' ')}` : '';
       return [
-        s.yellow(`[step ${e.step}] waiting for a person to approve ${s.bold(e.name)} ${clip(JSON.stringify(e.args) ?? '', 160)} (${e.callId}${expires}${who})`),
+        s.yellow(`[step ${e.step}] waiting for a person to approve ${s.bold(e.tool)} ${clip(JSON.stringify(e.args) ?? '', 160)} (${e.callId}${expires}${who})`),
         s.dim(`    decide with: durable-agent approve|deny|skip <workflowId> ${e.callId}   (list: durable-agent approvals)`),
       ];
     }
     case 'approval_decided': {
-      const line = `[step ${e.step}] ${e.decision} ${e.name} (${e.callId}) by ${e.by}${e.reason ? `: ${clip(e.reason, 160)}` : ''}${e.sticky ? ' [approved for the rest of the run]' : ''}`;
+      const line = `[step ${e.step}] ${e.decision} ${e.tool} (${e.callId}) by ${e.by}${e.reason ? `: ${clip(e.reason, 160)}` : ''}${e.sticky ? ' [approved for the rest of the run]' : ''}`;
       return [e.decision === 'approve' ? s.green(line) : s.yellow(line)];
     }
     case 'approval_expired':
-      return [s.red(`[step ${e.step}] approval of ${e.name} (${e.callId}) expired: ${e.outcome === 'fail' ? 'the run fails' : 'the call is denied'}`)];
+      return [s.red(`[step ${e.step}] approval of ${e.tool} (${e.callId}) expired: ${e.outcome === 'fail' ? 'the run fails' : 'the call is denied'}`)];
     case 'approval_refused':
       return [s.red(`[approval] refused${e.callId ? ` for ${e.callId}` : ''}${e.by ? ` from ${e.by}` : ''}: ${clip(e.reason, 200)}`)];
     case 'step_finished':
@@ -115,11 +115,11 @@ export function formatResult(r: AgentRunResult, s: Styles): string[] {
     const cost = st.costUsd !== undefined ? `  ${formatUsd(st.costUsd)}` : '';
     lines.push(`  step ${st.step}  ${pad(models[i] as string, modelWidth)}  ${pad(`${st.latencyMs} ms`, 8)}  ${st.stopReason}${attempts}  ${st.usage.inputTokens} in / ${st.usage.outputTokens} out${cost}`);
   });
-  const nameWidth = Math.max(0, ...r.report.toolCalls.map((c) => c.name.length));
+  const nameWidth = Math.max(0, ...r.report.toolCalls.map((c) => c.tool.length));
   for (const c of r.report.toolCalls) {
     const flags = [...(c.isError ? [s.red('error')] : []), ...(c.stored ? ['stored'] : []), ...(c.attempts > 1 ? [`${c.attempts} attempts`] : [])];
     lines.push(
-      `  tool ${pad(c.name, nameWidth)}  step ${c.step}  ${pad(`${c.latencyMs} ms`, 8)}  ${pad(formatBytes(c.resultBytes), 9)}${flags.length ? `  ${flags.join(', ')}` : ''}`.trimEnd(),
+      `  tool ${pad(c.tool, nameWidth)}  step ${c.step}  ${pad(`${c.latencyMs} ms`, 8)}  ${pad(formatBytes(c.resultBytes), 9)}${flags.length ? `  ${flags.join(', ')}` : ''}`.trimEnd(),
     );
   }
   if (!r.report.steps.length && !r.report.toolCalls.length) lines.push('  (no model or tool calls)');

@@ -4,58 +4,11 @@
  * input of these rules in history (the agent spec, the run policy, policy-check results, decisions), so
  * replay always reaches the same answers.
  */
-import type { JsonObject } from './json';
+import type { ApprovalDecision, ApprovalSpec, Decision, PendingApproval, PolicyRule, RunPolicy } from './approval-types';
 import type { ToolOutcome } from './loop';
 import { errorOutcome } from './loop';
 
-/** When a tool asks for approval: never, always, or when a predicate of its arguments says so (evaluated by an activity). */
-export type ApprovalMode = 'never' | 'always' | 'conditional';
-
-/** What happens when nobody decides before the approval expires. */
-export type ApprovalTimeoutOutcome = 'deny' | 'fail';
-
-/** A tool's approval settings, as data. */
-export interface ApprovalSpec {
-  mode: ApprovalMode;
-  /** Identities allowed to decide (e.g. `ops:alice`); anyone when empty or absent. */
-  approvers?: string[];
-  /** How long a request waits before it expires; forever when absent. */
-  timeoutMs?: number;
-  onTimeout: ApprovalTimeoutOutcome;
-}
-
-/** A run-level rule for a tool name (or `*` for every tool): overrides the tool's own setting. */
-export type PolicyRule = 'allow' | 'ask' | 'deny';
-
-/** Run-level policy by tool name; `*` applies to tools not named. */
-export type RunPolicy = Record<string, PolicyRule>;
-
-/** A person's decision on a call. */
-export type Decision = 'approve' | 'deny' | 'skip';
-
-/** The payload of the `approval` signal and the `decide` update. */
-export interface ApprovalDecision {
-  callId: string;
-  decision: Decision;
-  /** Who decided, e.g. `ops:alice`. */
-  by: string;
-  reason?: string;
-  /** `tool`: on approve, also approve every other pending and later call of this tool in the run. */
-  scope?: 'call' | 'tool';
-}
-
-/** A call waiting for a person. */
-export interface PendingApproval {
-  callId: string;
-  step: number;
-  tool: string;
-  args: JsonObject;
-  /** ISO time the request was made (workflow time). */
-  requestedAt: string;
-  /** ISO time it expires, if it does. */
-  expiresAt?: string;
-  approvers?: string[];
-}
+export type * from './approval-types';
 
 /** How a call may proceed before any person is involved. */
 export type Gate =

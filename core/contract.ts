@@ -53,6 +53,12 @@ export interface RunToolInput {
   step: number;
   args: JsonObject;
   inlineLimitBytes: number;
+  /**
+   * Key the tool passes to the systems it changes: the run's first execution id and the call id, so it
+   * is stable across retries, worker restarts and continue-as-new, and unique across runs that reuse a
+   * workflow id. Absent only in activities scheduled by workflow code older than this field.
+   */
+  idempotencyKey?: string;
 }
 
 /** Output of the `runTool` activity. `isError` is set for results the model should see as errors (invalid arguments). */
@@ -68,6 +74,19 @@ export interface RunToolOutput {
 export interface ToolFailureDetails {
   attempt: number;
   latencyMs: number;
+}
+
+/**
+ * Failure type of an activity that could not read or write the run's content in the blob store. The
+ * workflow ends such a run `storage_error` (never retrying the model or the tool for it).
+ */
+export const STORAGE_ERROR = 'StorageError';
+
+/** Details attached to a {@link STORAGE_ERROR} failure (ApplicationFailure details[0]). */
+export interface StorageFailureDetails {
+  storage: true;
+  /** The blob that was missing, when one was. */
+  ref?: string;
 }
 
 /** Details attached to a failed `callModel` attempt (ApplicationFailure details[0]). */

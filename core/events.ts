@@ -1,82 +1,184 @@
-import type { ApprovalTimeoutOutcome, Decision } from './approvals';
-import type { JsonValue } from './json';
+/**
+ * The typed events of a run, read by cursor through the `events` query. Every variant is exported by
+ * name (`<What>Event`), and `AgentEvent` is their union discriminated by `type`. The type parameter
+ * carries the agent's tool names and argument types into the events that name a tool.
+ */
+import type { ApprovalTimeoutOutcome, Decision } from './approval-types';
 import type { StopReason } from './model';
-import type { RunError, RunStatus } from './result';
+import type { AnyToolCall, RunError, RunStatus, ToolCallShape } from './result';
 import type { Usage } from './usage';
 
+/** The run started: the agent, its first model and its step cap. */
+export interface RunStartedEvent {
+  type: 'run_started';
+  agent: string;
+  /** `provider/model` of the first attempt. */
+  model: string;
+  maxSteps: number;
+}
+
+/** A model call attempt started. */
+export interface StepStartedEvent {
+  type: 'step_started';
+  step: number;
+  provider: string;
+  model: string;
+  attempt: number;
+}
+
+/** Text the model wrote in a step. */
+export interface TextEvent {
+  type: 'text';
+  step: number;
+  text: string;
+}
+
+/** The model asked for a tool call. `args` is what it sent (possibly not a valid object: see `inputError`). */
+export type ToolCallEvent<C extends ToolCallShape = AnyToolCall> = C & {
+  type: 'tool_call';
+  step: number;
+  callId: string;
+  /** Set when the model's arguments were not valid JSON; `args` is then its raw text. The call does not run. */
+  inputError?: string;
+};
+
+/** A tool call has its result (ran, failed, denied, skipped, or not run). */
+export interface ToolResultEvent<C extends ToolCallShape = AnyToolCall> {
+  type: 'tool_result';
+  step: number;
+  callId: string;
+  tool: C['tool'];
+  isError: boolean;
+  /** Start of the result text. */
+  preview: string;
+  bytes: number;
+  stored: boolean;
+  latencyMs: number;
+  attempts: number;
+}
+
+/** A model call attempt failed and will be tried again after `delayMs`. */
+export interface RetryingEvent {
+  type: 'retrying';
+  step: number;
+  /** The attempt that failed. */
+  attempt: number;
+  error: string;
+  errorType?: string;
+  /** Wait before the next attempt. */
+  delayMs: number;
+  /** The wait the provider asked for (Retry-After), when it was longer than the agent's maximum interval and `delayMs` is capped. */
+  requestedDelayMs?: number;
+  /** The model the next attempt will use. */
+  nextModel: string;
+}
+
+/** A model call completed. */
+export interface StepFinishedEvent {
+  type: 'step_finished';
+  step: number;
+  stopReason: StopReason;
+  usage: Usage;
+  latencyMs: number;
+  costUsd?: number;
+}
+
+/** A tool call waits for a person. */
+export type ApprovalRequestedEvent<C extends ToolCallShape = AnyToolCall> = C & {
+  type: 'approval_requested';
+  step: number;
+  callId: string;
+  /** ISO time the request expires, if it does. */
+  expiresAt?: string;
+  approvers?: string[];
+};
+
+/** A person decided on a call (or an earlier "approve all calls of this tool" did). */
+export interface ApprovalDecidedEvent<C extends ToolCallShape = AnyToolCall> {
+  type: 'approval_decided';
+  step: number;
+  callId: string;
+  tool: C['tool'];
+  decision: Decision;
+  by: string;
+  reason?: string;
+  /** `signal` or `update`. */
+  via: 'signal' | 'update';
+  /** True when the decision came from an earlier "approve all calls of this tool". */
+  sticky: boolean;
+}
+
+/** Nobody decided before the approval expired. */
+export interface ApprovalExpiredEvent<C extends ToolCallShape = AnyToolCall> {
+  type: 'approval_expired';
+  step: number;
+  callId: string;
+  tool: C['tool'];
+  outcome: ApprovalTimeoutOutcome;
+}
+
+/**
+ * A decision signal arrived for a call the run has not reached yet (e.g. sent while the worker that
+ * showed the call was replaced): it is kept and applied when that call asks for approval.
+ */
+export interface ApprovalQueuedEvent {
+  type: 'approval_queued';
+  callId: string;
+  by: string;
+  decision: Decision;
+}
+
+/** A decision signal that could not be applied (malformed, unknown call, already decided, not allowed). */
+export interface ApprovalRefusedEvent {
+  type: 'approval_refused';
+  callId?: string;
+  by?: string;
+  reason: string;
+}
+
+/** The run ended; the same status and error as its result. */
+export interface DoneEvent {
+  type: 'done';
+  status: RunStatus;
+  steps: number;
+  usage: Usage;
+  costUsd: number;
+  finalText: string;
+  error?: RunError;
+}
+
 /** The body of a run event, without its sequence number and time. */
-export type AgentEventBody =
-  | { type: 'run_started'; agent: string; model: string; maxSteps: number }
-  | { type: 'step_started'; step: number; provider: string; model: string; attempt: number }
-  | { type: 'text'; step: number; text: string }
-  | { type: 'tool_call'; step: number; callId: string; name: string; args: JsonValue }
-  | {
-      type: 'tool_result';
-      step: number;
-      callId: string;
-      name: string;
-      isError: boolean;
-      /** Start of the result text. */
-      preview: string;
-      bytes: number;
-      stored: boolean;
-      latencyMs: number;
-      attempts: number;
-    }
-  | {
-      type: 'retrying';
-      step: number;
-      /** The attempt that failed. */
-      attempt: number;
-      error: string;
-      errorType?: string;
-      /** Wait before the next attempt. */
-      delayMs: number;
-      /** The model the next attempt will use. */
-      nextModel: string;
-    }
-  | { type: 'step_finished'; step: number; stopReason: StopReason; usage: Usage; latencyMs: number; costUsd?: number }
-  | {
-      type: 'approval_requested';
-      step: number;
-      callId: string;
-      name: string;
-      args: JsonValue;
-      /** ISO time the request expires, if it does. */
-      expiresAt?: string;
-      approvers?: string[];
-    }
-  | {
-      type: 'approval_decided';
-      step: number;
-      callId: string;
-      name: string;
-      decision: Decision;
-      by: string;
-      reason?: string;
-      /** `signal` or `update`. */
-      via: 'signal' | 'update';
-      /** True when the decision came from an earlier "approve all calls of this tool". */
-      sticky: boolean;
-    }
-  | { type: 'approval_expired'; step: number; callId: string; name: string; outcome: ApprovalTimeoutOutcome }
-  /** A decision signal that could not be applied (malformed, unknown call, already decided, not allowed). */
-  | { type: 'approval_refused'; callId?: string; by?: string; reason: string }
-  | { type: 'done'; status: RunStatus; steps: number; usage: Usage; costUsd: number; finalText: string; error?: RunError };
+export type AgentEventBody<C extends ToolCallShape = AnyToolCall> =
+  | RunStartedEvent
+  | StepStartedEvent
+  | TextEvent
+  | ToolCallEvent<C>
+  | ToolResultEvent<C>
+  | RetryingEvent
+  | StepFinishedEvent
+  | ApprovalRequestedEvent<C>
+  | ApprovalDecidedEvent<C>
+  | ApprovalExpiredEvent<C>
+  | ApprovalQueuedEvent
+  | ApprovalRefusedEvent
+  | DoneEvent;
 
 /** Every kind of run event. */
 export type AgentEventType = AgentEventBody['type'];
 
-/** A run event as stored in workflow state: numbered from 0 and stamped with workflow time. */
-export type AgentEvent = AgentEventBody & {
+/** What the log adds to every event: a sequence number from 0 and the workflow time. */
+export interface EventStamp {
   seq: number;
   /** Workflow time, ISO 8601. */
   at: string;
-};
+}
+
+/** A run event as stored in workflow state: numbered from 0 and stamped with workflow time. */
+export type AgentEvent<C extends ToolCallShape = AnyToolCall> = AgentEventBody<C> & EventStamp;
 
 /** A page of events read by cursor. */
-export interface EventPage {
-  events: AgentEvent[];
+export interface EventPage<C extends ToolCallShape = AnyToolCall> {
+  events: Array<AgentEvent<C>>;
   /** Cursor to pass next time. */
   next: number;
   /** True once the run has ended (the `done` event is in the log). */

@@ -148,7 +148,7 @@ export function applyModelStep(state: LoopState, spec: AgentSpec, out: ModelStep
   });
 
   const calls = toolCalls(message);
-  for (const c of calls) events.push({ type: 'tool_call', step, callId: c.id, name: c.name, args: c.input });
+  for (const c of calls) events.push({ type: 'tool_call', step, callId: c.id, tool: c.name, args: c.input });
 
   if (truncated) {
     // Complete calls of a truncated response are not run either: the model never finished its turn.
@@ -183,7 +183,7 @@ export function dropIncompleteCalls(message: AssistantMessage): AssistantMessage
 
 /** Match a tool call against the agent's tools. */
 export function planCall(spec: AgentSpec, step: number, call: ToolUseBlock): PlannedCall {
-  return { step, callId: call.id, name: call.name, args: call.input, tool: spec.tools.find((t) => t.name === call.name) };
+  return { step, callId: call.id, name: call.name, args: call.input as JsonObject, tool: spec.tools.find((t) => t.name === call.name) };
 }
 
 /**
@@ -287,7 +287,7 @@ function appendToolResults(state: LoopState, calls: readonly ToolUseBlock[], out
     reports.push({
       step,
       callId: call.id,
-      name: call.name,
+      tool: call.name,
       args: call.input,
       latencyMs: o.latencyMs,
       resultBytes: outputBytes(o.output),
@@ -314,7 +314,7 @@ export function toolResultEvent(step: number, o: ToolOutcome): AgentEventBody {
     type: 'tool_result',
     step,
     callId: o.callId,
-    name: o.name,
+    tool: o.name,
     isError: o.isError,
     preview: preview(outputText(o.output)),
     bytes: outputBytes(o.output),
@@ -352,14 +352,14 @@ export function recentMessages(messages: readonly Message[], maxBytes: number): 
 export function finishRun(state: LoopState, status: RunStatus, meta: RunMeta, error?: RunError, inlineBytes = Number.POSITIVE_INFINITY): AgentRunResult {
   const lastAssistant = [...state.messages].reverse().find((m) => m.role === 'assistant');
   const recent = recentMessages(state.messages, inlineBytes);
+  const ending = status === 'success' ? { status } : { status, error: error ?? { message: status } };
   return {
-    status,
+    ...ending,
     finalText: lastAssistant ? messageText(lastAssistant) : '',
     messages: recent.messages,
     messagesOmitted: recent.omitted,
     steps: state.step,
     usage: state.usage,
-    ...(error ? { error } : {}),
     costUsd: runCost(state.steps).costUsd,
     report: {
       agent: state.agent,
@@ -370,7 +370,7 @@ export function finishRun(state: LoopState, status: RunStatus, meta: RunMeta, er
       ...runCost(state.steps),
     },
     transcriptHead: state.head,
-  };
+  } as AgentRunResult;
 }
 
 /** The run's cost: the sum over priced steps, and how many steps the price table did not know. */

@@ -1,4 +1,4 @@
-import type { JsonObject } from './json';
+import type { JsonValue } from './json';
 
 /** A reference to an immutable, content-addressed blob in a {@link BlobStore}: `sha256-<hex>`. */
 export type BlobRef = string;
@@ -28,7 +28,14 @@ export interface ToolUseBlock {
   /** Provider-assigned call id; tool results refer to it. */
   id: string;
   name: string;
-  input: JsonObject;
+  /**
+   * The arguments exactly as the model sent them, parsed: a JSON object for a well-formed call. Any other
+   * JSON value (an array, a string…) is kept as sent and the call is answered with an error, never run.
+   * When the model's text was not valid JSON at all, `input` is that raw text and `inputError` says why.
+   */
+  input: JsonValue;
+  /** Set when the model's arguments were not valid JSON: the parse error. `input` then holds the raw text. */
+  inputError?: string;
   /**
    * Set when the response was cut off (max_tokens) before the call's arguments were complete.
    * Such a call is never executed.

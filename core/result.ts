@@ -1,24 +1,60 @@
+/**
+ * How a run ends: the typed result of the agent workflow, discriminated by `status`, and its run report.
+ * Every ending is a result, failures included; the type parameter carries the agent's tool names and
+ * argument types (see `ToolCallsOf` in the agent definitions).
+ */
+import type { JsonValue } from './json';
 import type { Message } from './messages';
 import type { StopReason } from './model';
 import type { Usage } from './usage';
-import type { JsonValue } from './json';
 
-/** How a run ended. */
-export type RunStatus =
-  /** The model answered without asking for more tools. */
-  | 'success'
-  /** The step cap was reached. */
-  | 'max_steps'
+/** A tool call as the types see it: a tool name and its arguments. `AnyToolCall` when the agent is not known. */
+export interface ToolCallShape {
+  tool: string;
+  args: unknown;
+}
+
+/** The call shape of an agent whose tools are not known statically. */
+export interface AnyToolCall extends ToolCallShape {
+  tool: string;
+  args: JsonValue;
+}
+
+/** Statuses of runs that ended as asked: the model answered. */
+export type SuccessStatus = 'success';
+/** Statuses of runs stopped by a limit. */
+export type LimitStatus = 'max_steps' | 'max_tokens';
+/** Statuses of runs that failed. */
+export type FailureStatus =
   /** A model call failed and could not be retried (or retries ran out). */
   | 'provider_error'
   /** A tool whose error policy is `fail` failed. */
   | 'tool_error'
-  /** The workflow was cancelled. */
-  | 'cancelled'
-  /** The model's response was cut off at its output token limit. */
-  | 'max_tokens'
   /** Nobody decided on a tool call before its approval expired, and the tool says that fails the run. */
-  | 'approval_expired';
+  | 'approval_expired'
+  /** The worker could not read or write the run's content in its blob store (e.g. a worker with another store). */
+  | 'storage_error'
+  /** The run's input was malformed, or names an agent the worker does not have. */
+  | 'invalid_input'
+  /** An activity failed in a way the loop does not classify (a bug or an outage); the message says which. */
+  | 'internal_error';
+
+/** How a run ended. */
+export type RunStatus = SuccessStatus | LimitStatus | 'cancelled' | FailureStatus;
+
+/** Every run status, in a stable order (for validation and display). */
+export const RUN_STATUSES: readonly RunStatus[] = [
+  'success',
+  'max_steps',
+  'max_tokens',
+  'cancelled',
+  'provider_error',
+  'tool_error',
+  'approval_expired',
+  'storage_error',
+  'invalid_input',
+  'internal_error',
+];
 
 /** One model call in the run report. */
 export interface StepReport {
@@ -35,11 +71,9 @@ export interface StepReport {
 }
 
 /** One tool call in the run report. */
-export interface ToolCallReport {
+export type ToolCallReport<C extends ToolCallShape = AnyToolCall> = C & {
   step: number;
   callId: string;
-  name: string;
-  args: JsonValue;
   /** Time the tool's last attempt took, as measured by the worker (0 when it never ran). */
   latencyMs: number;
   /** Size of the result in UTF-8 bytes. */
@@ -49,17 +83,17 @@ export interface ToolCallReport {
   isError: boolean;
   error?: string;
   attempts: number;
-}
+};
 
 /** What happened during a run, for people and dashboards. */
-export interface RunReport {
+export interface RunReport<C extends ToolCallShape = AnyToolCall> {
   agent: string;
   workflowId: string;
   runId: string;
   startedAt: string;
   endedAt: string;
   steps: StepReport[];
-  toolCalls: ToolCallReport[];
+  toolCalls: Array<ToolCallReport<C>>;
   usage: Usage;
   /** Sum of the priced steps' costs in USD. */
   costUsd: number;
@@ -67,16 +101,15 @@ export interface RunReport {
   unpricedSteps: number;
 }
 
-/** A failure that ended a run. */
+/** A failure or limit that ended a run. */
 export interface RunError {
   message: string;
-  /** Error class, e.g. the provider's error type or `ToolError`. */
+  /** Error class, e.g. the provider's error type, `ToolError`, `StorageError`, `UnknownAgent`. */
   type?: string;
 }
 
-/** The typed result of an agent workflow. */
-export interface AgentRunResult {
-  status: RunStatus;
+/** What every result has, whatever the status. */
+export interface RunResultBase<C extends ToolCallShape = AnyToolCall> {
   /** Text of the last assistant message. */
   finalText: string;
   /**
@@ -91,8 +124,34 @@ export interface AgentRunResult {
   usage: Usage;
   /** Cost in USD of the priced steps (see `report.unpricedSteps`). */
   costUsd: number;
-  error?: RunError;
-  report: RunReport;
-  /** Head of the complete content-addressed transcript in the blob store. */
+  report: RunReport<C>;
+  /** Head of the complete content-addressed transcript in the blob store (null when nothing was stored). */
   transcriptHead: string | null;
 }
+
+/** The model answered without asking for more tools. */
+export interface SuccessResult<C extends ToolCallShape = AnyToolCall> extends RunResultBase<C> {
+  status: SuccessStatus;
+  error?: undefined;
+}
+
+/** A limit stopped the run: the step cap, or the model's output token limit. */
+export interface LimitResult<C extends ToolCallShape = AnyToolCall> extends RunResultBase<C> {
+  status: LimitStatus;
+  error: RunError;
+}
+
+/** The run was cancelled; the transcript holds what completed, every open call closed with a result. */
+export interface CancelledResult<C extends ToolCallShape = AnyToolCall> extends RunResultBase<C> {
+  status: 'cancelled';
+  error: RunError;
+}
+
+/** The run failed; `error` says why and `status` what kind of failure it was. */
+export interface FailedResult<C extends ToolCallShape = AnyToolCall> extends RunResultBase<C> {
+  status: FailureStatus;
+  error: RunError;
+}
+
+/** The typed result of an agent run: every ending, failures included, discriminated by `status`. */
+export type AgentRunResult<C extends ToolCallShape = AnyToolCall> = SuccessResult<C> | LimitResult<C> | CancelledResult<C> | FailedResult<C>;

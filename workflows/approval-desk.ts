@@ -89,7 +89,7 @@ export class ApprovalDesk {
       type: 'approval_requested',
       step: call.step,
       callId: call.callId,
-      name: call.name,
+      tool: call.name,
       args: call.args,
       ...(pending.expiresAt ? { expiresAt: pending.expiresAt } : {}),
       ...(pending.approvers ? { approvers: pending.approvers } : {}),
@@ -108,7 +108,7 @@ export class ApprovalDesk {
       if (!(await condition(settled, timeoutMs)) && !settled()) {
         entry.closed = 'expired';
         const { callId, tool, step } = entry.pending;
-        this.log.push({ type: 'approval_expired', step, callId, name: tool, outcome: entry.spec?.onTimeout ?? 'deny' });
+        this.log.push({ type: 'approval_expired', step, callId, tool, outcome: entry.spec?.onTimeout ?? 'deny' });
         this.changed();
       }
     } catch (err) {
@@ -179,7 +179,7 @@ export class ApprovalDesk {
       type: 'approval_decided',
       step,
       callId,
-      name: tool,
+      tool,
       decision: decided.decision,
       by: decided.by,
       ...(decided.reason ? { reason: decided.reason } : {}),

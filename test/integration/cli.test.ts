@@ -89,7 +89,7 @@ describe('durable-agent run', () => {
     expect(result.finalText.split('\n')[0]).toBe(OFFLINE_LABEL);
     expect(result.finalText).toContain('12*(3+4) = 84');
     expect(result.report.workflowId).toBe(workflowId);
-    expect(result.report.toolCalls.map((c) => c.name)).toEqual(['calculator', 'word_count', 'current_time', 'save_note']);
+    expect(result.report.toolCalls.map((c) => c.tool)).toEqual(['calculator', 'word_count', 'current_time', 'save_note']);
     const calcId = result.report.toolCalls[0]!.callId;
     const calc = result.messages
       .flatMap((m): ContentBlock[] => m.content)

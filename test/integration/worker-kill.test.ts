@@ -151,7 +151,7 @@ describe('worker killed mid-tool', () => {
     expect(result.finalText).toBe('All notes written.');
     // The same transcript as the run that was never interrupted.
     expect(result.messages).toEqual(reference.messages);
-    const summary = (r: AgentRunResult) => r.report.toolCalls.map((c) => ({ callId: c.callId, name: c.name, args: c.args, isError: c.isError }));
+    const summary = (r: AgentRunResult) => r.report.toolCalls.map((c) => ({ callId: c.callId, tool: c.tool, args: c.args, isError: c.isError }));
     expect(summary(result)).toEqual(summary(reference));
 
     // Every completed tool call executed exactly once; the one killed mid-call started twice and finished once.

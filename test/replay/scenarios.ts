@@ -173,7 +173,7 @@ replayAgents.add(
 /** Throw unless the run's events of `type` are `expected` (compared on the listed fields). */
 async function expectEvents(run: AgentRun, type: 'approval_decided' | 'approval_refused', expected: readonly Record<string, unknown>[]): Promise<void> {
   const found = await waitForEvents(run, type, expected.length);
-  const picked = found.map((e, i) => Object.fromEntries(Object.keys(expected[i] ?? {}).map((k) => [k, (e as Record<string, unknown>)[k]])));
+  const picked = found.map((e, i) => Object.fromEntries(Object.keys(expected[i] ?? {}).map((k) => [k, (e as unknown as Record<string, unknown>)[k]])));
   if (JSON.stringify(picked) !== JSON.stringify(expected)) throw new Error(`${run.workflowId}: ${type} events ${JSON.stringify(found)}, expected ${JSON.stringify(expected)}`);
 }
 

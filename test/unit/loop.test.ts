@@ -234,9 +234,9 @@ describe('applyModelStep', () => {
     expect(t.events).toEqual([
       { type: 'text', step: 1, text: 'Let me look.' },
       { type: 'step_finished', step: 1, stopReason: 'tool_use', usage: usage(10, 5), latencyMs: 42 },
-      { type: 'tool_call', step: 1, callId: 'c1', name: 'read', args: { path: 'a' } },
-      { type: 'tool_call', step: 1, callId: 'c2', name: 'read', args: { path: 'b' } },
-      { type: 'tool_call', step: 1, callId: 'c3', name: 'write', args: { path: 'a', text: 'x' } },
+      { type: 'tool_call', step: 1, callId: 'c1', tool: 'read', args: { path: 'a' } },
+      { type: 'tool_call', step: 1, callId: 'c2', tool: 'read', args: { path: 'b' } },
+      { type: 'tool_call', step: 1, callId: 'c3', tool: 'write', args: { path: 'a', text: 'x' } },
     ]);
     // No results yet: the calls are open until the outcomes are applied.
     expect(t.state.messages.at(-1)?.role).toBe('assistant');
@@ -482,7 +482,7 @@ describe('toolResultEvent', () => {
   it('previews long text and reports sizes and storage', () => {
     const long = 'é'.repeat(300);
     const e = toolResultEvent(4, ok('c1', 'read', long, { latencyMs: 9, attempts: 2 }));
-    expect(e).toMatchObject({ type: 'tool_result', step: 4, callId: 'c1', name: 'read', isError: false, bytes: 600, stored: false, latencyMs: 9, attempts: 2 });
+    expect(e).toMatchObject({ type: 'tool_result', step: 4, callId: 'c1', tool: 'read', isError: false, bytes: 600, stored: false, latencyMs: 9, attempts: 2 });
     expect(e.type === 'tool_result' && e.preview).toBe(`${'é'.repeat(200)}… [100 more chars]`);
 
     const stored = toolResultEvent(1, ok('c2', 'read', '', { output: { type: 'stored', ref: 'sha256-x', bytes: 99_999, preview: 'start' } }));
