@@ -1,7 +1,7 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import type { CallModelInput, CallModelOutput, ModelFailureDetails } from '../core/contract';
-import { dropIncompleteCalls } from '../core/loop';
+import { dropIncompleteCalls } from '../core/state';
 import type { PromptSpec } from '../core/spec';
 import { DEFAULTS } from '../core/spec';
 import type { PriceTable } from '../providers/pricing';

@@ -1,5 +1,5 @@
 /** The types of human approval: tool settings, run policy, decisions and pending calls. Types only. */
-import type { AnyToolCall, ToolCallShape } from './result';
+import type { AnyToolCall, ToolCallShape } from './tool-call';
 
 /** When a tool asks for approval: never, always, or when a predicate of its arguments says so (evaluated by an activity). */
 export type ApprovalMode = 'never' | 'always' | 'conditional';

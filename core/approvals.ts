@@ -1,12 +1,10 @@
 /**
- * Human approval of tool calls: the policy types and the pure rules that decide whether a call needs a
- * person, which decisions are acceptable, and what a decision turns into. The workflow records every
- * input of these rules in history (the agent spec, the run policy, policy-check results, decisions), so
- * replay always reaches the same answers.
+ * Human approval of tool calls: the pure rules that decide whether a call needs a person and which
+ * decisions are acceptable. The workflow records every input of these rules in history (the agent spec,
+ * the run policy, policy-check results, decisions), so replay always reaches the same answers. What a
+ * decision turns into for the model is in `outcomes.ts`.
  */
 import type { ApprovalDecision, ApprovalSpec, Decision, PendingApproval, PolicyRule, RunPolicy } from './approval-types';
-import type { ToolOutcome } from './loop';
-import { errorOutcome } from './loop';
 
 export type * from './approval-types';
 
@@ -84,13 +82,35 @@ export type CallApprovalState =
   | { kind: 'pending'; pending: PendingApproval }
   | { kind: 'decided'; decision: Decision; by: string }
   | { kind: 'expired' }
-  | { kind: 'unknown' };
+  /** A call of this run that did not ask for approval (it ran, was answered, or its request was withdrawn). */
+  | { kind: 'not_asked' }
+  /** No call of this run has that id yet: it may be a call of a step not reached (or not recorded) yet. */
+  | { kind: 'not_reached' };
+
+/** At most this many decisions wait for calls the run has not reached; more are refused. */
+export const MAX_QUEUED_DECISIONS = 100;
+
+/**
+ * What to do with a well-formed decision *signal*: apply it, keep it until its call asks for approval
+ * (the call is not in the run yet — e.g. the signal overtook the replay of the step that asks), or
+ * refuse it. Updates are never queued: their caller waits for the answer (see {@link refusal}).
+ */
+export function signalDisposition(d: ApprovalDecision, state: CallApprovalState, nowMs: number, queued: number): { kind: 'apply' } | { kind: 'queue' } | { kind: 'refuse'; reason: string } {
+  if (state.kind === 'not_reached') {
+    if (queued >= MAX_QUEUED_DECISIONS) return { kind: 'refuse', reason: `too many decisions wait for calls this run has not reached (${MAX_QUEUED_DECISIONS})` };
+    return { kind: 'queue' };
+  }
+  const why = refusal(d, state, nowMs);
+  return why ? { kind: 'refuse', reason: why } : { kind: 'apply' };
+}
 
 /** Why a well-formed decision cannot be applied, or undefined if it can. */
 export function refusal(d: ApprovalDecision, state: CallApprovalState, nowMs: number): string | undefined {
   switch (state.kind) {
-    case 'unknown':
-      return `no approval is pending for call "${d.callId}"`;
+    case 'not_reached':
+      return `no approval is pending for call "${d.callId}": the run has no such call (yet)`;
+    case 'not_asked':
+      return `no approval is pending for call "${d.callId}": it did not ask for approval`;
     case 'decided':
       return `call "${d.callId}" was already decided (${state.decision} by ${state.by})`;
     case 'expired':
@@ -104,25 +124,4 @@ export function refusal(d: ApprovalDecision, state: CallApprovalState, nowMs: nu
       return undefined;
     }
   }
-}
-
-/** The result the model sees for a call a person denied or skipped. */
-export function decisionOutcome(callId: string, tool: string, d: { decision: Exclude<Decision, 'approve'>; by: string; reason?: string }): ToolOutcome {
-  const reason = d.reason?.trim();
-  const why = reason ? `: ${reason}${/[.!?]$/.test(reason) ? '' : '.'}` : '.';
-  if (d.decision === 'skip') {
-    const text = `Skipped by ${d.by}${why} The tool was not run.`;
-    return { callId, name: tool, output: { type: 'text', text }, isError: false, latencyMs: 0, attempts: 0, fatal: false };
-  }
-  return errorOutcome(callId, tool, `Denied by ${d.by}${why} The tool was not run.`);
-}
-
-/** The result for a call the run policy denies. */
-export function policyDeniedOutcome(callId: string, tool: string): ToolOutcome {
-  return errorOutcome(callId, tool, `Denied by the run's policy: "${tool}" may not be used in this run. The tool was not run.`);
-}
-
-/** The result for a call whose approval expired with outcome `deny`. */
-export function expiredOutcome(callId: string, tool: string): ToolOutcome {
-  return errorOutcome(callId, tool, 'Denied: nobody decided on this call before its approval expired. The tool was not run.');
 }

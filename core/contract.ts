@@ -5,7 +5,7 @@
 import type { JsonObject } from './json';
 import type { PendingApproval, RunPolicy } from './approvals';
 import type { Message, ToolOutput } from './messages';
-import type { ModelStep } from './loop';
+import type { ModelStep } from './state';
 import type { AgentSpec, ModelRef } from './spec';
 import type { RunStatus } from './result';
 import type { Usage } from './usage';

@@ -5,7 +5,8 @@
  */
 import type { ApprovalTimeoutOutcome, Decision } from './approval-types';
 import type { StopReason } from './model';
-import type { AnyToolCall, RunError, RunStatus, ToolCallShape } from './result';
+import type { RunError, RunStatus } from './result';
+import type { AnyToolCall, ToolCallShape } from './tool-call';
 import type { Usage } from './usage';
 
 /** The run started: the agent, its first model and its step cap. */

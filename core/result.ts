@@ -3,22 +3,12 @@
  * Every ending is a result, failures included; the type parameter carries the agent's tool names and
  * argument types (see `ToolCallsOf` in the agent definitions).
  */
-import type { JsonValue } from './json';
 import type { Message } from './messages';
 import type { StopReason } from './model';
 import type { Usage } from './usage';
+import type { AnyToolCall, ToolCallShape } from './tool-call';
 
-/** A tool call as the types see it: a tool name and its arguments. `AnyToolCall` when the agent is not known. */
-export interface ToolCallShape {
-  tool: string;
-  args: unknown;
-}
-
-/** The call shape of an agent whose tools are not known statically. */
-export interface AnyToolCall extends ToolCallShape {
-  tool: string;
-  args: JsonValue;
-}
+export type { AnyToolCall, ToolCallShape } from './tool-call';
 
 /** Statuses of runs that ended as asked: the model answered. */
 export type SuccessStatus = 'success';

@@ -1,9 +1,10 @@
+/** Retry decisions for model calls: whether to try again, after how long, and with which model. */
 import type { ModelRef, RetrySpec } from './spec';
 
 /** A failed attempt, reduced to what retry decisions need. */
 export interface AttemptFailure {
   message: string;
-  /** Error class, e.g. `rate_limit_error`, `overloaded_error`, `TimeoutFailure`. */
+  /** Error class, e.g. `rate_limit_error`, `overloaded_error`, `TimeoutFailure`, `StorageError`. */
   type?: string;
   retryable: boolean;
   /** Delay the provider asked for (Retry-After), if any. */
@@ -15,14 +16,25 @@ export function shouldRetry(failure: AttemptFailure, attempt: number, policy: Re
   return failure.retryable && attempt < policy.maximumAttempts;
 }
 
+/** The wait before the next attempt, and what the provider asked for when that was capped. */
+export interface RetryDelay {
+  delayMs: number;
+  /** The provider's Retry-After when it exceeded the policy's maximum interval (then `delayMs` is the maximum). */
+  requestedDelayMs?: number;
+}
+
 /**
  * Delay before the attempt after `attempt` (1-based): exponential backoff capped at the maximum interval,
- * or exactly what the provider asked for with Retry-After.
+ * or what the provider asked for with Retry-After — capped at the maximum interval too, so a server
+ * cannot park a run for hours; the cap is reported.
  */
-export function retryDelayMs(policy: RetrySpec, attempt: number, retryAfterMs?: number): number {
-  if (retryAfterMs !== undefined && retryAfterMs >= 0) return Math.round(retryAfterMs);
+export function retryDelay(policy: RetrySpec, attempt: number, retryAfterMs?: number): RetryDelay {
+  if (retryAfterMs !== undefined && retryAfterMs >= 0) {
+    const requested = Math.round(retryAfterMs);
+    return requested > policy.maximumIntervalMs ? { delayMs: Math.round(policy.maximumIntervalMs), requestedDelayMs: requested } : { delayMs: requested };
+  }
   const backoff = policy.initialIntervalMs * Math.pow(policy.backoffCoefficient, Math.max(0, attempt - 1));
-  return Math.round(Math.min(backoff, policy.maximumIntervalMs));
+  return { delayMs: Math.round(Math.min(backoff, policy.maximumIntervalMs)) };
 }
 
 /** The model an attempt uses: the primary first, then each fallback in turn after a retryable failure, cycling. */

@@ -1,23 +1,30 @@
 /**
- * The agent workflow: a deterministic driver of the pure loop in `core/loop.ts`. Model calls and tool
- * executions are activities; everything else is replayed from history, so a killed worker resumes the
- * run exactly where it was.
+ * The agent workflow: a deterministic driver of the pure loop in `core/transitions.ts`. Model calls and
+ * tool executions are activities; everything else is replayed from history, so a killed worker resumes
+ * the run exactly where it was. Every way a run ends — success, a limit, cancellation, a failure of the
+ * model, a tool, the store or an activity — returns an `AgentRunResult`, emits `done` and leaves the
+ * snapshot and search attributes final.
  */
-import { ApplicationFailure, CancellationScope, isCancellation, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { CancellationScope, isCancellation, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { AgentActivities, AgentWorkflowInput, RunSnapshot } from '../core/contract';
+import { STORAGE_ERROR } from '../core/contract';
 import { EventLog } from '../core/event-log';
-import type { LoopState, ToolOutcome } from '../core/loop';
-import { applyModelStep, applyToolOutcomes, closeOpenCalls, doneEvent, finishRun, modelInput, startLoop } from '../core/loop';
+import { doneEvent, finishRun } from '../core/report';
 import type { AgentRunResult, RunError, RunStatus } from '../core/result';
+import { modelForAttempt, modelLabel } from '../core/retry';
 import type { AgentSpec } from '../core/spec';
 import { DEFAULTS } from '../core/spec';
-import { modelForAttempt, modelLabel } from '../core/retry';
+import type { LoopState } from '../core/state';
+import { modelInput, startLoop } from '../core/state';
+import { applyModelStep, applyToolOutcomes, closeOpenCalls } from '../core/transitions';
 import { ZERO_USAGE } from '../core/usage';
 import { ApprovalDesk } from './approval-desk';
 import { eventsQuery, snapshotQuery } from './definitions';
+import { failureEnding, isActivityFailure } from './failures';
+import { inputProblems } from './input';
 import { callModelWithRetries } from './model-call';
-import type { ToolStepContext } from './tool-step';
-import { runToolStep } from './tool-step';
+import type { ToolCallContext } from './tool-call';
+import { ToolStep } from './tool-step';
 import { Visibility } from './visibility';
 
 const { describeAgent, commitTranscript } = proxyActivities<AgentActivities>({
@@ -25,129 +32,126 @@ const { describeAgent, commitTranscript } = proxyActivities<AgentActivities>({
   retry: { maximumAttempts: 5, initialInterval: '1 second' },
 });
 
-const POLICY_RULES = new Set(['allow', 'ask', 'deny']);
-
-function validateInput(input: AgentWorkflowInput): void {
-  const problems: string[] = [];
-  if (!input || typeof input !== 'object') problems.push('input must be an object { agent, prompt }');
-  else {
-    if (typeof input.agent !== 'string' || !input.agent) problems.push('agent must be a non-empty string');
-    if (typeof input.prompt !== 'string' || !input.prompt) problems.push('prompt must be a non-empty string');
-    if (input.maxSteps !== undefined && (!Number.isInteger(input.maxSteps) || input.maxSteps < 1)) {
-      problems.push('maxSteps must be a positive integer');
-    }
-    if (input.policy !== undefined) {
-      if (!input.policy || typeof input.policy !== 'object' || Array.isArray(input.policy)) problems.push('policy must be an object of tool name → allow | ask | deny');
-      else {
-        for (const [tool, rule] of Object.entries(input.policy)) {
-          if (!POLICY_RULES.has(rule as string)) problems.push(`policy for "${tool}" must be allow, ask or deny (got ${JSON.stringify(rule)})`);
-        }
-      }
-    }
-  }
-  if (problems.length) throw ApplicationFailure.nonRetryable(`Invalid agent run input: ${problems.join('; ')}`, 'InvalidInput');
+/** How the loop stopped, before the transcript is committed and the result built. */
+interface Ending {
+  status: RunStatus;
+  error?: RunError;
 }
 
-/** Run one agent to completion. Returns a typed result for every ending, cancellation included. */
+/** Run one agent to completion. Returns a typed result for every ending, cancellation and failures included. */
 export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRunResult> {
-  validateInput(input);
   const info = workflowInfo();
   const startedAt = new Date().toISOString();
   const log = new EventLog(() => new Date());
-  let state: LoopState | undefined;
+  const agentName = typeof input?.agent === 'string' ? input.agent : '';
+  let loop: LoopState = startLoop({ name: agentName, limits: { maxSteps: 1, toolResultInlineBytes: 0 } }, '');
   let phase: RunSnapshot['status'] = 'starting';
   const running = new Map<string, string>();
   let visibility = new Visibility(false);
-  const desk = new ApprovalDesk(log, () => {
-    if (phase === 'running' || phase === 'awaiting_approval') phase = desk.pending().length ? 'awaiting_approval' : 'running';
-    visibility.update(input.agent, phase, desk.pending().length);
-  });
+  const desk = new ApprovalDesk(
+    log,
+    () => {
+      if (phase === 'running' || phase === 'awaiting_approval') phase = desk.pending().length ? 'awaiting_approval' : 'running';
+      visibility.update(loop.agent, phase, desk.pending().length);
+    },
+    (callId) => loop.messages.some((m) => m.role === 'assistant' && m.content.some((b) => b.type === 'tool_use' && b.id === callId)),
+  );
   desk.install();
-
   setHandler(eventsQuery, (cursor, limit) => log.page(cursor, limit));
   setHandler(snapshotQuery, () => ({
-    agent: input.agent,
+    agent: loop.agent,
     status: phase,
-    step: state?.step ?? 0,
-    maxSteps: state?.maxSteps ?? input.maxSteps ?? 0,
-    usage: state?.usage ?? ZERO_USAGE,
+    step: loop.step,
+    maxSteps: loop.maxSteps,
+    usage: loop.usage ?? ZERO_USAGE,
     runningTools: [...running].map(([callId, name]) => ({ callId, name })),
     pendingApprovals: desk.pending(),
     events: log.size,
   }));
 
+  /** Close the run: commit what the model has not seen, build the result, emit `done`, finalise the snapshot and search attributes. */
+  const end = async (ending: Ending, spec?: AgentSpec): Promise<AgentRunResult> => {
+    desk.withdrawAll();
+    let { status, error } = ending;
+    // Store what the model has not seen (final tool results) so the transcript head names the whole
+    // conversation, even if the result carries only its most recent part.
+    const unstored = modelInput(loop);
+    if (spec && unstored.append.length > 0) {
+      try {
+        const head = await CancellationScope.nonCancellable(() => commitTranscript(unstored));
+        loop = { ...loop, head, stored: loop.messages.length };
+      } catch (err) {
+        if (!isActivityFailure(err)) throw err;
+        const failed = failureEnding(err, 'store the final messages of the transcript');
+        status = failed.status;
+        error = { ...failed.error, message: `The run ended (${ending.status}), but ${failed.error.message}` };
+      }
+    }
+    const inlineBytes = spec?.limits.resultMessagesInlineBytes ?? DEFAULTS.resultMessagesInlineBytes;
+    const result = finishRun(loop, status, { workflowId: info.workflowId, runId: info.runId, startedAt, endedAt: new Date().toISOString() }, error, inlineBytes);
+    phase = status;
+    visibility.update(loop.agent, status, 0);
+    log.push(doneEvent(result));
+    return result;
+  };
+
+  const problems = inputProblems(input);
+  if (problems) return end({ status: 'invalid_input', error: { message: `Invalid agent run input: ${problems}`, type: 'InvalidInput' } });
+
   let spec: AgentSpec;
   try {
     spec = await describeAgent({ agent: input.agent });
   } catch (err) {
-    if (isCancellation(err)) throw err;
-    const cause = err instanceof Error && 'cause' in err && err.cause instanceof Error ? err.cause : err;
-    const message = cause instanceof Error ? cause.message : String(cause);
-    throw ApplicationFailure.nonRetryable(message, cause instanceof ApplicationFailure ? cause.type : 'DescribeAgentFailed');
+    if (isCancellation(err)) return end({ status: 'cancelled', error: { message: 'The run was cancelled.', type: 'CancelledFailure' } });
+    if (!isActivityFailure(err)) throw err;
+    return end(failureEnding(err, `describe agent "${input.agent}"`));
   }
 
-  let loop = startLoop(spec, input.prompt, input.maxSteps);
-  state = loop;
+  loop = startLoop(spec, input.prompt, input.maxSteps);
   phase = 'running';
   visibility = new Visibility(spec.searchAttributes === true);
   visibility.update(spec.name, phase, 0);
   log.push({ type: 'run_started', agent: spec.name, model: modelLabel(modelForAttempt(spec.models, 1)), maxSteps: loop.maxSteps });
 
-  let status: RunStatus;
-  let error: RunError | undefined;
-  const completed: ToolOutcome[] = [];
-  const tools: ToolStepContext = { spec, policy: input.policy, desk, log, running, proxies: new Map() };
-
+  const tools: ToolCallContext = { spec, policy: input.policy, desk, log, running, proxies: new Map() };
+  let step: ToolStep | undefined;
+  let ending: Ending;
   try {
+    ending = await runLoop();
+  } catch (err) {
+    const cancelled = isCancellation(err);
+    if (!cancelled && !isActivityFailure(err)) throw err;
+    const failed = cancelled ? undefined : failureEnding(err, 'run the step');
+    const reason = cancelled ? 'Cancelled: the run was cancelled before this call finished.' : `Not executed: the run failed (${failed?.error.message}).`;
+    const closed = closeOpenCalls(loop, step?.completed() ?? [], reason);
+    loop = closed.state;
+    log.push(...closed.events);
+    ending = failed ?? { status: 'cancelled', error: { message: 'The run was cancelled.', type: 'CancelledFailure' } };
+  }
+  return end(ending, spec);
+
+  /** Model step, tool step, repeat, until a transition says to finish. */
+  async function runLoop(): Promise<Ending> {
     for (;;) {
       const model = await callModelWithRetries(spec, loop, log);
       if ('failure' in model) {
-        status = 'provider_error';
-        error = { message: model.failure.message, ...(model.failure.type ? { type: model.failure.type } : {}) };
-        break;
+        const { failure } = model;
+        const status = failure.type === STORAGE_ERROR ? 'storage_error' : 'provider_error';
+        return { status, error: { message: failure.message, ...(failure.type ? { type: failure.type } : {}) } };
       }
       const t = applyModelStep(loop, spec, model.step);
-      loop = state = t.state;
+      loop = t.state;
       log.push(...t.events);
-      if (t.next.type === 'finish') {
-        status = t.next.status;
-        error = t.next.error;
-        break;
-      }
+      if (t.next.type === 'finish') return { status: t.next.status, ...(t.next.error ? { error: t.next.error } : {}) };
       if (t.next.type !== 'run_tools') continue;
 
-      completed.length = 0;
-      await runToolStep(tools, t.next, completed);
-      const t2 = applyToolOutcomes(loop, t.next.calls, completed);
-      loop = state = t2.state;
-      completed.length = 0;
-      if (t2.next.type === 'finish') {
-        status = t2.next.status;
-        error = t2.next.error;
-        break;
-      }
+      step = new ToolStep(tools, t.next.plan);
+      const outcomes = await step.run();
+      const t2 = applyToolOutcomes(loop, t.next.plan, outcomes);
+      loop = t2.state;
+      step = undefined;
+      log.push(...t2.events);
+      if (t2.next.type === 'finish') return { status: t2.next.status, ...(t2.next.error ? { error: t2.next.error } : {}) };
     }
-  } catch (err) {
-    if (!isCancellation(err)) throw err;
-    const closed = closeOpenCalls(loop, completed, 'Cancelled: the run was cancelled before this call finished.');
-    loop = state = closed.state;
-    log.push(...closed.events);
-    status = 'cancelled';
-    error = { message: 'The run was cancelled.', type: 'CancelledFailure' };
   }
-  desk.withdrawAll();
-
-  // The run is ending: store what the model has not seen (final tool results) so the transcript head
-  // names the whole conversation, even if the result carries only its most recent part.
-  const unstored = modelInput(loop);
-  if (unstored.append.length > 0) {
-    const head = await CancellationScope.nonCancellable(() => commitTranscript(unstored));
-    loop = state = { ...loop, head, stored: loop.messages.length };
-  }
-  const inlineBytes = spec.limits.resultMessagesInlineBytes ?? DEFAULTS.resultMessagesInlineBytes;
-  const result = finishRun(loop, status, { workflowId: info.workflowId, runId: info.runId, startedAt, endedAt: new Date().toISOString() }, error, inlineBytes);
-  phase = status;
-  visibility.update(spec.name, status, 0);
-  log.push(doneEvent(result));
-  return result;
 }

@@ -1,16 +1,21 @@
 /**
  * Where tool calls wait for people. Requests, decisions (signal or validated update), expiries and
  * "approve all calls of this tool" live in workflow state, rebuilt from history on replay, so a decision
- * is never lost or applied twice, whatever happens to workers.
+ * is never lost or applied twice, whatever happens to workers. A decision signal for a call the run has
+ * not reached yet (it overtook the replay of the step that asks) is kept and applied when that call asks.
  */
-import { condition, isCancellation, setHandler } from '@temporalio/workflow';
+import { ApplicationFailure, condition, isCancellation, patched, setHandler } from '@temporalio/workflow';
 import type { ApprovalDecision, ApprovalSpec, CallApprovalState, Decision, PendingApproval } from '../core/approvals';
-import { decisionOutcome, expiredOutcome, parseDecision, refusal } from '../core/approvals';
+import { parseDecision, refusal, signalDisposition } from '../core/approvals';
 import type { DecisionReceipt } from '../core/contract';
 import type { EventLog } from '../core/event-log';
-import type { PlannedCall, ToolOutcome } from '../core/loop';
-import { errorOutcome } from '../core/loop';
+import type { ToolOutcome } from '../core/outcomes';
+import { decisionOutcome, expiredOutcome, withdrawnOutcome } from '../core/outcomes';
+import type { PlannedCall } from '../core/plan';
 import { approvalSignal, decideUpdate, pendingApprovalsQuery } from './definitions';
+
+/** Failure type of a refused `decide` update: non-retryable, the reason is the message. */
+export const APPROVAL_REFUSED = 'ApprovalRefused';
 
 interface Decided {
   decision: Decision;
@@ -31,39 +36,53 @@ export type Verdict = { kind: 'run' } | { kind: 'outcome'; outcome: ToolOutcome 
 /** The approval state of one run. */
 export class ApprovalDesk {
   private readonly entries = new Map<string, Entry>();
+  /** Decision signals for calls the run has not reached yet, by call id, in arrival order. */
+  private readonly queued = new Map<string, ApprovalDecision>();
   /** Tools approved for the rest of the run. */
   readonly approvedTools = new Set<string>();
 
   /**
    * @param log the run's event log
    * @param changed called whenever the set of pending approvals changes (search attributes)
+   * @param isCallOfRun whether a call id belongs to a step the run has reached
    */
   constructor(
     private readonly log: EventLog,
     private readonly changed: () => void,
+    private readonly isCallOfRun: (callId: string) => boolean,
   ) {}
 
   /** Register the signal, update and query handlers. */
   install(): void {
     setHandler(pendingApprovalsQuery, () => this.pending());
-    setHandler(approvalSignal, (payload: unknown) => {
-      const parsed = parseDecision(payload);
-      if (!parsed.ok) {
-        this.refused(payload, parsed.error);
-        return;
-      }
-      const why = refusal(parsed.value, this.stateOf(parsed.value.callId), Date.now());
-      if (why) this.refused(payload, why);
-      else this.apply(parsed.value, 'signal');
-    });
+    setHandler(approvalSignal, (payload: unknown) => this.onSignal(payload));
     setHandler(decideUpdate, (payload: unknown) => this.apply((parseDecision(payload) as { value: ApprovalDecision }).value, 'update'), {
+      // Refusals are final (nothing to retry) and typed, so any client — the `temporal` CLI included —
+      // reads `ApprovalRefused` with the reason. The validator writes nothing to history.
       validator: (payload: unknown) => {
         const parsed = parseDecision(payload);
-        if (!parsed.ok) throw new Error(parsed.error);
+        if (!parsed.ok) throw ApplicationFailure.nonRetryable(parsed.error, APPROVAL_REFUSED);
         const why = refusal(parsed.value, this.stateOf(parsed.value.callId), Date.now());
-        if (why) throw new Error(why);
+        if (why) throw ApplicationFailure.nonRetryable(why, APPROVAL_REFUSED);
       },
     });
+  }
+
+  private onSignal(payload: unknown): void {
+    const parsed = parseDecision(payload);
+    if (!parsed.ok) return this.refused(payload, parsed.error);
+    const d = parsed.value;
+    const state = this.stateOf(d.callId);
+    // Runs recorded before decisions could wait for their call refused them at once: keep that on replay.
+    if (state.kind === 'not_reached' && !patched('queue-early-decisions')) return this.refused(payload, refusal(d, state, Date.now()) as string);
+    const next = signalDisposition(d, state, Date.now(), this.queued.size);
+    if (next.kind === 'refuse') return this.refused(payload, next.reason);
+    if (next.kind === 'apply') {
+      this.apply(d, 'signal');
+      return;
+    }
+    this.queued.set(d.callId, d);
+    this.log.push({ type: 'approval_queued', callId: d.callId, by: d.by, decision: d.decision });
   }
 
   /** Calls waiting for a person, oldest first. */
@@ -71,13 +90,14 @@ export class ApprovalDesk {
     return [...this.entries.values()].filter((e) => !e.decided && !e.closed).map((e) => e.pending);
   }
 
-  /** Ask for a person's decision on `call`. */
+  /** Ask for a person's decision on `call`; a decision that arrived for it earlier is applied now. */
   request(call: PlannedCall, spec: ApprovalSpec | undefined): void {
     const now = Date.now();
+    const tool = call.tool.name;
     const pending: PendingApproval = {
       callId: call.callId,
       step: call.step,
-      tool: call.name,
+      tool,
       args: call.args,
       requestedAt: new Date(now).toISOString(),
       ...(spec?.timeoutMs !== undefined ? { expiresAt: new Date(now + spec.timeoutMs).toISOString() } : {}),
@@ -89,13 +109,33 @@ export class ApprovalDesk {
       type: 'approval_requested',
       step: call.step,
       callId: call.callId,
-      tool: call.name,
+      tool,
       args: call.args,
       ...(pending.expiresAt ? { expiresAt: pending.expiresAt } : {}),
       ...(pending.approvers ? { approvers: pending.approvers } : {}),
     });
+    const early = this.queued.get(call.callId);
+    if (early) {
+      this.queued.delete(call.callId);
+      const why = refusal(early, this.stateOf(call.callId), now);
+      if (why) this.refused(early, why);
+      else this.apply(early, 'signal');
+    }
     this.changed();
     if (spec?.timeoutMs !== undefined) void this.expireAt(entry, spec.timeoutMs);
+  }
+
+  /**
+   * Refuse the queued decisions for calls of a step that did not ask for approval: once the step is
+   * planned, they can never apply.
+   */
+  refuseQueuedFor(callIds: readonly string[]): void {
+    for (const id of callIds) {
+      const d = this.queued.get(id);
+      if (!d) continue;
+      this.queued.delete(id);
+      this.refused(d, refusal(d, { kind: 'not_asked' }, Date.now()) as string);
+    }
   }
 
   /**
@@ -121,18 +161,15 @@ export class ApprovalDesk {
   async wait(call: PlannedCall): Promise<Verdict> {
     const entry = this.entries.get(call.callId);
     if (!entry) return { kind: 'run' };
+    const tool = call.tool.name;
     await condition(() => entry.decided !== undefined || entry.closed !== undefined);
-    if (entry.closed === 'withdrawn') return { kind: 'outcome', outcome: errorOutcome(call.callId, call.name, 'Not executed: the run ended first.') };
-    if (entry.closed === 'expired') {
-      const denied = expiredOutcome(call.callId, call.name);
-      const fail = entry.spec?.onTimeout === 'fail';
-      return { kind: 'outcome', outcome: fail ? { ...denied, fatal: true, failStatus: 'approval_expired' } : denied };
-    }
+    if (entry.closed === 'withdrawn') return { kind: 'outcome', outcome: withdrawnOutcome(call.callId, tool) };
+    if (entry.closed === 'expired') return { kind: 'outcome', outcome: expiredOutcome(call.callId, tool, entry.spec?.onTimeout === 'fail') };
     const d = entry.decided as Decided;
-    return d.decision === 'approve' ? { kind: 'run' } : { kind: 'outcome', outcome: decisionOutcome(call.callId, call.name, { ...d, decision: d.decision }) };
+    return d.decision === 'approve' ? { kind: 'run' } : { kind: 'outcome', outcome: decisionOutcome(call.callId, tool, { ...d, decision: d.decision }) };
   }
 
-  /** Stop waiting for every open request (the run is ending). */
+  /** Stop waiting for every open request, and refuse decisions still queued (the run is ending). */
   withdrawAll(): void {
     let any = false;
     for (const e of this.entries.values()) {
@@ -141,15 +178,17 @@ export class ApprovalDesk {
         any = true;
       }
     }
+    for (const d of this.queued.values()) this.refused(d, `the run ended before call "${d.callId}" asked for approval`);
+    this.queued.clear();
     if (any) this.changed();
   }
 
   private stateOf(callId: string): CallApprovalState {
     const e = this.entries.get(callId);
-    if (!e || e.closed === 'withdrawn') return { kind: 'unknown' };
-    if (e.decided) return { kind: 'decided', decision: e.decided.decision, by: e.decided.by };
-    if (e.closed === 'expired') return { kind: 'expired' };
-    return { kind: 'pending', pending: e.pending };
+    if (e?.decided) return { kind: 'decided', decision: e.decided.decision, by: e.decided.by };
+    if (e?.closed === 'expired') return { kind: 'expired' };
+    if (e && !e.closed) return { kind: 'pending', pending: e.pending };
+    return e || this.isCallOfRun(callId) ? { kind: 'not_asked' } : { kind: 'not_reached' };
   }
 
   private apply(d: ApprovalDecision, via: 'signal' | 'update'): DecisionReceipt {

@@ -1,15 +1,15 @@
 /** One model step, retried by the workflow so every retry is an event and can move down the fallback chain. */
-import { ActivityCancellationType, isCancellation, proxyActivities, sleep } from '@temporalio/workflow';
+import { ActivityCancellationType, isCancellation, patched, proxyActivities, sleep } from '@temporalio/workflow';
 import type { AgentActivities } from '../core/contract';
 import type { EventLog } from '../core/event-log';
-import type { LoopState, ModelStep } from '../core/loop';
-import { modelInput } from '../core/loop';
 import type { AttemptFailure } from '../core/retry';
-import { modelForAttempt, modelLabel, retryDelayMs, shouldRetry } from '../core/retry';
+import { modelForAttempt, modelLabel, retryDelay, shouldRetry } from '../core/retry';
 import type { AgentSpec } from '../core/spec';
+import type { LoopState, ModelStep } from '../core/state';
+import { modelInput } from '../core/state';
 import { modelAttemptFailure } from './failures';
 
-/** Call the model for the next step, retrying per the agent's policy (Retry-After honoured, durable timers). */
+/** Call the model for the next step, retrying per the agent's policy (Retry-After honoured up to the maximum interval, durable timers). */
 export async function callModelWithRetries(spec: AgentSpec, loop: LoopState, log: EventLog): Promise<{ step: ModelStep } | { failure: AttemptFailure }> {
   const { callModel } = proxyActivities<AgentActivities>({
     startToCloseTimeout: spec.modelTimeoutMs,
@@ -29,7 +29,10 @@ export async function callModelWithRetries(spec: AgentSpec, loop: LoopState, log
       if (isCancellation(err)) throw err;
       const failure = modelAttemptFailure(err);
       if (!shouldRetry(failure, attempt, spec.modelRetry)) return { failure };
-      const delayMs = retryDelayMs(spec.modelRetry, attempt, failure.retryAfterMs);
+      const delay = retryDelay(spec.modelRetry, attempt, failure.retryAfterMs);
+      // Runs recorded before the cap waited the full Retry-After: keep that on replay.
+      const capped = delay.requestedDelayMs !== undefined && patched('cap-retry-after');
+      const delayMs = delay.requestedDelayMs !== undefined && !capped ? delay.requestedDelayMs : delay.delayMs;
       log.push({
         type: 'retrying',
         step,
@@ -37,6 +40,7 @@ export async function callModelWithRetries(spec: AgentSpec, loop: LoopState, log
         error: failure.message,
         ...(failure.type ? { errorType: failure.type } : {}),
         delayMs,
+        ...(capped ? { requestedDelayMs: delay.requestedDelayMs } : {}),
         nextModel: modelLabel(modelForAttempt(spec.models, attempt + 1)),
       });
       await sleep(delayMs);

@@ -1,0 +1,78 @@
+/** The end of a run: its typed result, run report and `done` event, built from the final loop state. */
+import type { DoneEvent } from './events';
+import { jsonBytes } from './json';
+import type { Message } from './messages';
+import { messageText } from './messages';
+import type { AgentRunResult, RunError, RunStatus, StepReport } from './result';
+import type { LoopState } from './state';
+
+/** Identity and timing of a run, known only to the workflow. */
+export interface RunMeta {
+  workflowId: string;
+  runId: string;
+  startedAt: string;
+  endedAt: string;
+}
+
+/** The most recent messages whose JSON fits in `maxBytes` (at least the last one), and how many were left out. */
+export function recentMessages(messages: readonly Message[], maxBytes: number): { messages: Message[]; omitted: number } {
+  let bytes = 2;
+  let start = messages.length;
+  while (start > 0) {
+    const size = jsonBytes(messages[start - 1]) + 1;
+    if (bytes + size > maxBytes && start < messages.length) break;
+    bytes += size;
+    start--;
+  }
+  return { messages: messages.slice(start), omitted: start };
+}
+
+/**
+ * The typed result of a finished run. Messages beyond `inlineBytes` (oldest first) are left out of the
+ * result, which must stay well under Temporal's payload limit; the transcript store has them all. Every
+ * status but `success` carries an error (a generic one if none was given).
+ */
+export function finishRun(state: LoopState, status: RunStatus, meta: RunMeta, error?: RunError, inlineBytes = Number.POSITIVE_INFINITY): AgentRunResult {
+  const lastAssistant = [...state.messages].reverse().find((m) => m.role === 'assistant');
+  const recent = recentMessages(state.messages, inlineBytes);
+  const cost = runCost(state.steps);
+  const base = {
+    finalText: lastAssistant ? messageText(lastAssistant) : '',
+    messages: recent.messages,
+    messagesOmitted: recent.omitted,
+    steps: state.step,
+    usage: state.usage,
+    costUsd: cost.costUsd,
+    report: { agent: state.agent, ...meta, steps: state.steps, toolCalls: state.toolCalls, usage: state.usage, ...cost },
+    transcriptHead: state.head,
+  };
+  if (status === 'success') return { status, ...base };
+  const err = error ?? { message: `The run ended: ${status}.` };
+  if (status === 'max_steps' || status === 'max_tokens') return { status, error: err, ...base };
+  if (status === 'cancelled') return { status, error: err, ...base };
+  return { status, error: err, ...base };
+}
+
+/** The run's cost: the sum over priced steps, and how many steps the price table did not know. */
+export function runCost(steps: readonly StepReport[]): { costUsd: number; unpricedSteps: number } {
+  let cost = 0;
+  let unpriced = 0;
+  for (const s of steps) {
+    if (s.costUsd === undefined) unpriced++;
+    else cost += s.costUsd;
+  }
+  return { costUsd: Math.round(cost * 1e8) / 1e8, unpricedSteps: unpriced };
+}
+
+/** The `done` event of a finished run. */
+export function doneEvent(result: AgentRunResult): DoneEvent {
+  return {
+    type: 'done',
+    status: result.status,
+    steps: result.steps,
+    usage: result.usage,
+    costUsd: result.costUsd,
+    finalText: result.finalText,
+    ...(result.error ? { error: result.error } : {}),
+  };
+}

@@ -1,0 +1,65 @@
+/** The loop's state, rebuilt by replay from history (never persisted by hand), and what a model step brings. */
+import type { AssistantMessage, Message } from './messages';
+import type { StopReason } from './model';
+import type { StepReport, ToolCallReport } from './result';
+import type { AgentSpec } from './spec';
+import type { Usage } from './usage';
+import { ZERO_USAGE } from './usage';
+
+/** Loop state: the conversation, what is stored of it, counters and the report so far. */
+export interface LoopState {
+  agent: string;
+  maxSteps: number;
+  messages: Message[];
+  /** `messages[0..stored)` are already in the transcript store under `head`. */
+  stored: number;
+  head: string | null;
+  /** Model calls completed. */
+  step: number;
+  usage: Usage;
+  steps: StepReport[];
+  toolCalls: ToolCallReport[];
+}
+
+/** The output of a completed model step, as the model activity returns it (plus the attempts it took). */
+export interface ModelStep {
+  head: string;
+  message: AssistantMessage;
+  stopReason: StopReason;
+  usage: Usage;
+  provider: string;
+  model: string;
+  latencyMs: number;
+  attempts: number;
+  /** Cost in USD, when the worker's price table knows the model. */
+  costUsd?: number;
+}
+
+/** The first state of a run: the user's prompt, nothing stored yet. */
+export function startLoop(spec: Pick<AgentSpec, 'name' | 'limits'>, prompt: string, maxSteps?: number): LoopState {
+  return {
+    agent: spec.name,
+    maxSteps: Math.max(1, Math.min(maxSteps ?? spec.limits.maxSteps, spec.limits.maxSteps)),
+    messages: prompt ? [{ role: 'user', content: [{ type: 'text', text: prompt }] }] : [],
+    stored: 0,
+    head: null,
+    step: 0,
+    usage: ZERO_USAGE,
+    steps: [],
+    toolCalls: [],
+  };
+}
+
+/** What the model activity needs: the stored transcript's head and the messages not stored yet. */
+export function modelInput(state: LoopState): { head: string | null; append: Message[] } {
+  return { head: state.head, append: state.messages.slice(state.stored) };
+}
+
+/**
+ * The message without tool calls whose arguments were cut off (max_tokens): such a call is never
+ * executed, and neither the transcript store nor the workflow keeps it.
+ */
+export function dropIncompleteCalls(message: AssistantMessage): AssistantMessage {
+  if (!message.content.some((b) => b.type === 'tool_use' && b.incomplete)) return message;
+  return { role: 'assistant', content: message.content.filter((b) => !(b.type === 'tool_use' && b.incomplete)) };
+}

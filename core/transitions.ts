@@ -1,0 +1,153 @@
+/**
+ * The agent loop's state transitions, as pure functions. The workflow drives them: it performs the
+ * actions they return (call the model, run tools) and feeds the outcomes back. Nothing here does I/O,
+ * reads the clock or touches Temporal, so every rule of the loop is unit-testable without a server.
+ */
+import type { AgentEventBody } from './events';
+import type { Message, ToolResultBlock, ToolUseBlock } from './messages';
+import { messageText, toolCalls } from './messages';
+import type { ToolOutcome } from './outcomes';
+import { errorOutcome, outputBytes, toolResultEvent, truncatedOutcome } from './outcomes';
+import type { StepPlan } from './plan';
+import { planStep } from './plan';
+import type { RunError, RunStatus, ToolCallReport } from './result';
+import type { AgentSpec } from './spec';
+import type { LoopState, ModelStep } from './state';
+import { dropIncompleteCalls } from './state';
+import { addUsage } from './usage';
+
+/** What the workflow must do next. */
+export type NextAction =
+  | { type: 'call_model' }
+  | { type: 'run_tools'; plan: StepPlan }
+  | { type: 'finish'; status: RunStatus; error?: RunError };
+
+/** The result of a transition: the new state, the events to log, and what to do next. */
+export interface Transition {
+  state: LoopState;
+  events: AgentEventBody[];
+  next: NextAction;
+}
+
+/** Apply a completed model call: record it, then decide whether to run tools or finish. */
+export function applyModelStep(state: LoopState, spec: AgentSpec, out: ModelStep): Transition {
+  const step = state.step + 1;
+  const message = dropIncompleteCalls(out.message);
+  const next: LoopState = {
+    ...state,
+    step,
+    messages: [...state.messages, message],
+    stored: state.messages.length + 1,
+    head: out.head,
+    usage: addUsage(state.usage, out.usage),
+    steps: [
+      ...state.steps,
+      {
+        step,
+        provider: out.provider,
+        model: out.model,
+        latencyMs: out.latencyMs,
+        stopReason: out.stopReason,
+        usage: out.usage,
+        attempts: out.attempts,
+        ...(out.costUsd !== undefined ? { costUsd: out.costUsd } : {}),
+      },
+    ],
+  };
+  const events: AgentEventBody[] = [];
+  const text = messageText(message);
+  if (text) events.push({ type: 'text', step, text });
+  events.push({
+    type: 'step_finished',
+    step,
+    stopReason: out.stopReason,
+    usage: out.usage,
+    latencyMs: out.latencyMs,
+    ...(out.costUsd !== undefined ? { costUsd: out.costUsd } : {}),
+  });
+
+  const calls = toolCalls(message);
+  for (const c of calls) {
+    events.push({ type: 'tool_call', step, callId: c.id, tool: c.name, args: c.input, ...(c.inputError !== undefined ? { inputError: c.inputError } : {}) });
+  }
+
+  if (out.stopReason === 'max_tokens') {
+    // Complete calls of a truncated response are not run either: the model never finished its turn.
+    const outcomes = calls.map((c) => truncatedOutcome(c.id, c.name));
+    return {
+      state: outcomes.length > 0 ? appendToolResults(next, calls, outcomes) : next,
+      events: [...events, ...outcomes.map((o) => toolResultEvent(step, o))],
+      next: { type: 'finish', status: 'max_tokens', error: { message: 'The model hit its output token limit.', type: 'MaxTokens' } },
+    };
+  }
+  if (calls.length === 0) return { state: next, events, next: { type: 'finish', status: 'success' } };
+  return { state: next, events, next: { type: 'run_tools', plan: planStep(spec, step, message) } };
+}
+
+/**
+ * Apply the outcomes of a step's tool calls (in any order): append one user message with every
+ * result in the order the model called them, then decide whether to call the model again.
+ * Emits no `tool_result` events: those go out as each call completes.
+ */
+export function applyToolOutcomes(state: LoopState, plan: StepPlan, outcomes: readonly ToolOutcome[]): Transition {
+  const next = appendToolResults(state, plan.calls, outcomes);
+  const ending = outcomes.find((o) => o.endsRun);
+  if (ending?.endsRun) {
+    const status = ending.endsRun;
+    const error: RunError =
+      status === 'approval_expired'
+        ? { message: `Nobody decided on the call to "${ending.tool}" (${ending.callId}) before its approval expired.`, type: 'ApprovalExpired' }
+        : status === 'tool_error'
+          ? { message: ending.error ?? `Tool "${ending.tool}" failed.`, type: 'ToolError' }
+          : { message: ending.error ?? `The call to "${ending.tool}" failed.`, type: status === 'storage_error' ? 'StorageError' : 'InternalError' };
+    return { state: next, events: [], next: { type: 'finish', status, error } };
+  }
+  if (next.step >= next.maxSteps) {
+    return { state: next, events: [], next: { type: 'finish', status: 'max_steps', error: { message: `Reached the step limit (${next.maxSteps}).`, type: 'MaxSteps' } } };
+  }
+  return { state: next, events: [], next: { type: 'call_model' } };
+}
+
+/**
+ * Close every call of the last assistant message that has no result yet (run cancelled or failed
+ * mid-step), keeping the outcomes that did complete, so the transcript never holds a call without a
+ * result. Returns events only for the calls closed here.
+ */
+export function closeOpenCalls(state: LoopState, completed: readonly ToolOutcome[], reason: string): { state: LoopState; events: AgentEventBody[] } {
+  const last = state.messages[state.messages.length - 1];
+  if (!last || last.role !== 'assistant') return { state, events: [] };
+  const calls = toolCalls(last);
+  if (calls.length === 0) return { state, events: [] };
+  const done = new Set(completed.map((o) => o.callId));
+  const closed = calls.filter((c) => !done.has(c.id)).map((c) => errorOutcome(c.id, c.name, reason));
+  return {
+    state: appendToolResults(state, calls, [...completed, ...closed]),
+    events: closed.map((o) => toolResultEvent(state.step, o)),
+  };
+}
+
+/** One user message with a result for every call, in call order, and the calls' report lines. */
+function appendToolResults(state: LoopState, calls: readonly ToolUseBlock[], outcomes: readonly ToolOutcome[]): LoopState {
+  const byId = new Map(outcomes.map((o) => [o.callId, o]));
+  const blocks: ToolResultBlock[] = [];
+  const reports: ToolCallReport[] = [];
+  for (const call of calls) {
+    const o = byId.get(call.id);
+    if (!o) throw new Error(`no outcome for tool call ${call.id}`);
+    blocks.push({ type: 'tool_result', toolUseId: call.id, output: o.output, isError: o.isError });
+    reports.push({
+      step: state.step,
+      callId: call.id,
+      tool: call.name,
+      args: call.input,
+      latencyMs: o.latencyMs,
+      resultBytes: outputBytes(o.output),
+      stored: o.output.type === 'stored',
+      isError: o.isError,
+      ...(o.error !== undefined ? { error: o.error } : {}),
+      attempts: o.attempts,
+    });
+  }
+  const message: Message = { role: 'user', content: blocks };
+  return { ...state, messages: [...state.messages, message], toolCalls: [...state.toolCalls, ...reports] };
+}

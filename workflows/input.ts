@@ -1,0 +1,26 @@
+/** Checking a run's input, which comes from any Temporal client (ours, the `temporal` CLI, another SDK). */
+import type { AgentWorkflowInput } from '../core/contract';
+
+const POLICY_RULES = new Set(['allow', 'ask', 'deny']);
+
+/** What is wrong with a run's input, in one line, or undefined when it is well formed. */
+export function inputProblems(input: AgentWorkflowInput): string | undefined {
+  const problems: string[] = [];
+  if (!input || typeof input !== 'object') problems.push('input must be an object { agent, prompt }');
+  else {
+    if (typeof input.agent !== 'string' || !input.agent) problems.push('agent must be a non-empty string');
+    if (typeof input.prompt !== 'string' || !input.prompt) problems.push('prompt must be a non-empty string');
+    if (input.maxSteps !== undefined && (!Number.isInteger(input.maxSteps) || input.maxSteps < 1)) {
+      problems.push('maxSteps must be a positive integer');
+    }
+    if (input.policy !== undefined) {
+      if (!input.policy || typeof input.policy !== 'object' || Array.isArray(input.policy)) problems.push('policy must be an object of tool name → allow | ask | deny');
+      else {
+        for (const [tool, rule] of Object.entries(input.policy)) {
+          if (!POLICY_RULES.has(rule as string)) problems.push(`policy for "${tool}" must be allow, ask or deny (got ${JSON.stringify(rule)})`);
+        }
+      }
+    }
+  }
+  return problems.length ? problems.join('; ') : undefined;
+}

@@ -1,0 +1,108 @@
+/**
+ * One tool call, top to bottom, once the loop has planned it: its gate (run policy, approvals) → waiting
+ * for a person if it must → execution as an activity (the tool's own timeouts and retry policy) → its
+ * outcome. The step (`tool-step.ts`) records the outcome; the loop puts it in the transcript.
+ */
+import { ActivityCancellationType, isCancellation, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import type { ActivityOptions } from '@temporalio/workflow';
+import type { Gate, RunPolicy } from '../core/approvals';
+import type { AgentActivities } from '../core/contract';
+import { STORAGE_ERROR } from '../core/contract';
+import type { EventLog } from '../core/event-log';
+import type { ToolOutcome } from '../core/outcomes';
+import { errorOutcome, policyDeniedOutcome } from '../core/outcomes';
+import type { PlannedCall } from '../core/plan';
+import type { AgentSpec, RetrySpec, ToolSpec } from '../core/spec';
+import type { ApprovalDesk } from './approval-desk';
+import { toolFailure } from './failures';
+
+/** What running a call needs from the run. */
+export interface ToolCallContext {
+  spec: AgentSpec;
+  policy: RunPolicy | undefined;
+  desk: ApprovalDesk;
+  log: EventLog;
+  /** Calls executing right now (for the snapshot query). */
+  running: Map<string, string>;
+  /** One activity proxy per tool, carrying its timeouts and retry policy. */
+  proxies: Map<string, AgentActivities['runTool']>;
+}
+
+/** Take one gated call to its outcome: denied by policy, decided by a person, or executed. */
+export async function runCall(ctx: ToolCallContext, call: PlannedCall, gate: Gate): Promise<ToolOutcome> {
+  if (gate.kind === 'deny') return policyDeniedOutcome(call.callId, call.tool.name);
+  if (gate.kind === 'ask') {
+    const verdict = await ctx.desk.wait(call);
+    if (verdict.kind === 'outcome') return verdict.outcome;
+  }
+  ctx.running.set(call.callId, call.tool.name);
+  try {
+    return await executeCall(ctx, call);
+  } finally {
+    ctx.running.delete(call.callId);
+  }
+}
+
+function temporalRetry(r: RetrySpec): ActivityOptions['retry'] {
+  return {
+    maximumAttempts: r.maximumAttempts,
+    initialInterval: r.initialIntervalMs,
+    backoffCoefficient: r.backoffCoefficient,
+    maximumInterval: r.maximumIntervalMs,
+  };
+}
+
+function toolActivity(proxies: ToolCallContext['proxies'], tool: ToolSpec): AgentActivities['runTool'] {
+  let fn = proxies.get(tool.name);
+  if (!fn) {
+    fn = proxyActivities<AgentActivities>({
+      startToCloseTimeout: tool.timeoutMs,
+      heartbeatTimeout: tool.heartbeatTimeoutMs,
+      retry: temporalRetry(tool.retry),
+      cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+    }).runTool;
+    proxies.set(tool.name, fn);
+  }
+  return fn;
+}
+
+/**
+ * Execute one call as a `runTool` activity. A failure after the tool's retries becomes an error outcome
+ * the model reads (or ends the run, for a tool whose error policy is `fail`); a storage failure ends
+ * the run `storage_error`; cancellation propagates.
+ */
+async function executeCall(ctx: ToolCallContext, call: PlannedCall): Promise<ToolOutcome> {
+  const tool = call.tool;
+  try {
+    const r = await toolActivity(ctx.proxies, tool)({
+      agent: ctx.spec.name,
+      tool: tool.name,
+      callId: call.callId,
+      step: call.step,
+      args: call.args,
+      inlineLimitBytes: ctx.spec.limits.toolResultInlineBytes,
+      // Stable across retries, worker restarts and continue-as-new; unique across runs reusing a workflow id.
+      idempotencyKey: `${workflowInfo().firstExecutionRunId}/${call.callId}`,
+    });
+    return {
+      callId: call.callId,
+      tool: tool.name,
+      output: r.output,
+      isError: r.isError,
+      ...(r.error !== undefined ? { error: r.error } : {}),
+      latencyMs: r.latencyMs,
+      attempts: r.attempt,
+    };
+  } catch (err) {
+    if (isCancellation(err)) throw err;
+    const f = toolFailure(err);
+    if (f.type === STORAGE_ERROR) {
+      return errorOutcome(call.callId, tool.name, `Tool "${tool.name}": ${f.message}`, { attempts: f.attempts, latencyMs: f.latencyMs, endsRun: 'storage_error' });
+    }
+    return errorOutcome(call.callId, tool.name, `Tool "${tool.name}" failed: ${f.message}`, {
+      attempts: f.attempts,
+      latencyMs: f.latencyMs,
+      ...(tool.onError === 'fail' ? { endsRun: 'tool_error' as const } : {}),
+    });
+  }
+}
