@@ -82,9 +82,12 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
         loop = { ...loop, head, stored: loop.messages.length };
       } catch (err) {
         if (!isActivityFailure(err)) throw err;
-        const failed = failureEnding(err, 'store the final messages of the transcript');
-        status = failed.status;
-        error = { ...failed.error, message: `The run ended (${ending.status}), but ${failed.error.message}` };
+        // A run that already ended on a storage failure keeps that (first) error.
+        if (ending.status !== 'storage_error') {
+          const failed = failureEnding(err, 'store the final messages of the transcript');
+          status = failed.status;
+          error = { ...failed.error, message: `The run ended (${ending.status}), but it ${failed.error.message.replace(/^C/, 'c')}` };
+        }
       }
     }
     const inlineBytes = spec?.limits.resultMessagesInlineBytes ?? DEFAULTS.resultMessagesInlineBytes;

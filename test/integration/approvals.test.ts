@@ -292,23 +292,28 @@ describe('approvals', () => {
     expect(history.length).toBeGreaterThan(before);
   });
 
-  it('a signal that cannot apply is recorded as approval_refused, changing nothing', async () => {
+  it('a signal that cannot apply is recorded as approval_refused, changing nothing; one for a call not reached waits', async () => {
     const run = await h.client.start('approve_one', { input: 'deploy', workflowId: testId('badsig') });
     await waitForPending(run);
     await run.handle.signal('approval', { callId: 'nope', decision: 'approve', by: 'ops:alice' });
     await run.handle.signal('approval', { decision: 'approve' });
     for (let i = 0; i < 100; i++) {
-      if ((await events(run)).filter((e) => e.type === 'approval_refused').length >= 2) break;
+      if ((await events(run)).filter((e) => e.type === 'approval_refused').length >= 1) break;
       await new Promise((r) => setTimeout(r, 50));
     }
     const refused = (await events(run)).filter((e) => e.type === 'approval_refused');
     expect(refused.map((e) => (e as { reason: string }).reason)).toEqual([
-      'no approval is pending for call "nope"',
       'malformed decision: callId must be a non-empty string; by must name who decided (e.g. "ops:alice")',
     ]);
+    // "nope" may be a call of a step not reached yet: it is kept, not applied.
+    expect((await events(run)).find((e) => e.type === 'approval_queued')).toMatchObject({ callId: 'nope', by: 'ops:alice', decision: 'approve' });
     expect(await run.pendingApprovals()).toHaveLength(1);
     await run.signalDecision({ callId: 'call_1_0', decision: 'approve', by: 'ops:alice' });
     expect((await run.result()).status).toBe('success');
+    // The run ended without reaching it: the queued decision is refused, saying so.
+    expect((await events(run)).filter((e) => e.type === 'approval_refused').map((e) => (e as { reason: string }).reason)).toContain(
+      'the run ended before call "nope" asked for approval',
+    );
   });
 
   it('an expired approval denies the call when so configured', async () => {
@@ -373,7 +378,11 @@ describe('approvals', () => {
       (e: { code?: number; stderr?: string }) => e,
     );
     expect((refused as { code?: number }).code).not.toBe(0);
-    expect(String((refused as { stderr?: string }).stderr)).toContain('no approval is pending for call "call_7_7"');
+    const stderr = String((refused as { stderr?: string }).stderr);
+    expect(stderr).toContain('no approval is pending for call "call_7_7"');
+    // A refusal is final and typed: the CLI shows its type, and it is not retryable.
+    expect(stderr).toContain('ApprovalRefused');
+    expect(stderr).not.toMatch(/retryable: true/);
     const decided = await exec(cli, [
       'workflow',
       'update',

@@ -1,6 +1,5 @@
 /** The agent loop end to end on the real dev server: one worker for the file, scripted models. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WorkflowFailedError } from '@temporalio/client';
 import type { AgentEvent } from '../../core/events';
 import type { ToolResultBlock, ToolUseBlock } from '../../core/messages';
 import { ScriptedAgents } from '../helpers/agents';
@@ -131,7 +130,7 @@ describe('agent loop on a real Temporal server', () => {
     const [res] = toolResults(result.messages);
     expect(res).toMatchObject({ toolUseId: 'call_1_0', isError: false, output: { type: 'text', text: 'ping' } });
     expect(result.report.toolCalls).toEqual([
-      expect.objectContaining({ step: 1, callId: 'call_1_0', name: 'echo', args: { text: 'ping' }, resultBytes: 4, isError: false, attempts: 1 }),
+      expect.objectContaining({ step: 1, callId: 'call_1_0', tool: 'echo', args: { text: 'ping' }, resultBytes: 4, isError: false, attempts: 1 }),
     ]);
     const types = (await allEvents(r)).map((e) => e.type);
     expect(types).toEqual(['run_started', 'step_started', 'text', 'step_finished', 'tool_call', 'tool_result', 'step_started', 'text', 'step_finished', 'done']);
@@ -278,11 +277,15 @@ describe('agent loop on a real Temporal server', () => {
     expect(executions.some((e) => result.report.toolCalls.some((c) => c.callId === e.callId) && e.tool === 'slow_write' && e.start > 0 && e.callId === 'call_1_1')).toBe(false);
   });
 
-  it('fails a run of an unknown agent with a clear error', async () => {
+  it('ends a run of an unknown agent with a typed result and a clear error', async () => {
     const r = await h.client.start('no_such_agent', { input: 'hi', workflowId: testId('nope') });
-    const err = await r.result().catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(WorkflowFailedError);
-    expect(String((err as WorkflowFailedError).cause?.message)).toMatch(/Unknown agent "no_such_agent"\. Agents on this worker: plain/);
+    const result = await r.result();
+    expect(result.status).toBe('invalid_input');
+    expect(result.error?.type).toBe('UnknownAgent');
+    expect(result.error?.message).toMatch(/Unknown agent "no_such_agent"\. Agents on this worker: plain/);
+    const events = await r.readEvents(0);
+    expect(events.events.at(-1)).toMatchObject({ type: 'done', status: 'invalid_input' });
+    expect((await r.snapshot()).status).toBe('invalid_input');
   });
 
   it('keeps large tool outputs out of history, by reference', async () => {
