@@ -86,7 +86,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
         if (ending.status !== 'storage_error') {
           const failed = failureEnding(err, 'store the final messages of the transcript');
           status = failed.status;
-          error = { ...failed.error, message: `The run ended (${ending.status}), but it ${failed.error.message.replace(/^C/, 'c')}` };
+          error = { ...failed.error, message: `The run ended (${ending.status}), but ${failed.error.message.charAt(0).toLowerCase()}${failed.error.message.slice(1)}` };
         }
       }
     }
