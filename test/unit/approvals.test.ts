@@ -1,8 +1,7 @@
-/** The pure approval rules (core/approvals.ts): gates, decision parsing, refusals and outcomes. */
+/** The pure approval rules (core/approvals.ts): gates, decision parsing, refusals and what to do with a signal. */
 import { describe, expect, it } from 'vitest';
 import type { ApprovalDecision, ApprovalSpec, CallApprovalState, Gate, PendingApproval, RunPolicy } from '../../core/approvals';
-import { decisionOutcome, expiredOutcome, gateFor, parseDecision, policyDeniedOutcome, policyRule, refusal } from '../../core/approvals';
-import { outputText } from '../../core/messages';
+import { MAX_QUEUED_DECISIONS, gateFor, parseDecision, policyRule, refusal, signalDisposition } from '../../core/approvals';
 
 const always: ApprovalSpec = { mode: 'always', onTimeout: 'deny' };
 const never: ApprovalSpec = { mode: 'never', onTimeout: 'deny' };
@@ -252,8 +251,17 @@ describe('refusal', () => {
     pending: { callId: 'call_1_0', step: 1, tool: 'refund', args: { amount: 500 }, requestedAt: '2025-01-01T11:59:00.000Z', ...over },
   });
 
-  it('refuses a call with no pending approval', () => {
-    expect(refusal(d({ callId: 'call_9_9' }), { kind: 'unknown' }, NOW)).toBe('no approval is pending for call "call_9_9"');
+  it('refuses a call the run has not reached (yet)', () => {
+    expect(refusal(d({ callId: 'call_9_9' }), { kind: 'not_reached' }, NOW)).toBe('no approval is pending for call "call_9_9": the run has no such call (yet)');
+  });
+
+  it('refuses a call that did not ask for approval', () => {
+    expect(refusal(d({ callId: 'call_1_1' }), { kind: 'not_asked' }, NOW)).toBe('no approval is pending for call "call_1_1": it did not ask for approval');
+  });
+
+  it.each(['deny', 'skip'] as const)('refuses a %s of a call that is not pending, like an approve', (decision) => {
+    expect(refusal(d({ decision }), { kind: 'not_asked' }, NOW)).toMatch(/^no approval is pending for call "call_1_0"/);
+    expect(refusal(d({ decision }), { kind: 'not_reached' }, NOW)).toMatch(/^no approval is pending for call "call_1_0"/);
   });
 
   it('refuses a call already decided, saying how and by whom', () => {
@@ -301,69 +309,9 @@ describe('refusal', () => {
   });
 });
 
-describe('outcomes the model sees', () => {
-  it('deny is an error result naming who denied and why', () => {
-    const text = 'Denied by ops:bob: change freeze. The tool was not run.';
-    expect(decisionOutcome('call_1_0', 'deploy', { decision: 'deny', by: 'ops:bob', reason: 'change freeze' })).toEqual({
-      callId: 'call_1_0',
-      name: 'deploy',
-      output: { type: 'text', text },
-      isError: true,
-      error: text,
-      latencyMs: 0,
-      attempts: 0,
-      fatal: false,
-    });
-  });
-
-  it('deny without a reason', () => {
-    const o = decisionOutcome('c', 'deploy', { decision: 'deny', by: 'ops:bob' });
-    expect(o.output).toEqual({ type: 'text', text: 'Denied by ops:bob. The tool was not run.' });
-    expect(o.error).toBe('Denied by ops:bob. The tool was not run.');
-    expect(o.isError).toBe(true);
-    expect(o.fatal).toBe(false);
-  });
-
-  it('skip is not an error, and says who skipped and why', () => {
-    expect(decisionOutcome('call_1_0', 'deploy', { decision: 'skip', by: 'ops:carol' })).toEqual({
-      callId: 'call_1_0',
-      name: 'deploy',
-      output: { type: 'text', text: 'Skipped by ops:carol. The tool was not run.' },
-      isError: false,
-      latencyMs: 0,
-      attempts: 0,
-      fatal: false,
-    });
-    const withReason = decisionOutcome('c', 'deploy', { decision: 'skip', by: 'ops:carol', reason: 'not needed' });
-    expect(withReason.output).toEqual({ type: 'text', text: 'Skipped by ops:carol: not needed. The tool was not run.' });
-    expect(withReason).not.toHaveProperty('error');
-  });
-
-  it('a run-policy denial is an error naming the tool', () => {
-    const text = 'Denied by the run\'s policy: "deploy" may not be used in this run. The tool was not run.';
-    expect(policyDeniedOutcome('call_1_0', 'deploy')).toEqual({
-      callId: 'call_1_0',
-      name: 'deploy',
-      output: { type: 'text', text },
-      isError: true,
-      error: text,
-      latencyMs: 0,
-      attempts: 0,
-      fatal: false,
-    });
-  });
-
-  it('an expiry is an error that does not end the run by itself', () => {
-    const text = 'Denied: nobody decided on this call before its approval expired. The tool was not run.';
-    const o = expiredOutcome('call_2_1', 'wire');
-    expect(o).toEqual({ callId: 'call_2_1', name: 'wire', output: { type: 'text', text }, isError: true, error: text, latencyMs: 0, attempts: 0, fatal: false });
-    expect(o).not.toHaveProperty('failStatus');
-  });
-});
-
 describe('decision reasons', () => {
   it('keeps the reason’s own punctuation and trims it', () => {
-    expect(outputText(decisionOutcome('c', 't', { decision: 'deny', by: 'x', reason: '  risky!  ' }).output)).toBe('Denied by x: risky! The tool was not run.');
+    expect(parseDecision({ callId: 'c', decision: 'deny', by: 'x', reason: '  risky!  ' })).toEqual({ ok: true, value: { callId: 'c', decision: 'deny', by: 'x', reason: 'risky!' } });
   });
 
   it('drops a reason that is only whitespace', () => {
@@ -371,8 +319,12 @@ describe('decision reasons', () => {
     expect(parsed).toEqual({ ok: true, value: { callId: 'c', decision: 'deny', by: 'x' } });
   });
 
-  it('refuses an overlong reason', () => {
-    expect(parseDecision({ callId: 'c', decision: 'deny', by: 'x', reason: 'r'.repeat(2001) })).toMatchObject({ ok: false });
+  it('refuses an overlong reason, and accepts one of exactly 2000 characters', () => {
+    expect(parseDecision({ callId: 'c', decision: 'deny', by: 'x', reason: 'r'.repeat(2001) })).toEqual({
+      ok: false,
+      error: 'malformed decision: reason must be at most 2000 characters',
+    });
+    expect(parseDecision({ callId: 'c', decision: 'deny', by: 'x', reason: 'r'.repeat(2000) })).toMatchObject({ ok: true });
   });
 });
 
@@ -382,5 +334,70 @@ describe('run policy allow and named approvers', () => {
     expect(gateFor('refund', guarded, { refund: 'allow' }, new Set())).toEqual({ kind: 'ask' });
     expect(gateFor('refund', guarded, { '*': 'allow' }, new Set())).toEqual({ kind: 'ask' });
     expect(gateFor('refund', { mode: 'always', onTimeout: 'deny' }, { refund: 'allow' }, new Set())).toEqual({ kind: 'run', why: 'run_policy' });
+  });
+});
+
+describe('signalDisposition', () => {
+  const NOW = Date.parse('2025-01-01T12:00:00.000Z');
+  const d = (over: Partial<ApprovalDecision> = {}): ApprovalDecision => ({ callId: 'call_2_0', decision: 'approve', by: 'ops:alice', ...over });
+  const pending = (over: Partial<PendingApproval> = {}): CallApprovalState => ({
+    kind: 'pending',
+    pending: { callId: 'call_2_0', step: 2, tool: 'deploy', args: {}, requestedAt: '2025-01-01T11:59:00.000Z', ...over },
+  });
+
+  it('applies a decision on a pending call anyone, or this approver, may decide', () => {
+    expect(signalDisposition(d(), pending(), NOW, 0)).toEqual({ kind: 'apply' });
+    expect(signalDisposition(d({ decision: 'skip' }), pending({ approvers: ['ops:alice'] }), NOW, 0)).toEqual({ kind: 'apply' });
+  });
+
+  it('applies a decision on a pending call however many decisions are queued', () => {
+    expect(signalDisposition(d(), pending(), NOW, MAX_QUEUED_DECISIONS)).toEqual({ kind: 'apply' });
+  });
+
+  it.each(['approve', 'deny', 'skip'] as const)('queues a %s for a call the run has not reached', (decision) => {
+    expect(signalDisposition(d({ decision }), { kind: 'not_reached' }, NOW, 0)).toEqual({ kind: 'queue' });
+    expect(signalDisposition(d({ decision }), { kind: 'not_reached' }, NOW, MAX_QUEUED_DECISIONS - 1)).toEqual({ kind: 'queue' });
+  });
+
+  it('refuses to queue once MAX_QUEUED_DECISIONS decisions wait', () => {
+    expect(MAX_QUEUED_DECISIONS).toBe(100);
+    const refused = { kind: 'refuse', reason: 'too many decisions wait for calls this run has not reached (100)' };
+    expect(signalDisposition(d(), { kind: 'not_reached' }, NOW, MAX_QUEUED_DECISIONS)).toEqual(refused);
+    expect(signalDisposition(d(), { kind: 'not_reached' }, NOW, MAX_QUEUED_DECISIONS + 5)).toEqual(refused);
+  });
+
+  it('refuses a call that did not ask for approval, with the refusal text', () => {
+    expect(signalDisposition(d(), { kind: 'not_asked' }, NOW, 0)).toEqual({
+      kind: 'refuse',
+      reason: 'no approval is pending for call "call_2_0": it did not ask for approval',
+    });
+  });
+
+  it('refuses a call already decided', () => {
+    expect(signalDisposition(d(), { kind: 'decided', decision: 'approve', by: 'ops:bob' }, NOW, 0)).toEqual({
+      kind: 'refuse',
+      reason: 'call "call_2_0" was already decided (approve by ops:bob)',
+    });
+  });
+
+  it('refuses an expired approval, recorded or past its expiry', () => {
+    const refused = { kind: 'refuse', reason: 'the approval of call "call_2_0" has expired' };
+    expect(signalDisposition(d(), { kind: 'expired' }, NOW, 0)).toEqual(refused);
+    expect(signalDisposition(d(), pending({ expiresAt: new Date(NOW).toISOString() }), NOW, 0)).toEqual(refused);
+  });
+
+  it('refuses an approver who is not allowed', () => {
+    expect(signalDisposition(d({ by: 'ops:mallory' }), pending({ approvers: ['ops:alice'] }), NOW, 0)).toEqual({
+      kind: 'refuse',
+      reason: 'ops:mallory may not decide calls of "deploy" (allowed: ops:alice)',
+    });
+  });
+
+  it('agrees with refusal on every state but not_reached', () => {
+    const states: CallApprovalState[] = [pending(), pending({ approvers: ['x'] }), { kind: 'expired' }, { kind: 'not_asked' }, { kind: 'decided', decision: 'deny', by: 'y' }];
+    for (const state of states) {
+      const why = refusal(d(), state, NOW);
+      expect(signalDisposition(d(), state, NOW, 0)).toEqual(why ? { kind: 'refuse', reason: why } : { kind: 'apply' });
+    }
   });
 });

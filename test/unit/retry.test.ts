@@ -1,7 +1,7 @@
 /** Model-call retry decisions (core/retry.ts). */
 import { describe, expect, it } from 'vitest';
 import type { AttemptFailure } from '../../core/retry';
-import { modelForAttempt, modelLabel, retryDelayMs, shouldRetry } from '../../core/retry';
+import { modelForAttempt, modelLabel, retryDelay, shouldRetry } from '../../core/retry';
 import type { ModelRef, RetrySpec } from '../../core/spec';
 
 const POLICY: RetrySpec = { maximumAttempts: 4, initialIntervalMs: 1000, backoffCoefficient: 2, maximumIntervalMs: 5000 };
@@ -22,29 +22,42 @@ describe('shouldRetry', () => {
   });
 });
 
-describe('retryDelayMs', () => {
+describe('retryDelay', () => {
+  const delays = (policy: RetrySpec, attempts: number[]) => attempts.map((a) => retryDelay(policy, a));
+
   it('backs off exponentially from the initial interval', () => {
-    expect([1, 2, 3].map((a) => retryDelayMs(POLICY, a))).toEqual([1000, 2000, 4000]);
+    expect(delays(POLICY, [1, 2, 3])).toEqual([{ delayMs: 1000 }, { delayMs: 2000 }, { delayMs: 4000 }]);
   });
 
-  it('caps the backoff at the maximum interval', () => {
-    expect([4, 5, 30].map((a) => retryDelayMs(POLICY, a))).toEqual([5000, 5000, 5000]);
+  it('caps the backoff at the maximum interval, without reporting a request', () => {
+    expect(delays(POLICY, [4, 5, 30])).toEqual([{ delayMs: 5000 }, { delayMs: 5000 }, { delayMs: 5000 }]);
   });
 
   it('rounds fractional backoff to whole milliseconds', () => {
     const policy: RetrySpec = { maximumAttempts: 9, initialIntervalMs: 100, backoffCoefficient: 1.5, maximumIntervalMs: 10_000 };
-    expect([1, 2, 3, 4].map((a) => retryDelayMs(policy, a))).toEqual([100, 150, 225, 338]);
+    expect(delays(policy, [1, 2, 3, 4]).map((d) => d.delayMs)).toEqual([100, 150, 225, 338]);
   });
 
-  it('waits exactly what Retry-After asked for, even beyond the cap or zero', () => {
-    expect(retryDelayMs(POLICY, 1, 12_000)).toBe(12_000);
-    expect(retryDelayMs(POLICY, 3, 250)).toBe(250);
-    expect(retryDelayMs(POLICY, 3, 0)).toBe(0);
-    expect(retryDelayMs(POLICY, 1, 1234.6)).toBe(1235);
+  it('waits exactly what Retry-After asked for when it is within the maximum interval, even zero', () => {
+    expect(retryDelay(POLICY, 3, 250)).toEqual({ delayMs: 250 });
+    expect(retryDelay(POLICY, 3, 0)).toEqual({ delayMs: 0 });
+    expect(retryDelay(POLICY, 1, 1234.6)).toEqual({ delayMs: 1235 });
+    // Shorter than the backoff would be: the provider's answer wins.
+    expect(retryDelay(POLICY, 3, 10)).toEqual({ delayMs: 10 });
+  });
+
+  it('waits exactly the maximum interval when Retry-After asks for exactly that, reporting nothing', () => {
+    expect(retryDelay(POLICY, 1, 5000)).toEqual({ delayMs: 5000 });
+  });
+
+  it('caps a longer Retry-After at the maximum interval and reports what was asked', () => {
+    expect(retryDelay(POLICY, 1, 12_000)).toEqual({ delayMs: 5000, requestedDelayMs: 12_000 });
+    expect(retryDelay(POLICY, 1, 5000.6)).toEqual({ delayMs: 5000, requestedDelayMs: 5001 });
+    expect(retryDelay(POLICY, 2, 3_600_000)).toEqual({ delayMs: 5000, requestedDelayMs: 3_600_000 });
   });
 
   it('ignores a negative Retry-After', () => {
-    expect(retryDelayMs(POLICY, 2, -5)).toBe(2000);
+    expect(retryDelay(POLICY, 2, -5)).toEqual({ delayMs: 2000 });
   });
 });
 
