@@ -47,10 +47,7 @@ export function finishRun(state: LoopState, status: RunStatus, meta: RunMeta, er
     transcriptHead: state.head,
   };
   if (status === 'success') return { status, ...base };
-  const err = error ?? { message: `The run ended: ${status}.` };
-  if (status === 'max_steps' || status === 'max_tokens') return { status, error: err, ...base };
-  if (status === 'cancelled') return { status, error: err, ...base };
-  return { status, error: err, ...base };
+  return { status, error: error ?? { message: `The run ended: ${status}.` }, ...base };
 }
 
 /** The run's cost: the sum over priced steps, and how many steps the price table did not know. */

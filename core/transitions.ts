@@ -91,7 +91,9 @@ export function applyModelStep(state: LoopState, spec: AgentSpec, out: ModelStep
  */
 export function applyToolOutcomes(state: LoopState, plan: StepPlan, outcomes: readonly ToolOutcome[]): Transition {
   const next = appendToolResults(state, plan.calls, outcomes);
-  const ending = outcomes.find((o) => o.endsRun);
+  // The first call, in the model's order, whose outcome ends the run: independent of completion timing.
+  const byId = new Map(outcomes.map((o) => [o.callId, o]));
+  const ending = plan.calls.map((c) => byId.get(c.id)).find((o) => o?.endsRun);
   if (ending?.endsRun) {
     const status = ending.endsRun;
     const error: RunError =
