@@ -138,7 +138,7 @@ export interface RunSnapshot {
   maxSteps: number;
   usage: Usage;
   /** Tool calls being executed right now. */
-  runningTools: Array<{ callId: string; name: string }>;
+  runningTools: Array<{ callId: string; tool: string }>;
   /** Tool calls waiting for a person. */
   pendingApprovals: PendingApproval[];
   events: number;

@@ -64,7 +64,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
     step: loop.step,
     maxSteps: loop.maxSteps,
     usage: loop.usage ?? ZERO_USAGE,
-    runningTools: [...running].map(([callId, name]) => ({ callId, name })),
+    runningTools: [...running].map(([callId, tool]) => ({ callId, tool })),
     pendingApprovals: desk.pending(),
     events: log.size,
   }));

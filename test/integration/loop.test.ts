@@ -243,7 +243,7 @@ describe('agent loop on a real Temporal server', () => {
     const r = await h.client.start('cancel_me', { input: 'go', workflowId: testId('cancel_me') });
     for (let i = 0; i < 100; i++) {
       const s = await r.snapshot();
-      if (s.runningTools.some((t) => t.name === 'wait_forever')) break;
+      if (s.runningTools.some((t) => t.tool === 'wait_forever')) break;
       await new Promise((res) => setTimeout(res, 100));
     }
     await new Promise((res) => setTimeout(res, 300));

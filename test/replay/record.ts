@@ -55,7 +55,7 @@ async function runScenario(client: AgentClient, s: Scenario): Promise<AgentRun> 
   });
   if (s.cancelDuring) {
     const deadline = Date.now() + 30_000;
-    while (!(await run.snapshot()).runningTools.some((t) => t.name === s.cancelDuring)) {
+    while (!(await run.snapshot()).runningTools.some((t) => t.tool === s.cancelDuring)) {
       if (Date.now() > deadline) throw new Error(`${s.name}: ${s.cancelDuring} never started`);
       await new Promise((r) => setTimeout(r, 50));
     }

@@ -170,6 +170,16 @@ replayAgents.add(
   approvalTools,
 );
 
+// Added with typed endings: a decision signalled before its call exists (queued, then applied), a
+// Retry-After capped at the agent's maximum interval, and input no agent can run.
+replayAgents.add('early_decision', [{ delayMs: 1500, toolCalls: [{ name: 'deploy', args: { service: 'api' } }] }, { text: 'finished' }], approvalTools);
+replayAgents.add(
+  'retry_after_capped',
+  [{ text: 'Answered after a capped wait.', failures: [{ message: 'slow down', kind: 'rate_limit', status: 429, type: 'rate_limit_error', retryAfterMs: 3_600_000 }] }],
+  { tools: [], modelRetry: { maximumAttempts: 3, initialInterval: '50ms', maximumInterval: '200ms' } },
+);
+replayAgents.add('invalid_input', [{ text: 'never reached' }], { tools: [] });
+
 /** Throw unless the run's events of `type` are `expected` (compared on the listed fields). */
 async function expectEvents(run: AgentRun, type: 'approval_decided' | 'approval_refused', expected: readonly Record<string, unknown>[]): Promise<void> {
   const found = await waitForEvents(run, type, expected.length);
@@ -306,4 +316,20 @@ export const SCENARIOS: readonly Scenario[] = [
   },
   // fatal_boom fails the run; the deploy waiting for approval and the echo after it are not executed.
   { name: 'fatal_stops_batches', input: 'go', status: 'tool_error', covers: [UPSERT, 'patch:stop-batches-after-fatal-outcome'] },
+  {
+    // The approval is signalled while the model still answers step 1: kept, then applied when the call asks.
+    name: 'early_decision',
+    input: 'deploy',
+    status: 'success',
+    covers: [UPSERT, SIGNAL, 'patch:queue-early-decisions'],
+    during: async (run) => {
+      await waitForEvents(run, 'step_started');
+      await run.signalDecision({ callId: 'call_1_0', decision: 'approve', by: 'ops:alice' });
+      await waitForEvents(run, 'approval_queued');
+      await expectEvents(run, 'approval_decided', [{ callId: 'call_1_0', by: 'ops:alice', via: 'signal' }]);
+    },
+  },
+  { name: 'retry_after_capped', input: 'go', status: 'success', covers: ['TIMER_FIRED', 'patch:cap-retry-after'] },
+  // An empty prompt: the run ends invalid_input without calling any activity.
+  { name: 'invalid_input', input: '', status: 'invalid_input' },
 ];
