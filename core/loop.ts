@@ -3,6 +3,7 @@
  * actions they return (call the model, run tools) and feeds the outcomes back. Nothing here does I/O,
  * reads the clock or touches Temporal, so every rule of the loop is unit-testable without a server.
  */
+import { invalidCallInput, isJsonObject } from './call-input';
 import type { AgentEventBody } from './events';
 import type { JsonObject } from './json';
 import { jsonBytes, preview, utf8Bytes } from './json';
@@ -148,7 +149,9 @@ export function applyModelStep(state: LoopState, spec: AgentSpec, out: ModelStep
   });
 
   const calls = toolCalls(message);
-  for (const c of calls) events.push({ type: 'tool_call', step, callId: c.id, tool: c.name, args: c.input });
+  for (const c of calls) {
+    events.push({ type: 'tool_call', step, callId: c.id, tool: c.name, args: c.input, ...(c.inputError !== undefined ? { inputError: c.inputError } : {}) });
+  }
 
   if (truncated) {
     // Complete calls of a truncated response are not run either: the model never finished its turn.
@@ -164,11 +167,18 @@ export function applyModelStep(state: LoopState, spec: AgentSpec, out: ModelStep
   if (calls.length === 0) return { state: next, events, next: { type: 'finish', status: 'success' } };
 
   const planned = calls.map((c) => planCall(spec, step, c));
-  const immediate = planned.filter((p) => !p.tool).map((p) => unknownToolOutcome(spec, p));
+  // A call whose input is not a JSON object never runs: it is answered at once, quoting what was sent.
+  const invalid = calls.map(invalidCallInput);
+  const immediate = planned.flatMap((p, i) => {
+    const why = invalid[i];
+    if (why !== undefined) return [errorOutcome(p.callId, p.name, why)];
+    return p.tool ? [] : [unknownToolOutcome(spec, p)];
+  });
+  const runnable = planned.filter((_, i) => invalid[i] === undefined);
   return {
     state: next,
     events,
-    next: { type: 'run_tools', calls: planned, batches: batchCalls(planned), immediate },
+    next: { type: 'run_tools', calls: planned, batches: batchCalls(runnable), immediate },
   };
 }
 
@@ -181,9 +191,12 @@ export function dropIncompleteCalls(message: AssistantMessage): AssistantMessage
   return { role: 'assistant', content: message.content.filter((b) => !(b.type === 'tool_use' && b.incomplete)) };
 }
 
-/** Match a tool call against the agent's tools. */
+/**
+ * Match a tool call against the agent's tools. `args` is the model's input for a valid call; a call
+ * whose input is not a JSON object ({@link invalidCallInput}) is never batched and gets `{}` here.
+ */
 export function planCall(spec: AgentSpec, step: number, call: ToolUseBlock): PlannedCall {
-  return { step, callId: call.id, name: call.name, args: call.input as JsonObject, tool: spec.tools.find((t) => t.name === call.name) };
+  return { step, callId: call.id, name: call.name, args: isJsonObject(call.input) ? call.input : {}, tool: spec.tools.find((t) => t.name === call.name) };
 }
 
 /**
