@@ -4,6 +4,7 @@ import type { AgentSpec } from '../core/spec';
 import type { AgentRegistry } from '../agents/registry';
 import { agentSpec, promptSpec } from '../agents/registry';
 import type { TranscriptStore } from '../store/transcript-store';
+import { withStore } from './storage';
 
 /** Resolve an agent into the data the workflow runs on; the prompt and tool schemas are stored as one blob. */
 export function describeAgentActivity(registry: AgentRegistry, store: TranscriptStore, searchAttributes: boolean) {
@@ -14,7 +15,8 @@ export function describeAgentActivity(registry: AgentRegistry, store: Transcript
     } catch (err) {
       throw ApplicationFailure.nonRetryable((err as Error).message, 'UnknownAgent');
     }
-    const promptRef = await store.putJson(promptSpec(agent));
+    const prompt = promptSpec(agent);
+    const promptRef = await withStore("store the agent's prompt", () => store.putJson(prompt));
     return agentSpec(agent, promptRef, searchAttributes);
   };
 }

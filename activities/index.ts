@@ -6,6 +6,7 @@ import { checkApprovalsActivity } from './approvals';
 import { describeAgentActivity } from './describe';
 import type { ProviderRegistry } from './model';
 import { callModelActivity } from './model';
+import { withStore } from './storage';
 import { runToolActivity } from './tool';
 
 export type { ProviderRegistry } from './model';
@@ -24,7 +25,7 @@ export function createActivities(deps: {
     describeAgent: describeAgentActivity(deps.registry, deps.store, deps.searchAttributes ?? false),
     callModel: callModelActivity(deps.providers, deps.store, deps.prices),
     runTool: runToolActivity(deps.registry, deps.store),
-    commitTranscript: (input) => deps.store.append(input.head, input.append),
+    commitTranscript: (input) => withStore('store the last messages of the transcript', () => deps.store.append(input.head, input.append)),
     checkApprovals: checkApprovalsActivity(deps.registry),
   };
 }

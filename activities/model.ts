@@ -1,6 +1,11 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
+import { uniqueCallIds } from '../core/call-ids';
 import type { CallModelInput, CallModelOutput, ModelFailureDetails } from '../core/contract';
+import { jsonBytes } from '../core/json';
+import type { Message } from '../core/messages';
+import { messageText, toolCalls } from '../core/messages';
+import type { ModelResponse } from '../core/model';
 import { dropIncompleteCalls } from '../core/state';
 import type { PromptSpec } from '../core/spec';
 import { DEFAULTS } from '../core/spec';
@@ -11,14 +16,17 @@ import type { Usage } from '../core/usage';
 import { ProviderError } from '../providers/types';
 import type { TranscriptStore } from '../store/transcript-store';
 import { errorMessage, keepAlive } from './heartbeat';
+import { withStore } from './storage';
 
 /** Providers by the name agents use in `model.provider`. */
 export type ProviderRegistry = ReadonlyMap<string, ModelProvider>;
 
 /**
- * One model call: append what is new to the stored transcript, load it, call the provider, store the
- * answer. Provider failures become Temporal failures carrying whether they are retryable and any
- * Retry-After; the workflow decides about retries.
+ * One model call: append what is new to the stored transcript, load it, call the provider, give every
+ * tool call an id unique in the run, store the answer. Provider failures become Temporal failures
+ * carrying whether they are retryable and any Retry-After; the workflow decides about retries. A
+ * blob-store failure is a `StorageError` (final), an answer too large for history a
+ * `ModelOutputTooLarge` (final).
  */
 export function callModelActivity(providers: ProviderRegistry, store: TranscriptStore, prices: PriceTable = DEFAULT_PRICES) {
   return async function callModel(input: CallModelInput): Promise<CallModelOutput> {
@@ -32,13 +40,14 @@ export function callModelActivity(providers: ProviderRegistry, store: Transcript
         details: [{ retryable: false } satisfies ModelFailureDetails],
       });
     }
-    const prompt = await store.getJson<PromptSpec>(input.promptRef);
-    const head = await store.append(input.transcript.head, input.transcript.append);
-    const messages = await store.resolve(await store.load(head));
+    const prompt = await withStore("read the agent's prompt", () => store.getJson<PromptSpec>(input.promptRef));
+    const head = await withStore('add the new messages to the transcript', () => store.append(input.transcript.head, input.transcript.append));
+    const messages = await withStore('load the transcript', async () => store.resolve(await store.load(head)));
     const stop = keepAlive(ctx);
     const started = Date.now();
+    let response: ModelResponse;
     try {
-      const response = await provider.generate(
+      response = await provider.generate(
         {
           ...prompt,
           model: input.model.model,
@@ -49,26 +58,66 @@ export function callModelActivity(providers: ProviderRegistry, store: Transcript
         },
         { signal: ctx.cancellationSignal, heartbeat: (d) => ctx.heartbeat(d), attempt: input.attempt, step: input.step },
       );
-      const latencyMs = Date.now() - started;
-      const message = dropIncompleteCalls(response.message);
-      const newHead = await store.append(head, [message]);
-      return {
-        head: newHead as string,
-        message,
-        stopReason: response.stopReason,
-        usage: response.usage,
-        provider: input.model.provider,
-        model: response.model,
-        latencyMs,
-        ...priced(response.model, input.model.model, response.usage, prices),
-      };
     } catch (err) {
       if (ctx.cancellationSignal.aborted) throw new CancelledFailure('model call cancelled', [], err as Error);
       throw modelFailure(err);
     } finally {
       stop();
     }
+    const latencyMs = Date.now() - started;
+    const message = uniqueCallIds(dropIncompleteCalls(response.message), usedCallIds(messages), input.step);
+    const output: Omit<CallModelOutput, 'head'> = {
+      message,
+      stopReason: response.stopReason,
+      usage: response.usage,
+      provider: input.model.provider,
+      model: response.model,
+      latencyMs,
+      ...priced(response.model, input.model.model, response.usage, prices),
+    };
+    checkOutputSize(output);
+    const newHead = await withStore("store the model's answer", () => store.append(head, [message]));
+    return { head: newHead as string, ...output };
   };
+}
+
+/**
+ * Largest model answer (the activity's output, as JSON) a step may return. Temporal refuses payloads
+ * over 2 MiB, and then the failed completion would be retried (paid for again) before the run ends with
+ * Temporal's own message; this leaves room for the rest of the output and the history around it.
+ */
+export const MODEL_OUTPUT_LIMIT_BYTES = 1.5 * 1024 * 1024;
+
+/** Failure type of a model answer too large for workflow history. */
+export const MODEL_OUTPUT_TOO_LARGE = 'ModelOutputTooLarge';
+
+/**
+ * Refuse an answer over {@link MODEL_OUTPUT_LIMIT_BYTES}: the same request would get an answer as large
+ * again, so the failure is final, and it says what was too large.
+ *
+ * @throws ApplicationFailure of type `ModelOutputTooLarge`, non-retryable.
+ */
+function checkOutputSize(output: Omit<CallModelOutput, 'head'>): void {
+  const bytes = jsonBytes(output);
+  if (bytes <= MODEL_OUTPUT_LIMIT_BYTES) return;
+  const text = messageText(output.message).length;
+  const calls = toolCalls(output.message).length;
+  throw ApplicationFailure.create({
+    message:
+      `The model's answer is too large to record in workflow history: ${bytes} bytes of JSON ` +
+      `(${text} characters of text, ${calls} tool call${calls === 1 ? '' : 's'}), over the limit of ${MODEL_OUTPUT_LIMIT_BYTES} bytes. ` +
+      `Lower the model's maxTokens or ask for a shorter answer (e.g. have a tool write large content).`,
+    type: MODEL_OUTPUT_TOO_LARGE,
+    nonRetryable: true,
+    details: [{ retryable: false } satisfies ModelFailureDetails],
+  });
+}
+
+/** Every tool-call id in a transcript. */
+function usedCallIds(messages: readonly Message[]): Set<string> {
+  const ids = new Set<string>();
+  for (const m of messages) if (m.role === 'assistant') for (const c of toolCalls(m)) ids.add(c.id);
+  return ids;
 }
 
 /** The cost of a call in USD, by the model that answered (or the one asked for), if the price table knows it. */

@@ -1,23 +1,44 @@
-/** Whether a tool call's arguments can be run at all: they must be a JSON object, exactly as the model sent them. */
+/**
+ * Whether a tool call's input can be run at all. A tool runs only on a JSON object the model sent; any
+ * other input (text that is not JSON, an array, a string…) is answered with an error the model reads,
+ * quoting what it sent, and nothing runs. Pure: used by the loop in the workflow.
+ */
+import type { JsonObject, JsonValue } from './json';
+import { preview } from './json';
 import type { ToolUseBlock } from './messages';
 
-const QUOTE_MAX = 500;
+/** How much of the model's arguments an error quotes back, in characters. */
+export const QUOTED_ARGUMENTS_CHARS = 500;
 
-function quote(text: string): string {
-  return text.length <= QUOTE_MAX ? text : `${text.slice(0, QUOTE_MAX)}… [${text.length - QUOTE_MAX} more chars]`;
+/** True for a JSON object (not an array, not null). */
+export function isJsonObject(value: JsonValue | undefined): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function kindOf(value: JsonValue): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return `a ${typeof value}`;
 }
 
 /**
- * The error the model reads for a call whose arguments are not a JSON object (not valid JSON, or JSON of
- * another type), or undefined when the arguments are an object. Such a call is never run.
+ * The error result for a call whose input is not a JSON object, or undefined when the call may run.
+ * The message says what was wrong, quotes what the model sent (clipped to {@link QUOTED_ARGUMENTS_CHARS})
+ * and says that nothing was run.
+ *
+ * @example
+ * ```ts
+ * invalidCallInput({ type: 'tool_use', id: 'c1', name: 'refund', input: '{"amount": 5', inputError: 'Unexpected end of JSON input' });
+ * // 'The arguments of this call to "refund" were not valid JSON (Unexpected end of JSON input). You sent: {"amount": 5 …'
+ * ```
  */
 export function invalidCallInput(block: ToolUseBlock): string | undefined {
+  if (block.inputError === undefined && isJsonObject(block.input)) return undefined;
+  const retry = `Nothing was run. To call "${block.name}", send its arguments as one JSON object.`;
   if (block.inputError !== undefined) {
-    const raw = typeof block.input === 'string' ? block.input : JSON.stringify(block.input);
-    return `Invalid arguments for tool "${block.name}": they are not valid JSON (${block.inputError}). You sent: ${quote(raw)}. The tool was not run; call it again with a JSON object.`;
+    const sent = typeof block.input === 'string' ? block.input : JSON.stringify(block.input);
+    return `The arguments of this call to "${block.name}" were not valid JSON (${block.inputError}). You sent: ${preview(sent, QUOTED_ARGUMENTS_CHARS)}\n${retry}`;
   }
-  const input = block.input;
-  if (typeof input === 'object' && input !== null && !Array.isArray(input)) return undefined;
-  const kind = Array.isArray(input) ? 'an array' : input === null ? 'null' : `a ${typeof input}`;
-  return `Invalid arguments for tool "${block.name}": expected a JSON object, got ${kind}. You sent: ${quote(JSON.stringify(input))}. The tool was not run; call it again with a JSON object.`;
+  const sent = JSON.stringify(block.input);
+  return `The arguments of this call to "${block.name}" were not a JSON object but ${kindOf(block.input)}. You sent: ${preview(sent, QUOTED_ARGUMENTS_CHARS)}\n${retry}`;
 }

@@ -3,6 +3,7 @@
  * prompt-cache breakpoints on the stable prefix (tools, system) and on the conversation tail.
  */
 import type Anthropic from '@anthropic-ai/sdk';
+import { isJsonObject } from '../core/call-input';
 import type { Message } from '../core/messages';
 import { outputText } from '../core/messages';
 import type { ModelRequest } from '../core/model';
@@ -46,7 +47,9 @@ export function toAnthropicMessages(messages: readonly Message[]): Anthropic.Mes
         case 'redacted_thinking':
           return [{ type: 'redacted_thinking', data: b.data }];
         case 'tool_use':
-          return [{ type: 'tool_use', id: b.id, name: b.name, input: b.input }];
+          // The API takes only an object. A call whose input was not one (never run, answered with an
+          // error quoting what the model sent) goes back with `{}`; the transcript keeps it unaltered.
+          return [{ type: 'tool_use', id: b.id, name: b.name, input: isJsonObject(b.input) ? b.input : {} }];
       }
     });
     if (content.length) out.push({ role: 'assistant', content });

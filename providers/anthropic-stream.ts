@@ -4,11 +4,12 @@
  * do) is kept when no `input_json_delta` follows; a `tool_use` block that never stopped (max_tokens in
  * the middle of its JSON) is flagged incomplete; unknown events, block types and fields are ignored.
  */
-import { partialParse } from '@anthropic-ai/sdk/_vendor/partial-json-parser/parser';
-import type { JsonObject } from '../core/json';
+import type { JsonObject, JsonValue } from '../core/json';
 import type { AssistantContent } from '../core/messages';
 import type { ModelResponse, StopReason } from '../core/model';
 import type { Usage } from '../core/usage';
+import type { ParsedArguments } from './tool-arguments';
+import { parseArguments } from './tool-arguments';
 
 type Block =
   | { type: 'text'; text: string }
@@ -137,7 +138,17 @@ export class AnthropicStreamAssembler {
         if (b.text) content.push({ type: 'text', text: b.text });
       } else if (b.type === 'thinking') content.push({ type: 'thinking', thinking: b.thinking, signature: b.signature });
       else if (b.type === 'redacted_thinking') content.push({ type: 'redacted_thinking', data: b.data });
-      else if (b.type === 'tool_use') content.push({ type: 'tool_use', id: b.id, name: b.name, input: toolInput(b), ...(b.stopped ? {} : { incomplete: true as const }) });
+      else if (b.type === 'tool_use') {
+        const { input, inputError } = toolInput(b);
+        content.push({
+          type: 'tool_use',
+          id: b.id,
+          name: b.name,
+          input,
+          ...(inputError !== undefined ? { inputError } : {}),
+          ...(b.stopped ? {} : { incomplete: true as const }),
+        });
+      }
     }
     return { message: { role: 'assistant', content }, stopReason: anthropicStopReason(this.stop), usage: { ...this.usage }, model: this.model };
   }
@@ -161,20 +172,10 @@ function startBlock(cb: NonNullable<RawEvent['content_block']>): Block {
 
 /**
  * A tool call's input: the streamed JSON when any arrived, else what `content_block_start` carried.
- * JSON cut off by max_tokens is parsed as far as it goes (the call is flagged incomplete and never run).
+ * Nothing is repaired: text that is not valid JSON (cut off by max_tokens, or malformed) is kept raw
+ * with the parse error.
  */
-function toolInput(b: Extract<Block, { type: 'tool_use' }>): JsonObject {
-  if (!b.json.trim()) return isObject(b.startInput) ? b.startInput : {};
-  try {
-    const parsed: unknown = JSON.parse(b.json);
-    if (isObject(parsed)) return parsed;
-  } catch {
-    try {
-      const partial: unknown = partialParse(b.json);
-      if (isObject(partial)) return partial;
-    } catch {
-      // unparseable: no input
-    }
-  }
-  return {};
+function toolInput(b: Extract<Block, { type: 'tool_use' }>): ParsedArguments {
+  if (!b.json.trim()) return { input: b.startInput === undefined ? {} : (b.startInput as JsonValue) };
+  return parseArguments(b.json);
 }

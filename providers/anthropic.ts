@@ -9,7 +9,7 @@ import type { ModelRequest, ModelResponse } from '../core/model';
 import { anthropicParams } from './anthropic-request';
 import { AnthropicStreamAssembler, AnthropicStreamError } from './anthropic-stream';
 import { abortReason } from './abortable';
-import { apiFailure, otherFailure, truncatedStream } from './errors';
+import { apiFailure, otherFailure, requireEventStream, truncatedStream } from './errors';
 import type { ModelCallContext, ModelProvider, ProviderErrorKind } from './types';
 import { ProviderError } from './types';
 
@@ -114,7 +114,8 @@ export class AnthropicProvider implements ModelProvider {
     const assembler = new AnthropicStreamAssembler();
     try {
       const params = anthropicParams(request, { promptCaching: this.options.promptCaching ?? true });
-      const stream = await this.sdk().messages.create(params, { signal: ctx.signal });
+      const { data: stream, response } = await this.sdk().messages.create(params, { signal: ctx.signal }).withResponse();
+      await requireEventStream(PROVIDER, response);
       for await (const event of stream) {
         ctx.heartbeat();
         assembler.push(event);

@@ -121,3 +121,53 @@ export function otherFailure(provider: string, err: unknown): ProviderError {
 export function truncatedStream(provider: string, what: string): ProviderError {
   return new ProviderError(`${provider} stream ended before ${what}: the connection was cut`, { kind: 'connection', retryable: true });
 }
+
+/** How much of a body that is not an event stream an error quotes, in characters. */
+export const BODY_PREVIEW_CHARS = 300;
+
+/**
+ * Fail when a streaming request was answered with something other than a server-sent event stream
+ * (e.g. a proxy that buffers and answers HTTP 200 with a JSON body): the SDKs would parse it as an
+ * empty stream, and the failure would read as a cut connection. A response without a content type is
+ * let through (the stream's own checks still apply).
+ *
+ * Not retryable: a server or proxy that does not stream this request will not stream it on the next
+ * attempt either, and each attempt may be billed; the message says what came back so it can be fixed.
+ *
+ * @throws ProviderError of kind `invalid_response`, type `not_event_stream`, non-retryable.
+ */
+export async function requireEventStream(provider: string, response: Response): Promise<void> {
+  const contentType = response.headers.get('content-type');
+  if (!contentType || /^\s*text\/event-stream\b/i.test(contentType)) return;
+  const media = contentType.split(';')[0]?.trim() || contentType;
+  const body = await bodyPreview(response, BODY_PREVIEW_CHARS);
+  throw new ProviderError(
+    `${provider} answered HTTP ${response.status} without streaming: expected a server-sent event stream, received ${media}: ${body || '(empty body)'}`,
+    { kind: 'invalid_response', retryable: false, status: response.status, type: 'not_event_stream' },
+  );
+}
+
+/** The first `max` characters of a response body, reading no more of it than needed. */
+async function bodyPreview(response: Response, max: number): Promise<string> {
+  const reader = response.body?.getReader();
+  if (!reader) return '';
+  const decoder = new TextDecoder();
+  let text = '';
+  let more = false;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+      if (text.length > max) {
+        more = true;
+        break;
+      }
+    }
+  } catch {
+    // Whatever was read is still worth quoting.
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+  return text.length > max || more ? `${text.slice(0, max)}…` : text;
+}

@@ -3,7 +3,7 @@
  * servers (Ollama, vLLM, llama.cpp).
  */
 import type OpenAI from 'openai';
-import type { Message } from '../core/messages';
+import type { Message, ToolUseBlock } from '../core/messages';
 import { outputText } from '../core/messages';
 import type { ModelRequest } from '../core/model';
 
@@ -16,7 +16,8 @@ export type MaxTokensField = 'max_completion_tokens' | 'max_tokens';
 /**
  * Our messages as Chat Completions messages. Tool results become `tool` messages, in call order, right
  * after the assistant message that made the calls; thinking is not sent back (the API has no field for
- * it). A failed tool's result is prefixed with `Error:` since the API has no error flag.
+ * it). A failed tool's result is prefixed with `Error:` since the API has no error flag. A call's
+ * arguments go back as the model sent them ({@link argumentsText}).
  */
 export function toOpenAIMessages(system: string | undefined, messages: readonly Message[]): OpenAI.Chat.ChatCompletionMessageParam[] {
   const out: OpenAI.Chat.ChatCompletionMessageParam[] = system ? [{ role: 'system', content: system }] : [];
@@ -36,12 +37,20 @@ export function toOpenAIMessages(system: string | undefined, messages: readonly 
     }
     const text = m.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('');
     const calls = m.content.flatMap((b): OpenAI.Chat.ChatCompletionMessageFunctionToolCall[] =>
-      b.type === 'tool_use' ? [{ id: b.id, type: 'function', function: { name: b.name, arguments: JSON.stringify(b.input) } }] : [],
+      b.type === 'tool_use' ? [{ id: b.id, type: 'function', function: { name: b.name, arguments: argumentsText(b) } }] : [],
     );
     if (!text && calls.length === 0) continue;
     out.push({ role: 'assistant', content: text || null, ...(calls.length ? { tool_calls: calls } : {}) });
   }
   return out;
+}
+
+/**
+ * A call's arguments as the model sent them: its raw text when that was not valid JSON, else the JSON of
+ * the parsed value (whatever its type), so the model's own call is echoed back unaltered.
+ */
+export function argumentsText(call: ToolUseBlock): string {
+  return call.inputError !== undefined && typeof call.input === 'string' ? call.input : JSON.stringify(call.input);
 }
 
 /** Options of {@link openAIParams}. */

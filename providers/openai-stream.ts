@@ -10,6 +10,7 @@ import type { JsonObject } from '../core/json';
 import type { AssistantContent } from '../core/messages';
 import type { ModelResponse, StopReason } from '../core/model';
 import type { Usage } from '../core/usage';
+import { parseArguments } from './tool-arguments';
 
 interface Call {
   id: string;
@@ -144,32 +145,24 @@ export class OpenAIStreamAssembler {
     const text = this.text || this.refusal;
     if (text) content.push({ type: 'text', text });
     const truncated = this.finish === 'length';
-    this.calls.forEach((c, i) => {
-      const input = parseArgs(c.args);
+    for (const c of this.calls) {
+      const { input, inputError } = parseArguments(c.args);
       content.push({
         type: 'tool_use',
-        id: c.id || `call_${i}`,
+        // A server that sent no id leaves it empty: the model activity gives every call a unique id.
+        id: c.id,
         name: c.name,
-        input: input ?? {},
-        ...(truncated && input === undefined ? { incomplete: true as const } : {}),
+        input,
+        ...(inputError !== undefined ? { inputError } : {}),
+        // Arguments that do not parse in a response cut off at the length limit were cut off too.
+        ...(truncated && inputError !== undefined ? { incomplete: true as const } : {}),
       });
-    });
+    }
     return {
       message: { role: 'assistant', content },
       stopReason: openAIStopReason(this.finish, this.calls.length > 0, this.refusal !== '' && this.text === ''),
       usage: { ...this.usage },
       model: this.model,
     };
-  }
-}
-
-/** Parse a call's arguments: an object, `{}` for none, undefined when not valid JSON (cut off). */
-function parseArgs(args: string): JsonObject | undefined {
-  if (!args.trim()) return {};
-  try {
-    const parsed: unknown = JSON.parse(args);
-    return isObject(parsed) ? parsed : undefined;
-  } catch {
-    return undefined;
   }
 }

@@ -7,7 +7,7 @@
 import OpenAI from 'openai';
 import type { ModelRequest, ModelResponse } from '../core/model';
 import { abortReason } from './abortable';
-import { apiFailure, otherFailure, truncatedStream } from './errors';
+import { apiFailure, otherFailure, requireEventStream, truncatedStream } from './errors';
 import type { MaxTokensField } from './openai-request';
 import { openAIParams } from './openai-request';
 import { OpenAIStreamAssembler } from './openai-stream';
@@ -143,7 +143,10 @@ export class OpenAIProvider implements ModelProvider {
     const assembler = new OpenAIStreamAssembler();
     try {
       const sdk = this.sdk();
-      const stream = await sdk.chat.completions.create(openAIParams(request, { maxTokensField: this.maxTokensField }), { signal: ctx.signal });
+      const { data: stream, response } = await sdk.chat.completions
+        .create(openAIParams(request, { maxTokensField: this.maxTokensField }), { signal: ctx.signal })
+        .withResponse();
+      await requireEventStream(this.label, response);
       for await (const chunk of stream) {
         ctx.heartbeat();
         assembler.push(chunk);

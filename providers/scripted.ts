@@ -3,18 +3,25 @@
  * LLM. Each step's reply is picked by the step number (the count of assistant messages so far), so a
  * run resumed on another worker continues the script where it was.
  */
-import type { JsonObject } from '../core/json';
+import type { JsonValue } from '../core/json';
 import type { AssistantContent } from '../core/messages';
 import type { ModelRequest, ModelResponse, StopReason } from '../core/model';
 import type { Usage } from '../core/usage';
 import { abortableSleep } from './abortable';
+import { parseArguments } from './tool-arguments';
 import type { ModelCallContext, ModelProvider, ProviderErrorKind } from './types';
 import { ProviderError } from './types';
 
 /** A tool call in a scripted reply. */
 export interface ScriptedToolCall {
   name: string;
-  args: JsonObject;
+  /** The arguments the model sends: normally an object; any other JSON value makes an invalid call. */
+  args: JsonValue;
+  /**
+   * The argument text exactly as the model sends it, overriding `args`: text that is not valid JSON
+   * (e.g. `'{"amount": 5'`) makes a call with `inputError`, as a provider's stream assembler would.
+   */
+  rawArgs?: string;
   /** Call id; defaults to `call_<step>_<index>`. */
   id?: string;
   /** Mark the call as cut off mid-arguments (only meaningful with stopReason `max_tokens`). */
@@ -94,15 +101,17 @@ export class ScriptedProvider implements ModelProvider {
     }
     const content: AssistantContent[] = [];
     if (turn.text) content.push({ type: 'text', text: turn.text });
-    (turn.toolCalls ?? []).forEach((c, i) =>
+    (turn.toolCalls ?? []).forEach((c, i) => {
+      const { input, inputError } = c.rawArgs !== undefined ? parseArguments(c.rawArgs) : { input: c.args, inputError: undefined };
       content.push({
         type: 'tool_use',
         id: c.id ?? `call_${index + 1}_${i}`,
         name: c.name,
-        input: c.args,
+        input,
+        ...(inputError !== undefined ? { inputError } : {}),
         ...(c.incomplete ? { incomplete: true as const } : {}),
-      }),
-    );
+      });
+    });
     const stopReason = turn.stopReason ?? (turn.toolCalls?.length ? 'tool_use' : 'end_turn');
     const inputChars = JSON.stringify(request.messages).length + (request.system?.length ?? 0);
     const outputChars = JSON.stringify(content).length;

@@ -1,3 +1,4 @@
+import { DurableAgentError } from '../core/errors';
 import type { ModelRequest, ModelResponse } from '../core/model';
 
 /** What a provider gets besides the request while a model activity runs. */
@@ -29,6 +30,8 @@ export type ProviderErrorKind =
   | 'permission'
   | 'not_found'
   | 'request_too_large'
+  /** The server answered, but not in the protocol asked for (e.g. JSON instead of an event stream). */
+  | 'invalid_response'
   | 'unknown';
 
 /** Options of a {@link ProviderError}. */
@@ -44,8 +47,11 @@ export interface ProviderErrorOptions {
   cause?: unknown;
 }
 
-/** A classified provider failure: the model activity turns it into a retryable or final Temporal failure. */
-export class ProviderError extends Error {
+/**
+ * A classified provider failure (code `provider_error`): the model activity turns it into a retryable or
+ * final Temporal failure.
+ */
+export class ProviderError extends DurableAgentError {
   readonly kind: ProviderErrorKind;
   readonly retryable: boolean;
   readonly status?: number;
@@ -53,8 +59,7 @@ export class ProviderError extends Error {
   readonly retryAfterMs?: number;
 
   constructor(message: string, options: ProviderErrorOptions) {
-    super(message, options.cause !== undefined ? { cause: options.cause } : undefined);
-    this.name = 'ProviderError';
+    super('provider_error', message, options.cause !== undefined ? { cause: options.cause } : undefined);
     this.kind = options.kind;
     this.retryable = options.retryable;
     if (options.status !== undefined) this.status = options.status;

@@ -7,14 +7,16 @@
  */
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import type { AgentRun } from '../../client';
 import { loadTranscript } from '../../client/transcript';
 import type { RetryOptions } from '../../agents/define';
-import { defineAgent } from '../../agents/define';
+import { defineAgent, defineTool } from '../../agents/define';
 import type { AgentEvent } from '../../core/events';
-import type { Message, ToolResultBlock } from '../../core/messages';
+import type { Message, ToolResultBlock, ToolUseBlock } from '../../core/messages';
 import { AnthropicProvider } from '../../providers/anthropic';
 import { OpenAIProvider } from '../../providers/openai';
+import { ScriptedProvider } from '../../providers/scripted';
 import { FileBlobStore } from '../../store/blob-store';
 import type { Harness } from '../helpers/harness';
 import { startHarness, testId } from '../helpers/harness';
@@ -31,7 +33,40 @@ const OPENAI_KEY = 'test-key-openai-loop-52be0a';
 const SIGNATURE = 'c2lnbmF0dXJlLW9mLXRoZS1sb29wLXRoaW5raW5nLWJsb2Nr+/=';
 const fast: RetryOptions = { maximumAttempts: 4, initialInterval: '50ms', maximumInterval: '200ms' };
 
+/** Deletes records: all of them when no filter is given, so it must never run on arguments the model did not send. */
+let purges = 0;
+const purge = defineTool({
+  name: 'purge',
+  description: 'Delete records; every record unless a filter is given',
+  input: z.object({ filter: z.object({ olderThanDays: z.number() }).optional() }),
+  execute: ({ filter }) => {
+    purges++;
+    return filter ? `purged records older than ${filter.olderThanDays} days` : 'purged every record';
+  },
+});
+
+/** Charges an amount; records every execution with its call id and idempotency key. */
+const charges: Array<{ callId: string; key: string; amount: number }> = [];
+const charge = defineTool({
+  name: 'charge',
+  description: 'Charge an amount',
+  input: z.object({ amount: z.number() }),
+  execute: ({ amount }, ctx) => {
+    charges.push({ callId: ctx.callId, key: ctx.idempotencyKey, amount });
+    return `charged ${amount}`;
+  },
+});
+
+/** Model calls the scripted `huge` model answered. */
+let hugeCalls = 0;
+const HUGE_TEXT = 'h'.repeat(3 * 1024 * 1024);
+
 const agents = [
+  defineAgent({ name: 'gpt_purge', model: { provider: 'openai', model: 'gpt-purge' }, tools: [purge], modelRetry: fast }),
+  defineAgent({ name: 'claude_purge', model: { provider: 'anthropic', model: 'claude-purge' }, tools: [purge], modelRetry: fast }),
+  defineAgent({ name: 'gpt_ids', model: { provider: 'openai', model: 'gpt-ids' }, tools: [charge], modelRetry: fast }),
+  defineAgent({ name: 'huge', model: { provider: 'scripted', model: 'huge' }, modelRetry: fast }),
+  defineAgent({ name: 'gpt_json200', model: { provider: 'openai', model: 'gpt-json200' }, modelRetry: fast }),
   defineAgent({
     name: 'claude_loop',
     model: { provider: 'anthropic', model: 'claude-loop', maxTokens: 4096, thinking: { budgetTokens: 2048 } },
@@ -59,9 +94,63 @@ const text = (model: string, t: string, usage: StreamUsage = { input: 20, output
 });
 const SLOW_FRAMES = anthropicMessage({ model: 'claude-slow', blocks: [{ type: 'text', text: 'z'.repeat(600) }], stopReason: 'end_turn', usage: { input: 5, output: 150 }, chunk: 4 });
 
+/** Arguments cut short by a server: not valid JSON. */
+const BROKEN_ARGS = '{"filter": {"olderThanDays": 3';
+
 function route(req: RecordedRequest): Reply | undefined {
   const model = req.body.model ?? '';
   switch (model) {
+    case 'gpt-purge':
+      return {
+        sse:
+          turnOf(req) === 0
+            ? openaiCompletion({
+                model,
+                calls: [
+                  { id: 'call_purge_broken', name: 'purge', args: null, rawArgs: BROKEN_ARGS },
+                  { id: 'call_purge_array', name: 'purge', args: [{ olderThanDays: 3 }] },
+                ],
+                finish: 'tool_calls',
+                usage: { prompt: 50, completion: 20 },
+              })
+            : openaiCompletion({ model, text: 'Nothing was purged.', finish: 'stop', usage: { prompt: 90, completion: 5 } }),
+      };
+    case 'claude-purge':
+      return turnOf(req) === 0
+        ? {
+            sse: anthropicMessage({
+              model,
+              blocks: [{ type: 'tool_use', id: 'toolu_purge_broken', name: 'purge', input: {}, json: BROKEN_ARGS }],
+              stopReason: 'tool_use',
+              usage: { input: 50, output: 20 },
+            }),
+          }
+        : text(model, 'Nothing was purged.');
+    case 'gpt-ids': {
+      const turn = turnOf(req);
+      const calls =
+        turn === 0
+          ? [
+              { id: '', name: 'charge', args: { amount: 1 } },
+              { id: '', name: 'charge', args: { amount: 2 } },
+            ]
+          : turn === 1
+            ? [
+                { id: 'call_0', name: 'charge', args: { amount: 3 } },
+                { id: 'call_0', name: 'charge', args: { amount: 4 } },
+              ]
+            : turn === 2
+              ? [{ id: '', name: 'charge', args: { amount: 5 } }]
+              : [];
+      return {
+        sse: calls.length
+          ? openaiCompletion({ model, calls, finish: 'tool_calls', usage: { prompt: 40, completion: 10 } })
+          : openaiCompletion({ model, text: 'Charged five times.', finish: 'stop', usage: { prompt: 80, completion: 5 } }),
+      };
+    }
+    case 'gpt-json200':
+      // A gateway that does not stream: HTTP 200 with a JSON body.
+      return { status: 200, json: { error: { message: 'streaming is not enabled for this key', type: 'gateway_error' } } };
     case 'claude-loop':
       return turnOf(req) === 0
         ? {
@@ -127,6 +216,12 @@ beforeAll(async () => {
     providers: {
       anthropic: new AnthropicProvider({ apiKey: ANTHROPIC_KEY, baseURL: server.origin }),
       openai: new OpenAIProvider({ apiKey: OPENAI_KEY, baseURL: `${server.origin}/v1` }),
+      scripted: new ScriptedProvider({
+        huge: () => {
+          hugeCalls++;
+          return { text: HUGE_TEXT };
+        },
+      }),
     },
     // The test models get a price of their own (merged over the built-in table); gpt-loop has none.
     prices: { 'claude-loop': { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 } },
@@ -305,6 +400,90 @@ describe('real providers in the agent loop (local replay server, real dev server
     expect(rec.finishedAt).toBeUndefined();
     expect(rec.framesSent).toBeLessThan(rec.framesTotal);
     expect(server.requestsFor('claude-slow')).toHaveLength(1);
+  });
+
+  it('never runs a tool on OpenAI-compatible arguments that are not valid JSON or not an object: the model reads what it sent', async () => {
+    const { run: r, result } = await run('gpt_purge');
+    expect(result.status).toBe('success');
+    expect(purges).toBe(0);
+    // The transcript keeps the model's calls unaltered.
+    const calls = [
+      { type: 'tool_use', id: 'call_purge_broken', name: 'purge', input: BROKEN_ARGS, inputError: expect.stringContaining('JSON') },
+      { type: 'tool_use', id: 'call_purge_array', name: 'purge', input: [{ olderThanDays: 3 }] },
+    ];
+    expect(result.messages[1]).toEqual({ role: 'assistant', content: calls });
+    expect((await loadTranscript(new FileBlobStore(h.storeDir), result))[1]).toEqual({ role: 'assistant', content: calls });
+    expect(toolResults(result.messages).map((b) => [b.toolUseId, b.isError])).toEqual([
+      ['call_purge_broken', true],
+      ['call_purge_array', true],
+    ]);
+    // The next request echoes the calls as sent and answers each with an error quoting it.
+    const second = server.requestsFor('gpt-purge')[1]!;
+    const sent = second.body.messages as Array<{ role: string; tool_calls?: Array<{ function: { arguments: string } }>; tool_call_id?: string; content: string }>;
+    expect(sent[1]!.tool_calls!.map((c) => c.function.arguments)).toEqual([BROKEN_ARGS, '[{"olderThanDays":3}]']);
+    const [broken, array] = sent.slice(2);
+    expect(broken).toMatchObject({ role: 'tool', tool_call_id: 'call_purge_broken' });
+    expect(broken!.content).toMatch(/^Error: The arguments of this call to "purge" were not valid JSON \(.+\)\. You sent: \{"filter": \{"olderThanDays": 3\nNothing was run\./);
+    expect(array).toMatchObject({ role: 'tool', tool_call_id: 'call_purge_array' });
+    expect(array!.content).toContain('were not a JSON object but an array. You sent: [{"olderThanDays":3}]\nNothing was run.');
+    // Events and the report say the same.
+    const events = await allEvents(r);
+    expect(events.find((e) => e.type === 'tool_call' && e.callId === 'call_purge_broken')).toMatchObject({ args: BROKEN_ARGS, inputError: expect.any(String) });
+    expect(result.report.toolCalls.map((c) => [c.callId, c.isError, c.attempts])).toEqual([
+      ['call_purge_broken', true, 0],
+      ['call_purge_array', true, 0],
+    ]);
+  });
+
+  it('never runs a tool on Anthropic tool input that is not valid JSON: the model reads what it sent', async () => {
+    const { result } = await run('claude_purge');
+    expect(result.status).toBe('success');
+    expect(purges).toBe(0);
+    const call = { type: 'tool_use', id: 'toolu_purge_broken', name: 'purge', input: BROKEN_ARGS, inputError: expect.stringContaining('JSON') };
+    expect(result.messages[1]).toEqual({ role: 'assistant', content: [call] });
+    const sent = server.requestsFor('claude-purge')[1]!.body.messages as Array<{ content: Array<Record<string, unknown>> }>;
+    // The API takes only an object: the call goes back with {}, and its result quotes what was sent.
+    expect(sent[1]!.content).toEqual([{ type: 'tool_use', id: 'toolu_purge_broken', name: 'purge', input: {} }]);
+    const resultBlock = sent[2]!.content[0] as { type: string; tool_use_id: string; is_error: boolean; content: Array<{ text: string }> };
+    expect(resultBlock).toMatchObject({ type: 'tool_result', tool_use_id: 'toolu_purge_broken', is_error: true });
+    expect(resultBlock.content[0]!.text).toContain(`You sent: ${BROKEN_ARGS}\nNothing was run.`);
+  });
+
+  it('gives every tool call an id unique in the run when a server omits ids or repeats one: each call runs once, with its own result', async () => {
+    const { result } = await run('gpt_ids');
+    expect(result.status).toBe('success');
+    const uses = result.messages.flatMap((m) => m.content.filter((b): b is ToolUseBlock => b.type === 'tool_use'));
+    const ids = uses.map((u) => u.id);
+    expect(ids).toEqual(['da_1_0', 'da_1_1', 'call_0', 'da_2_1', 'da_3_0']);
+    expect(uses.map((u) => u.input)).toEqual([1, 2, 3, 4, 5].map((amount) => ({ amount })));
+    // One execution per call, each with its own id and idempotency key.
+    const mine = charges.filter((c) => ids.includes(c.callId));
+    expect(mine.map((c) => [c.callId, c.amount])).toEqual(ids.map((id, i) => [id, i + 1]));
+    expect(new Set(mine.map((c) => c.key)).size).toBe(5);
+    // Each call's result is its own.
+    expect(toolResults(result.messages).map((b) => [b.toolUseId, b.output])).toEqual(ids.map((id, i) => [id, { type: 'text', text: `charged ${i + 1}` }]));
+    const last = server.requestsFor('gpt-ids').at(-1)!.body.messages as Array<{ role: string; tool_call_id?: string; content: string }>;
+    expect(last.filter((m) => m.role === 'tool').map((m) => [m.tool_call_id, m.content])).toEqual(ids.map((id, i) => [id, `charged ${i + 1}`]));
+  });
+
+  it('ends a run whose model answer is too large for history after one model call, saying what was too large', async () => {
+    const { run: r, result } = await run('huge');
+    expect(result.status).toBe('provider_error');
+    expect(result.error?.type).toBe('ModelOutputTooLarge');
+    expect(result.error?.message).toMatch(/^The model's answer is too large to record in workflow history: \d+ bytes of JSON \(3145728 characters of text, 0 tool calls\), over the limit of 1572864 bytes/);
+    expect(hugeCalls).toBe(1);
+    expect((await allEvents(r)).filter((e) => e.type === 'retrying')).toHaveLength(0);
+  });
+
+  it('ends a run whose server answered HTTP 200 with JSON instead of a stream, after one call, saying what came back', async () => {
+    const { run: r, result } = await run('gpt_json200');
+    expect(result.status).toBe('provider_error');
+    expect(result.error?.type).toBe('not_event_stream');
+    expect(result.error?.message).toBe(
+      'OpenAI answered HTTP 200 without streaming: expected a server-sent event stream, received application/json: {"error":{"message":"streaming is not enabled for this key","type":"gateway_error"}}',
+    );
+    expect(server.requestsFor('gpt-json200')).toHaveLength(1);
+    expect((await allEvents(r)).filter((e) => e.type === 'retrying')).toHaveLength(0);
   });
 
   it('no API key or endpoint appears anywhere in the history of any run', async () => {

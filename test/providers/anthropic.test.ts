@@ -30,6 +30,16 @@ function replay(sse: string | string[], req = request('claude-test-model'), p = 
   return replayCall(server, p, sse, req);
 }
 
+/** The message JSON.parse gives for `text`. */
+function parseError(text: string): string {
+  try {
+    JSON.parse(text);
+  } catch (err) {
+    return (err as Error).message;
+  }
+  throw new Error(`${text} is valid JSON`);
+}
+
 function failure(reply: Parameters<ReplayServer['enqueue']>[0], p = provider): Promise<ProviderError> {
   return failedCall(server, p, reply, request('claude-test-model'));
 }
@@ -69,7 +79,35 @@ describe('AnthropicProvider: assembling streams', () => {
     const [text, done, cut] = response.message.content;
     expect(text).toEqual({ type: 'text', text: 'Writing both notes.' });
     expect(done).toEqual({ type: 'tool_use', id: 'toolu_da06done', name: 'write_file', input: { path: 'notes.md', text: 'short' } });
-    expect(cut).toMatchObject({ type: 'tool_use', id: 'toolu_da06cut', name: 'write_file', incomplete: true, input: { path: 'long.md' } });
+    // The cut-off JSON is kept as sent, never completed into arguments the model did not send.
+    expect(cut).toEqual({
+      type: 'tool_use',
+      id: 'toolu_da06cut',
+      name: 'write_file',
+      input: '{"path": "long.md", "text": "Once upon a',
+      inputError: parseError('{"path": "long.md", "text": "Once upon a'),
+      incomplete: true,
+    });
+  });
+
+  it('keeps tool input that is not valid JSON as the raw text with the parse error, and JSON that is not an object as sent', async () => {
+    const broken = '{"orderId":"A1","amount": 5';
+    const sse = anthropicMessage({
+      model: 'claude-test-model',
+      blocks: [
+        { type: 'tool_use', id: 'toolu_broken', name: 'refund', input: null, json: broken },
+        { type: 'tool_use', id: 'toolu_array', name: 'refund', input: ['A1', 'A2'] },
+        { type: 'tool_use', id: 'toolu_string', name: 'refund', input: 'A1' },
+      ],
+      stopReason: 'tool_use',
+      usage: { input: 5, output: 30 },
+    });
+    const { response } = await replay(sse);
+    expect(response.message.content).toEqual([
+      { type: 'tool_use', id: 'toolu_broken', name: 'refund', input: broken, inputError: parseError(broken) },
+      { type: 'tool_use', id: 'toolu_array', name: 'refund', input: ['A1', 'A2'] },
+      { type: 'tool_use', id: 'toolu_string', name: 'refund', input: 'A1' },
+    ]);
   });
 
   it('reports cache reads and writes apart from uncached input', async () => {
@@ -185,6 +223,31 @@ describe('AnthropicProvider: the request', () => {
     });
   });
 
+  it('sends a call whose input is not an object back with {} (the API takes only objects)', async () => {
+    const broken = '{"orderId":"A1","amount": 5';
+    const messages: Message[] = [
+      { role: 'user', content: [{ type: 'text', text: 'Refund A1' }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'tool_use', id: 't1', name: 'refund', input: broken, inputError: parseError(broken) },
+          { type: 'tool_use', id: 't2', name: 'refund', input: ['A1'] },
+          { type: 'tool_use', id: 't3', name: 'refund', input: { orderId: 'A1' } },
+        ],
+      },
+      {
+        role: 'user',
+        content: ['t1', 't2', 't3'].map((id) => ({ type: 'tool_result' as const, toolUseId: id, output: { type: 'text' as const, text: 'r' }, isError: false })),
+      },
+    ];
+    const { sent } = await replay(text, request('claude-test-model', messages, { tools }));
+    expect((sent.body.messages as Array<{ content: unknown }>)[1]!.content).toEqual([
+      { type: 'tool_use', id: 't1', name: 'refund', input: {} },
+      { type: 'tool_use', id: 't2', name: 'refund', input: {} },
+      { type: 'tool_use', id: 't3', name: 'refund', input: { orderId: 'A1' } },
+    ]);
+  });
+
   it('sends no cache_control when prompt caching is off', async () => {
     const p = new AnthropicProvider({ apiKey: KEY, baseURL: server.origin, promptCaching: false });
     const { sent } = await replay(text, request('claude-test-model', conversation, { system: 'You copy files.', tools }), p);
@@ -246,6 +309,17 @@ describe('AnthropicProvider: errors', () => {
     expect(err).toMatchObject({ kind: 'rate_limit', retryable: true, retryAfterMs: 7000 });
     const ms = await failure({ status: 529, json: anthropicErrorBody('overloaded_error', 'Overloaded'), headers: { 'retry-after-ms': '1250', 'retry-after': '9' } });
     expect(ms.retryAfterMs).toBe(1250);
+  });
+
+  it('does not retry an HTTP 200 whose body is JSON instead of an event stream, and says what came back', async () => {
+    const err = await failure({ status: 200, json: { error: { type: 'proxy_error', message: 'streaming is disabled on this gateway' } } });
+    expect(err).toMatchObject({ kind: 'invalid_response', retryable: false, status: 200, type: 'not_event_stream' });
+    expect(err.message).toBe(
+      'Anthropic answered HTTP 200 without streaming: expected a server-sent event stream, received application/json: {"error":{"type":"proxy_error","message":"streaming is disabled on this gateway"}}',
+    );
+    const long = await failure({ status: 200, json: { content: 'y'.repeat(5000) } });
+    expect(long.message).toContain(`received application/json: {"content":"${'y'.repeat(300 - 12)}…`);
+    expect(long.message.length).toBeLessThan(450);
   });
 
   it('retries a 5xx without a JSON body', async () => {

@@ -31,6 +31,16 @@ function replay(sse: string | string[], req = request('gpt-test'), p = provider)
   return replayCall(server, p, sse, req);
 }
 
+/** The message JSON.parse gives for `text`. */
+function parseError(text: string): string {
+  try {
+    JSON.parse(text);
+  } catch (err) {
+    return (err as Error).message;
+  }
+  throw new Error(`${text} is valid JSON`);
+}
+
 function failure(reply: Parameters<ReplayServer['enqueue']>[0], p = provider): Promise<ProviderError> {
   return failedCall(server, p, reply, request('gpt-test'));
 }
@@ -82,7 +92,48 @@ describe('OpenAIProvider: assembling streams', () => {
     expect(response.stopReason).toBe('max_tokens');
     expect(response.message.content).toEqual([
       { type: 'text', text: 'Writing it now.' },
-      { type: 'tool_use', id: 'call_da05cut', name: 'write_file', input: {}, incomplete: true },
+      // The cut-off arguments are kept as sent, never read as no arguments.
+      { type: 'tool_use', id: 'call_da05cut', name: 'write_file', input: '{"path":"long.md","text":"Once upon a', inputError: parseError('{"path":"long.md","text":"Once upon a'), incomplete: true },
+    ]);
+  });
+
+  it('keeps arguments that are not valid JSON as the raw text with the parse error, and JSON that is not an object as sent', async () => {
+    const broken = '{"orderId":"A1","amount": 5';
+    const sse = openaiCompletion({
+      model: 'gpt-test',
+      calls: [
+        { id: 'call_broken', name: 'refund', args: null, rawArgs: broken },
+        { id: 'call_array', name: 'refund', args: ['A1', 'A2'] },
+        { id: 'call_string', name: 'refund', args: 'A1' },
+        { id: 'call_none', name: 'refund', args: null, rawArgs: '' },
+      ],
+      finish: 'tool_calls',
+      usage: { prompt: 5, completion: 30 },
+    });
+    const { response } = await replay(sse);
+    expect(response.message.content).toEqual([
+      { type: 'tool_use', id: 'call_broken', name: 'refund', input: broken, inputError: parseError(broken) },
+      { type: 'tool_use', id: 'call_array', name: 'refund', input: ['A1', 'A2'] },
+      { type: 'tool_use', id: 'call_string', name: 'refund', input: 'A1' },
+      // No argument text at all: a call of a tool without parameters.
+      { type: 'tool_use', id: 'call_none', name: 'refund', input: {} },
+    ]);
+  });
+
+  it('leaves the id of a call the server sent without one empty (the model activity assigns one)', async () => {
+    const sse = openaiCompletion({
+      model: 'gpt-test',
+      calls: [
+        { id: '', name: 'echo', args: { text: 'a' } },
+        { id: '', name: 'echo', args: { text: 'b' } },
+      ],
+      finish: 'tool_calls',
+      usage: { prompt: 5, completion: 30 },
+    });
+    const { response } = await replay(sse);
+    expect(response.message.content).toEqual([
+      { type: 'tool_use', id: '', name: 'echo', input: { text: 'a' } },
+      { type: 'tool_use', id: '', name: 'echo', input: { text: 'b' } },
     ]);
   });
 
@@ -185,6 +236,27 @@ describe('OpenAIProvider: the request', () => {
     expect((err as Error).message).toMatch(/OPENAI_API_KEY is not set/);
   });
 
+  it("echoes a call's arguments as the model sent them: the raw text when not valid JSON, else the JSON of the value", async () => {
+    const broken = '{"orderId":"A1","amount": 5';
+    const messages: Message[] = [
+      { role: 'user', content: [{ type: 'text', text: 'Refund A1' }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'tool_use', id: 'c1', name: 'refund', input: broken, inputError: parseError(broken) },
+          { type: 'tool_use', id: 'c2', name: 'refund', input: ['A1'] },
+          { type: 'tool_use', id: 'c3', name: 'refund', input: 'A1' },
+        ],
+      },
+    ];
+    const { sent } = await replay(text, request('gpt-test', messages));
+    expect((sent.body.messages as Array<{ tool_calls?: unknown }>)[1]!.tool_calls).toEqual([
+      { id: 'c1', type: 'function', function: { name: 'refund', arguments: broken } },
+      { id: 'c2', type: 'function', function: { name: 'refund', arguments: '["A1"]' } },
+      { id: 'c3', type: 'function', function: { name: 'refund', arguments: '"A1"' } },
+    ]);
+  });
+
   it('leaves out assistant messages with nothing to send', () => {
     expect(toOpenAIMessages(undefined, [{ role: 'assistant', content: [{ type: 'thinking', thinking: 'hmm', signature: '' }] }])).toEqual([]);
   });
@@ -213,6 +285,14 @@ describe('OpenAIProvider: errors', () => {
   it('carries Retry-After as the next retry delay', async () => {
     const err = await failure({ status: 429, json: openaiErrorBody('Rate limit reached for requests', 'requests', 'rate_limit_exceeded'), headers: { 'retry-after': '2' } });
     expect(err).toMatchObject({ kind: 'rate_limit', retryable: true, retryAfterMs: 2000, type: 'rate_limit_exceeded' });
+  });
+
+  it('does not retry an HTTP 200 whose body is JSON instead of an event stream, and says what came back', async () => {
+    const err = await failure({ status: 200, json: { id: 'chatcmpl-x', object: 'chat.completion', choices: [] } });
+    expect(err).toMatchObject({ kind: 'invalid_response', retryable: false, status: 200, type: 'not_event_stream' });
+    expect(err.message).toBe(
+      'OpenAI answered HTTP 200 without streaming: expected a server-sent event stream, received application/json: {"id":"chatcmpl-x","object":"chat.completion","choices":[]}',
+    );
   });
 
   it('retries an error chunk arriving after HTTP 200', async () => {

@@ -128,9 +128,10 @@ describe.skipIf(!present)('shared Anthropic fixtures', () => {
     const [text, call] = response.message.content;
     expect(text).toEqual(want.content[0]);
     const wantCall = want.content[1]!;
-    // The expectation's partial input comes from the SDK's own partial parse of a longer recording;
-    // what matters here is that the call is identified and never treated as complete.
-    expect(call).toMatchObject({ type: 'tool_use', id: wantCall.id, name: wantCall.name, incomplete: true, input: { filename: 'taxes.txt' } });
+    // The expectation's partial input comes from the SDK's own partial parse of a longer recording; we
+    // never complete cut-off JSON: the call keeps the raw text, its parse error, and is never run.
+    expect(call).toMatchObject({ type: 'tool_use', id: wantCall.id, name: wantCall.name, incomplete: true, inputError: expect.any(String) });
+    expect((call as { input: unknown }).input).toEqual(expect.stringMatching(/"filename"\s*:\s*"taxes\.txt"/));
   });
 
   it('text_live.sse: whitespace inside the JSON and extra usage fields', async () => {

@@ -25,7 +25,8 @@ export function anthropicErrorFrame(type: string, message: string): string {
 export type AnthropicBlock =
   | { type: 'text'; text: string }
   | { type: 'thinking'; thinking: string; signature: string }
-  | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
+  /** `json` (the input text exactly as streamed, valid JSON or not) replaces `input` when given. */
+  | { type: 'tool_use'; id: string; name: string; input: unknown; json?: string };
 
 /** Usage of a streamed message. */
 export interface StreamUsage {
@@ -68,7 +69,7 @@ export function anthropicMessage(opts: { model: string; id?: string; blocks: Ant
       frames.push(anthropicFrame({ type: 'content_block_delta', index, delta: { type: 'signature_delta', signature: b.signature } }));
     } else {
       frames.push(anthropicFrame({ type: 'content_block_start', index, content_block: { type: 'tool_use', id: b.id, name: b.name, input: {} } }));
-      for (const p of ['', ...pieces(JSON.stringify(b.input), size)]) {
+      for (const p of ['', ...pieces(b.json ?? JSON.stringify(b.input), size)]) {
         frames.push(anthropicFrame({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: p } }));
       }
     }
@@ -86,9 +87,12 @@ export function openaiFrame(chunk: unknown): string {
 
 /** A tool call to stream. */
 export interface OpenAICall {
+  /** Omitted from the stream when empty (servers that send no id). */
   id: string;
   name: string;
-  args: Record<string, unknown>;
+  args: unknown;
+  /** The arguments text exactly as streamed (valid JSON or not), replacing `args`. */
+  rawArgs?: string;
 }
 
 /**
@@ -111,12 +115,13 @@ export function openaiCompletion(opts: {
   const frames = [delta({ role: 'assistant', content: '' })];
   for (const p of pieces(opts.text ?? '', size)) frames.push(delta({ content: p }));
   (opts.calls ?? []).forEach((c, index) => {
-    const args = JSON.stringify(c.args);
+    const args = c.rawArgs ?? JSON.stringify(c.args);
+    const id = c.id ? { id: c.id } : {};
     if (opts.style === 'whole') {
-      frames.push(delta({ tool_calls: [{ id: c.id, index: 0, type: 'function', function: { name: c.name, arguments: args } }] }));
+      frames.push(delta({ tool_calls: [{ ...id, index: 0, type: 'function', function: { name: c.name, arguments: args } }] }));
       return;
     }
-    frames.push(delta({ tool_calls: [{ index, id: c.id, type: 'function', function: { name: c.name, arguments: '' } }] }));
+    frames.push(delta({ tool_calls: [{ index, ...id, type: 'function', function: { name: c.name, arguments: '' } }] }));
     for (const p of pieces(args, size)) frames.push(delta({ tool_calls: [{ index, function: { arguments: p } }] }));
   });
   frames.push(delta({}, opts.finish));

@@ -1,31 +1,137 @@
-/** Whether a call's arguments can be run (core/call-input.ts): a JSON object, or an error quoting what was sent. */
+/** Tool calls whose input is not a JSON object (core/call-input.ts) and how the loop answers them (core/transitions.ts). */
 import { describe, expect, it } from 'vitest';
-import type { ToolUseBlock } from '../../core/messages';
-import { invalidCallInput } from '../../core/call-input';
-import { use } from './core-fixtures';
+import { invalidCallInput, isJsonObject, QUOTED_ARGUMENTS_CHARS } from '../../core/call-input';
+import type { JsonValue } from '../../core/json';
+import type { ModelStep } from '../../core/state';
+import { startLoop } from '../../core/state';
+import { applyModelStep, applyToolOutcomes } from '../../core/transitions';
+import type { AssistantContent, ToolUseBlock } from '../../core/messages';
+import type { AgentSpec, ToolSpec } from '../../core/spec';
+
+const RETRY = { maximumAttempts: 3, initialIntervalMs: 1000, backoffCoefficient: 2, maximumIntervalMs: 30_000 };
+const tool = (name: string, readOnly: boolean): ToolSpec => ({
+  name,
+  description: name,
+  inputSchema: { type: 'object', properties: {} },
+  readOnly,
+  timeoutMs: 60_000,
+  heartbeatTimeoutMs: 10_000,
+  retry: RETRY,
+  onError: 'report',
+});
+const SPEC: AgentSpec = {
+  name: 'tester',
+  models: [{ provider: 'scripted', model: 'm' }],
+  tools: [tool('purge', false), tool('read', true)],
+  limits: { maxSteps: 5, toolResultInlineBytes: 1024 },
+  modelRetry: RETRY,
+  modelTimeoutMs: 60_000,
+  modelHeartbeatTimeoutMs: 10_000,
+  promptRef: 'sha256-prompt',
+};
+
+const BROKEN = '{"orderId":"A1","amount": 5';
+function parseError(text: string): string {
+  try {
+    JSON.parse(text);
+  } catch (err) {
+    return (err as Error).message;
+  }
+  throw new Error('valid JSON');
+}
+const call = (id: string, name: string, input: JsonValue, inputError?: string): ToolUseBlock => ({ type: 'tool_use', id, name, input, ...(inputError !== undefined ? { inputError } : {}) });
 
 describe('invalidCallInput', () => {
-  it('accepts any JSON object', () => {
-    expect(invalidCallInput(use('c', 't', {}))).toBeUndefined();
-    expect(invalidCallInput(use('c', 't', { a: [1, { b: null }] }))).toBeUndefined();
+  it('lets a JSON object through', () => {
+    expect(invalidCallInput(call('c', 'purge', {}))).toBeUndefined();
+    expect(invalidCallInput(call('c', 'purge', { filter: { older: 3 } }))).toBeUndefined();
   });
 
-  it('refuses an object that came with a parse error (the input is then not what the model meant)', () => {
-    const block: ToolUseBlock = { ...use('c', 't', { partial: true }), inputError: 'bad token' };
-    expect(invalidCallInput(block)).toBe(
-      'Invalid arguments for tool "t": they are not valid JSON (bad token). You sent: {"partial":true}. The tool was not run; call it again with a JSON object.',
+  it('answers text that was not valid JSON: says so, quotes it, gives the parse error, says nothing ran', () => {
+    const message = invalidCallInput(call('c', 'refund', BROKEN, parseError(BROKEN)));
+    expect(message).toBe(
+      `The arguments of this call to "refund" were not valid JSON (${parseError(BROKEN)}). You sent: ${BROKEN}\n` +
+        'Nothing was run. To call "refund", send its arguments as one JSON object.',
     );
   });
 
-  it('quotes at most 500 characters of what was sent, saying how much was left out', () => {
-    const raw = 'x'.repeat(750);
-    const text = invalidCallInput({ ...use('c', 't', raw), inputError: 'Unexpected token x' });
-    expect(text).toContain(`You sent: ${'x'.repeat(500)}… [250 more chars]. The tool was not run`);
-    const exact = invalidCallInput({ ...use('c', 't', 'y'.repeat(500)), inputError: 'e' });
-    expect(exact).toContain(`You sent: ${'y'.repeat(500)}. The tool`);
+  it.each([
+    [['A1', 'A2'], 'an array', '["A1","A2"]'],
+    ['A1', 'a string', '"A1"'],
+    [5, 'a number', '5'],
+    [true, 'a boolean', 'true'],
+    [null, 'null', 'null'],
+  ] as const)('answers valid JSON that is not an object (%j): names what it was and quotes it', (input, kind, quoted) => {
+    const message = invalidCallInput(call('c', 'purge', input as JsonValue));
+    expect(message).toBe(`The arguments of this call to "purge" were not a JSON object but ${kind}. You sent: ${quoted}\nNothing was run. To call "purge", send its arguments as one JSON object.`);
   });
 
-  it('names the tool and the kind of value it got', () => {
-    expect(invalidCallInput(use('c', 'search', ['a']))).toMatch(/^Invalid arguments for tool "search": expected a JSON object, got an array\./);
+  it(`clips what it quotes to ${QUOTED_ARGUMENTS_CHARS} characters`, () => {
+    const long = `{"text": "${'x'.repeat(5000)}`;
+    const message = invalidCallInput(call('c', 'purge', long, parseError(long)))!;
+    expect(message).toContain(`You sent: ${long.slice(0, QUOTED_ARGUMENTS_CHARS)}… [${long.length - QUOTED_ARGUMENTS_CHARS} more chars]`);
+    expect(message.length).toBeLessThan(QUOTED_ARGUMENTS_CHARS + 400);
+  });
+
+  it('isJsonObject: objects only', () => {
+    const objects: JsonValue[] = [{}, { a: 1 }];
+    const others: JsonValue[] = [[], null, 'x', 1, false];
+    expect(objects.every((v) => isJsonObject(v))).toBe(true);
+    expect(others.some((v) => isJsonObject(v))).toBe(false);
+  });
+});
+
+describe('applyModelStep with calls whose input is not an object', () => {
+  const step = (content: AssistantContent[]): ModelStep => ({
+    head: 'sha256-h1',
+    message: { role: 'assistant', content },
+    stopReason: 'tool_use',
+    usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 },
+    provider: 'scripted',
+    model: 'm',
+    latencyMs: 1,
+    attempts: 1,
+  });
+
+  it('answers them at once with the error, never batches them, and keeps the call unaltered in the transcript', () => {
+    const content: AssistantContent[] = [
+      call('c1', 'purge', BROKEN, parseError(BROKEN)),
+      call('c2', 'purge', ['all']),
+      call('c3', 'read', { key: 'k' }),
+      call('c4', 'nope', 'x'),
+    ];
+    const t = applyModelStep(startLoop(SPEC, 'go'), SPEC, step(content));
+    expect(t.next.type).toBe('run_tools');
+    if (t.next.type !== 'run_tools') return;
+    const { plan } = t.next;
+    expect(plan.batches.map((b) => b.map((c) => c.callId))).toEqual([['c3']]);
+    expect(plan.immediate.map((o) => [o.callId, o.isError, o.attempts])).toEqual([
+      ['c1', true, 0],
+      ['c2', true, 0],
+      ['c4', true, 0],
+    ]);
+    expect(plan.immediate[0]!.error).toBe(invalidCallInput(content[0] as ToolUseBlock));
+    expect(plan.immediate[1]!.error).toContain('not a JSON object but an array. You sent: ["all"]');
+    // A call of an unknown tool is answered about the tool (nothing would run either way).
+    expect(plan.immediate[2]!.error).toContain('Unknown tool "nope"');
+    expect(t.state.messages[1]).toEqual({ role: 'assistant', content });
+    expect(t.events.filter((e) => e.type === 'tool_call')).toEqual([
+      { type: 'tool_call', step: 1, callId: 'c1', tool: 'purge', args: BROKEN, inputError: parseError(BROKEN) },
+      { type: 'tool_call', step: 1, callId: 'c2', tool: 'purge', args: ['all'] },
+      { type: 'tool_call', step: 1, callId: 'c3', tool: 'read', args: { key: 'k' } },
+      { type: 'tool_call', step: 1, callId: 'c4', tool: 'nope', args: 'x' },
+    ]);
+
+    // Every call gets its result, in call order, the error ones quoting what was sent.
+    const read = { callId: 'c3', tool: 'read', output: { type: 'text' as const, text: 'v' }, isError: false, latencyMs: 1, attempts: 1 };
+    const after = applyToolOutcomes(t.state, plan, [...plan.immediate, read]);
+    const results = after.state.messages[2]!.content;
+    expect(results.map((b) => b.type === 'tool_result' && [b.toolUseId, b.isError])).toEqual([
+      ['c1', true],
+      ['c2', true],
+      ['c3', false],
+      ['c4', true],
+    ]);
+    expect(after.next).toEqual({ type: 'call_model' });
   });
 });

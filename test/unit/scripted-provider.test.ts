@@ -60,6 +60,26 @@ describe('ScriptedProvider', () => {
     expect(third.message.content[1]).toEqual({ type: 'tool_use', id: 'call_3_0', name: 'write', input: {}, incomplete: true });
   });
 
+  it('makes calls with raw argument text (kept with its parse error) or a non-object value, as a real provider would', async () => {
+    const p = new ScriptedProvider({
+      demo: [
+        {
+          toolCalls: [
+            { name: 'refund', args: {}, rawArgs: '{"orderId":"A1","amount": 5' },
+            { name: 'refund', args: ['A1'] },
+            { name: 'refund', args: {}, rawArgs: '{"orderId":"A1"}' },
+          ],
+        },
+      ],
+    });
+    const { message } = await p.generate(request([user('hi')]), context());
+    expect(message.content).toEqual([
+      { type: 'tool_use', id: 'call_1_0', name: 'refund', input: '{"orderId":"A1","amount": 5', inputError: expect.stringMatching(/JSON/) },
+      { type: 'tool_use', id: 'call_1_1', name: 'refund', input: ['A1'] },
+      { type: 'tool_use', id: 'call_1_2', name: 'refund', input: { orderId: 'A1' } },
+    ]);
+  });
+
   it('defaults the stop reason to tool_use with calls and end_turn without', async () => {
     const p = new ScriptedProvider({ demo: SCRIPT });
     expect((await p.generate(request([user('a')]), context())).stopReason).toBe('tool_use');

@@ -1,0 +1,26 @@
+/**
+ * Reading a tool call's argument text as the model sent it. Nothing is repaired or guessed: valid JSON
+ * becomes its value (of whatever type), anything else is kept as the raw text with the parse error, so
+ * a tool never runs on arguments the model did not send (see core/call-input.ts).
+ */
+import type { JsonValue } from '../core/json';
+
+/** A call's arguments: the parsed value, or the raw text and why it did not parse. */
+export interface ParsedArguments {
+  input: JsonValue;
+  /** Set when the text was not valid JSON; `input` is then the raw text. */
+  inputError?: string;
+}
+
+/**
+ * Parse a call's argument text. An empty (or all-blank) text means "no arguments", `{}`: servers send
+ * that for calls of tools without parameters.
+ */
+export function parseArguments(text: string): ParsedArguments {
+  if (!text.trim()) return { input: {} };
+  try {
+    return { input: JSON.parse(text) as JsonValue };
+  } catch (err) {
+    return { input: text, inputError: err instanceof Error ? err.message : String(err) };
+  }
+}
