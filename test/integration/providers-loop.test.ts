@@ -75,7 +75,7 @@ const agents = [
     modelRetry: fast,
   }),
   defineAgent({ name: 'gpt_loop', model: { provider: 'openai', model: 'gpt-loop' }, tools: [echo], modelRetry: fast }),
-  defineAgent({ name: 'rate_limited', model: { provider: 'anthropic', model: 'claude-429' }, modelRetry: fast }),
+  defineAgent({ name: 'rate_limited', model: { provider: 'anthropic', model: 'claude-429' }, modelRetry: { ...fast, maximumInterval: '5s' } }),
   defineAgent({ name: 'bad_key', model: { provider: 'anthropic', model: 'claude-401' }, modelRetry: fast }),
   defineAgent({ name: 'too_long', model: { provider: 'anthropic', model: 'claude-400' }, modelRetry: fast }),
   defineAgent({ name: 'gpt_bad_key', model: { provider: 'openai', model: 'gpt-401' }, modelRetry: fast }),
@@ -333,7 +333,7 @@ describe('real providers in the agent loop (local replay server, real dev server
     expect(result.status).toBe('success');
     expect(result.report.steps[0]!.attempts).toBe(2);
     const retrying = (await allEvents(r)).filter((e) => e.type === 'retrying');
-    // The agent's own backoff would be 50 ms; the server asked for 1 s.
+    // The agent's own backoff would be 50 ms; the server asked for 1 s, within the agent's maximum interval (5 s).
     expect(retrying).toEqual([expect.objectContaining({ attempt: 1, errorType: 'rate_limit_error', delayMs: 1000 })]);
 
     const events = await historyEvents(r);
