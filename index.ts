@@ -1,30 +1,40 @@
-/** durable-agent: run LLM agents durably on Temporal. */
+/**
+ * durable-agent: run LLM agents durably on Temporal.
+ *
+ * This entry holds what agent definitions and readers of results need — `defineAgent`, `defineTool`,
+ * `ToolError`, the errors and every public type — and loads neither `@temporalio/client` nor
+ * `@temporalio/worker`. Start and watch runs with `durable-agent/client`; run them with `durable-agent/worker`.
+ */
 export { defineAgent, defineTool, ToolError } from './agents/define';
-export type { Agent, AgentConfig, RetryOptions, Tool, ToolConfig, ToolContext } from './agents/define';
-export { createWorker, WORKFLOWS_PATH } from './worker';
-export type { AgentWorker, AgentWorkerOptions } from './worker';
-export { AgentClient, AgentRun } from './client';
-export type { AgentClientOptions, StartOptions } from './client';
-export { loadTranscript } from './client/transcript';
-export { AnthropicProvider, DEFAULT_PRICES, OpenAIProvider, ProviderError, ScriptedProvider, costUsd, priceFor } from './providers';
 export type {
-  AnthropicProviderOptions,
-  ModelCallContext,
-  ModelPrice,
-  ModelProvider,
-  OpenAIProviderOptions,
-  PriceTable,
-  Script,
-  ScriptedTurn,
-} from './providers';
-export { FileBlobStore, MemoryBlobStore } from './store/blob-store';
-export type { BlobStore } from './store/blob-store';
-export { TranscriptStore } from './store/transcript-store';
+  Agent,
+  AgentConfig,
+  AnyAgent,
+  AnyTool,
+  RetryOptions,
+  Tool,
+  ToolCallOf,
+  ToolCallsOf,
+  ToolConfig,
+  ToolContext,
+  ToolInputSchema,
+  ToolNamesOf,
+} from './agents/define';
+export { DefinitionError, DurableAgentError, isDurableAgentError } from './core/errors';
+export type { DurableAgentErrorCode } from './core/errors';
+export { RUN_STATUSES } from './core/result';
 export type * from './core/messages';
 export type * from './core/events';
 export type * from './core/result';
 export type * from './core/usage';
-export type { AgentWorkflowInput, RunSnapshot } from './core/contract';
-export type { ModelRef, ThinkingSpec } from './core/spec';
-export type { ApprovalDecision, Decision, PendingApproval, RunPolicy } from './core/approvals';
-export { ApprovalRefusedError } from './client';
+export type * from './core/json';
+export type { StopReason, ModelRequest, ModelResponse } from './core/model';
+export type { AgentWorkflowInput, DecisionReceipt, RunSnapshot } from './core/contract';
+export type { ModelRef, PromptSpec, ThinkingSpec, ToolErrorPolicy } from './core/spec';
+export type * from './core/approval-types';
+export type { ModelCallContext, ModelProvider, ProviderErrorKind, ProviderErrorOptions } from './providers/types';
+export type { ModelPrice, PriceTable } from './providers/pricing';
+export type { BlobStore } from './store/blob-store';
+export type { AgentClientOptions, AgentRunOf, AwaitingRun, ConnectionSettings, EventsOptions, RunCallsOf, StartOptions } from './client';
+export type { AgentRun, AgentClient } from './client';
+export type { AgentWorker, AgentWorkerOptions } from './worker';

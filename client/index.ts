@@ -1,37 +1,60 @@
+/**
+ * The client side of durable-agent: start runs, find them, read their results and events, decide
+ * approvals. Loads `@temporalio/client` only: no worker, no tool code, no zod.
+ */
 import { randomUUID } from 'node:crypto';
-import { Client, Connection, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
-import type { WorkflowHandle } from '@temporalio/client';
+import { Client, Connection } from '@temporalio/client';
+import type { AnyAgent, ToolCallsOf, ToolNamesOf } from '../agents/define';
 import { AGENT_WORKFLOW, DEFAULT_TASK_QUEUE } from '../core/contract';
-import type { AgentWorkflowInput, RunSnapshot } from '../core/contract';
-import type { AgentEvent, EventPage } from '../core/events';
-import type { AgentRunResult } from '../core/result';
+import type { AgentWorkflowInput } from '../core/contract';
+import { DurableAgentError } from '../core/errors';
+import type { PendingApproval, RunPolicy } from '../core/approvals';
+import type { AnyToolCall } from '../core/result';
 import type { agentWorkflow } from '../workflows/agent';
-import type { ApprovalDecision, PendingApproval, RunPolicy } from '../core/approvals';
-import type { DecisionReceipt } from '../core/contract';
-import { approvalSignal, decideUpdate, eventsQuery, pendingApprovalsQuery, snapshotQuery } from '../workflows/definitions';
 import { AGENT_NAME, AWAITING_APPROVAL_QUERY } from '../workflows/search-attributes';
+import type { ConnectionSettings } from './connection-settings';
+import { resolveConnectionSettings } from './connection-settings';
+import { AgentRun } from './run';
 
-/** Options of {@link AgentClient.connect}. */
-export interface AgentClientOptions {
-  /** An existing Temporal client. */
+export { AgentRun } from './run';
+export type { EventsOptions } from './run';
+export { ApprovalRefusedError, RunNotFoundError } from './errors';
+export type { ConnectionSettings, ResolvedConnectionSettings } from './connection-settings';
+export { resolveConnectionSettings } from './connection-settings';
+
+/**
+ * The tool-call shape of runs of agent `A` (`{ tool, args }`, a union by tool name): `AnyToolCall` when
+ * `A` is not a specific agent (its tool names are not known statically).
+ */
+export type RunCallsOf<A> = string extends ToolNamesOf<A> ? AnyToolCall : ToolCallsOf<A>;
+
+/** A run of agent `A`: its result, events and pending approvals typed by the agent's tools. */
+export type AgentRunOf<A> = AgentRun<RunCallsOf<A>>;
+
+/**
+ * Options of {@link AgentClient.connect}. Connection settings not given here come from Temporal's
+ * environment configuration (`TEMPORAL_ADDRESS`, `TEMPORAL_NAMESPACE`, `TEMPORAL_API_KEY`, `TEMPORAL_TLS*`,
+ * `TEMPORAL_PROFILE` and the Temporal config file), then the defaults `localhost:7233` / `default`.
+ */
+export interface AgentClientOptions extends ConnectionSettings {
+  /** An existing Temporal client: used as is (and not closed by {@link AgentClient.close}). */
   client?: Client;
-  /** Default `TEMPORAL_ADDRESS` or `localhost:7233`. */
-  address?: string;
-  namespace?: string;
+  /** An existing connection: the client uses it (and {@link AgentClient.close} leaves it open). */
+  connection?: Connection;
   /** Task queue of the agent workers. Default `durable-agent`. */
   taskQueue?: string;
 }
 
-/** Options of one run. */
-export interface StartOptions {
+/** Options of one run of agent `A`. */
+export interface StartOptions<A = AnyAgent> {
   /** The user's request. */
   input: string;
   /** Default `<agent>-<uuid>`. */
   workflowId?: string;
   /** Lower the agent's step cap for this run. */
   maxSteps?: number;
-  /** Run-level approval policy by tool name (`*` for the rest): `allow`, `ask` or `deny`. */
-  policy?: RunPolicy;
+  /** Run-level approval policy by tool name (`*` for the rest): `allow`, `ask` or `deny`. Keys are the agent's tool names. */
+  policy?: RunPolicy<ToolNamesOf<A>>;
 }
 
 /** A run waiting for people, as visibility and its `pendingApprovals` query report it. */
@@ -42,32 +65,100 @@ export interface AwaitingRun {
   pending: PendingApproval[];
 }
 
-/** Starts and finds agent runs. */
+/**
+ * Starts and finds agent runs. Create one with {@link AgentClient.connect} (and {@link AgentClient.close}
+ * it when done), or wrap a Temporal `Client` you manage: `new AgentClient(temporalClient, taskQueue)`.
+ *
+ * @example
+ * ```ts
+ * import { AgentClient } from 'durable-agent/client';
+ * import type { assistant } from './agents'; // a type-only import: no tool code is loaded
+ *
+ * const client = await AgentClient.connect(); // TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, profiles…
+ * try {
+ *   const run = await client.start<typeof assistant>('assistant', { input: 'Weather in Paris?' });
+ *   const result = await run.result();
+ * } finally {
+ *   await client.close();
+ * }
+ * ```
+ */
 export class AgentClient {
+  private closing: Promise<void> | undefined;
+
+  /**
+   * @param temporal the Temporal client to use.
+   * @param taskQueue task queue of the agent workers (default `durable-agent`).
+   * @param options `ownsConnection`: {@link close} closes `temporal.connection` (set by {@link connect}
+   * when it opened the connection itself).
+   */
   constructor(
     readonly temporal: Client,
     readonly taskQueue: string = DEFAULT_TASK_QUEUE,
+    private readonly options: { ownsConnection?: boolean } = {},
   ) {}
 
-  /** Connect to Temporal. */
+  /**
+   * Connect to Temporal. Settings not given come from Temporal's environment configuration, then the
+   * defaults (`localhost:7233`, namespace `default`).
+   *
+   * @throws {DurableAgentError} code `invalid_input` when the Temporal config file or profile cannot be loaded.
+   * @throws the connection error when the server cannot be reached.
+   * @example
+   * ```ts
+   * const client = await AgentClient.connect();                                  // from the environment
+   * const cloud = await AgentClient.connect({ profile: 'prod' });                // a config-file profile
+   * const local = await AgentClient.connect({ address: 'localhost:7233', namespace: 'dev' });
+   * ```
+   */
   static async connect(options: AgentClientOptions = {}): Promise<AgentClient> {
     if (options.client) return new AgentClient(options.client, options.taskQueue);
-    const connection = await Connection.connect({ address: options.address ?? process.env.TEMPORAL_ADDRESS ?? 'localhost:7233' });
-    const client = new Client({ connection, ...(options.namespace ? { namespace: options.namespace } : {}) });
-    return new AgentClient(client, options.taskQueue);
+    const settings = resolveConnectionSettings(options);
+    const ownsConnection = !options.connection;
+    const connection =
+      options.connection ??
+      (await Connection.connect({
+        address: settings.address,
+        ...(settings.apiKey !== undefined ? { apiKey: settings.apiKey } : {}),
+        ...(settings.tls !== undefined ? { tls: settings.tls } : {}),
+        ...(settings.metadata ? { metadata: settings.metadata } : {}),
+      }));
+    const client = new Client({ connection, namespace: settings.namespace });
+    return new AgentClient(client, options.taskQueue, { ownsConnection });
   }
 
-  /** Start a run of `agent`. */
-  async start(agent: string, options: StartOptions): Promise<AgentRun> {
+  /**
+   * Start a run of `agent`: pass the agent definition (its types flow into the run), or its name with
+   * the agent's type as type parameter (the client process then needs no tool code at all).
+   *
+   * @throws {DurableAgentError} code `invalid_input` for a missing agent name or a missing `input`.
+   * @throws {WorkflowExecutionAlreadyStartedError} (from `@temporalio/client`) a run with `workflowId` is already running.
+   * @example
+   * ```ts
+   * const run = await client.start(assistant, { input: 'Refund order 42', policy: { refund: 'ask', '*': 'allow' } });
+   * // or, with a type-only import of the agent:
+   * const same = await client.start<typeof assistant>('assistant', { input: 'Refund order 42' });
+   * ```
+   */
+  async start<A extends AnyAgent>(agent: A, options: StartOptions<A>): Promise<AgentRunOf<A>>;
+  async start<A extends AnyAgent = AnyAgent>(agent: A['name'], options: StartOptions<A>): Promise<AgentRunOf<A>>;
+  async start<A extends AnyAgent>(agent: A | string, options: StartOptions<A>): Promise<AgentRunOf<A>> {
+    const name = typeof agent === 'string' ? agent : (agent as { name?: unknown } | null)?.name;
+    if (typeof name !== 'string' || !name.trim()) {
+      throw new DurableAgentError('invalid_input', 'start(agent, options): agent must be an agent definition or a non-empty agent name');
+    }
+    if (typeof options?.input !== 'string') {
+      throw new DurableAgentError('invalid_input', `start("${name}", options): options.input must be the user's request as a string`);
+    }
     const input: AgentWorkflowInput = {
-      agent,
+      agent: name,
       prompt: options.input,
       ...(options.maxSteps !== undefined ? { maxSteps: options.maxSteps } : {}),
-      ...(options.policy ? { policy: options.policy } : {}),
+      ...(options.policy ? { policy: options.policy as RunPolicy } : {}),
     };
     const handle = await this.temporal.workflow.start<typeof agentWorkflow>(AGENT_WORKFLOW, {
       taskQueue: this.taskQueue,
-      workflowId: options.workflowId ?? `${agent}-${randomUUID()}`,
+      workflowId: options.workflowId ?? `${name}-${randomUUID()}`,
       args: [input],
     });
     return new AgentRun(handle);
@@ -92,105 +183,27 @@ export class AgentClient {
     return runs;
   }
 
-  /** A handle on an existing run. */
-  get(workflowId: string, runId?: string): AgentRun {
+  /**
+   * A handle on an existing run (nothing is checked until you use it: a missing run then throws
+   * `RunNotFoundError`). Give the agent's type to type its result and events: `client.get<typeof assistant>(id)`.
+   */
+  get<A extends AnyAgent = AnyAgent>(workflowId: string, runId?: string): AgentRunOf<A> {
     return new AgentRun(this.temporal.workflow.getHandle<typeof agentWorkflow>(workflowId, runId));
   }
-}
-
-/** A decision the run refused (the reason is the message). */
-export class ApprovalRefusedError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'ApprovalRefusedError';
-  }
-}
-
-/** One agent run. */
-export class AgentRun {
-  constructor(readonly handle: WorkflowHandle<typeof agentWorkflow>) {}
-
-  get workflowId(): string {
-    return this.handle.workflowId;
-  }
-
-  /** Wait for the typed result (every ending, cancellation included, is a result; a run that fails to start throws). */
-  result(): Promise<AgentRunResult> {
-    return this.handle.result();
-  }
-
-  /** One page of events from `cursor`. */
-  readEvents(cursor = 0, limit?: number): Promise<EventPage> {
-    return this.handle.query(eventsQuery, cursor, limit);
-  }
-
-  /** The run's current state. */
-  snapshot(): Promise<RunSnapshot> {
-    return this.handle.query(snapshotQuery);
-  }
-
-  /** Tool calls waiting for a person. */
-  pendingApprovals(): Promise<PendingApproval[]> {
-    return this.handle.query(pendingApprovalsQuery);
-  }
 
   /**
-   * Decide a pending approval and learn what happened (an update). Rejected with the reason, and nothing
-   * written to history, for an unknown or already decided call, an expired approval, a malformed
-   * decision or an approver who is not allowed.
+   * Close the connection this client opened in {@link connect}; a client or connection passed in is
+   * left open (its owner closes it). Safe to call twice. Calls made after closing fail.
+   *
+   * @example
+   * ```ts
+   * const client = await AgentClient.connect();
+   * try { await (await client.start('assistant', { input: 'hi' })).result(); } finally { await client.close(); }
+   * ```
    */
-  async decide(decision: ApprovalDecision): Promise<DecisionReceipt> {
-    try {
-      return await this.handle.executeUpdate(decideUpdate, { args: [decision] });
-    } catch (err) {
-      if (err instanceof WorkflowUpdateFailedError && err.cause) throw new ApprovalRefusedError(err.cause.message, { cause: err });
-      throw err;
-    }
-  }
-
-  /** Send a decision fire-and-forget (a signal): accepted even while no worker runs; refusals show as `approval_refused` events. */
-  async signalDecision(decision: ApprovalDecision): Promise<void> {
-    await this.handle.signal(approvalSignal, decision);
-  }
-
-  /** Request cancellation; the run ends with status `cancelled` and its partial transcript. */
-  async cancel(): Promise<void> {
-    await this.handle.cancel();
-  }
-
-  /**
-   * Every event from `from` on, as the run produces them, ending after `done` (or when the workflow
-   * closes without one, e.g. it failed to start).
-   */
-  async *events(options: { from?: number; pollMs?: number; signal?: AbortSignal } = {}): AsyncGenerator<AgentEvent> {
-    let cursor = options.from ?? 0;
-    const pollMs = options.pollMs ?? 200;
-    for (;;) {
-      if (options.signal?.aborted) return;
-      let page: EventPage;
-      try {
-        page = await this.readEvents(cursor);
-      } catch (err) {
-        if (err instanceof WorkflowNotFoundError) throw err;
-        if (await this.closed()) return;
-        throw err;
-      }
-      for (const e of page.events) yield e;
-      cursor = page.next;
-      if (page.done) return;
-      if (page.events.length === 0) {
-        if (await this.closed()) {
-          const last = await this.readEvents(cursor);
-          for (const e of last.events) yield e;
-          return;
-        }
-        await new Promise((r) => setTimeout(r, pollMs));
-      }
-    }
-  }
-
-  private async closed(): Promise<boolean> {
-    const d = await this.handle.describe();
-    return d.status.name !== 'RUNNING';
+  close(): Promise<void> {
+    if (!this.options.ownsConnection) return Promise.resolve();
+    this.closing ??= this.temporal.connection.close();
+    return this.closing;
   }
 }

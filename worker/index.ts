@@ -13,22 +13,29 @@ import { defaultProviders } from '../providers';
 import type { BlobStore } from '../store/blob-store';
 import { FileBlobStore } from '../store/blob-store';
 import { TranscriptStore } from '../store/transcript-store';
+import type { ConnectionSettings } from '../client/connection-settings';
+import { resolveConnectionSettings } from '../client/connection-settings';
 import { stateDir } from './paths';
 import { ensureSearchAttributes } from './search-attributes';
 
-/** Options of {@link createWorker}. */
-export interface AgentWorkerOptions {
+/**
+ * Options of {@link createWorker}. Connection settings not given here (`address`, `namespace`, `apiKey`,
+ * `tls`, `profile`, `configFile`) come from Temporal's environment configuration (`TEMPORAL_ADDRESS`,
+ * `TEMPORAL_NAMESPACE`, `TEMPORAL_API_KEY`, `TEMPORAL_TLS*`, `TEMPORAL_PROFILE`, the Temporal config
+ * file), then the defaults `localhost:7233` / `default`.
+ */
+export interface AgentWorkerOptions extends ConnectionSettings {
   /** The agents this worker runs. */
   agents: readonly Agent[];
   /** Extra or replacement model providers by name (defaults: `anthropic` and `openai`, keys from the environment). */
   providers?: Record<string, ModelProvider>;
-  /** Where conversation content is stored. Default: files under `.durable-agent/blobs`. */
+  /**
+   * Where conversation content is stored. Default: files under `blobs/` of the state folder
+   * (`DURABLE_AGENT_HOME`, else `~/.durable-agent`), the same whatever directory the worker starts in.
+   */
   store?: BlobStore;
-  /** Connection to Temporal. Default: connect to `address`. */
+  /** An existing connection to Temporal, left open by {@link AgentWorker.close} (its owner closes it). Default: open one from the connection settings. */
   connection?: NativeConnection;
-  /** Default `TEMPORAL_ADDRESS` or `localhost:7233`. */
-  address?: string;
-  namespace?: string;
   /** Default `durable-agent`. */
   taskQueue?: string;
   /** A prebuilt workflow bundle (tests and deployments reuse one); default: bundle `workflows/` now. */
@@ -44,49 +51,141 @@ export interface AgentWorkerOptions {
   temporal?: Partial<Omit<TemporalWorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'activities' | 'workflowBundle' | 'workflowsPath'>>;
 }
 
-/** A running agent worker. */
+/**
+ * An agent worker. Start it with {@link run} (or {@link runUntil}); stop it with {@link close}, which
+ * also closes the connection `createWorker` opened. When `run`/`runUntil` ends, that connection is
+ * closed too (a connection passed in as `connection` is never closed).
+ */
 export interface AgentWorker {
   readonly worker: Worker;
   readonly taskQueue: string;
+  /** Namespace the worker polls. */
+  readonly namespace: string;
   readonly registry: AgentRegistry;
   readonly transcripts: TranscriptStore;
-  /** Poll until shut down. */
+  /**
+   * Poll until shut down ({@link shutdown}, {@link close}, SIGINT/SIGTERM), then close the connection
+   * the worker opened.
+   *
+   * @throws the worker's fatal error, if it failed.
+   */
   run(): Promise<void>;
-  /** Run until `promise` settles, then shut down. */
+  /** Run until `promise` settles, then shut down and close the connection the worker opened. */
   runUntil<T>(promise: Promise<T> | (() => Promise<T>)): Promise<T>;
+  /** Ask the worker to stop polling (returns at once; `run()` resolves when it has drained). */
   shutdown(): void;
+  /**
+   * Shut the worker down, wait until it has stopped (running activities finish or are cancelled by
+   * Temporal's shutdown rules), and close the connection `createWorker` opened. Safe to call twice,
+   * and on a worker that never ran.
+   */
+  close(): Promise<void>;
 }
 
 /** Path of the workflow entry point, for bundling (compiled `.js` when running from `dist/`, else `.ts`). */
 export const WORKFLOWS_PATH = ['.js', '.ts'].map((ext) => join(__dirname, '..', 'workflows', `index${ext}`)).find((p) => existsSync(p)) ?? join(__dirname, '..', 'workflows');
 
-/** Create a worker that runs the agent workflow and its activities for `agents`. */
+/**
+ * Create a worker that runs the agent workflow and its activities for `agents`: the tools' code, the
+ * model providers (and their credentials) and the blob store live here. Call `run()` to start polling
+ * and `close()` to stop and release the connection.
+ *
+ * @throws {DefinitionError} two agents with the same name (or another invalid definition).
+ * @throws {DurableAgentError} code `invalid_input` when the Temporal config file or profile cannot be loaded.
+ * @throws the connection error when Temporal cannot be reached, or Temporal's error when the worker
+ * cannot be created (e.g. the workflow bundle fails to build).
+ * @example
+ * ```ts
+ * import { createWorker } from 'durable-agent/worker';
+ * import { assistant } from './agents';
+ *
+ * const worker = await createWorker({ agents: [assistant] }); // TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, profiles…
+ * process.once('SIGTERM', () => void worker.close());
+ * await worker.run(); // until shut down; closes the connection it opened
+ * ```
+ */
 export async function createWorker(options: AgentWorkerOptions): Promise<AgentWorker> {
   const registry = new AgentRegistry(options.agents);
   const providers = new Map<string, ModelProvider>(Object.entries({ ...defaultProviders(), ...options.providers }));
   const transcripts = new TranscriptStore(options.store ?? new FileBlobStore(stateDir('blobs')));
   const taskQueue = options.taskQueue ?? DEFAULT_TASK_QUEUE;
-  const connection =
-    options.connection ?? (await NativeConnection.connect({ address: options.address ?? process.env.TEMPORAL_ADDRESS ?? 'localhost:7233' }));
-  const namespace = options.namespace ?? 'default';
-  const searchAttributes = options.searchAttributes !== false && (await ensureSearchAttributes(connection, namespace, (m) => console.warn(m)));
-  const worker = await Worker.create({
-    ...options.temporal,
-    connection,
-    namespace,
-    taskQueue,
-    activities: createActivities({ registry, providers, store: transcripts, searchAttributes, prices: { ...DEFAULT_PRICES, ...options.prices } }),
-    ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
-  });
-  return {
-    worker,
-    taskQueue,
-    registry,
-    transcripts,
-    run: () => worker.run(),
-    runUntil: (p) => worker.runUntil(p),
-    shutdown: () => {
-      if (worker.getState() === 'RUNNING') worker.shutdown();
-    },
-  };
+  const settings = resolveConnectionSettings(options);
+  const namespace = settings.namespace;
+  const ownedConnection = options.connection
+    ? undefined
+    : await NativeConnection.connect({
+        address: settings.address,
+        ...(settings.apiKey !== undefined ? { apiKey: settings.apiKey } : {}),
+        ...(settings.tls !== undefined ? { tls: settings.tls } : {}),
+        ...(settings.metadata ? { metadata: settings.metadata } : {}),
+      });
+  const connection = options.connection ?? (ownedConnection as NativeConnection);
+  let worker: Worker;
+  try {
+    const searchAttributes = options.searchAttributes !== false && (await ensureSearchAttributes(connection, namespace, (m) => console.warn(m)));
+    worker = await Worker.create({
+      ...options.temporal,
+      connection,
+      namespace,
+      taskQueue,
+      activities: createActivities({ registry, providers, store: transcripts, searchAttributes, prices: { ...DEFAULT_PRICES, ...options.prices } }),
+      ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
+    });
+  } catch (err) {
+    await ownedConnection?.close().catch(() => undefined);
+    throw err;
+  }
+  return new WorkerLifecycle(worker, taskQueue, namespace, registry, transcripts, ownedConnection);
+}
+
+/** Runs a Temporal worker and closes the connection it owns once the worker has stopped. */
+class WorkerLifecycle implements AgentWorker {
+  private running: Promise<unknown> | undefined;
+  private connectionClosed: Promise<void> | undefined;
+
+  constructor(
+    readonly worker: Worker,
+    readonly taskQueue: string,
+    readonly namespace: string,
+    readonly registry: AgentRegistry,
+    readonly transcripts: TranscriptStore,
+    private readonly ownedConnection: NativeConnection | undefined,
+  ) {}
+
+  run(): Promise<void> {
+    return this.track(this.worker.run());
+  }
+
+  runUntil<T>(promise: Promise<T> | (() => Promise<T>)): Promise<T> {
+    return this.track(this.worker.runUntil(promise));
+  }
+
+  shutdown(): void {
+    if (this.worker.getState() === 'RUNNING') this.worker.shutdown();
+  }
+
+  async close(): Promise<void> {
+    // A worker that never ran still holds the connection: run it only to shut it down at once.
+    if (!this.running && this.worker.getState() === 'INITIALIZED') void this.run().catch(() => undefined);
+    this.shutdown();
+    await this.running?.catch(() => undefined);
+    await this.closeConnection();
+  }
+
+  private track<T>(promise: Promise<T>): Promise<T> {
+    const done = promise.finally(() => this.closeConnectionIfStopped());
+    this.running ??= done; // a second run() fails in Temporal's Worker; the first one is what close() waits for
+    return done;
+  }
+
+  private closeConnectionIfStopped(): Promise<void> {
+    const state = this.worker.getState();
+    return state === 'STOPPED' || state === 'FAILED' ? this.closeConnection() : Promise.resolve();
+  }
+
+  private closeConnection(): Promise<void> {
+    if (!this.ownedConnection) return Promise.resolve();
+    this.connectionClosed ??= this.ownedConnection.close();
+    return this.connectionClosed;
+  }
 }

@@ -1,0 +1,24 @@
+/** Errors the client throws: each a {@link DurableAgentError} with a stable `code`. */
+import { DurableAgentError } from '../core/errors';
+
+/**
+ * The run refused an approval decision sent with `run.decide()` (unknown or already decided call,
+ * expired approval, malformed decision, approver not allowed). The reason is the message; nothing was
+ * written to the run's history. Code `approval_refused`.
+ */
+export class ApprovalRefusedError extends DurableAgentError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('approval_refused', message, options);
+  }
+}
+
+/** No run with this workflow id exists in the namespace (never started, or deleted by retention). Code `run_not_found`. */
+export class RunNotFoundError extends DurableAgentError {
+  /** The workflow id that was asked for. */
+  readonly workflowId: string;
+
+  constructor(workflowId: string, options?: { cause?: unknown }) {
+    super('run_not_found', `no run with workflow id "${workflowId}"`, options);
+    this.workflowId = workflowId;
+  }
+}

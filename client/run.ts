@@ -1,0 +1,189 @@
+/** One agent run, seen from a client: its result, events, state, approvals and cancellation. */
+import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import type { WorkflowHandle } from '@temporalio/client';
+import type { ApprovalDecision, PendingApproval } from '../core/approvals';
+import type { DecisionReceipt, RunSnapshot } from '../core/contract';
+import type { AgentEvent, EventPage } from '../core/events';
+import type { AgentRunResult, AnyToolCall, ToolCallShape } from '../core/result';
+import type { agentWorkflow } from '../workflows/agent';
+import { approvalSignal, decideUpdate, eventsQuery, pendingApprovalsQuery, snapshotQuery } from '../workflows/definitions';
+import { ABORTED, sleep, untilAborted } from './abortable';
+import { ApprovalRefusedError, RunNotFoundError } from './errors';
+
+/** Options of {@link AgentRun.events}. */
+export interface EventsOptions {
+  /** Cursor to start from (an event's `seq`): 0, the default, is the first event. */
+  from?: number;
+  /** Wait between reads while the run produces nothing new. Default 200 ms. */
+  pollMs?: number;
+  /** Stop iterating (promptly, even mid-wait) when this aborts; the run itself goes on. */
+  signal?: AbortSignal;
+}
+
+/**
+ * One agent run. `C` is the shape of its tool calls (`{ tool, args }`, a union by tool name when the
+ * agent is known: see `AgentClient.start`), so results, events and pending approvals narrow on `tool`.
+ */
+export class AgentRun<C extends ToolCallShape = AnyToolCall> {
+  constructor(readonly handle: WorkflowHandle<typeof agentWorkflow>) {}
+
+  /** The run's workflow id. */
+  get workflowId(): string {
+    return this.handle.workflowId;
+  }
+
+  /**
+   * Wait for the typed result. Every ending is a result, discriminated by `status` (cancellation, limits
+   * and failures included: `error` says why); only a run that could not run at all throws.
+   *
+   * @throws {RunNotFoundError} no run has this workflow id.
+   * @throws {WorkflowFailedError} (from `@temporalio/client`) the workflow itself failed or was
+   * terminated, e.g. an agent name no worker knows.
+   * @example
+   * ```ts
+   * const result = await run.result();
+   * if (result.status === 'success') console.log(result.finalText);
+   * else console.error(result.status, result.error.message);
+   * ```
+   */
+  result(): Promise<AgentRunResult<C>> {
+    return this.call(() => this.handle.result() as Promise<AgentRunResult<C>>);
+  }
+
+  /**
+   * One page of events from `cursor` (at most `limit`). Pass the page's `next` as the next cursor.
+   *
+   * @throws {RunNotFoundError} no run has this workflow id.
+   */
+  readEvents(cursor = 0, limit?: number): Promise<EventPage<C>> {
+    return this.call(() => this.handle.query(eventsQuery, cursor, limit) as Promise<EventPage<C>>);
+  }
+
+  /**
+   * The run's current state: status, step, usage, tools running now, calls waiting for a person.
+   *
+   * @throws {RunNotFoundError} no run has this workflow id.
+   */
+  snapshot(): Promise<RunSnapshot> {
+    return this.call(() => this.handle.query(snapshotQuery));
+  }
+
+  /**
+   * Tool calls waiting for a person, with their typed arguments.
+   *
+   * @throws {RunNotFoundError} no run has this workflow id.
+   */
+  pendingApprovals(): Promise<Array<PendingApproval<C>>> {
+    return this.call(() => this.handle.query(pendingApprovalsQuery) as Promise<Array<PendingApproval<C>>>);
+  }
+
+  /**
+   * Decide a pending approval and learn what happened (a Temporal update: validated before anything is
+   * written to history). Needs a worker to be running for the run; see {@link signalDecision} otherwise.
+   *
+   * @throws {ApprovalRefusedError} (code `approval_refused`) the run refused the decision: unknown or
+   * already decided call, expired approval, malformed decision, approver not allowed. The message is the reason.
+   * @throws {RunNotFoundError} no run has this workflow id.
+   * @example
+   * ```ts
+   * const [call] = await run.pendingApprovals();
+   * try {
+   *   await run.decide({ callId: call.callId, decision: 'approve', by: 'ops:alice', reason: 'checked' });
+   * } catch (err) {
+   *   if (err instanceof ApprovalRefusedError) console.warn('refused:', err.message);
+   *   else throw err;
+   * }
+   * ```
+   */
+  async decide(decision: ApprovalDecision): Promise<DecisionReceipt> {
+    try {
+      return await this.call(() => this.handle.executeUpdate(decideUpdate, { args: [decision] }));
+    } catch (err) {
+      if (err instanceof WorkflowUpdateFailedError && err.cause) throw new ApprovalRefusedError(err.cause.message, { cause: err });
+      throw err;
+    }
+  }
+
+  /**
+   * Send a decision fire-and-forget (a signal): accepted by the server even while no worker runs;
+   * a decision that cannot apply shows up as an `approval_refused` event.
+   *
+   * @throws {RunNotFoundError} no run has this workflow id (or it has already ended).
+   */
+  async signalDecision(decision: ApprovalDecision): Promise<void> {
+    await this.call(() => this.handle.signal(approvalSignal, decision));
+  }
+
+  /**
+   * Request cancellation; the run ends with status `cancelled` and its partial transcript.
+   *
+   * @throws {RunNotFoundError} no run has this workflow id.
+   */
+  async cancel(): Promise<void> {
+    await this.call(() => this.handle.cancel());
+  }
+
+  /**
+   * Every event from `from` on, as the run produces them, ending after `done` (or when the workflow
+   * closes without one, e.g. it failed to start). Aborting `signal` ends the iteration at once, even
+   * in the middle of a wait; breaking out of the loop does too.
+   *
+   * @throws {RunNotFoundError} no run has this workflow id.
+   * @example
+   * ```ts
+   * const stop = new AbortController();
+   * for await (const event of run.events({ signal: stop.signal })) {
+   *   if (event.type === 'tool_call' && event.tool === 'refund') console.log('refund of', event.args.amount);
+   *   if (event.type === 'approval_requested') stop.abort(); // stop watching; the run goes on
+   * }
+   * ```
+   */
+  async *events(options: EventsOptions = {}): AsyncGenerator<AgentEvent<C>> {
+    const { signal } = options;
+    let cursor = options.from ?? 0;
+    const pollMs = options.pollMs ?? 200;
+    for (;;) {
+      if (signal?.aborted) return;
+      let page: EventPage<C> | typeof ABORTED;
+      try {
+        page = await untilAborted(this.readEvents(cursor), signal);
+      } catch (err) {
+        if (err instanceof RunNotFoundError) throw err;
+        if (await this.closed()) return;
+        throw err;
+      }
+      if (page === ABORTED) return;
+      for (const e of page.events) {
+        if (signal?.aborted) return;
+        yield e;
+      }
+      cursor = page.next;
+      if (page.done) return;
+      if (page.events.length === 0) {
+        const closed = await untilAborted(this.closed(), signal);
+        if (closed === ABORTED) return;
+        if (closed) {
+          const last = await this.readEvents(cursor);
+          for (const e of last.events) yield e;
+          return;
+        }
+        if (await sleep(pollMs, signal)) return;
+      }
+    }
+  }
+
+  private async closed(): Promise<boolean> {
+    const d = await this.call(() => this.handle.describe());
+    return d.status.name !== 'RUNNING';
+  }
+
+  /** Run `op`, turning Temporal's "workflow not found" into {@link RunNotFoundError}. */
+  private async call<T>(op: () => Promise<T>): Promise<T> {
+    try {
+      return await op();
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) throw new RunNotFoundError(this.workflowId, { cause: err });
+      throw err;
+    }
+  }
+}

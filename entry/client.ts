@@ -1,0 +1,32 @@
+/**
+ * `durable-agent/client`: start runs, find them, read their results and events, decide approvals.
+ * Loads `@temporalio/client` and nothing of the worker (no `@temporalio/worker`, no tool code, no zod),
+ * so a web server or a script that only starts runs or decides approvals stays light.
+ *
+ * @example
+ * ```ts
+ * import { AgentClient } from 'durable-agent/client';
+ * import type { assistant } from './agents'; // type only
+ *
+ * const client = await AgentClient.connect();
+ * const run = await client.start<typeof assistant>('assistant', { input: 'Weather in Paris?' });
+ * for await (const event of run.events()) console.log(event.type);
+ * console.log((await run.result()).finalText);
+ * await client.close();
+ * ```
+ */
+export { AgentClient, AgentRun, ApprovalRefusedError, RunNotFoundError, resolveConnectionSettings } from '../client';
+export type {
+  AgentClientOptions,
+  AgentRunOf,
+  AwaitingRun,
+  ConnectionSettings,
+  EventsOptions,
+  ResolvedConnectionSettings,
+  RunCallsOf,
+  StartOptions,
+} from '../client';
+export { loadTranscript } from '../client/transcript';
+export { FileBlobStore, MemoryBlobStore, BlobNotFoundError } from '../store/blob-store';
+export { DurableAgentError, DefinitionError, isDurableAgentError } from '../core/errors';
+export type * from '../index';

@@ -1,0 +1,48 @@
+/**
+ * `durable-agent/worker`: run agents. `createWorker`, the model providers, the blob stores and the
+ * price table, plus everything the root entry has (`defineAgent`, `defineTool`, errors, types).
+ * Loads `@temporalio/worker` (native code): import it only in worker processes.
+ *
+ * @example
+ * ```ts
+ * import { createWorker, OpenAIProvider } from 'durable-agent/worker';
+ * import { assistant } from './agents';
+ *
+ * const worker = await createWorker({
+ *   agents: [assistant],
+ *   providers: { ollama: new OpenAIProvider({ baseURL: 'http://localhost:11434/v1', label: 'Ollama' }) },
+ * });
+ * await worker.run();
+ * ```
+ */
+export * from '../index';
+export { createWorker, WORKFLOWS_PATH } from '../worker';
+export type { AgentWorker, AgentWorkerOptions } from '../worker';
+export { stateDir } from '../worker/paths';
+export { resolveConnectionSettings } from '../client/connection-settings';
+export type { ConnectionSettings, ResolvedConnectionSettings } from '../client/connection-settings';
+export {
+  AnthropicProvider,
+  DEFAULT_PRICES,
+  OpenAIProvider,
+  PLACEHOLDER_API_KEY,
+  ProviderError,
+  ScriptedProvider,
+  classifyAnthropicError,
+  classifyOpenAIError,
+  costUsd,
+  defaultProviders,
+  priceFor,
+} from '../providers';
+export type {
+  AnthropicProviderOptions,
+  MaxTokensField,
+  OpenAIProviderOptions,
+  Script,
+  ScriptedFailure,
+  ScriptedToolCall,
+  ScriptedTurn,
+} from '../providers';
+export { BlobNotFoundError, FileBlobStore, MemoryBlobStore, blobRef } from '../store/blob-store';
+export { TranscriptStore } from '../store/transcript-store';
+export { loadTranscript } from '../client/transcript';

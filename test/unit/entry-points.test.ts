@@ -1,0 +1,150 @@
+/**
+ * The package's entry points: `durable-agent` (definitions and types), `durable-agent/client` and
+ * `durable-agent/worker`. A process that only starts runs or decides approvals must not load the worker's
+ * native code, and the root must load no Temporal connection code at all. Each entry's source module is
+ * loaded in a fresh Node process (through tsx) and the packages it pulled in are read from
+ * `require.cache` (every @temporalio package is CommonJS, so all of them show up there).
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, copyFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import ts from 'typescript';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const exec = promisify(execFile);
+const ROOT = resolve(__dirname, '..', '..');
+const WATCHED = ['@temporalio/worker', '@temporalio/core-bridge', '@temporalio/client', 'zod', 'openai', '@anthropic-ai/sdk'] as const;
+
+/** The watched packages a fresh process has loaded after requiring `file` (a source path relative to the root). */
+async function packagesLoadedBy(file: string): Promise<Record<string, boolean>> {
+  const script = `
+    const entry = require(${JSON.stringify(join(ROOT, file))});
+    const keys = Object.keys(require.cache);
+    const loaded = {};
+    for (const name of ${JSON.stringify(WATCHED)}) loaded[name] = keys.some((k) => k.includes('/node_modules/' + name + '/'));
+    process.stdout.write(JSON.stringify({ loaded, exports: Object.keys(entry) }));
+  `;
+  const { stdout } = await exec(process.execPath, ['--import', 'tsx', '-e', script], { cwd: ROOT, timeout: 60_000 });
+  const { loaded, exports } = JSON.parse(stdout) as { loaded: Record<string, boolean>; exports: string[] };
+  expect(exports.length, `${file} exports something`).toBeGreaterThan(0);
+  return loaded;
+}
+
+describe('what each entry loads', () => {
+  it('the root entry loads neither @temporalio/worker nor @temporalio/client', async () => {
+    const loaded = await packagesLoadedBy('index.ts');
+    expect(loaded['@temporalio/worker']).toBe(false);
+    expect(loaded['@temporalio/core-bridge']).toBe(false);
+    expect(loaded['@temporalio/client']).toBe(false);
+    expect(loaded.zod).toBe(true); // definitions need zod: proves the check sees what is loaded
+  });
+
+  it('the client entry loads @temporalio/client but not the worker, zod or the provider SDKs', async () => {
+    const loaded = await packagesLoadedBy('entry/client.ts');
+    expect(loaded['@temporalio/client']).toBe(true);
+    expect(loaded['@temporalio/worker']).toBe(false);
+    expect(loaded['@temporalio/core-bridge']).toBe(false);
+    expect(loaded.zod).toBe(false);
+    expect(loaded.openai).toBe(false);
+    expect(loaded['@anthropic-ai/sdk']).toBe(false);
+  });
+
+  it('the worker entry loads the worker (so the checks above can fail)', async () => {
+    const loaded = await packagesLoadedBy('entry/worker.ts');
+    expect(loaded['@temporalio/worker']).toBe(true);
+  });
+});
+
+interface PackageJson {
+  name: string;
+  main: string;
+  types: string;
+  exports: Record<string, string | { types: string; default: string }>;
+  typesVersions: Record<string, Record<string, string[]>>;
+}
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as PackageJson;
+
+/** Every file `tsc -p tsconfig.build.json` emits, relative to the root with `./`. */
+function buildOutputs(): Set<string> {
+  const parsed = ts.getParsedCommandLineOfConfigFile(join(ROOT, 'tsconfig.build.json'), {}, {
+    ...ts.sys,
+    onUnRecoverableConfigFileDiagnostic: (d) => {
+      throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+    },
+  });
+  if (!parsed) throw new Error('tsconfig.build.json did not parse');
+  const out = new Set<string>();
+  for (const file of parsed.fileNames) {
+    for (const o of ts.getOutputFileNames(parsed, file, false)) out.add(`./${relative(ROOT, o).split('\\').join('/')}`);
+  }
+  return out;
+}
+
+describe('package.json points at what the build emits', () => {
+  const outputs = buildOutputs();
+  const norm = (p: string) => (p.startsWith('./') ? p : `./${p}`);
+
+  it('has the three entries', () => {
+    expect(Object.keys(pkg.exports).sort()).toEqual(['.', './client', './package.json', './worker']);
+  });
+
+  it('every export target, main, types and typesVersions is a file tsconfig.build.json emits', () => {
+    const targets: string[] = [pkg.main, pkg.types];
+    for (const [key, value] of Object.entries(pkg.exports)) {
+      if (key === './package.json') continue;
+      if (typeof value === 'string') targets.push(value);
+      else targets.push(value.types, value.default);
+    }
+    for (const paths of Object.values(pkg.typesVersions['*'] ?? {})) targets.push(...paths);
+    expect(targets.length).toBeGreaterThan(8);
+    for (const t of targets) expect(outputs.has(norm(t)), `${t} is emitted by tsconfig.build.json`).toBe(true);
+  });
+
+  it('each entry has both its types and its code, from the same source module', () => {
+    for (const [key, value] of Object.entries(pkg.exports)) {
+      if (typeof value === 'string') continue;
+      expect(value.types.replace(/\.d\.ts$/, ''), key).toBe(value.default.replace(/\.js$/, ''));
+    }
+  });
+});
+
+describe('the built package', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'durable-agent-pkg-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('builds, and `require("durable-agent/client")` through the package self-reference loads the client without the worker', async () => {
+    // A copy of the package root: its package.json, the build output, and the dependencies.
+    copyFileSync(join(ROOT, 'package.json'), join(dir, 'package.json'));
+    symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
+    await exec(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', join(dir, 'dist')], {
+      cwd: ROOT,
+      timeout: 240_000,
+    });
+    writeFileSync(
+      join(dir, 'probe.js'),
+      `
+      const client = require('durable-agent/client');
+      const root = require('durable-agent');
+      const keys = Object.keys(require.cache);
+      const has = (n) => keys.some((k) => k.includes('/node_modules/' + n + '/'));
+      const err = new client.ApprovalRefusedError('no');
+      process.stdout.write(JSON.stringify({
+        client: typeof client.AgentClient, defineAgent: typeof root.defineAgent,
+        worker: has('@temporalio/worker'), temporalClient: has('@temporalio/client'),
+        brand: err instanceof root.DurableAgentError, code: err.code,
+      }));
+      `,
+    );
+    const { stdout } = await exec(process.execPath, [join(dir, 'probe.js')], { cwd: dir, timeout: 60_000 });
+    expect(JSON.parse(stdout)).toEqual({
+      client: 'function',
+      defineAgent: 'function',
+      worker: false,
+      temporalClient: true,
+      brand: true,
+      code: 'approval_refused',
+    });
+  }, 300_000);
+});
