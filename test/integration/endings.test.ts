@@ -105,7 +105,7 @@ describe('every ending is a typed result', () => {
       const events = await allEvents(second.client.get(run.workflowId));
       expect(events.filter((e) => e.type === 'retrying')).toEqual([]);
       await expectFinal(second.client.get(run.workflowId), result);
-      const description = await run.handle.describe();
+      const description = await second.client.get(run.workflowId).handle.describe();
       expect(description.typedSearchAttributes.get(RUN_STATUS)).toBe('storage_error');
     } finally {
       await second.stop();
