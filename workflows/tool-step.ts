@@ -2,7 +2,7 @@
  * The tool half of a step: gate each call (run policy, approvals), ask people where needed, and execute
  * the batches the loop planned — read-only calls in parallel, others one at a time — collecting outcomes.
  */
-import { ActivityCancellationType, isCancellation, patched, proxyActivities } from '@temporalio/workflow';
+import { ActivityCancellationType, isCancellation, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { ActivityOptions } from '@temporalio/workflow';
 import type { Gate, RunPolicy } from '../core/approvals';
 import { gateFor, policyDeniedOutcome } from '../core/approvals';
@@ -132,6 +132,8 @@ async function runToolCall(ctx: ToolStepContext, call: PlannedCall): Promise<Too
       step: call.step,
       args: call.args,
       inlineLimitBytes: ctx.spec.limits.toolResultInlineBytes,
+      // Stable across retries, restarts and continue-as-new; unique across runs reusing a workflow id.
+      idempotencyKey: `${workflowInfo().firstExecutionRunId}/${call.callId}`,
     });
     return {
       callId: call.callId,
