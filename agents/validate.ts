@@ -132,7 +132,13 @@ export function checkToolConfig(value: unknown, agent?: string, index?: number):
     throw new DefinitionError(`${where} needs a description (a non-empty string the model reads to decide when to call it)`);
   }
   if (!(value.input instanceof z.ZodObject)) {
-    throw new DefinitionError(`${where}: input must be a z.object({ ... }) schema from zod, got ${describeValue(value.input)}. ${DEFINE_TOOL_HINT}`);
+    const got = describeValue(value.input);
+    const otherCopy = isZodSchema(value.input) && value.input._zod.def.type === 'object';
+    throw new DefinitionError(
+      otherCopy
+        ? `${where}: input is a zod object schema from another copy of zod; install a single zod 4 so durable-agent and your tools share it`
+        : `${where}: input must be a z.object({ ... }) schema from zod, got ${got}. ${DEFINE_TOOL_HINT}`,
+    );
   }
   if (typeof value.execute !== 'function') {
     throw new DefinitionError(`${where}: execute must be a function (args, ctx) => result, got ${describeValue(value.execute)}. ${DEFINE_TOOL_HINT}`);

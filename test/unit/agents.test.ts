@@ -316,6 +316,13 @@ describe('tools made by hand', () => {
     expect(registry.tool('other', 'lookup')?.inputSchema).toEqual(t!.inputSchema);
   });
 
+  it('says so when the input is a zod object from another copy of zod', () => {
+    const foreign = { _zod: { def: { type: 'object', shape: {} } } };
+    expect(() => defineAgent({ name: 'shop', model: MODEL, tools: [handMade({ input: foreign })] })).toThrow(
+      'agent "shop", tool "lookup": input is a zod object schema from another copy of zod; install a single zod 4 so durable-agent and your tools share it',
+    );
+  });
+
   it('applies the approval rules to tools made by hand too', () => {
     expect(() => defineAgent({ name: 'shop', model: MODEL, tools: [handMade({ needsApproval: false, approvers: ['ops:alice'] })] })).toThrow(
       /^agent "shop", tool "lookup": needsApproval is false but approvers is set/,
