@@ -3,7 +3,7 @@
  * not be recorded; idempotency keys are stable across retries and unique across runs; tools that name
  * approvers always ask them, whatever the run policy says.
  */
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -53,6 +53,8 @@ const circularTool = defineTool({
 
 /** The store directory of the worker, set once the harness runs. */
 let storeDir = '';
+/** Files the unstorable tool put in the store's way (removed after its test, for the other runs). */
+const blockers: string[] = [];
 /**
  * Returns 40 KB (stored by reference) after making its own blob unwritable: a plain file sits where the
  * blob's shard directory would go, so the real FileBlobStore fails to store it.
@@ -69,6 +71,7 @@ const unstorableTool = defineTool({
       const shard = join(storeDir, blobRef(text).slice('sha256-'.length, 'sha256-'.length + 2));
       if (existsSync(shard)) continue; // a directory other blobs use: pick another text
       writeFileSync(shard, 'not a directory');
+      blockers.push(shard);
       return text;
     }
   },
@@ -163,7 +166,7 @@ describe('a tool that succeeded is never run again for its output', () => {
 
   it('a blob store that fails to store the output is a storage error, and the tool ran once', async () => {
     const run = await h.client.start('unstorable', { input: 'go', workflowId: testId('unstorable') });
-    const result = await run.result();
+    const result = await run.result().finally(() => blockers.forEach((f) => rmSync(f, { force: true })));
     // The run either ends storage_error or reports the failure to the model: either way it says why.
     expect(JSON.stringify(result)).toContain('could not store the tool output');
     expect(countOf('unstorable')).toBe(1);
