@@ -2,24 +2,87 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { z } from 'zod';
 import type { RunToolInput, RunToolOutput, ToolFailureDetails } from '../core/contract';
-import { preview, utf8Bytes } from '../core/json';
+import { jsonBytes, preview, utf8Bytes } from '../core/json';
 import type { ToolOutput } from '../core/messages';
 import type { AgentRegistry } from '../agents/registry';
 import { ToolError } from '../agents/define';
+import { MAX_TOOL_ACTIVITY_RESULT_BYTES, MAX_TOOL_RESULT_INLINE_BYTES } from '../agents/limits';
 import type { TranscriptStore } from '../store/transcript-store';
 import { errorMessage, keepAlive } from './heartbeat';
+import { withStore } from './storage';
 
-/** Render a tool's return value as the text the model reads. */
+/**
+ * Render a tool's return value as the text the model reads: strings as they are, nothing as empty text,
+ * anything else as indented JSON.
+ *
+ * @throws what `JSON.stringify` throws for a value JSON cannot encode (a BigInt, a circular object) or
+ * too large for a string; {@link recordToolValue} turns that into a reason.
+ */
 export function renderToolValue(value: unknown): string {
   if (typeof value === 'string') return value;
   if (value === undefined) return '';
   return JSON.stringify(value, null, 2) ?? String(value);
 }
 
+/** The text of a tool's return value, or why it cannot be recorded. Never throws. */
+export function recordToolValue(value: unknown): { ok: true; text: string } | { ok: false; reason: string } {
+  try {
+    return { ok: true, text: renderToolValue(value) };
+  } catch (err) {
+    return { ok: false, reason: unrecordableReason(err) };
+  }
+}
+
+function unrecordableReason(err: unknown): string {
+  const message = errorMessage(err).split('\n')[0]?.trim().replace(/\.$/, '') ?? '';
+  if (/bigint/i.test(message)) return 'it contains a BigInt, which JSON cannot encode';
+  if (/circular/i.test(message)) return 'it contains a circular reference, which JSON cannot encode';
+  if (err instanceof RangeError) return `it is too large to render as text (${message})`;
+  return message ? `rendering it as JSON failed (${message})` : 'rendering it as JSON failed';
+}
+
+/** The result the model reads when a tool ran but its output cannot be recorded. The tool is not run again. */
+export function unrecordableResult(reason: string, latencyMs: number, attempt: number): RunToolOutput {
+  const text = `The tool ran, but its output could not be recorded: ${reason}. It was not run again.`;
+  return { output: { type: 'text', text }, isError: true, error: text, latencyMs, attempt };
+}
+
+/**
+ * The activity result for a tool's return value: rendered, stored in the blob store when over the
+ * inline limit (clamped to {@link MAX_TOOL_RESULT_INLINE_BYTES}), and never larger than
+ * {@link MAX_TOOL_ACTIVITY_RESULT_BYTES}. Runs after the tool has returned and outside its retried
+ * part: a value that cannot be recorded becomes an error result, never a failed attempt.
+ *
+ * @throws a non-retryable `StorageError` failure when the blob store cannot store the output.
+ */
+export async function toolResult(store: TranscriptStore, value: unknown, inlineLimitBytes: number, latencyMs: number, attempt: number): Promise<RunToolOutput> {
+  const rendered = recordToolValue(value);
+  if (!rendered.ok) return unrecordableResult(rendered.reason, latencyMs, attempt);
+  const { text } = rendered;
+  const bytes = utf8Bytes(text);
+  let output: ToolOutput;
+  if (bytes <= Math.min(inlineLimitBytes, MAX_TOOL_RESULT_INLINE_BYTES)) {
+    output = { type: 'text', text };
+  } else {
+    const ref = await withStore('store the tool output', () => store.blobs.put(text));
+    output = { type: 'stored', ref, bytes, preview: preview(text, 500) };
+  }
+  return fitted({ output, isError: false, latencyMs, attempt });
+}
+
+/** `result`, or an error result if it is too large to return from an activity. */
+export function fitted(result: RunToolOutput): RunToolOutput {
+  const size = jsonBytes(result);
+  if (size <= MAX_TOOL_ACTIVITY_RESULT_BYTES) return result;
+  return unrecordableResult(`its result is ${size} bytes, over the ${MAX_TOOL_ACTIVITY_RESULT_BYTES}-byte limit of a recorded result`, result.latencyMs, result.attempt);
+}
+
 /**
  * Run one tool call: validate the arguments with the tool's zod schema (invalid arguments become an
  * error result the model can correct), execute it while heartbeating, and store outputs too large for
- * history in the blob store. A throwing tool fails the attempt so Temporal's retry policy applies.
+ * history in the blob store. A throwing tool fails the attempt so Temporal's retry policy applies; once
+ * the tool has returned, nothing fails the attempt any more (so a tool that succeeded is never re-run
+ * for its output): see {@link toolResult}.
  */
 export function runToolActivity(registry: AgentRegistry, store: TranscriptStore) {
   return async function runTool(input: RunToolInput): Promise<RunToolOutput> {
@@ -42,45 +105,40 @@ export function runToolActivity(registry: AgentRegistry, store: TranscriptStore)
     const parsed = tool.input.safeParse(input.args);
     if (!parsed.success) {
       const message = `Invalid arguments for tool "${tool.name}":\n${z.prettifyError(parsed.error)}`;
-      return { output: { type: 'text', text: message }, isError: true, error: message, latencyMs: 0, attempt };
+      return fitted({ output: { type: 'text', text: message }, isError: true, error: message, latencyMs: 0, attempt });
     }
     const info = ctx.info.workflowExecution;
     const workflowId = info?.workflowId ?? '';
     const stop = keepAlive(ctx);
     const started = Date.now();
     try {
-      const value: unknown = await tool.execute(parsed.data, {
-        signal: ctx.cancellationSignal,
-        heartbeat: (d) => ctx.heartbeat(d),
-        idempotencyKey: `${workflowId}/${input.callId}`,
-        callId: input.callId,
-        attempt,
-        agent: input.agent,
-        workflowId,
-        runId: info?.runId ?? '',
-        step: input.step,
-      });
-      const latencyMs = Date.now() - started;
-      const text = renderToolValue(value);
-      return { output: await toOutput(store, text, input.inlineLimitBytes), isError: false, latencyMs, attempt };
-    } catch (err) {
-      const latencyMs = Date.now() - started;
-      if (ctx.cancellationSignal.aborted) throw new CancelledFailure('tool call cancelled', [], err as Error);
-      throw ApplicationFailure.create({
-        message: errorMessage(err),
-        type: err instanceof Error ? err.name : 'Error',
-        nonRetryable: err instanceof ToolError && !err.retryable,
-        details: [{ attempt, latencyMs } satisfies ToolFailureDetails],
-      });
+      let value: unknown;
+      try {
+        value = await tool.execute(parsed.data, {
+          signal: ctx.cancellationSignal,
+          heartbeat: (d) => ctx.heartbeat(d),
+          // Scheduled by older workflow code without a key: the old form.
+          idempotencyKey: input.idempotencyKey ?? `${workflowId}/${input.callId}`,
+          callId: input.callId,
+          attempt,
+          agent: input.agent,
+          workflowId,
+          runId: info?.runId ?? '',
+          step: input.step,
+        });
+      } catch (err) {
+        const latencyMs = Date.now() - started;
+        if (ctx.cancellationSignal.aborted) throw new CancelledFailure('tool call cancelled', [], err as Error);
+        throw ApplicationFailure.create({
+          message: errorMessage(err),
+          type: err instanceof Error ? err.name : 'Error',
+          nonRetryable: err instanceof ToolError && !err.retryable,
+          details: [{ attempt, latencyMs } satisfies ToolFailureDetails],
+        });
+      }
+      return await toolResult(store, value, input.inlineLimitBytes, Date.now() - started, attempt);
     } finally {
       stop();
     }
   };
-}
-
-async function toOutput(store: TranscriptStore, text: string, inlineLimitBytes: number): Promise<ToolOutput> {
-  const bytes = utf8Bytes(text);
-  if (bytes <= inlineLimitBytes) return { type: 'text', text };
-  const ref = await store.blobs.put(text);
-  return { type: 'stored', ref, bytes, preview: preview(text, 500) };
 }

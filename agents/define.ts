@@ -4,12 +4,14 @@
  */
 import type { Duration } from '@temporalio/common';
 import { msToNumber } from '@temporalio/common';
-import { z } from 'zod';
+import type { z } from 'zod';
+import { DurableAgentError } from '../core/errors';
 import type { JsonObject } from '../core/json';
 import type { ApprovalTimeoutOutcome } from '../core/approvals';
 import type { ModelRef, RetrySpec, ToolErrorPolicy } from '../core/spec';
 import type { AnyToolCall } from '../core/result';
 import { DEFAULTS } from '../core/spec';
+import { checkAgentConfig, checkToolConfig, inputSchemaOf } from './validate';
 
 /** Retry options of a tool or model call, in the shape of Temporal's RetryPolicy. */
 export interface RetryOptions {
@@ -59,12 +61,16 @@ export interface ToolConfig<N extends string, I extends ToolInputSchema, O> {
   /**
    * Ask a person before each call: `true` always, or a predicate of the validated arguments (e.g.
    * `({ amount }) => amount > 100`). The predicate runs in the worker and its answer is recorded in
-   * history. Default: never ask.
+   * history. Default: ask only if `approvers` are named. `false` with approval settings is an error.
    */
   needsApproval?: boolean | ((args: z.output<I>) => boolean | Promise<boolean>);
-  /** Identities allowed to decide on calls of this tool (e.g. `ops:alice`); anyone when absent. */
+  /**
+   * Identities allowed to decide on calls of this tool (e.g. `ops:alice`); anyone when absent. Naming
+   * them means calls need their approval (every call, unless `needsApproval` is a predicate), and a run
+   * policy of `allow` does not waive it.
+   */
   approvers?: readonly string[];
-  /** How long an approval waits (durable timer); forever when absent. */
+  /** How long an approval waits (durable timer); forever when absent. Needs `needsApproval` or `approvers`. */
   approvalTimeout?: Duration;
   /** When the approval expires: `deny` the call (default; the model is told) or `fail` the run. */
   onApprovalTimeout?: ApprovalTimeoutOutcome;
@@ -79,27 +85,36 @@ export interface Tool<N extends string = string, I extends ToolInputSchema = Too
   readonly inputSchema: JsonObject;
 }
 
-/** Thrown by a tool to fail its call; `retryable: false` skips the remaining attempts. */
-export class ToolError extends Error {
+/**
+ * Thrown by a tool to fail its call; `retryable: false` skips the remaining attempts.
+ *
+ * @example
+ * ```ts
+ * throw new ToolError(`unknown time zone "${tz}"`, { retryable: false });
+ * ```
+ */
+export class ToolError extends DurableAgentError {
+  /** Whether the call's remaining attempts may run (default true). */
   readonly retryable: boolean;
   constructor(message: string, options: { retryable?: boolean; cause?: unknown } = {}) {
-    super(message, options.cause !== undefined ? { cause: options.cause } : undefined);
-    this.name = 'ToolError';
+    super('tool_error', message, options.cause !== undefined ? { cause: options.cause } : undefined);
     this.retryable = options.retryable ?? true;
   }
 }
 
-const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
-
-/** Declare a tool. Its zod schema becomes the JSON Schema the model sees and validates every call. */
+/**
+ * Declare a tool. Its zod schema becomes the JSON Schema the model sees and validates every call.
+ *
+ * Approval: `needsApproval` (true or a predicate) asks a person before calls; naming `approvers` alone
+ * means every call is approved by one of them, and no run policy can waive it.
+ *
+ * @throws {DefinitionError} for an invalid name, a missing description, an input that is not a
+ * `z.object(...)`, a missing `execute`, a malformed option, or contradictory approval settings
+ * (`needsApproval: false` with approvers or an approval timeout; a timeout with nothing to approve).
+ */
 export function defineTool<const N extends string, I extends ToolInputSchema, O>(config: ToolConfig<N, I, O>): Tool<N, I, O> {
-  if (!NAME.test(config.name)) throw new Error(`tool name ${JSON.stringify(config.name)} must be 1-64 letters, digits, _ or -`);
-  if (!config.description?.trim()) throw new Error(`tool "${config.name}" needs a description`);
-  if (!(config.input instanceof z.ZodObject)) throw new Error(`tool "${config.name}": input must be a z.object(...)`);
-  if (config.approvers && config.approvers.some((a) => typeof a !== 'string' || !a.trim())) {
-    throw new Error(`tool "${config.name}": approvers must be non-empty strings`);
-  }
-  const { $schema: _ignored, ...inputSchema } = z.toJSONSchema(config.input, { io: 'input', unrepresentable: 'any' }) as JsonObject;
+  checkToolConfig(config);
+  const inputSchema = inputSchemaOf(config.input, `tool "${config.name}"`);
   return Object.freeze({ ...config, kind: 'tool' as const, inputSchema });
 }
 
@@ -119,7 +134,7 @@ export interface AgentConfig<N extends string = string, T extends readonly AnyTo
   tools?: T;
   /** Step cap (model calls). Default 25. */
   maxSteps?: number;
-  /** Tool outputs over this many bytes are stored by reference. Default 16 KiB. */
+  /** Tool outputs over this many bytes are stored by reference. Default 16 KiB, at most {@link MAX_TOOL_RESULT_INLINE_BYTES} (256 KiB). */
   toolResultInlineBytes?: number;
   /** The result carries at most this many bytes of messages (most recent first). Default 256 KiB. */
   resultMessagesInlineBytes?: number;
@@ -154,21 +169,14 @@ export type ToolCallsOf<A> = A extends Agent<string, infer T> ? (T[number] exten
 /** The names of an agent's tools. */
 export type ToolNamesOf<A> = ToolCallsOf<A>['tool'];
 
-/** Declare an agent. */
+/**
+ * Declare an agent. Its tools are checked too (a tool made by hand, not by `defineTool`, must have the
+ * same shape: a valid name, a description, a `z.object(...)` input and an `execute` function).
+ *
+ * @throws {DefinitionError} naming the agent (and tool) and the field that is wrong, and how to fix it.
+ */
 export function defineAgent<const N extends string, const T extends readonly AnyTool[] = readonly []>(config: AgentConfig<N, T>): Agent<N, T> {
-  if (!NAME.test(config.name)) throw new Error(`agent name ${JSON.stringify(config.name)} must be 1-64 letters, digits, _ or -`);
-  for (const m of [config.model, ...(config.fallbackModels ?? [])]) {
-    if (!m?.provider || !m?.model) throw new Error(`agent "${config.name}": every model needs a provider and a model`);
-  }
-  const tools = (config.tools ?? []) as unknown as T;
-  const seen = new Set<string>();
-  for (const t of tools) {
-    if (seen.has(t.name)) throw new Error(`agent "${config.name}" has two tools named "${t.name}"`);
-    seen.add(t.name);
-  }
-  if (config.maxSteps !== undefined && (!Number.isInteger(config.maxSteps) || config.maxSteps < 1)) {
-    throw new Error(`agent "${config.name}": maxSteps must be a positive integer`);
-  }
+  const tools = checkAgentConfig(config as AgentConfig<string, readonly AnyTool[]>) as unknown as T;
   return Object.freeze({ ...config, kind: 'agent' as const, tools });
 }
 
@@ -183,3 +191,4 @@ export function retrySpec(options: RetryOptions | undefined, defaults: RetrySpec
 }
 
 export { DEFAULTS };
+export { MAX_TOOL_RESULT_INLINE_BYTES } from './limits';

@@ -2,13 +2,19 @@ import { msToNumber } from '@temporalio/common';
 import type { ApprovalSpec } from '../core/approvals';
 import type { AgentSpec, PromptSpec, ToolSpec } from '../core/spec';
 import { DEFAULTS } from '../core/spec';
+import { DefinitionError, DurableAgentError } from '../core/errors';
 import type { Agent, Tool } from './define';
 import { retrySpec } from './define';
+import { checkWorkerAgent, describeValue } from './validate';
 
-/** Raised for a name no registered agent has. */
-export class UnknownAgentError extends Error {
+/** Raised for a name no registered agent has (code `unknown_agent`; `name` is `UnknownAgent`). */
+export class UnknownAgentError extends DurableAgentError {
+  /** The name asked for. */
+  readonly agent: string;
   constructor(name: string, known: readonly string[]) {
-    super(`Unknown agent "${name}". Agents on this worker: ${known.length ? known.join(', ') : '(none)'}.`);
+    super('unknown_agent', `Unknown agent "${name}". Agents on this worker: ${known.length ? known.join(', ') : '(none)'}.`);
+    this.agent = name;
+    // Kept from earlier versions: the failure type activities report for it.
     this.name = 'UnknownAgent';
   }
 }
@@ -17,11 +23,17 @@ export class UnknownAgentError extends Error {
 export class AgentRegistry {
   private readonly agents = new Map<string, Agent>();
 
+  /**
+   * @throws {DefinitionError} when `agents` is not a list of agents made by `defineAgent` (or of the
+   * same shape, tools included), or two agents share a name.
+   */
   constructor(agents: readonly Agent[]) {
-    for (const a of agents) {
-      if (this.agents.has(a.name)) throw new Error(`two agents named "${a.name}"`);
+    if (!Array.isArray(agents)) throw new DefinitionError(`agents must be an array of agents made by defineAgent, got ${describeValue(agents)}`);
+    agents.forEach((given: unknown, i) => {
+      const a = checkWorkerAgent(given, i);
+      if (this.agents.has(a.name)) throw new DefinitionError(`two agents named "${a.name}": agent names must be unique on a worker`);
       this.agents.set(a.name, a);
-    }
+    });
   }
 
   /** Names of every agent. */
@@ -64,14 +76,23 @@ export function toolSpec(tool: Tool): ToolSpec {
     heartbeatTimeoutMs,
     retry: retrySpec(tool.retry, DEFAULTS.toolRetry),
     onError: tool.onError ?? 'report',
-    ...(tool.needsApproval ? { approval: approvalSpec(tool) } : {}),
+    ...(needsApprovalSpec(tool) ? { approval: approvalSpec(tool) } : {}),
   };
 }
 
-/** The data form of a tool's approval settings. */
+/** Whether a tool's calls may need a person: it says so, or it names who approves (which implies it). */
+function needsApprovalSpec(tool: Tool): boolean {
+  return Boolean(tool.needsApproval) || Boolean(tool.approvers?.length);
+}
+
+/**
+ * The data form of a tool's approval settings. Naming approvers without `needsApproval` means every
+ * call asks them (`always`).
+ */
 export function approvalSpec(tool: Tool): ApprovalSpec {
+  const mode = typeof tool.needsApproval === 'function' ? 'conditional' : needsApprovalSpec(tool) ? 'always' : 'never';
   return {
-    mode: typeof tool.needsApproval === 'function' ? 'conditional' : tool.needsApproval ? 'always' : 'never',
+    mode,
     ...(tool.approvers?.length ? { approvers: [...tool.approvers] } : {}),
     ...(tool.approvalTimeout !== undefined ? { timeoutMs: msToNumber(tool.approvalTimeout) } : {}),
     onTimeout: tool.onApprovalTimeout ?? 'deny',

@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { DurableAgentError } from '../core/errors';
 import type { BlobRef } from '../core/messages';
 
 /**
@@ -14,14 +15,14 @@ export interface BlobStore {
   get(ref: BlobRef): Promise<string>;
 }
 
-/** Raised when a referenced blob is missing from the store. */
-export class BlobNotFoundError extends Error {
+/** Raised when a referenced blob is missing from the store (code `storage_error`). */
+export class BlobNotFoundError extends DurableAgentError {
   constructor(
+    /** The missing blob. */
     readonly ref: BlobRef,
     where: string,
   ) {
-    super(`blob ${ref} not found in ${where}`);
-    this.name = 'BlobNotFoundError';
+    super('storage_error', `blob ${ref} not found in ${where}`);
   }
 }
 

@@ -66,7 +66,8 @@ describe('durable-agent run', () => {
     // save_note really wrote into the state folder.
     const notes = readFileSync(join(home, 'notes.md'), 'utf8');
     expect(notes).toContain('the CLI test ran');
-    expect(notes).toContain(`<!-- ${workflowId}/`);
+    // Marked with the call's idempotency key: the run's first execution id and the call id.
+    expect(notes).toMatch(/<!-- [0-9a-f-]{36}\/call_\d+_\d+ -->/);
   });
 
   it('watch follows the finished run (hosting a worker, since the run command that had one has exited)', async () => {

@@ -1,9 +1,13 @@
 /** Declaring tools and agents, and their data form (agents/define.ts, agents/registry.ts). */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { Tool, ToolInputSchema } from '../../agents/define';
-import { DEFAULTS, defineAgent, defineTool, retrySpec } from '../../agents/define';
+import type { Agent, AnyTool, Tool, ToolInputSchema } from '../../agents/define';
+import { DEFAULTS, defineAgent, defineTool, MAX_TOOL_RESULT_INLINE_BYTES, retrySpec, ToolError } from '../../agents/define';
 import { AgentRegistry, agentSpec, promptSpec, toolSpec, UnknownAgentError } from '../../agents/registry';
+import { gateFor } from '../../core/approvals';
+import { DefinitionError, DurableAgentError, isDurableAgentError } from '../../core/errors';
+import { BlobNotFoundError, blobRef, MemoryBlobStore } from '../../store/blob-store';
+import { createWorker } from '../../worker';
 
 const MODEL = { provider: 'scripted', model: 'm' };
 
@@ -204,3 +208,231 @@ describe('AgentRegistry', () => {
     expect(() => new AgentRegistry([a, b, a])).toThrow(/two agents named "alpha"/);
   });
 });
+
+describe('approval settings', () => {
+  it('naming approvers alone means every call asks them', () => {
+    expect(toolSpec(tool('t', { approvers: ['ops:alice'] })).approval).toEqual({ mode: 'always', approvers: ['ops:alice'], onTimeout: 'deny' });
+    expect(toolSpec(tool('t', { approvers: ['ops:alice'], approvalTimeout: '1m', onApprovalTimeout: 'fail' })).approval).toEqual({
+      mode: 'always',
+      approvers: ['ops:alice'],
+      timeoutMs: 60_000,
+      onTimeout: 'fail',
+    });
+  });
+
+  it('keeps a predicate conditional when approvers are named too, and needs nothing without settings', () => {
+    expect(toolSpec(tool('t', { needsApproval: () => true, approvers: ['ops:alice'] })).approval).toMatchObject({ mode: 'conditional', approvers: ['ops:alice'] });
+    expect(toolSpec(tool('t', { needsApproval: true })).approval).toEqual({ mode: 'always', onTimeout: 'deny' });
+    expect(toolSpec(tool('t')).approval).toBeUndefined();
+    expect(toolSpec(tool('t', { needsApproval: false })).approval).toBeUndefined();
+  });
+
+  it('no run policy waives named approvers; it may waive a tool that names none', () => {
+    const named = toolSpec(tool('t', { approvers: ['ops:alice'] })).approval;
+    const anyone = toolSpec(tool('t', { needsApproval: true })).approval;
+    for (const policy of [{ t: 'allow' }, { '*': 'allow' }] as const) {
+      expect(gateFor('t', named, policy, new Set())).toEqual({ kind: 'ask' });
+      expect(gateFor('t', anyone, policy, new Set())).toEqual({ kind: 'run', why: 'run_policy' });
+    }
+    expect(gateFor('t', named, { '*': 'ask' }, new Set())).toEqual({ kind: 'ask' });
+    expect(gateFor('t', named, undefined, new Set())).toEqual({ kind: 'ask' });
+  });
+
+  it('refuses needsApproval: false together with approval settings', () => {
+    for (const extra of [{ approvers: ['ops:alice'] }, { approvalTimeout: '1m' }, { onApprovalTimeout: 'fail' as const }]) {
+      const err = catchError(() => tool('t', { needsApproval: false, ...extra }));
+      expect(err, JSON.stringify(extra)).toBeInstanceOf(DefinitionError);
+      expect((err as Error).message).toMatch(/^tool "t": needsApproval is false but (approvers|approvalTimeout|onApprovalTimeout) is set: remove needsApproval/);
+    }
+  });
+
+  it('refuses a timeout with nothing to approve', () => {
+    expect(() => tool('t', { approvalTimeout: '1m' })).toThrow(
+      'tool "t": approvalTimeout does nothing without approval: set needsApproval (true or a predicate) or approvers, or remove it',
+    );
+    expect(() => tool('t', { onApprovalTimeout: 'deny' })).toThrow(/onApprovalTimeout does nothing without approval/);
+    expect(() => tool('t', { approvalTimeout: '1m', onApprovalTimeout: 'deny' })).toThrow(/approvalTimeout and onApprovalTimeout do nothing/);
+  });
+
+  it('refuses malformed approval settings', () => {
+    expect(() => tool('t', { approvers: [] })).toThrow(/approvers must be a non-empty list of non-empty strings/);
+    expect(() => tool('t', { approvers: ['ops:alice', ' '] })).toThrow(/approvers must be a non-empty list/);
+    expect(() => tool('t', { needsApproval: true, approvalTimeout: 'soon' })).toThrow(/approvalTimeout must be a positive duration/);
+    expect(() => tool('t', { needsApproval: true, approvalTimeout: 0 })).toThrow(/approvalTimeout must be a positive duration/);
+    expect(() => tool('t', { needsApproval: true, onApprovalTimeout: 'retry' as 'deny' })).toThrow(/onApprovalTimeout must be "deny" or "fail"/);
+    expect(() => tool('t', { needsApproval: 'yes' as unknown as boolean })).toThrow(/needsApproval must be true, false or a predicate/);
+  });
+});
+
+describe('other tool options', () => {
+  it('refuses malformed timeouts, retries and policies', () => {
+    expect(() => tool('t', { timeout: '-1s' })).toThrow(/tool "t": timeout must be a positive duration/);
+    expect(() => tool('t', { heartbeatTimeout: 'often' })).toThrow(/heartbeatTimeout must be a positive duration/);
+    expect(() => tool('t', { retry: { maximumAttempts: 0 } })).toThrow(/retry\.maximumAttempts must be a positive integer/);
+    expect(() => tool('t', { retry: { backoffCoefficient: 0.5 } })).toThrow(/retry\.backoffCoefficient must be a number of at least 1/);
+    expect(() => tool('t', { onError: 'ignore' as 'report' })).toThrow(/onError must be "report" or "fail"/);
+    expect(() => tool('t', { readOnly: 'yes' as unknown as boolean })).toThrow(/readOnly must be true or false/);
+  });
+});
+
+/** A tool made by hand, not by defineTool. */
+function handMade(fields: Record<string, unknown> = {}): AnyTool {
+  return { name: 'lookup', description: 'Look something up', input: z.object({ key: z.string() }), execute: () => 'ok', ...fields } as unknown as AnyTool;
+}
+
+describe('tools made by hand', () => {
+  const cases: Array<[string, unknown, RegExp]> = [
+    ['a JSON Schema as input', handMade({ input: { type: 'object', properties: {} } }), /^agent "shop", tool "lookup": input must be a z\.object\(\{ \.\.\. \}\) schema from zod, got a plain object\. Declare tools with defineTool/],
+    ['a zod string as input', handMade({ input: z.string() }), /^agent "shop", tool "lookup": input must be a z\.object.*got a zod string schema/],
+    ['no execute', handMade({ execute: undefined }), /^agent "shop", tool "lookup": execute must be a function .*got undefined\. Declare tools with defineTool/],
+    ['no description', handMade({ description: undefined }), /^agent "shop", tool "lookup" needs a description/],
+    ['a bad name', handMade({ name: 'look up' }), /^agent "shop", tool name "look up" must be 1-64 letters/],
+    ['a malformed inputSchema', handMade({ inputSchema: 'object' }), /^agent "shop", tool "lookup": inputSchema must be the JSON Schema of an object/],
+    ['a string', 'lookup', /^agent "shop", tools\[0\] is not a tool \(got the string "lookup"\)\. Declare tools with defineTool/],
+    ['null', null, /^agent "shop", tools\[0\] is not a tool \(got null\)/],
+    ['an agent', defineAgent({ name: 'inner', model: MODEL }), /^agent "shop", tool "inner" is an agent, not a tool/],
+  ];
+
+  it.each(cases)('defineAgent refuses a tool with %s', (_what, bad, message) => {
+    const err = catchError(() => defineAgent({ name: 'shop', model: MODEL, tools: [bad as AnyTool] }));
+    expect(err).toBeInstanceOf(DefinitionError);
+    expect((err as DefinitionError).code).toBe('invalid_definition');
+    expect((err as Error).message).toMatch(message);
+  });
+
+  it.each(cases)('new AgentRegistry (createWorker) refuses an agent made by hand with a tool with %s', (_what, bad, message) => {
+    const agent = { ...defineAgent({ name: 'shop', model: MODEL }), tools: [bad] } as unknown as Agent;
+    const err = catchError(() => new AgentRegistry([agent]));
+    expect(err).toBeInstanceOf(DefinitionError);
+    expect((err as Error).message).toMatch(message);
+  });
+
+  it('accepts a well-formed tool made by hand and completes it as defineTool would', () => {
+    const agent = defineAgent({ name: 'shop', model: MODEL, tools: [handMade()] });
+    const [t] = agent.tools;
+    expect(t).toMatchObject({ kind: 'tool', name: 'lookup', inputSchema: defineTool(handMade() as Tool).inputSchema });
+    expect(Object.isFrozen(t)).toBe(true);
+    const registry = new AgentRegistry([{ ...defineAgent({ name: 'other', model: MODEL }), tools: [handMade()] } as unknown as Agent]);
+    expect(registry.tool('other', 'lookup')?.inputSchema).toEqual(t!.inputSchema);
+  });
+
+  it('says so when the input is a zod object from another copy of zod', () => {
+    const foreign = { _zod: { def: { type: 'object', shape: {} } } };
+    expect(() => defineAgent({ name: 'shop', model: MODEL, tools: [handMade({ input: foreign })] })).toThrow(
+      'agent "shop", tool "lookup": input is a zod object schema from another copy of zod; install a single zod 4 so durable-agent and your tools share it',
+    );
+  });
+
+  it('applies the approval rules to tools made by hand too', () => {
+    expect(() => defineAgent({ name: 'shop', model: MODEL, tools: [handMade({ needsApproval: false, approvers: ['ops:alice'] })] })).toThrow(
+      /^agent "shop", tool "lookup": needsApproval is false but approvers is set/,
+    );
+  });
+});
+
+describe('agents given to a worker', () => {
+  const good = defineAgent({ name: 'good', model: MODEL, tools: [tool('read')] });
+
+  it('keeps agents made by defineAgent as they are', () => {
+    expect(new AgentRegistry([good]).get('good')).toBe(good);
+  });
+
+  it.each<[string, unknown, RegExp]>([
+    ['a tool', tool('read'), /^agents\[1\] is not an agent \(got a tool named "read"\)\. Declare agents with defineAgent/],
+    ['a string', 'good', /^agents\[1\] is not an agent \(got the string "good"\)/],
+    ['an agent config not passed to defineAgent', { name: 'raw', model: MODEL }, /^agents\[1\] is not an agent \(got a plain object\)/],
+    ['undefined', undefined, /^agents\[1\] is not an agent \(got undefined\)/],
+  ])('refuses %s', (_what, bad, message) => {
+    const err = catchError(() => new AgentRegistry([good, bad as Agent]));
+    expect(err).toBeInstanceOf(DefinitionError);
+    expect((err as Error).message).toMatch(message);
+  });
+
+  it('createWorker refuses a non-agent before connecting anywhere', async () => {
+    const err = await createWorker({ agents: [tool('read') as unknown as Agent], address: '127.0.0.1:1' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(DefinitionError);
+    expect((err as Error).message).toMatch(/^agents\[0\] is not an agent/);
+  });
+
+  it('refuses an agent made by hand with an inline limit over the payload-safe maximum', () => {
+    const agent = { ...good, toolResultInlineBytes: 4 * 1024 * 1024 } as Agent;
+    expect(() => new AgentRegistry([agent])).toThrow(/^agent "good": toolResultInlineBytes must be at most 262144/);
+  });
+});
+
+describe('agent limits', () => {
+  it('refuses an inline limit that is not a positive integer or over the maximum', () => {
+    for (const toolResultInlineBytes of [0, -5, 1.5, Number.NaN, MAX_TOOL_RESULT_INLINE_BYTES + 1, 4 * 1024 * 1024]) {
+      const err = catchError(() => defineAgent({ name: 'a', model: MODEL, toolResultInlineBytes }));
+      expect(err, String(toolResultInlineBytes)).toBeInstanceOf(DefinitionError);
+      expect((err as Error).message, String(toolResultInlineBytes)).toMatch(/^agent "a": toolResultInlineBytes must be (a positive integer|at most 262144)/);
+    }
+    expect(defineAgent({ name: 'a', model: MODEL, toolResultInlineBytes: MAX_TOOL_RESULT_INLINE_BYTES }).toolResultInlineBytes).toBe(MAX_TOOL_RESULT_INLINE_BYTES);
+    expect(MAX_TOOL_RESULT_INLINE_BYTES).toBeLessThanOrEqual(256 * 1024);
+  });
+
+  it('refuses malformed result limits, model retries and timeouts', () => {
+    expect(() => defineAgent({ name: 'a', model: MODEL, resultMessagesInlineBytes: 0 })).toThrow(/resultMessagesInlineBytes must be a positive integer/);
+    expect(() => defineAgent({ name: 'a', model: MODEL, modelRetry: { maximumAttempts: 0 } })).toThrow(/agent "a": modelRetry\.maximumAttempts must be a positive integer/);
+    expect(() => defineAgent({ name: 'a', model: MODEL, modelTimeout: 'forever' })).toThrow(/agent "a": modelTimeout must be a positive duration/);
+  });
+
+  it('refuses tools that are not an array', () => {
+    expect(() => defineAgent({ name: 'a', model: MODEL, tools: tool('x') as unknown as AnyTool[] })).toThrow(/^agent "a": tools must be an array of tools, got a tool named "x"/);
+  });
+});
+
+describe('every definition error is a DefinitionError', () => {
+  it.each<[string, () => unknown]>([
+    ['bad tool name', () => tool('has space')],
+    ['no description', () => tool('t', { description: '' })],
+    ['input not a zod object', () => tool('t', { input: z.string() as unknown as ToolInputSchema })],
+    ['bad agent name', () => defineAgent({ name: 'my agent', model: MODEL })],
+    ['incomplete model', () => defineAgent({ name: 'a', model: { provider: '', model: 'm' } })],
+    ['two tools of one name', () => defineAgent({ name: 'a', model: MODEL, tools: [tool('x'), tool('x')] })],
+    ['bad step cap', () => defineAgent({ name: 'a', model: MODEL, maxSteps: 0 })],
+    ['two agents of one name', () => new AgentRegistry([defineAgent({ name: 'a', model: MODEL }), defineAgent({ name: 'a', model: MODEL })])],
+    ['agents not an array', () => new AgentRegistry('a' as unknown as Agent[])],
+  ])('%s', (_what, define) => {
+    const err = catchError(define);
+    expect(err).toBeInstanceOf(DefinitionError);
+    expect(err).toBeInstanceOf(DurableAgentError);
+    expect((err as DefinitionError).code).toBe('invalid_definition');
+  });
+});
+
+describe('error classes', () => {
+  it('ToolError is a DurableAgentError with code tool_error, retryable unless told otherwise', () => {
+    const err = new ToolError('gateway down', { cause: new Error('ECONNRESET') });
+    expect(err).toBeInstanceOf(DurableAgentError);
+    expect(err).toBeInstanceOf(Error);
+    expect(isDurableAgentError(err, 'tool_error')).toBe(true);
+    expect(err).toMatchObject({ name: 'ToolError', message: 'gateway down', retryable: true });
+    expect((err.cause as Error).message).toBe('ECONNRESET');
+    expect(new ToolError('bad input', { retryable: false }).retryable).toBe(false);
+  });
+
+  it('UnknownAgentError has code unknown_agent and keeps the name UnknownAgent', () => {
+    const err = catchError(() => new AgentRegistry([]).get('x'));
+    expect(err).toBeInstanceOf(UnknownAgentError);
+    expect(err).toBeInstanceOf(DurableAgentError);
+    expect(err).toMatchObject({ code: 'unknown_agent', name: 'UnknownAgent', agent: 'x' });
+  });
+
+  it('BlobNotFoundError has code storage_error and keeps its ref', async () => {
+    const ref = blobRef('never stored');
+    const err = await new MemoryBlobStore().get(ref).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(BlobNotFoundError);
+    expect(err).toBeInstanceOf(DurableAgentError);
+    expect(err).toMatchObject({ code: 'storage_error', name: 'BlobNotFoundError', ref });
+  });
+});
+
+function catchError(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (err) {
+    return err;
+  }
+  throw new Error('expected a throw');
+}
