@@ -51,15 +51,15 @@ async function importModule(path: string): Promise<Record<string, unknown>> {
 }
 
 /** The agents of a module's exports. @throws {CliError} when it exports none, or something that is not an agent. */
-export function agentsOf(exports: Record<string, unknown>, label: string): AgentsModule {
+export function agentsOf(moduleExports: Record<string, unknown>, label: string): AgentsModule {
   let agents: AnyAgent[];
-  const def = exports.default;
+  const def = moduleExports.default;
   if (Array.isArray(def)) {
     const bad = def.findIndex((a) => !isAgent(a));
     if (bad >= 0) throw new CliError(`--agents ${label}: item ${bad} of the default export is not an agent (define agents with defineAgent)`);
     agents = def as AnyAgent[];
   } else {
-    agents = [...new Set(Object.values(exports).filter(isAgent))];
+    agents = [...new Set(Object.values(moduleExports).filter(isAgent))];
   }
   if (agents.length === 0) {
     throw new CliError(`--agents ${label}: the module exports no agents (export an array of agents as default, or agents made with defineAgent as named exports)`);
@@ -70,11 +70,12 @@ export function agentsOf(exports: Record<string, unknown>, label: string): Agent
     names.add(a.name);
   }
   const providers: Record<string, ModelProvider> = {};
-  if (exports.providers !== undefined) {
-    if (typeof exports.providers !== 'object' || exports.providers === null || Array.isArray(exports.providers)) {
+  const exported = moduleExports.providers;
+  if (exported !== undefined) {
+    if (typeof exported !== 'object' || exported === null || Array.isArray(exported)) {
       throw new CliError(`--agents ${label}: the "providers" export must be an object of model providers by name`);
     }
-    for (const [name, p] of Object.entries(exports.providers)) {
+    for (const [name, p] of Object.entries(exported)) {
       if (!isProvider(p)) throw new CliError(`--agents ${label}: providers.${name} is not a model provider (an object with a generate method)`);
       providers[name] = p;
     }
@@ -95,11 +96,11 @@ export async function loadAgentsModule(file: string): Promise<AgentsModule> {
   if (!(AGENTS_MODULE_EXTENSIONS as readonly string[]).includes(ext)) {
     throw new CliError(`--agents ${file}: expected a ${AGENTS_MODULE_EXTENSIONS.join(', ')} module`);
   }
-  let exports: Record<string, unknown>;
+  let moduleExports: Record<string, unknown>;
   try {
-    exports = await importModule(path);
+    moduleExports = await importModule(path);
   } catch (err) {
     throw new CliError(`--agents ${file}: could not load the module: ${errorMessage(err)}`);
   }
-  return agentsOf(exports, file);
+  return agentsOf(moduleExports, file);
 }
