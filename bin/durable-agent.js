@@ -1,17 +1,17 @@
 #!/usr/bin/env node
-// Runs the CLI from source when developing in this repository (tsx present), else from the build.
-const { existsSync } = require('node:fs');
+// Runs the compiled CLI (dist/, built by `npm run build` and on install) when it is up to date with the
+// sources; otherwise the TypeScript sources through tsx (see entry.js).
 const { join } = require('node:path');
+const { chooseEntry } = require('./entry');
 
-const source = join(__dirname, '..', 'cli', 'main.ts');
-let fromSource = false;
-if (existsSync(source)) {
+const entry = chooseEntry(join(__dirname, '..'));
+if (entry.kind === 'source') {
   try {
     require('tsx/cjs');
-    fromSource = true;
   } catch {
-    // no tsx: use the compiled build
+    process.stderr.write('error: the compiled CLI (dist/) is missing or older than the sources, and tsx is not installed to run them: run npm run build\n');
+    process.exit(1);
   }
 }
-const { cli } = require(fromSource ? source : join(__dirname, '..', 'dist', 'cli', 'main.js'));
+const { cli } = require(entry.path);
 void cli(process.argv);

@@ -1,7 +1,7 @@
 /** Following a run: its events as they arrive, then its result. */
 import type { AgentRun } from '../client';
 import type { AgentRunResult } from '../core/result';
-import { OFFLINE_LABEL, OFFLINE_MODEL, OFFLINE_PROVIDER } from '../demo';
+import { OFFLINE_LABEL, OFFLINE_MODEL, OFFLINE_PROVIDER } from '../demo/offline-model';
 import { aborted } from './abort';
 import { formatEvent, formatResult } from './format';
 import type { Output } from './output';

@@ -1,6 +1,6 @@
 /** How run events and results look on the terminal. */
 import type { AgentEvent } from '../core/events';
-import type { AgentRunResult } from '../core/result';
+import type { AgentRunResult, RunStatus } from '../core/result';
 import type { Usage } from '../core/usage';
 import type { Styles } from './output';
 
@@ -20,6 +20,19 @@ export function formatBytes(bytes: number): string {
 export function formatUsage(u: Usage): string {
   const cache = u.cacheReadTokens || u.cacheWriteTokens ? `, cache ${u.cacheReadTokens} read / ${u.cacheWriteTokens} written` : '';
   return `${u.inputTokens} input / ${u.outputTokens} output tokens${cache}`;
+}
+
+/** What a failure status means, for statuses whose name alone does not say enough. */
+export const STATUS_MEANINGS: Partial<Record<RunStatus, string>> = {
+  storage_error: "the worker could not read or write the run's content in its blob store (workers on several machines need one shared store)",
+  invalid_input: "the run's input was malformed, or names an agent the worker does not have",
+  internal_error: 'an activity failed in a way the loop does not classify (a bug or an outage): see the error',
+};
+
+/** A run status, coloured, with its meaning when it needs one. */
+export function formatStatus(status: RunStatus, s: Styles): string {
+  const meaning = STATUS_MEANINGS[status];
+  return `${status === 'success' ? s.green(status) : s.red(status)}${meaning ? ` (${meaning})` : ''}`;
 }
 
 function indent(text: string, prefix: string): string[] {
@@ -45,7 +58,8 @@ export function formatEvent(e: AgentEvent, s: Styles): string[] {
     case 'retrying':
       return [
         s.yellow(
-          `[step ${e.step}] attempt ${e.attempt} failed (${e.errorType ? `${e.errorType}: ` : ''}${clip(e.error, 160)}); retrying in ${e.delayMs} ms with ${e.nextModel}`,
+          `[step ${e.step}] attempt ${e.attempt} failed (${e.errorType ? `${e.errorType}: ` : ''}${clip(e.error, 160)}); retrying in ${e.delayMs} ms` +
+            `${e.requestedDelayMs !== undefined ? ` (capped from ${e.requestedDelayMs} ms, the wait the provider asked for)` : ''} with ${e.nextModel}`,
         ),
       ];
     case 'approval_requested': {
@@ -62,13 +76,22 @@ export function formatEvent(e: AgentEvent, s: Styles): string[] {
     }
     case 'approval_expired':
       return [s.red(`[step ${e.step}] approval of ${e.tool} (${e.callId}) expired: ${e.outcome === 'fail' ? 'the run fails' : 'the call is denied'}`)];
+    case 'approval_queued':
+      return [
+        s.yellow(`[approval] ${e.decision} of ${e.callId} by ${e.by} queued: the run has not reached this call yet, and applies the decision when the call asks for approval`),
+      ];
     case 'approval_refused':
       return [s.red(`[approval] refused${e.callId ? ` for ${e.callId}` : ''}${e.by ? ` from ${e.by}` : ''}: ${clip(e.reason, 200)}`)];
     case 'step_finished':
       return [s.dim(`[step ${e.step}] finished: ${e.stopReason}, ${formatUsage(e.usage)}, ${e.latencyMs} ms${e.costUsd !== undefined ? `, ${formatUsd(e.costUsd)}` : ''}`)];
     case 'done': {
       const line = `[done] ${e.status} after ${e.steps} step${e.steps === 1 ? '' : 's'}`;
-      return [e.status === 'success' ? s.green(s.bold(line)) : s.red(s.bold(line)), ...(e.error ? [s.red(`       ${clip(e.error.message, 300)}`)] : [])];
+      const meaning = STATUS_MEANINGS[e.status];
+      return [
+        e.status === 'success' ? s.green(s.bold(line)) : s.red(s.bold(line)),
+        ...(meaning ? [s.dim(`       ${meaning}`)] : []),
+        ...(e.error ? [s.red(`       ${clip(e.error.message, 300)}`)] : []),
+      ];
     }
     default: {
       // An event kind this CLI does not know yet (a newer worker): show it raw.
@@ -96,10 +119,9 @@ function formatCost(r: AgentRunResult): string {
 
 /** The result and its compact run report. */
 export function formatResult(r: AgentRunResult, s: Styles): string[] {
-  const status = r.status === 'success' ? s.green(r.status) : s.red(r.status);
   const lines = [
     s.bold('Result'),
-    `  status:   ${status}`,
+    `  status:   ${formatStatus(r.status, s)}`,
     `  steps:    ${r.steps}`,
     `  usage:    ${formatUsage(r.usage)}`,
     `  cost:     ${formatCost(r)}`,

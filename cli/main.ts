@@ -1,29 +1,8 @@
 /** Entry point of the `durable-agent` command (see bin/durable-agent.js). */
 import { CommanderError } from 'commander';
-import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { INTERRUPTED_EXIT } from './abort';
-import { CliError, errorMessage, oneLine } from './errors';
+import { CliError, errorMessage } from './errors';
 import { buildProgram } from './program';
-
-let runtimeInstalled = false;
-
-/** Worker log messages the CLI already shows as run events. */
-const SHOWN_AS_EVENTS = new Set(['Activity failed']);
-
-/**
- * Temporal's logs at WARN and above, one line each on stderr (minus what the events already show).
- * The native core's own logs (connection retries and the like) are forwarded at ERROR only.
- */
-function installRuntime(): void {
-  if (runtimeInstalled) return;
-  runtimeInstalled = true;
-  Runtime.install({
-    logger: new DefaultLogger('WARN', (entry) => {
-      if (!SHOWN_AS_EVENTS.has(entry.message)) process.stderr.write(`temporal ${entry.level.toLowerCase()}: ${oneLine(entry.message)}\n`);
-    }),
-    telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} } },
-  });
-}
 
 /** Parse `argv` and run the command; returns the exit code. Errors become one `error: ` line on stderr. */
 export async function main(argv: string[], signal: AbortSignal): Promise<number> {
@@ -31,7 +10,7 @@ export async function main(argv: string[], signal: AbortSignal): Promise<number>
     process.stderr.write('error: missing command (try: durable-agent --help)\n');
     return 1;
   }
-  const ctx = { exitCode: 0, signal, beforeAction: installRuntime };
+  const ctx = { exitCode: 0, signal };
   try {
     await buildProgram(ctx).parseAsync(argv);
     return ctx.exitCode;

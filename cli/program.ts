@@ -3,16 +3,38 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_TASK_QUEUE } from '../core/contract';
-import { DEMO_AGENT } from '../demo';
 import { packageRoot } from '../server/temporal-cli';
-import { approvalsCommand, decideCommand } from './commands/approvals';
-import { cancelCommand } from './commands/cancel';
-import { devCommand } from './commands/dev';
-import { resultCommand } from './commands/result';
-import { runCommand } from './commands/run';
-import { watchCommand } from './commands/watch';
 import { oneLine } from './errors';
+import { DEMO_AGENT_NAME } from './served';
 import { DEFAULT_UI_PORT } from './target';
+import type * as ApprovalsModule from './commands/approvals';
+import type * as CancelModule from './commands/cancel';
+import type * as DevModule from './commands/dev';
+import type * as ResultModule from './commands/result';
+import type * as RunModule from './commands/run';
+import type * as WatchModule from './commands/watch';
+import type * as WorkerModule from './commands/worker';
+
+/*
+ * Each command's module is loaded when the command runs, so `--help`, `--version` and the commands that
+ * only talk to the server never load what the others need (the worker runtime, the demo's model SDKs).
+ */
+/* eslint-disable @typescript-eslint/no-require-imports -- lazy loading, typed by the modules' own types */
+const commands = {
+  approvals: () => require('./commands/approvals') as typeof ApprovalsModule,
+  cancel: () => require('./commands/cancel') as typeof CancelModule,
+  dev: () => require('./commands/dev') as typeof DevModule,
+  result: () => require('./commands/result') as typeof ResultModule,
+  run: () => require('./commands/run') as typeof RunModule,
+  watch: () => require('./commands/watch') as typeof WatchModule,
+  worker: () => require('./commands/worker') as typeof WorkerModule,
+};
+/* eslint-enable @typescript-eslint/no-require-imports */
+
+/** The `--agents <file>` option. */
+function agentsOption(cmd: Command, what: string): Command {
+  return cmd.option('--agents <file>', `module (.ts, .js or .mjs) exporting your agents (and optionally providers); ${what}`);
+}
 
 function positiveInt(value: string): number {
   const n = Number(value);
@@ -51,8 +73,6 @@ export interface ProgramContext {
   exitCode: number;
   /** Aborted on Ctrl-C / SIGTERM. */
   signal: AbortSignal;
-  /** Called once before a command's action runs. */
-  beforeAction?: () => void;
 }
 
 /** Build the `durable-agent` program. Commander errors are printed as one line and thrown (exitOverride). */
@@ -63,66 +83,91 @@ export function buildProgram(ctx: ProgramContext): Command {
     .exitOverride()
     .configureOutput({ outputError: (str, write) => write(`${oneLine(str)}\n`) })
     .showSuggestionAfterError(true);
-  program.hook('preAction', () => ctx.beforeAction?.());
 
   connectionOptions(
-    program
-      .command('dev')
-      .description('Start a Temporal dev server (unless one is reachable) and a worker hosting the demo agents; runs until Ctrl-C.')
-      .addOption(new Option('--ui-port <port>', 'port of the Temporal UI of the embedded server').default(DEFAULT_UI_PORT).argParser(port)),
+    agentsOption(
+      program
+        .command('dev')
+        .description('Start a Temporal dev server (unless one is reachable) and a worker hosting the demo agents (or yours); runs until Ctrl-C.')
+        .addOption(new Option('--ui-port <port>', 'port of the Temporal UI of the embedded server').default(DEFAULT_UI_PORT).argParser(port)),
+      'the worker hosts them instead of the demo agents',
+    ),
     true,
   ).action(async (flags) => {
-    ctx.exitCode = await devCommand(flags, ctx.signal);
+    ctx.exitCode = await commands.dev().devCommand(flags, ctx.signal);
   });
 
   connectionOptions(
-    program
-      .command('run')
-      .description('Start a run of a demo agent, print its events as they arrive, then its result and run report.')
-      .argument('<prompt...>', 'what to ask the agent')
-      .option('--agent <name>', 'agent to run', DEMO_AGENT)
-      .option('--max-steps <n>', 'lower the step cap of this run', positiveInt)
-      .option('--workflow-id <id>', 'workflow id of the run (default: <agent>-<uuid>)')
-      .option('--json', 'print only the result (AgentRunResult) as JSON'),
+    agentsOption(
+      program.command('worker').description('Run a worker hosting the demo agents (or yours) against a running Temporal server; runs until Ctrl-C.'),
+      'the worker hosts them instead of the demo agents',
+    ),
+    true,
+  ).action(async (flags) => {
+    ctx.exitCode = await commands.worker().workerCommand(flags, ctx.signal);
+  });
+
+  connectionOptions(
+    agentsOption(
+      program
+        .command('run')
+        .description('Start a run of an agent (the demo agent unless told otherwise), print its events as they arrive, then its result and run report.')
+        .argument('<prompt...>', 'what to ask the agent')
+        .option('--agent <name>', `agent to run (default: ${DEMO_AGENT_NAME}, or the only agent of --agents)`)
+        .option('--max-steps <n>', 'lower the step cap of this run', positiveInt)
+        .option('--workflow-id <id>', 'workflow id of the run (default: <agent>-<uuid>)')
+        .option('--json', 'print only the result (AgentRunResult) as JSON'),
+      'an in-process worker hosts them instead of the demo agents',
+    ),
     true,
   ).action(async (prompt: string[], flags) => {
-    ctx.exitCode = await runCommand(prompt, flags, ctx.signal);
+    ctx.exitCode = await commands.run().runCommand(prompt, flags, ctx.signal);
+  });
+
+  const hostsFor = 'when no worker polls the run\'s task queue, an in-process worker is started only for a run of one of these (or of the demo agents without --agents) on the --task-queue given';
+  connectionOptions(
+    agentsOption(
+      program
+        .command('watch')
+        .description("Follow a run's events until it ends, then print its result.")
+        .argument('<workflowId>', 'workflow id of the run')
+        .option('--json', 'print only the result as JSON'),
+      hostsFor,
+    ),
+    true,
+  ).action(async (workflowId: string, flags) => {
+    ctx.exitCode = await commands.watch().watchCommand(workflowId, flags, ctx.signal);
   });
 
   connectionOptions(
-    program
-      .command('watch')
-      .description("Follow a run's events until it ends, then print its result.")
-      .argument('<workflowId>', 'workflow id of the run')
-      .option('--json', 'print only the result as JSON'),
-    false,
+    agentsOption(
+      program
+        .command('result')
+        .description("Print a run's result (waiting for it to end).")
+        .argument('<workflowId>', 'workflow id of the run')
+        .option('--json', 'print only the result as JSON'),
+      hostsFor,
+    ),
+    true,
   ).action(async (workflowId: string, flags) => {
-    ctx.exitCode = await watchCommand(workflowId, flags, ctx.signal);
+    ctx.exitCode = await commands.result().resultCommand(workflowId, flags, ctx.signal);
   });
 
   connectionOptions(
-    program
-      .command('result')
-      .description("Print a run's result (waiting for it to end).")
-      .argument('<workflowId>', 'workflow id of the run')
-      .option('--json', 'print only the result as JSON'),
-    false,
+    agentsOption(
+      program.command('cancel').description('Cancel a run; it ends with status cancelled and its partial transcript.').argument('<workflowId>', 'workflow id of the run'),
+      hostsFor,
+    ),
+    true,
   ).action(async (workflowId: string, flags) => {
-    ctx.exitCode = await resultCommand(workflowId, flags, ctx.signal);
-  });
-
-  connectionOptions(
-    program.command('cancel').description('Cancel a run; it ends with status cancelled and its partial transcript.').argument('<workflowId>', 'workflow id of the run'),
-    false,
-  ).action(async (workflowId: string, flags) => {
-    ctx.exitCode = await cancelCommand(workflowId, flags, ctx.signal);
+    ctx.exitCode = await commands.cancel().cancelCommand(workflowId, flags, ctx.signal);
   });
 
   connectionOptions(
     program.command('approvals').description('List every tool call waiting for a person, across runs.').option('--json', 'print the list as JSON'),
     false,
   ).action(async (flags) => {
-    ctx.exitCode = await approvalsCommand(flags);
+    ctx.exitCode = await commands.approvals().approvalsCommand(flags);
   });
 
   const decisions = [
@@ -138,10 +183,11 @@ export function buildProgram(ctx: ProgramContext): Command {
       .argument('<callId>', 'id of the tool call (see durable-agent approvals)')
       .option('--by <identity>', 'who decides, e.g. ops:alice (default: cli:<user>)')
       .option('--reason <text>', 'why, for the model and the record')
-      .option('--json', 'print what happened as JSON');
+      .option('--json', 'print what happened as JSON')
+      .option('--queue', 'with no worker running: send the decision even for a call the run\'s recorded history does not hold yet (the run checks it when a worker starts)');
     if (decision === 'approve') cmd.option('--all-calls', 'also approve every other call of this tool for the rest of the run');
     connectionOptions(cmd, false).action(async (workflowId: string, callId: string, flags) => {
-      ctx.exitCode = await decideCommand(decision, workflowId, callId, flags);
+      ctx.exitCode = await commands.approvals().decideCommand(decision, workflowId, callId, flags);
     });
   }
 

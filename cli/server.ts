@@ -2,10 +2,11 @@
 import { chmodSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { startDevServer } from '../server/dev-server';
 import type { FoundCli } from '../server/temporal-cli';
 import { ensureTemporalCli } from '../server/temporal-cli';
 import { stateDir } from '../worker/paths';
+import type * as DevServerModule from '../server/dev-server';
+import type * as HostingModule from './hosting';
 
 /** SQLite file holding the embedded server's state, so runs survive restarts. */
 export function serverDbFile(): string {
@@ -50,6 +51,12 @@ export interface EmbeddedServerOptions {
 /** Start the dev server on `ip:port` with the state folder's SQLite file. Tear it down with `teardown()`. */
 export async function startEmbeddedServer(options: EmbeddedServerOptions): Promise<TestWorkflowEnvironment> {
   const found = ensureTemporalCli(options.log);
+  // Loaded here: the dev server module pulls in @temporalio/testing (and the worker runtime).
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- only commands that start a server need it
+  const { startDevServer } = require('../server/dev-server') as typeof DevServerModule;
+  // The server shares Temporal's native runtime with any worker this process hosts: install it first.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- as above
+  (require('./hosting') as typeof HostingModule).installRuntime();
   return startDevServer({
     dbFile: serverDbFile(),
     ip: options.ip,

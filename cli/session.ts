@@ -6,18 +6,19 @@
 import { existsSync } from 'node:fs';
 import { relative } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { AgentClient } from '../client';
-import type { DemoWorkerConfig } from '../demo';
-import { demoWorkerConfig } from '../demo';
-import { isReachable } from '../server/dev-server';
 import type { AgentWorker } from '../worker';
-import { createWorker } from '../worker';
 import { CliError, errorMessage } from './errors';
-import { livePollers, workerIdentity } from './pollers';
+import type { StartedWorker } from './hosting';
+import { livePollers } from './pollers';
+import { isReachable } from './reachable';
+import { repeatEvery } from './repeat';
+import type { ServedAgents } from './served';
+import { demoAgents } from './served';
 import { serverDbFile, serverLogFile, startEmbeddedServer } from './server';
 import type { Target } from './target';
+import type * as HostingModule from './hosting';
 
 /** When a session may start the embedded dev server. */
 export type EmbedPolicy =
@@ -26,7 +27,9 @@ export type EmbedPolicy =
   /** Only when its SQLite file exists (there are runs to look at). */
   | 'if-state'
   /** Whenever nothing is reachable at a local address, explicit or not (`dev`). */
-  | 'always';
+  | 'always'
+  /** Never (`worker`: a worker only, for a server that runs elsewhere). */
+  | 'never';
 
 /** Options of {@link Session.open}. */
 export interface SessionOptions {
@@ -35,6 +38,8 @@ export interface SessionOptions {
   uiPort?: number;
   /** Progress lines for the user. */
   log: (line: string) => void;
+  /** The agents a hosted worker serves. Default: the demo agents. */
+  agents?: ServedAgents;
 }
 
 /** A path for display: relative to the working directory when inside it. */
@@ -43,10 +48,8 @@ export function displayPath(path: string): string {
   return rel && !rel.startsWith('..') ? rel : path;
 }
 
-interface HostedWorker {
-  worker: AgentWorker;
+interface HostedWorker extends StartedWorker {
   running: Promise<void>;
-  connection?: NativeConnection;
 }
 
 /** A connection to Temporal plus whatever the CLI had to start. */
@@ -62,12 +65,13 @@ export class Session {
     private readonly connection: Connection | undefined,
     /** The embedded server, when this session started it. */
     readonly server: TestWorkflowEnvironment | undefined,
-    readonly demo: DemoWorkerConfig,
+    /** The agents this session's worker serves (when it hosts one). */
+    readonly agents: ServedAgents,
   ) {}
 
   /** Connect to the target, starting the embedded dev server if the policy allows and nothing is there. */
   static async open(target: Target, options: SessionOptions): Promise<Session> {
-    const demo = demoWorkerConfig();
+    const agents = options.agents ?? demoAgents();
     if (await isReachable(target.address)) {
       let connection: Connection;
       try {
@@ -75,14 +79,16 @@ export class Session {
       } catch (err) {
         throw new CliError(`cannot reach Temporal at ${target.address}: ${errorMessage(err)}`);
       }
-      return new Session(target, target.address, new Client({ connection }), connection, undefined, demo);
+      return new Session(target, target.address, new Client({ connection }), connection, undefined, agents);
     }
     const canEmbed =
-      options.embed === 'always'
+      options.embed === 'never'
+        ? false
+        : options.embed === 'always'
         ? target.serverIp !== undefined
         : !target.explicit && (options.embed === 'auto' || existsSync(serverDbFile()));
     if (!canEmbed) {
-      const hint = target.explicit ? '' : ' (start one with: durable-agent dev)';
+      const hint = target.explicit && options.embed !== 'never' ? '' : ' (start one with: durable-agent dev)';
       throw new CliError(`cannot reach Temporal at ${target.address}${hint}`);
     }
     options.log(`starting the embedded Temporal dev server on port ${target.serverPort} (state: ${displayPath(serverDbFile())})...`);
@@ -97,7 +103,7 @@ export class Session {
     } catch (err) {
       throw new CliError(`could not start the Temporal dev server on port ${target.serverPort}: ${errorMessage(err)} (see ${displayPath(serverLogFile())})`);
     }
-    return new Session(target, server.address, server.client, undefined, server, demo);
+    return new Session(target, server.address, server.client, undefined, server, agents);
   }
 
   /** True when this session hosts a worker. */
@@ -115,22 +121,22 @@ export class Session {
     return (await livePollers(this.temporal, taskQueue)).length > 0;
   }
 
-  /** Start an in-process worker with the demo agents on `taskQueue`. */
+  /** Start an in-process worker with the served agents on `taskQueue`. */
   async hostWorker(taskQueue: string): Promise<AgentWorker> {
     if (this.hosted) return this.hosted.worker;
-    const connection = this.server ? undefined : await NativeConnection.connect({ address: this.address });
-    const worker = await createWorker({
-      agents: this.demo.agents,
-      providers: this.demo.providers,
-      connection: this.server ? this.server.nativeConnection : (connection as NativeConnection),
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- the worker runtime loads only when a worker is hosted
+    const { startWorker } = require('./hosting') as typeof HostingModule;
+    const started = await startWorker({
+      agents: this.agents.load(),
       taskQueue,
-      temporal: { identity: workerIdentity() },
+      address: this.address,
+      ...(this.server ? { connection: this.server.nativeConnection } : {}),
     });
-    const running = worker.run().catch((err: unknown) => {
+    const running = started.worker.run().catch((err: unknown) => {
       this.workerFailure = err;
     });
-    this.hosted = { worker, running, ...(connection ? { connection } : {}) };
-    return worker;
+    this.hosted = { ...started, running };
+    return started.worker;
   }
 
   /** Host a worker on `taskQueue` unless a live one polls it. Returns true when this session hosts it. */
@@ -156,21 +162,14 @@ export class Session {
    * and host one if the worker that was there went away.
    */
   async watchWorker(taskQueue: string, signal: AbortSignal, onHosted: () => void, intervalMs = 5000): Promise<void> {
-    while (!signal.aborted && !this.hosted) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, intervalMs);
-        signal.addEventListener('abort', () => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
-      if (signal.aborted) return;
+    await repeatEvery(intervalMs, signal, async () => {
       try {
         if (await this.ensureWorker(taskQueue)) onHosted();
       } catch {
         // the next round tries again
       }
-    }
+      return this.hosted !== undefined;
+    });
   }
 
   /**

@@ -1,13 +1,16 @@
 /**
  * `durable-agent approvals` lists every tool call waiting for a person; `approve`, `deny` and `skip`
  * decide one. Decisions go through the run's validated `decide` update when a worker is there to
- * answer, and as the fire-and-forget `approval` signal (applied when a worker starts) when none is.
+ * answer. When none is, they are checked against the run's recorded history and sent as the
+ * fire-and-forget `approval` signal (applied when a worker starts); a call the history does not hold
+ * yet is refused unless `--queue` says to send it anyway.
  */
 import { userInfo } from 'node:os';
 import { ApprovalRefusedError } from '../../client';
 import type { Decision, PendingApproval } from '../../core/approvals';
 import { CliError } from '../errors';
 import { Output } from '../output';
+import { checkDecision, readRecordedRun } from '../recorded-run';
 import { Session } from '../session';
 import type { ConnectionFlags } from '../target';
 import { resolveTarget } from '../target';
@@ -19,6 +22,8 @@ export interface DecideFlags extends Omit<ConnectionFlags, 'taskQueue'> {
   reason?: string;
   /** approve only: also approve every later call of this tool in the run. */
   allCalls?: boolean;
+  /** With no worker: send a decision for a call the recorded history does not hold yet. */
+  queue?: boolean;
   json?: boolean;
 }
 
@@ -80,10 +85,31 @@ export async function decideCommand(decision: Decision, workflowId: string, call
     const { run, description, running } = await findRun(session, workflowId);
     if (!running) throw new CliError(`run "${workflowId}" has already ended (${description.status.name.toLowerCase()})`);
     if (!(await session.hasWorker(description.taskQueue))) {
-      // Nobody can validate it now: the server keeps the signal and the run applies it when a worker starts.
+      // No worker to validate it: check what the recorded history makes certain, then send a signal,
+      // which the server keeps and the run applies (or refuses) when a worker starts.
+      const check = checkDecision(await readRecordedRun(session.temporal, run.handle), payload);
+      if (check.kind === 'refused') throw new CliError(`refused: ${check.reason} (nothing was sent)`);
+      if (check.kind === 'unrecorded' && !flags.queue) {
+        throw new CliError(
+          `call "${callId}" is not in the run's recorded history yet (a query may have shown state the history does not hold) and no worker is running to check it: ` +
+            `retry when a worker runs, or send it anyway with --queue (the run keeps it and applies it when the call asks for approval)`,
+        );
+      }
       await run.signalDecision(payload);
-      if (flags.json) out.json({ ...payload, sent: 'signal' });
-      else out.line(`no worker is running for ${workflowId}: ${decision} of ${callId} sent as a signal; it applies when a worker starts`);
+      const validated = check.kind === 'ok';
+      if (flags.json) out.json({ ...payload, sent: 'signal', validated, ...(validated ? { tool: check.tool } : {}) });
+      else if (validated) {
+        out.line(
+          `no worker is running for ${workflowId}: ${decision} of ${callId} (${check.tool}) by ${by} checked against the run's recorded history and sent as a signal; ` +
+            `it applies when a worker starts (follow with: durable-agent watch ${workflowId})`,
+        );
+      } else {
+        out.line(
+          `no worker is running for ${workflowId}: ${decision} of ${callId} by ${by} queued UNVALIDATED (the call is not in the run's recorded history); ` +
+            `the run checks it when a worker starts and applies it when the call asks for approval. ` +
+            `See the outcome with: durable-agent watch ${workflowId} (approval_queued, then approval_decided or approval_refused)`,
+        );
+      }
       return 0;
     }
     try {

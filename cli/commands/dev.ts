@@ -1,9 +1,9 @@
 /** `durable-agent dev`: a Temporal dev server (unless one is running) and a worker hosting the demo agents. */
-import { isReachable } from '../../server/dev-server';
-import { CliError } from '../errors';
-import { aborted, untilAborted } from '../abort';
-import { OFFLINE_NOTE } from '../follow';
+import { untilAborted } from '../abort';
 import { Output } from '../output';
+import { isReachable } from '../reachable';
+import { servedAgents } from '../served';
+import { modelLine, serveUntilStopped } from './worker';
 import { displayPath, Session } from '../session';
 import { serverDbFile, serverLogFile } from '../server';
 import type { ConnectionFlags } from '../target';
@@ -12,13 +12,16 @@ import { parseAddress, resolveTarget } from '../target';
 /** Options of `dev`. */
 export interface DevFlags extends ConnectionFlags {
   uiPort: number;
+  /** A module of the user's agents, served instead of the demo agents. */
+  agents?: string;
 }
 
 /** Run until `signal` aborts, then stop the worker and the server; returns the exit code. */
 export async function devCommand(flags: DevFlags, signal: AbortSignal): Promise<number> {
   const out = new Output();
   const target = resolveTarget(flags);
-  const session = await Session.open(target, { embed: 'always', uiPort: flags.uiPort, log: (l) => out.note(l) });
+  const agents = await servedAgents(flags.agents);
+  const session = await Session.open(target, { embed: 'always', uiPort: flags.uiPort, agents, log: (l) => out.note(l) });
   let failed = false;
   try {
     out.note('starting the worker (bundling the workflow code)...');
@@ -37,18 +40,14 @@ export async function devCommand(flags: DevFlags, signal: AbortSignal): Promise<
         : '  Temporal server:   already running (not started by this command)',
       `  Temporal UI:       ${uiLine}`,
       `  Worker:            task queue "${worker.taskQueue}", agents: ${worker.registry.names().join(', ')}`,
-      `  Model:             ${session.demo.offline ? OFFLINE_NOTE : `${session.demo.model.provider}/${session.demo.model.model}`}`,
+      ...modelLine(agents),
       '',
-      `Try, in another terminal:  npx durable-agent run "what is 12*(3+4)?"${target.address === 'localhost:7233' ? '' : ` --address ${target.address}`}`,
+      `Try, in another terminal:  npx durable-agent run ${flags.agents ? `--agents ${flags.agents} "<prompt>"` : '"what is 12*(3+4)?"'}${target.address === 'localhost:7233' ? '' : ` --address ${target.address}`}`,
       'Press Ctrl-C to stop.',
     );
-    await Promise.race([aborted(signal), session.workerStopped()]);
-    if (!signal.aborted) {
-      failed = true;
-      session.checkWorker();
-      throw new CliError('the worker stopped unexpectedly');
-    }
-    out.line('', 'stopping the worker...');
+    failed = true; // unless it stops cleanly
+    await serveUntilStopped(session, out, signal);
+    failed = false;
   } finally {
     await session.close();
     if (!failed && session.server) out.line('stopped the Temporal dev server');

@@ -1,10 +1,10 @@
 /** `durable-agent run "<prompt>"`: start a run of a demo agent, follow it, print the result. */
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
-import { DEMO_AGENT } from '../../demo';
 import { INTERRUPTED_EXIT, untilAborted } from '../abort';
 import { CliError } from '../errors';
 import { exitCodeOf, followRun, OFFLINE_NOTE, printResult } from '../follow';
 import { Output } from '../output';
+import { DEMO_AGENT_NAME, servedAgents } from '../served';
 import { Session } from '../session';
 import type { ConnectionFlags } from '../target';
 import { resolveTarget } from '../target';
@@ -12,19 +12,29 @@ import { resolveTarget } from '../target';
 /** Options of `run`. */
 export interface RunFlags extends ConnectionFlags {
   agent?: string;
+  /** A module of the user's agents, served instead of the demo agents. */
+  agents?: string;
   maxSteps?: number;
   workflowId?: string;
   json?: boolean;
+}
+
+/** The agent `run` starts without `--agent`: the demo's, or the module's only one. */
+function defaultAgent(names: readonly string[], file: string | undefined): string {
+  if (!file) return DEMO_AGENT_NAME;
+  if (names.length === 1) return names[0] as string;
+  throw new CliError(`--agents ${file} exports several agents (${names.join(', ')}): choose one with --agent <name>`);
 }
 
 /** Run `prompt` and return the exit code. */
 export async function runCommand(promptWords: string[], flags: RunFlags, signal: AbortSignal): Promise<number> {
   const prompt = promptWords.join(' ').trim();
   if (!prompt) throw new CliError('the prompt is empty');
-  const agent = flags.agent ?? DEMO_AGENT;
+  const served = await servedAgents(flags.agents);
+  const agent = flags.agent ?? defaultAgent(served.names, flags.agents);
   const out = new Output(flags.json);
   const target = resolveTarget(flags);
-  const session = await Session.open(target, { embed: 'auto', log: (l) => out.note(l) });
+  const session = await Session.open(target, { embed: 'auto', agents: served, log: (l) => out.note(l) });
   try {
     out.note(`Temporal: ${session.address}${session.server ? ' (embedded dev server, stopped when this run ends)' : ''}`);
     const taskQueue = target.taskQueue;
@@ -32,15 +42,16 @@ export async function runCommand(promptWords: string[], flags: RunFlags, signal:
     if (await session.hasWorker(taskQueue)) {
       out.note(`worker: using the worker(s) already polling task queue "${taskQueue}"`);
     } else {
-      const names = session.demo.agents.map((a) => a.name);
+      const names = served.names;
       if (!names.includes(agent)) throw new CliError(`unknown agent "${agent}" (agents: ${names.join(', ')})`);
       out.note(`worker: starting an in-process worker on task queue "${taskQueue}" (agents: ${names.join(', ')})...`);
       await untilAborted(session.hostWorker(taskQueue), signal);
-      if (session.demo.offline) {
+      const demo = served.load().demo;
+      if (demo?.offline) {
         out.line(out.styles.yellow(`note: ${OFFLINE_NOTE}`));
         offlineNoted = true;
-      } else {
-        out.note(`model: ${session.demo.model.provider}/${session.demo.model.model}`);
+      } else if (demo) {
+        out.note(`model: ${demo.model.provider}/${demo.model.model}`);
       }
     }
     let run;

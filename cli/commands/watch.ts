@@ -1,28 +1,78 @@
 /** `durable-agent watch <workflowId>`: follow a run's events until it ends, then print its result. */
-import { INTERRUPTED_EXIT, untilAborted } from '../abort';
+import type { AgentRunResult } from '../../core/result';
+import { aborted, INTERRUPTED_EXIT, untilAborted } from '../abort';
 import { exitCodeOf, followRun, printResult } from '../follow';
 import { Output } from '../output';
+import { repeatEvery } from '../repeat';
+import { ensureRunWorker, noWorkerLine } from '../run-agent';
+import { servedAgents } from '../served';
 import { Session } from '../session';
 import type { ConnectionFlags } from '../target';
 import { resolveTarget } from '../target';
+import type { ExistingRun } from './existing';
 import { findRun } from './existing';
 
 /** Options of `watch`. */
-export interface WatchFlags extends Omit<ConnectionFlags, 'taskQueue'> {
+export interface WatchFlags extends ConnectionFlags {
+  /** A module of the user's agents: the CLI may host a worker for runs of these. */
+  agents?: string;
   json?: boolean;
+}
+
+/** How often `watch` looks for a worker when none polls the run's task queue. */
+const WORKER_CHECK_MS = 2000;
+
+/**
+ * With no worker to answer queries: wait for whichever comes first, the run's result (through the
+ * server) or a worker on its task queue. Returns the result, or 'worker', or undefined when interrupted.
+ */
+async function waitForWorkerOrResult(session: Session, existing: ExistingRun, signal: AbortSignal): Promise<AgentRunResult | 'worker' | undefined> {
+  const stop = new AbortController();
+  const both = AbortSignal.any([signal, stop.signal]);
+  const result = existing.run.result();
+  result.catch(() => undefined);
+  let workerSeen = false;
+  const worker = repeatEvery(WORKER_CHECK_MS, both, async () => {
+    workerSeen = await session.hasWorker(existing.description.taskQueue).catch(() => false);
+    return workerSeen;
+  });
+  try {
+    const first = await Promise.race([result, worker.then(() => undefined), aborted(signal).then(() => undefined)]);
+    if (first) return first;
+    return workerSeen ? 'worker' : undefined;
+  } finally {
+    stop.abort();
+    await worker;
+  }
 }
 
 /** Follow the run and return the exit code. */
 export async function watchCommand(workflowId: string, flags: WatchFlags, signal: AbortSignal): Promise<number> {
   const out = new Output(flags.json);
-  const session = await Session.open(resolveTarget(flags), { embed: 'if-state', log: (l) => out.note(l) });
+  const agents = await servedAgents(flags.agents);
+  const session = await Session.open(resolveTarget(flags), { embed: 'if-state', agents, log: (l) => out.note(l) });
   try {
-    const { run, description } = await findRun(session, workflowId);
-    // Reading events is a query, which needs a worker for the run's task queue even after it ended.
-    if (await untilAborted(session.ensureWorker(description.taskQueue), signal)) {
-      out.note(`worker: started an in-process worker on task queue "${description.taskQueue}"`);
-    }
+    const existing = await findRun(session, workflowId);
+    const { run, description } = existing;
     out.line(out.styles.bold(`run ${workflowId} (${description.status.name.toLowerCase()})`));
+    // Reading events is a query, which needs a worker for the run's task queue even after it ended.
+    const worker = await untilAborted(ensureRunWorker(session, description), signal);
+    if (worker.kind === 'hosted') out.note(`worker: started an in-process worker on task queue "${description.taskQueue}"`);
+    if (worker.kind === 'none') {
+      out.note(noWorkerLine(description.taskQueue, worker.reason));
+      out.note(
+        `The run ${existing.running ? 'continues when a worker for it runs' : 'has ended'}. Its events are read by a query, which needs a worker to answer: ` +
+          `waiting for its result through the server meanwhile; the events are printed once a worker answers.`,
+      );
+      const first = await waitForWorkerOrResult(session, existing, signal);
+      if (first === undefined) return INTERRUPTED_EXIT;
+      if (first !== 'worker') {
+        out.note('(no worker answered, so the events of the run are not shown; its result follows)');
+        printResult(out, first);
+        return exitCodeOf(first);
+      }
+      out.note(`worker: a worker now polls task queue "${description.taskQueue}"; its events follow`);
+    }
     const result = await followRun(run, out, { signal, check: () => session.checkWorker() });
     if (!result) return INTERRUPTED_EXIT;
     printResult(out, result);

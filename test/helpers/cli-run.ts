@@ -48,7 +48,8 @@ export interface RunningCli {
 export function startCli(args: string[], options: CliOptions): RunningCli {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of SCRUBBED) delete env[name];
-  Object.assign(env, { DURABLE_AGENT_HOME: options.home }, options.env);
+  // Always the TypeScript sources of this tree, never a dist/ build that may be stale (see bin/entry.js).
+  Object.assign(env, { DURABLE_AGENT_HOME: options.home, DURABLE_AGENT_FROM_SOURCE: '1' }, options.env);
   const child = spawn(process.execPath, [CLI_BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'], timeout: options.timeoutMs ?? 90_000 });
   let stdout = '';
   let stderr = '';

@@ -70,8 +70,8 @@ describe('durable-agent run', () => {
     expect(notes).toMatch(/<!-- [0-9a-f-]{36}\/call_\d+_\d+ -->/);
   });
 
-  it('watch follows the finished run (hosting a worker, since the run command that had one has exited)', async () => {
-    const r = await cli(['watch', workflowId, '--address', address]);
+  it('watch follows the finished run (hosting a worker for its demo agent on the task queue given, since the run command that had one has exited)', async () => {
+    const r = await cli(['watch', workflowId, ...onServer]);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`worker: started an in-process worker on task queue "${taskQueue}"`);

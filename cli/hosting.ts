@@ -1,0 +1,56 @@
+/**
+ * The worker side of the CLI: Temporal's native runtime and an in-process agent worker. Only commands
+ * that host a worker load this module (it pulls in @temporalio/worker, its native core and the bundler).
+ */
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import type { AgentWorker } from '../worker';
+import { createWorker } from '../worker';
+import { oneLine } from './errors';
+import { workerIdentity } from './pollers';
+import type { WorkerAgents } from './served';
+
+let runtimeInstalled = false;
+
+/** Worker log messages the CLI already shows as run events. */
+const SHOWN_AS_EVENTS = new Set(['Activity failed']);
+
+/**
+ * Temporal's logs at WARN and above, one line each on stderr (minus what the events already show).
+ * The native core's own logs (connection retries and the like) are forwarded at ERROR only.
+ */
+export function installRuntime(): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  Runtime.install({
+    logger: new DefaultLogger('WARN', (entry) => {
+      if (!SHOWN_AS_EVENTS.has(entry.message)) process.stderr.write(`temporal ${entry.level.toLowerCase()}: ${oneLine(entry.message)}\n`);
+    }),
+    telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} } },
+  });
+}
+
+/** A worker the CLI started, and the connection it opened for it (if any). */
+export interface StartedWorker {
+  worker: AgentWorker;
+  /** Closed after the worker stops. */
+  connection?: NativeConnection;
+}
+
+/** Start a worker for `agents` on `taskQueue`: over `connection` when given, else a new one to `address`. */
+export async function startWorker(options: { agents: WorkerAgents; taskQueue: string; address: string; connection?: NativeConnection }): Promise<StartedWorker> {
+  installRuntime();
+  const own = options.connection ? undefined : await NativeConnection.connect({ address: options.address });
+  try {
+    const worker = await createWorker({
+      agents: options.agents.agents,
+      providers: options.agents.providers,
+      connection: options.connection ?? (own as NativeConnection),
+      taskQueue: options.taskQueue,
+      temporal: { identity: workerIdentity() },
+    });
+    return { worker, ...(own ? { connection: own } : {}) };
+  } catch (err) {
+    await own?.close().catch(() => undefined);
+    throw err;
+  }
+}
