@@ -152,10 +152,12 @@ describe('durable-agent with an external worker', () => {
     await h?.stop();
   });
 
-  it('uses the worker that polls the queue, and an unknown agent there is one error line', async () => {
+  it('uses the worker that polls the queue; a run of an agent it lacks ends invalid_input, saying which agents it has', async () => {
     const r = await cli(['run', 'hi', '--agent', 'nope', '--address', address, '--task-queue', h.taskQueue]);
     expect(r.stdout).toContain(`worker: using the worker(s) already polling task queue "${h.taskQueue}"`);
-    expect(soleError(r)).toBe('error: Unknown agent "nope". Agents on this worker: assistant.');
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('invalid_input');
+    expect(r.stdout).toContain('Unknown agent "nope". Agents on this worker: assistant.');
   });
 
   it('cancel of a run that has ended is one error line', async () => {
