@@ -29,6 +29,18 @@ export interface StepPlan {
   immediate: ToolOutcome[];
 }
 
+/**
+ * How many bytes of tool output one step may send the model inline, all calls together: the tool
+ * results of a step travel to the next model call as one activity input, which must stay well under
+ * Temporal's 2 MB payload limit. Outputs beyond each call's share are stored by reference.
+ */
+export const STEP_INLINE_BUDGET_BYTES = 1024 * 1024;
+
+/** The inline limit of each call of a step of `calls` calls: the agent's limit, or its share of the step's budget if smaller. */
+export function inlineLimitPerCall(agentLimitBytes: number, calls: number): number {
+  return Math.max(0, Math.min(agentLimitBytes, Math.floor(STEP_INLINE_BUDGET_BYTES / Math.max(1, calls))));
+}
+
 /** Plan the calls of `message`, answered at `step`. */
 export function planStep(spec: AgentSpec, step: number, message: AssistantMessage): StepPlan {
   const calls = toolCalls(message);

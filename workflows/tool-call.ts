@@ -28,8 +28,11 @@ export interface ToolCallContext {
   proxies: Map<string, AgentActivities['runTool']>;
 }
 
-/** Take one gated call to its outcome: denied by policy, decided by a person, or executed. */
-export async function runCall(ctx: ToolCallContext, call: PlannedCall, gate: Gate): Promise<ToolOutcome> {
+/**
+ * Take one gated call to its outcome: denied by policy, decided by a person, or executed (outputs over
+ * `inlineLimitBytes` stored by reference).
+ */
+export async function runCall(ctx: ToolCallContext, call: PlannedCall, gate: Gate, inlineLimitBytes: number): Promise<ToolOutcome> {
   if (gate.kind === 'deny') return policyDeniedOutcome(call.callId, call.tool.name);
   if (gate.kind === 'ask') {
     const verdict = await ctx.desk.wait(call);
@@ -37,7 +40,7 @@ export async function runCall(ctx: ToolCallContext, call: PlannedCall, gate: Gat
   }
   ctx.running.set(call.callId, call.tool.name);
   try {
-    return await executeCall(ctx, call);
+    return await executeCall(ctx, call, inlineLimitBytes);
   } finally {
     ctx.running.delete(call.callId);
   }
@@ -71,7 +74,7 @@ function toolActivity(proxies: ToolCallContext['proxies'], tool: ToolSpec): Agen
  * the model reads (or ends the run, for a tool whose error policy is `fail`); a storage failure ends
  * the run `storage_error`; cancellation propagates.
  */
-async function executeCall(ctx: ToolCallContext, call: PlannedCall): Promise<ToolOutcome> {
+async function executeCall(ctx: ToolCallContext, call: PlannedCall, inlineLimitBytes: number): Promise<ToolOutcome> {
   const tool = call.tool;
   try {
     const r = await toolActivity(ctx.proxies, tool)({
@@ -80,7 +83,7 @@ async function executeCall(ctx: ToolCallContext, call: PlannedCall): Promise<Too
       callId: call.callId,
       step: call.step,
       args: call.args,
-      inlineLimitBytes: ctx.spec.limits.toolResultInlineBytes,
+      inlineLimitBytes,
       // Stable across retries, worker restarts and continue-as-new; unique across runs reusing a workflow id.
       idempotencyKey: `${workflowInfo().firstExecutionRunId}/${call.callId}`,
     });

@@ -10,6 +10,7 @@ import type { AgentActivities } from '../core/contract';
 import type { ToolOutcome } from '../core/outcomes';
 import { notExecutedOutcome, policyDeniedOutcome, toolResultEvent } from '../core/outcomes';
 import type { PlannedCall, StepPlan } from '../core/plan';
+import { inlineLimitPerCall } from '../core/plan';
 import type { ToolCallContext } from './tool-call';
 import { runCall } from './tool-call';
 
@@ -46,6 +47,8 @@ export class ToolStep {
     // Decisions sent early for calls of this step that did not ask can never apply.
     ctx.desk.refuseQueuedFor(plan.calls.map((c) => c.id).filter((id) => gates.get(id)?.kind !== 'ask'));
 
+    // All results of the step reach the next model call together: each call gets its share of the budget.
+    const inlineLimit = inlineLimitPerCall(ctx.spec.limits.toolResultInlineBytes, plan.calls.length);
     let ending: ToolOutcome | undefined;
     for (const batch of plan.batches) {
       if (ending) {
@@ -54,7 +57,7 @@ export class ToolStep {
         continue;
       }
       const open = batch.filter((call) => !this.outcomes.has(call.callId));
-      await Promise.all(open.map(async (call) => this.record(await runCall(ctx, call, gates.get(call.callId) as Gate))));
+      await Promise.all(open.map(async (call) => this.record(await runCall(ctx, call, gates.get(call.callId) as Gate, inlineLimit))));
       const ends = this.completed().find((o) => o.endsRun);
       if (ends && patched('stop-batches-after-fatal-outcome')) ending = ends;
     }

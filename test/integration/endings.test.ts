@@ -39,6 +39,18 @@ S.add('capped', [{ text: 'after the wait', failures: [{ message: 'slow down', ki
   modelRetry: { maximumAttempts: 3, initialInterval: '50ms', maximumInterval: '300ms' },
 });
 // The model takes a while to answer step 1, so a decision can be sent before its call exists.
+// Ten read-only calls of 250 KiB each: within the agent's inline limit one by one, 2.5 MB together.
+const bulky = defineTool({
+  name: 'bulky',
+  description: 'Return 250 KiB of text',
+  input: z.object({ n: z.number() }),
+  readOnly: true,
+  execute: ({ n }) => `${n}:`.padEnd(250 * 1024, 'x'),
+});
+S.add('bulky_step', [{ toolCalls: Array.from({ length: 10 }, (_, n) => ({ name: 'bulky', args: { n } })) }, { text: 'read them all' }], {
+  tools: [bulky],
+  toolResultInlineBytes: 256 * 1024,
+});
 S.add('early', [{ delayMs: 2500, toolCalls: [{ name: 'deploy', args: { service: 'api' } }] }, { text: 'deployed' }], { tools: [deploy, echo] });
 S.add('early_no_ask', [{ delayMs: 2500, toolCalls: [{ name: 'echo', args: { text: 'hi' } }] }, { text: 'echoed' }], { tools: [deploy, echo] });
 S.add('earlier_step', [{ toolCalls: [{ name: 'echo', args: { text: 'first' } }] }, { toolCalls: [{ name: 'deploy', args: { service: 'api' } }] }, { text: 'done' }], {
@@ -119,6 +131,16 @@ describe('every ending is a typed result', () => {
     const retrying = (await allEvents(run)).find((e) => e.type === 'retrying');
     expect(retrying).toMatchObject({ type: 'retrying', delayMs: 300, requestedDelayMs: 3_600_000 });
     await expectFinal(run, result);
+  });
+});
+
+describe("a step's tool outputs together", () => {
+  it('never exceed what the next model call can carry: each call gets its share of the step budget, the rest is stored', async () => {
+    const run = await h.client.start('bulky_step', { input: 'go', workflowId: testId('bulky') });
+    const result = await run.result();
+    expect(result.status, JSON.stringify(result.error)).toBe('success');
+    expect(result.report.toolCalls).toHaveLength(10);
+    expect(result.report.toolCalls.every((c) => c.stored && !c.isError && c.resultBytes === 250 * 1024)).toBe(true);
   });
 });
 

@@ -4,7 +4,7 @@ import { invalidCallInput } from '../../core/call-input';
 import type { JsonValue } from '../../core/json';
 import type { AssistantContent, ToolUseBlock } from '../../core/messages';
 import type { PlannedCall } from '../../core/plan';
-import { batchCalls, planStep } from '../../core/plan';
+import { STEP_INLINE_BUDGET_BYTES, batchCalls, inlineLimitPerCall, planStep } from '../../core/plan';
 import { READ, WRITE, agentSpec, planned, use } from './core-fixtures';
 
 const spec = agentSpec();
@@ -112,5 +112,21 @@ describe('batchCalls', () => {
     expect(ids(batchCalls([r('a'), r('b'), r('c')]))).toEqual([['a', 'b', 'c']]);
     expect(ids(batchCalls([w('a'), w('b'), w('c')]))).toEqual([['a'], ['b'], ['c']]);
     expect(batchCalls([])).toEqual([]);
+  });
+});
+
+describe('inlineLimitPerCall', () => {
+  it("is the agent's limit while the step's calls fit the budget together", () => {
+    expect(inlineLimitPerCall(16 * 1024, 1)).toBe(16 * 1024);
+    expect(inlineLimitPerCall(16 * 1024, 64)).toBe(16 * 1024);
+  });
+
+  it("is each call's share of the step budget when the calls together would exceed it", () => {
+    expect(inlineLimitPerCall(256 * 1024, 10)).toBe(Math.floor(STEP_INLINE_BUDGET_BYTES / 10));
+    expect(inlineLimitPerCall(256 * 1024, 10) * 10).toBeLessThanOrEqual(STEP_INLINE_BUDGET_BYTES);
+  });
+
+  it('treats a step without calls as one call', () => {
+    expect(inlineLimitPerCall(256 * 1024, 0)).toBe(256 * 1024);
   });
 });
