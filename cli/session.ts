@@ -12,7 +12,7 @@ import type { AgentWorker } from '../worker';
 import { CliError, errorMessage } from './errors';
 import type { StartedWorker } from './hosting';
 import { livePollers } from './pollers';
-import { isReachable } from './reachable';
+import { isReachable } from '../server/reachable';
 import { repeatEvery } from './repeat';
 import type { ServedAgents } from './served';
 import { demoAgents } from './served';

@@ -1,7 +1,6 @@
 /** Starting the embedded Temporal dev server (SQLite, single process) and checking reachability. */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { connect as tcpConnect } from 'node:net';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { EphemeralServerExecutable } from '@temporalio/testing';
 import type { SearchAttributeType, defineSearchAttributeKey } from '@temporalio/common';
@@ -52,19 +51,4 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<Te
   });
 }
 
-/** Whether something accepts TCP connections at `host:port` within `timeoutMs`. */
-export function isReachable(address: string, timeoutMs = 1000): Promise<boolean> {
-  const idx = address.lastIndexOf(':');
-  const host = idx > 0 ? address.slice(0, idx) : address;
-  const port = idx > 0 ? Number(address.slice(idx + 1)) : 7233;
-  return new Promise((resolve) => {
-    const socket = tcpConnect({ host, port, timeout: timeoutMs });
-    const done = (ok: boolean) => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.once('connect', () => done(true));
-    socket.once('timeout', () => done(false));
-    socket.once('error', () => done(false));
-  });
-}
+export { isReachable } from './reachable';

@@ -1,7 +1,7 @@
 /** `durable-agent dev`: a Temporal dev server (unless one is running) and a worker hosting the demo agents. */
 import { untilAborted } from '../abort';
 import { Output } from '../output';
-import { isReachable } from '../reachable';
+import { isReachable } from '../../server/reachable';
 import { servedAgents } from '../served';
 import { modelLine, serveUntilStopped } from './worker';
 import { displayPath, Session } from '../session';

@@ -1,4 +1,4 @@
-/** Is something listening at `host:port`? (The CLI's own copy, so checking loads no Temporal module.) */
+/** Is something listening at `host:port`? Its own module, so the CLI can check without loading any Temporal module. */
 import { connect } from 'node:net';
 
 /** True when a TCP connection to `address` (`host:port`) opens within `timeoutMs`. */
