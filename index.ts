@@ -21,6 +21,7 @@ export type {
   ToolNamesOf,
 } from './agents/define';
 export { DefinitionError, DurableAgentError, isDurableAgentError } from './core/errors';
+export { UnknownAgentError } from './agents/registry';
 export type { DurableAgentErrorCode } from './core/errors';
 export { RUN_STATUSES } from './core/result';
 export type * from './core/messages';

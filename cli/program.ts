@@ -33,7 +33,7 @@ const commands = {
 
 /** The `--agents <file>` option. */
 function agentsOption(cmd: Command, what: string): Command {
-  return cmd.option('--agents <file>', `module (.ts, .js or .mjs) exporting your agents (and optionally providers); ${what}`);
+  return cmd.option('--agents <file>', `module (.ts, .js, .mjs or .cjs) exporting your agents (and optionally providers); ${what}`);
 }
 
 function positiveInt(value: string): number {
