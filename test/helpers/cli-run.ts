@@ -5,6 +5,7 @@ import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { expect } from 'vitest';
 
 /** The CLI's entry point in this repository. */
 export const CLI_BIN = resolve(__dirname, '..', '..', 'bin', 'durable-agent.js');
@@ -105,4 +106,13 @@ export function freePort(): Promise<number> {
 /** The non-empty lines of `text`. */
 export function lines(text: string): string[] {
   return text.split('\n').filter((l) => l.trim() !== '');
+}
+
+/** The only stderr line of a failed invocation (which must have exited with a non-zero code). */
+export function soleError(r: Pick<CliResult, 'code' | 'stderr'>): string {
+  expect(r.code).not.toBe(0);
+  expect(r.code).not.toBeNull();
+  const errLines = lines(r.stderr);
+  expect(errLines).toHaveLength(1);
+  return errLines[0] as string;
 }

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { PLAIN_AGENTS_MJS, SCRIPTED_AGENTS_TS, writeModules } from '../helpers/agents-module';
-import { lines, runCli, startCli, tempHome } from '../helpers/cli-run';
+import { runCli, soleError, startCli, tempHome } from '../helpers/cli-run';
 
 const home = tempHome();
 const address = inject('temporalAddress');
@@ -15,14 +15,6 @@ const dir = writeModules({
   'agents.txt': 'not a module\n',
 });
 const agentsTs = join(dir, 'agents.ts');
-
-function soleError(r: { code: number | null; stderr: string }): string {
-  expect(r.code).not.toBe(0);
-  expect(r.code).not.toBeNull();
-  const errLines = lines(r.stderr);
-  expect(errLines).toHaveLength(1);
-  return errLines[0] as string;
-}
 
 describe('--agents <file>', () => {
   it('run hosts the module\'s agents with its providers (TypeScript module, named exports)', async () => {

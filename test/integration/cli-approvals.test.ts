@@ -1,20 +1,13 @@
 /** `durable-agent approvals | approve | deny | skip` as child processes against the real dev server. */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, inject, it } from 'vitest';
-import { freePort, lines, runCli, startCli, tempHome } from '../helpers/cli-run';
+import { freePort, runCli, soleError, startCli, tempHome } from '../helpers/cli-run';
 
 const home = tempHome();
 const address = inject('temporalAddress');
 const taskQueue = `cli-approvals-${randomUUID()}`;
 const onServer = ['--address', address];
 const cli = (args: string[]) => runCli([...args, ...onServer], { home });
-
-function soleError(r: { code: number | null; stderr: string }): string {
-  expect(r.code).not.toBe(0);
-  const errLines = lines(r.stderr);
-  expect(errLines).toHaveLength(1);
-  return errLines[0] as string;
-}
 
 describe('durable-agent approvals from the command line', () => {
   it('a run waits for approval; `approvals` lists it; `approve` lets the tool run; bad decisions get one clear line', async () => {

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
 import type { AgentRunResult } from '../../core/result';
 import { SCRIPTED_AGENTS_TS, writeModules } from '../helpers/agents-module';
-import { lines, runCli, startCli, tempHome } from '../helpers/cli-run';
+import { runCli, soleError, startCli, tempHome } from '../helpers/cli-run';
 
 const home = tempHome();
 const address = inject('temporalAddress');
@@ -27,13 +27,6 @@ async function signalsSent(): Promise<unknown[]> {
     .map((e) => e.workflowExecutionSignaledEventAttributes)
     .filter((s) => s?.signalName === 'approval')
     .map((s) => converter.fromPayload(s!.input!.payloads![0]!));
-}
-
-function soleError(r: { code: number | null; stderr: string }): string {
-  expect(r.code).toBe(1);
-  const errLines = lines(r.stderr);
-  expect(errLines).toHaveLength(1);
-  return errLines[0] as string;
 }
 
 beforeAll(async () => {

@@ -11,7 +11,7 @@ import { outputText } from '../../core/messages';
 import type { AgentRunResult } from '../../core/result';
 import { demoWorkerConfig, OFFLINE_LABEL } from '../../demo';
 import { isReachable } from '../../server/dev-server';
-import { freePort, lines, runCli, startCli, tempHome } from '../helpers/cli-run';
+import { freePort, runCli, soleError, startCli, tempHome } from '../helpers/cli-run';
 import type { Harness } from '../helpers/harness';
 import { startHarness } from '../helpers/harness';
 
@@ -24,15 +24,6 @@ const taskQueue = `cli-${randomUUID()}`;
 const workflowId = `cli-test-${randomUUID().slice(0, 8)}`;
 const cli = (args: string[], env?: Record<string, string>) => runCli(args, { home, ...(env ? { env } : {}) });
 const onServer = ['--address', address, '--task-queue', taskQueue];
-
-/** The only stderr line of a failed invocation. */
-function soleError(r: { code: number | null; stderr: string }): string {
-  expect(r.code).not.toBe(0);
-  expect(r.code).not.toBeNull();
-  const errLines = lines(r.stderr);
-  expect(errLines).toHaveLength(1);
-  return errLines[0] as string;
-}
 
 describe('durable-agent run', () => {
   it('runs the demo agent, printing events, the offline label and the real calculator result', async () => {
