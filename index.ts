@@ -36,6 +36,6 @@ export type * from './core/approval-types';
 export type { ModelCallContext, ModelProvider, ProviderErrorKind, ProviderErrorOptions } from './providers/types';
 export type { ModelPrice, PriceTable } from './providers/pricing';
 export type { BlobStore } from './store/blob-store';
-export type { AgentClientOptions, AgentRunOf, AwaitingRun, ConnectionSettings, EventsOptions, RunCallsOf, StartOptions } from './client';
+export type { AgentClientOptions, AgentRunOf, AwaitingRun, ConnectionSettings, EventsOptions, RunCallsOf, RunOptions, SessionOption, StartOptions } from './client';
 export type { AgentRun, AgentClient } from './client';
 export type { AgentWorker, AgentWorkerOptions } from './worker';

@@ -15,7 +15,7 @@
  * await client.close();
  * ```
  */
-export { AgentClient, AgentRun, ApprovalRefusedError, RunNotFoundError, resolveConnectionSettings } from '../client';
+export { AgentClient, AgentRun, ApprovalRefusedError, MessageRefusedError, RunNotFoundError, resolveConnectionSettings } from '../client';
 export type {
   AgentClientOptions,
   AgentRunOf,
@@ -25,6 +25,8 @@ export type {
   ResolvedConnectionSettings,
   RunCallsOf,
   StartOptions,
+  RunOptions,
+  SessionOption,
 } from '../client';
 export { loadTranscript } from '../client/transcript';
 export { FileBlobStore, MemoryBlobStore, BlobNotFoundError } from '../store/blob-store';
