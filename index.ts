@@ -11,6 +11,7 @@ export type {
   AgentConfig,
   AnyAgent,
   AnyTool,
+  BudgetOptions,
   RetryOptions,
   Tool,
   ToolCallOf,
@@ -32,6 +33,7 @@ export type * from './core/json';
 export type { StopReason, ModelRequest, ModelResponse } from './core/model';
 export type { AgentWorkflowInput, DecisionReceipt, RunSnapshot } from './core/contract';
 export type { ModelRef, PromptSpec, ThinkingSpec, ToolErrorPolicy } from './core/spec';
+export type { Budget, BudgetExhausted, BudgetName, BudgetSpent } from './core/budget';
 export type * from './core/approval-types';
 export type { ModelCallContext, ModelProvider, ProviderErrorKind, ProviderErrorOptions } from './providers/types';
 export type { ModelPrice, PriceTable } from './providers/pricing';

@@ -20,8 +20,11 @@ import { AGENT_NAME, AWAITING_APPROVAL_QUERY } from '../workflows/search-attribu
 import type { ConnectionSettings } from './connection-settings';
 import { resolveConnectionSettings } from './connection-settings';
 import { AgentRun } from './run';
+import type { BudgetOptions } from './run-budget';
+import { runBudget } from './run-budget';
 
 export { AgentRun } from './run';
+export type { BudgetOptions } from './run-budget';
 export type { EventsOptions } from './run';
 export { ApprovalRefusedError, MessageRefusedError, RunNotFoundError } from './errors';
 export type { ConnectionSettings, ResolvedConnectionSettings } from './connection-settings';
@@ -59,6 +62,17 @@ export interface RunOptions<A = AnyAgent> {
   maxSteps?: number;
   /** Run-level approval policy by tool name (`*` for the rest): `allow`, `ask` or `deny`. Keys are the agent's tool names. */
   policy?: RunPolicy<ToolNamesOf<A>>;
+  /**
+   * Lower the agent's budget for this run: tokens in all, US dollars, wall-clock `timeout` (a duration
+   * such as `'10m'`), user turns. Each limit can only go down: the smaller of the agent's and this one
+   * applies. A spent budget ends the run `budget_exceeded` (the timeout: `timeout`) with its result.
+   *
+   * @example
+   * ```ts
+   * await client.start(assistant, { input: 'Summarise the report', budget: { maxCostUsd: 0.25, timeout: '5m' } });
+   * ```
+   */
+  budget?: BudgetOptions;
 }
 
 /**
@@ -156,7 +170,8 @@ export class AgentClient {
    * Start a run of `agent`: pass the agent definition (its types flow into the run), or its name with
    * the agent's type as type parameter (the client process then needs no tool code at all).
    *
-   * @throws {DurableAgentError} code `invalid_input` for a missing agent name or a missing `input`.
+   * @throws {DurableAgentError} code `invalid_input` for a missing agent name, a missing `input` or a
+   * malformed `budget`.
    * @throws {WorkflowExecutionAlreadyStartedError} (from `@temporalio/client`) a run with `workflowId` is already running.
    * @example
    * ```ts
@@ -187,7 +202,8 @@ export class AgentClient {
    * senders to a new conversation create one run that gets every message. The message is delivered as
    * the `message` signal, so this returns once the server has it, even while no worker runs.
    *
-   * @throws {DurableAgentError} code `invalid_input` for a missing agent, conversation id or message.
+   * @throws {DurableAgentError} code `invalid_input` for a missing agent, conversation id or message, or a
+   * malformed `budget`.
    * @example
    * ```ts
    * app.post('/chat/:id', async (req) => {
@@ -269,11 +285,13 @@ function workflowInput<A extends AnyAgent>(agent: string, options: StartOptions<
     throw new DurableAgentError('invalid_input', `${call}("${agent}", options): options.input must be the user's request as a string (only a session may start without one)`);
   }
   const idleTimeout = typeof session === 'object' && session ? session.idleTimeout : undefined;
+  const budget = runBudget(options.budget, `${call}("${agent}", options): options.budget`);
   return {
     agent,
     ...(options.input !== undefined ? { prompt: options.input } : {}),
     ...(options.maxSteps !== undefined ? { maxSteps: options.maxSteps } : {}),
     ...(options.policy ? { policy: options.policy as RunPolicy } : {}),
     ...(session ? { session: idleTimeout !== undefined ? { idleTimeoutMs: msToNumber(idleTimeout) } : {} } : {}),
+    ...(budget ? { budget } : {}),
   };
 }

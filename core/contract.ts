@@ -7,6 +7,7 @@ import type { PendingApproval, RunPolicy } from './approvals';
 import type { Message, ToolOutput } from './messages';
 import type { ModelStep } from './state';
 import type { AgentSpec, ModelRef } from './spec';
+import type { Budget } from './budget';
 import type { RunStatus } from './result';
 import type { Usage } from './usage';
 
@@ -30,6 +31,11 @@ export interface AgentWorkflowInput {
    * instead of ending, until `end`, its idle timeout, or a limit.
    */
   session?: SessionOptions;
+  /**
+   * Lower the agent's budget for this run (tokens, US dollars, wall-clock milliseconds, user turns):
+   * the smaller of each limit applies (`effectiveBudget` in `core/budget.ts`).
+   */
+  budget?: Budget;
 }
 
 /** Options of a session run. */

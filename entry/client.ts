@@ -20,6 +20,7 @@ export type {
   AgentClientOptions,
   AgentRunOf,
   AwaitingRun,
+  BudgetOptions,
   ConnectionSettings,
   EventsOptions,
   ResolvedConnectionSettings,

@@ -1,4 +1,5 @@
 /** Checking a run's input, which comes from any Temporal client (ours, the `temporal` CLI, another SDK). */
+import { budgetProblems } from '../core/budget';
 import type { AgentWorkflowInput } from '../core/contract';
 
 const POLICY_RULES = new Set(['allow', 'ask', 'deny']);
@@ -35,6 +36,7 @@ export function inputProblems(input: AgentWorkflowInput): string | undefined {
         }
       }
     }
+    problems.push(...budgetProblems(input.budget, 'budget'));
   }
   return problems.length ? problems.join('; ') : undefined;
 }
