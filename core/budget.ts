@@ -3,8 +3,6 @@
  * it may spend. Pure rules only: the workflow counts what was spent, asks {@link exhaustedBudget}
  * before each model call (and each new turn), and runs the timeout as a durable timer.
  */
-import type { StepReport } from './result';
-import { runCost } from './report';
 import type { Usage } from './usage';
 import { totalTokens } from './usage';
 
@@ -102,11 +100,15 @@ export function exhaustedBudget(budget: Budget, spent: BudgetSpent): BudgetExhau
 }
 
 /**
- * What a run has spent: the tokens of its usage, the cost of its priced steps (as `runCost` counts it)
+ * What a run has spent: the tokens of its usage, the cost of its priced steps (the same sum, rounded the
+ * same way, as `runCost` in `core/report.ts`; `steps` are the run report's steps, typed by the one
+ * field read so that this module, which `spec.ts` imports, imports neither the report nor the result)
  * and its user turns (counting the one being asked for).
  */
-export function budgetSpent(usage: Usage, steps: readonly StepReport[], turns: number): BudgetSpent {
-  return { tokens: totalTokens(usage), costUsd: runCost(steps).costUsd, turns };
+export function budgetSpent(usage: Usage, steps: ReadonlyArray<{ costUsd?: number }>, turns: number): BudgetSpent {
+  let cost = 0;
+  for (const s of steps) cost += s.costUsd ?? 0;
+  return { tokens: totalTokens(usage), costUsd: Math.round(cost * 1e8) / 1e8, turns };
 }
 
 /** An integer with thousands separators (`12,345`), the same everywhere (no locale). */

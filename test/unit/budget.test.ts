@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Budget, BudgetSpent } from '../../core/budget';
 import { BUDGET_KEYS, budgetMessage, budgetProblems, budgetSpent, effectiveBudget, exhaustedBudget } from '../../core/budget';
+import { runCost } from '../../core/report';
 import type { StepReport } from '../../core/result';
 
 const NOTHING: BudgetSpent = { tokens: 0, costUsd: 0, turns: 1 };
@@ -99,6 +100,11 @@ describe('budgetSpent', () => {
     const usage = { inputTokens: 100, outputTokens: 20, cacheReadTokens: 300, cacheWriteTokens: 4 };
     expect(budgetSpent(usage, [step(1, 0.1), step(2), step(3, 0.2)], 2)).toEqual({ tokens: 424, costUsd: 0.3, turns: 2 });
     expect(budgetSpent({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }, [], 1)).toEqual({ tokens: 0, costUsd: 0, turns: 1 });
+  });
+
+  it('counts the cost exactly as the run report does', () => {
+    const steps = [step(1, 0.1), step(2, 0.2), step(3), step(4, 0.000000013), step(5, 1 / 3)];
+    expect(budgetSpent({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }, steps, 1).costUsd).toBe(runCost(steps).costUsd);
   });
 });
 
