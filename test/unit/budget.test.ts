@@ -10,6 +10,7 @@ const NOTHING: BudgetSpent = { tokens: 0, costUsd: 0, turns: 1 };
 function step(n: number, costUsd?: number): StepReport {
   return {
     step: n,
+    turn: 1,
     provider: 'scripted',
     model: 'm',
     latencyMs: 1,
