@@ -27,6 +27,8 @@ export const STATUS_MEANINGS: Partial<Record<RunStatus, string>> = {
   storage_error: "the worker could not read or write the run's content in its blob store (workers on several machines need one shared store)",
   invalid_input: "the run's input was malformed, or names an agent the worker does not have",
   internal_error: 'an activity failed in a way the loop does not classify (a bug or an outage): see the error',
+  budget_exceeded: "a token, cost or turn budget of the run is spent (see the error)",
+  timeout: "the run's wall-clock budget ran out",
 };
 
 /** A run status, coloured, with its meaning when it needs one. */

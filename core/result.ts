@@ -12,8 +12,11 @@ export type { AnyToolCall, ToolCallShape } from './tool-call';
 
 /** Statuses of runs that ended as asked: the model answered. */
 export type SuccessStatus = 'success';
-/** Statuses of runs stopped by a limit. */
-export type LimitStatus = 'max_steps' | 'max_tokens';
+/**
+ * Statuses of runs stopped by a limit: the step cap, the model's output limit, a token, cost or turn
+ * budget (`budget_exceeded`), or the run's wall-clock budget (`timeout`).
+ */
+export type LimitStatus = 'max_steps' | 'max_tokens' | 'budget_exceeded' | 'timeout';
 /** Statuses of runs that failed. */
 export type FailureStatus =
   /** A model call failed and could not be retried (or retries ran out). */
@@ -37,6 +40,8 @@ export const RUN_STATUSES: readonly RunStatus[] = [
   'success',
   'max_steps',
   'max_tokens',
+  'budget_exceeded',
+  'timeout',
   'cancelled',
   'provider_error',
   'tool_error',

@@ -5,7 +5,9 @@
  * model, a tool, the store or an activity — returns an `AgentRunResult`, emits `done` and leaves the
  * snapshot and search attributes final.
  */
-import { CancellationScope, condition, isCancellation, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { CancellationScope, condition, isCancellation, proxyActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
+import type { Budget } from '../core/budget';
+import { budgetMessage, budgetSpent, effectiveBudget, exhaustedBudget } from '../core/budget';
 import type { AgentActivities, AgentWorkflowInput, RunSnapshot } from '../core/contract';
 import { STORAGE_ERROR } from '../core/contract';
 import { EventLog } from '../core/event-log';
@@ -123,21 +125,55 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
   log.push({ type: 'run_started', agent: spec.name, model: modelLabel(modelForAttempt(spec.models, 1)), maxSteps: loop.maxSteps });
 
   const tools: ToolCallContext = { spec, policy: input.policy, desk, log, running, proxies: new Map() };
+  const budget: Budget = effectiveBudget(spec.budget, input.budget);
   let step: ToolStep | undefined;
   let ending: Ending;
+  let timedOut = false;
   try {
-    ending = await runLoop();
+    ending = budget.timeoutMs !== undefined ? await runWithin(budget.timeoutMs) : await runLoop();
   } catch (err) {
     const cancelled = isCancellation(err);
     if (!cancelled && !isActivityFailure(err)) throw err;
     const failed = cancelled ? undefined : failureEnding(err, 'run the step');
-    const reason = cancelled ? 'Cancelled: the run was cancelled before this call finished.' : `Not executed: the run failed (${failed?.error.message}).`;
+    const reason = timedOut
+      ? "Not executed: the run's time budget ran out before this call finished."
+      : cancelled
+        ? 'Cancelled: the run was cancelled before this call finished.'
+        : `Not executed: the run failed (${failed?.error.message}).`;
     const closed = closeOpenCalls(loop, step?.completed() ?? [], reason);
     loop = closed.state;
     log.push(...closed.events);
-    ending = failed ?? { status: 'cancelled', error: { message: 'The run was cancelled.', type: 'CancelledFailure' } };
+    ending = timedOut
+      ? { status: 'timeout', error: { message: `The run's time budget (${budget.timeoutMs} ms) ran out.`, type: 'Timeout' } }
+      : (failed ?? { status: 'cancelled', error: { message: 'The run was cancelled.', type: 'CancelledFailure' } });
   }
   return end(ending, spec);
+
+  /** The loop under the run's wall-clock budget: a durable timer cancels it when the time is up. */
+  async function runWithin(timeoutMs: number): Promise<Ending> {
+    const scope = new CancellationScope();
+    const timer = sleep(timeoutMs).then(() => {
+      timedOut = true;
+      scope.cancel();
+    });
+    // The run ends first (or is cancelled): the timer goes with it.
+    timer.catch(() => undefined);
+    return scope.run(runLoop);
+  }
+
+  /** The token, cost or turn budget this state has spent, as an ending; undefined while within budget. */
+  function overBudget(turns = loop.turn): Ending | undefined {
+    const spent = exhaustedBudget(budget, budgetSpent(loop.usage, loop.steps, turns));
+    return spent ? { status: 'budget_exceeded', error: { message: budgetMessage(spent), type: 'BudgetExceeded' } } : undefined;
+  }
+
+  /** End on a spent budget: calls the model asked for are closed without running. */
+  function endOverBudget(over: Ending): Ending {
+    const closed = closeOpenCalls(loop, [], `Not executed: ${over.error?.message ?? 'a budget of the run is spent.'}`);
+    loop = closed.state;
+    log.push(...closed.events);
+    return over;
+  }
 
   /** Messages people sent join the conversation (one new user turn) before the model's next call. */
   function takeMessages(): void {
@@ -167,6 +203,11 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
   /** Model step, tool step, repeat, until a transition says to finish (a session: until it ends). */
   async function runLoop(): Promise<Ending> {
     for (;;) {
+      // A new user turn beyond the turn budget is not answered.
+      if (inbox.size > 0 && budget.maxTurns !== undefined) {
+        const over = overBudget(loop.turn + 1);
+        if (over) return over;
+      }
       takeMessages();
       if (loop.turn === 0) {
         // A session started without a prompt: nothing to answer until the first message.
@@ -183,9 +224,12 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
       const t = applyModelStep(loop, spec, model.step);
       loop = t.state;
       log.push(...t.events);
+      const over = overBudget();
+      if (over && t.next.type === 'run_tools') return endOverBudget(over);
       if (t.next.type === 'finish') {
         if (t.next.status === 'success') {
-          // Messages that arrived during the step are answered before the run ends or waits.
+          // Messages that arrived during the step are answered before the run ends or waits — within budget.
+          if (over && (inbox.size > 0 || input.session)) return over;
           if (inbox.size > 0) continue;
           if (input.session && (await awaitMessage())) continue;
         }

@@ -53,6 +53,7 @@ async function runScenario(client: AgentClient, s: Scenario): Promise<AgentRun> 
     ...(s.maxSteps ? { maxSteps: s.maxSteps } : {}),
     ...(s.policy ? { policy: s.policy } : {}),
     ...(s.session ? { session: s.session } : {}),
+    ...(s.budget ? { budget: s.budget } : {}),
   });
   if (s.cancelDuring) {
     const deadline = Date.now() + 30_000;

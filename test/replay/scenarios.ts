@@ -3,7 +3,7 @@
  * scenario has its own scripted agent with only the tools it needs, so histories stay small.
  */
 import type { AgentRun } from '../../client';
-import type { SessionOption } from '../../client';
+import type { BudgetOptions, SessionOption } from '../../client';
 import type { RunPolicy } from '../../core/approvals';
 import type { RunStatus } from '../../core/result';
 import { ScriptedAgents } from '../helpers/agents';
@@ -25,6 +25,8 @@ export interface Scenario {
   policy?: RunPolicy;
   /** Run it as a session (waits for messages between answers). */
   session?: SessionOption;
+  /** The run's budget. */
+  budget?: BudgetOptions;
   /** Acts on the run while it executes (decides approvals); throws if the run is not where it should be. */
   during?: (run: AgentRun) => Promise<void>;
   /**
@@ -195,6 +197,9 @@ replayAgents.add(
   { tools: [slowRead] },
 );
 replayAgents.add('session_idle', [{ text: 'Anyone there?' }], { tools: [] });
+// Added with budgets: a token budget spent mid-loop, and a wall-clock budget that cancels a tool.
+replayAgents.add('budget_tokens', () => ({ text: 'again', toolCalls: [{ name: 'echo', args: { text: 'x'.repeat(400) } }] }), { tools: [echo], maxSteps: 20 });
+replayAgents.add('budget_timeout', [{ toolCalls: [{ name: 'wait_forever', args: {} }] }, { text: 'never' }], { tools: [waitForever] });
 
 /** Throw unless the run's events of `type` are `expected` (compared on the listed fields). */
 async function expectEvents(run: AgentRun, type: 'approval_decided' | 'approval_refused', expected: readonly Record<string, unknown>[]): Promise<void> {
@@ -366,4 +371,6 @@ export const SCENARIOS: readonly Scenario[] = [
     },
   },
   { name: 'session_idle', input: 'hi', session: { idleTimeout: '300ms' }, status: 'success', covers: ['TIMER_FIRED'] },
+  { name: 'budget_tokens', input: 'loop', budget: { maxTokens: 1_500 }, status: 'budget_exceeded' },
+  { name: 'budget_timeout', input: 'wait', budget: { timeout: '1s' }, status: 'timeout', covers: ['TIMER_FIRED', 'ACTIVITY_TASK_CANCEL_REQUESTED'] },
 ];
