@@ -15,15 +15,22 @@
  * await client.close();
  * ```
  */
-export { AgentClient, AgentRun, ApprovalRefusedError, RunNotFoundError, resolveConnectionSettings } from '../client';
+export { AgentClient, AgentRun, AgentSchedule, ApprovalRefusedError, RunNotFoundError, ScheduleNotFoundError, resolveConnectionSettings } from '../client';
 export type {
   AgentClientOptions,
   AgentRunOf,
+  AgentScheduleDescription,
+  AgentScheduleSpec,
+  AgentScheduleSummary,
   AwaitingRun,
   ConnectionSettings,
   EventsOptions,
   ResolvedConnectionSettings,
   RunCallsOf,
+  ScheduledRun,
+  ScheduledRunStatus,
+  ScheduleOptions,
+  ScheduleOverlap,
   StartOptions,
 } from '../client';
 export { loadTranscript } from '../client/transcript';
