@@ -15,7 +15,7 @@ import { AGENT_NAME, AWAITING_APPROVAL_QUERY } from '../workflows/search-attribu
 import type { ConnectionSettings } from './connection-settings';
 import { resolveConnectionSettings } from './connection-settings';
 import { AgentRun } from './run';
-import type { AgentScheduleSummary, ScheduleOptions } from './schedules';
+import type { AgentScheduleSummary, AgentScheduleOptions } from './schedules';
 import { AgentSchedule, createAgentSchedule, listAgentSchedules } from './schedules';
 
 export { AgentRun } from './run';
@@ -23,14 +23,14 @@ export type { EventsOptions } from './run';
 export { ApprovalRefusedError, RunNotFoundError } from './errors';
 export type { ConnectionSettings, ResolvedConnectionSettings } from './connection-settings';
 export { resolveConnectionSettings } from './connection-settings';
-export { AgentSchedule, ScheduleNotFoundError, formatInterval } from './schedules';
+export { AgentSchedule, ScheduleNotFoundError } from './schedules';
 export type {
   AgentScheduleDescription,
+  AgentScheduleOptions,
   AgentScheduleSpec,
   AgentScheduleSummary,
   ScheduledRun,
   ScheduledRunStatus,
-  ScheduleOptions,
   ScheduleOverlap,
 } from './schedules';
 
@@ -192,14 +192,14 @@ export class AgentClient {
    * await schedule.pause(); await schedule.delete();
    * ```
    */
-  async schedule<A extends AnyAgent>(agent: A, options: ScheduleOptions<A>): Promise<AgentSchedule>;
-  async schedule<A extends AnyAgent = AnyAgent>(agent: A['name'], options: ScheduleOptions<A>): Promise<AgentSchedule>;
-  async schedule<A extends AnyAgent>(agent: A | string, options: ScheduleOptions<A>): Promise<AgentSchedule> {
+  async schedule<A extends AnyAgent>(agent: A, options: AgentScheduleOptions<A>): Promise<AgentSchedule>;
+  async schedule<A extends AnyAgent = AnyAgent>(agent: A['name'], options: AgentScheduleOptions<A>): Promise<AgentSchedule>;
+  async schedule<A extends AnyAgent>(agent: A | string, options: AgentScheduleOptions<A>): Promise<AgentSchedule> {
     const name = typeof agent === 'string' ? agent : (agent as { name?: unknown } | null)?.name;
     if (typeof name !== 'string' || !name.trim()) {
       throw new DurableAgentError('invalid_input', 'schedule(agent, options): agent must be an agent definition or a non-empty agent name');
     }
-    return createAgentSchedule(this.temporal, this.taskQueue, name, options as ScheduleOptions, () => `${name}-schedule-${randomUUID().slice(0, 8)}`);
+    return createAgentSchedule(this.temporal, this.taskQueue, name, options as AgentScheduleOptions, () => `${name}-schedule-${randomUUID().slice(0, 8)}`);
   }
 
   /**

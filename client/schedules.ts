@@ -34,7 +34,7 @@ export const SCHEDULE_MEMO_KEY = 'durableAgent';
 export const MIN_SCHEDULE_INTERVAL_MS = 1000;
 
 /** Options of {@link AgentClient.schedule}: when to run agent `A`, and with what. Give exactly one of `cron` and `interval`. */
-export interface ScheduleOptions<A = AnyAgent> {
+export interface AgentScheduleOptions<A = AnyAgent> {
   /** Default `<agent>-schedule-<8 hex>`. Each run's workflow id is `<scheduleId>-<timestamp>`. */
   scheduleId?: string;
   /**
@@ -180,7 +180,7 @@ function intervalMs(where: string, interval: Duration): number {
 /** The checked options of a new schedule: its memo, spec and the runs' input. */
 export function scheduleRequest(
   name: string,
-  options: ScheduleOptions,
+  options: AgentScheduleOptions,
   defaultId: () => string,
 ): { scheduleId: string; memo: ScheduleMemo; input: AgentWorkflowInput; overlap: ScheduleOverlap } {
   const where = `schedule("${name}", options)`;
@@ -381,7 +381,7 @@ export async function createAgentSchedule(
   temporal: Client,
   taskQueue: string,
   name: string,
-  options: ScheduleOptions,
+  options: AgentScheduleOptions,
   defaultId: () => string,
 ): Promise<AgentSchedule> {
   const { scheduleId, memo, input, overlap } = scheduleRequest(name, options, defaultId);

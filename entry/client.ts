@@ -20,6 +20,7 @@ export type {
   AgentClientOptions,
   AgentRunOf,
   AgentScheduleDescription,
+  AgentScheduleOptions,
   AgentScheduleSpec,
   AgentScheduleSummary,
   AwaitingRun,
@@ -29,7 +30,6 @@ export type {
   RunCallsOf,
   ScheduledRun,
   ScheduledRunStatus,
-  ScheduleOptions,
   ScheduleOverlap,
   StartOptions,
 } from '../client';
