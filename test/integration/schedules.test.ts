@@ -125,9 +125,20 @@ describe('schedules', () => {
     created.push(otherId);
     await otherQueue.schedule(reporter, { scheduleId: otherId, interval: '1h', input: 'x', paused: true });
 
-    const list = await until('the schedule in the list', () => h.client.schedules(), (l) => l.some((x) => x.scheduleId === s.scheduleId));
+    // One made without durable-agent (no memo): found by its action's workflow type and task queue.
+    const foreignId = testId('made-elsewhere');
+    created.push(foreignId);
+    await h.temporal.schedule.create({
+      scheduleId: foreignId,
+      spec: { intervals: [{ every: '2h' }] },
+      action: { type: 'startWorkflow', workflowType: 'agentWorkflow', taskQueue: h.taskQueue, args: [{ agent: 'reporter', prompt: 'x' }] },
+      state: { paused: true },
+    });
+
+    const list = await until('the schedules in the list', () => h.client.schedules(), (l) => [s.scheduleId, foreignId].every((id) => l.some((x) => x.scheduleId === id)));
     const mine = list.find((x) => x.scheduleId === s.scheduleId)!;
     expect(mine).toMatchObject({ agent: 'reporter', paused: true, spec: { intervalMs: 3_600_000, text: 'every 1h' }, recentRuns: [] });
+    expect(list.find((x) => x.scheduleId === foreignId)).toMatchObject({ agent: 'reporter', spec: { intervalMs: 7_200_000, text: 'every 2h' } });
     await until('the other queue\'s schedule in its list', () => otherQueue.schedules(), (l) => l.some((x) => x.scheduleId === otherId));
     expect((await h.client.schedules()).some((x) => x.scheduleId === otherId)).toBe(false);
   });
