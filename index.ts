@@ -11,6 +11,7 @@ export type {
   AgentConfig,
   AnyAgent,
   AnyTool,
+  BudgetOptions,
   RetryOptions,
   Tool,
   ToolCallOf,
@@ -32,10 +33,11 @@ export type * from './core/json';
 export type { StopReason, ModelRequest, ModelResponse } from './core/model';
 export type { AgentWorkflowInput, DecisionReceipt, RunSnapshot } from './core/contract';
 export type { ModelRef, PromptSpec, ThinkingSpec, ToolErrorPolicy } from './core/spec';
+export type { Budget, BudgetExhausted, BudgetName, BudgetSpent } from './core/budget';
 export type * from './core/approval-types';
 export type { ModelCallContext, ModelProvider, ProviderErrorKind, ProviderErrorOptions } from './providers/types';
 export type { ModelPrice, PriceTable } from './providers/pricing';
 export type { BlobStore } from './store/blob-store';
-export type { AgentClientOptions, AgentRunOf, AwaitingRun, ConnectionSettings, EventsOptions, RunCallsOf, StartOptions } from './client';
+export type { AgentClientOptions, AgentRunOf, AwaitingRun, ConnectionSettings, EventsOptions, RunCallsOf, RunOptions, SessionOption, StartOptions } from './client';
 export type { AgentRun, AgentClient } from './client';
 export type { AgentWorker, AgentWorkerOptions } from './worker';

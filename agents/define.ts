@@ -12,6 +12,9 @@ import type { ModelRef, RetrySpec, ToolErrorPolicy } from '../core/spec';
 import type { AnyToolCall } from '../core/result';
 import { DEFAULTS } from '../core/spec';
 import { checkAgentConfig, checkToolConfig, inputSchemaOf } from './validate';
+import type { BudgetOptions } from './budget-options';
+
+export type { BudgetOptions } from './budget-options';
 
 /** Retry options of a tool or model call, in the shape of Temporal's RetryPolicy. */
 export interface RetryOptions {
@@ -144,6 +147,17 @@ export interface AgentConfig<N extends string = string, T extends readonly AnyTo
   modelTimeout?: Duration;
   /** Heartbeat timeout of a model call. Default 60 s. */
   modelHeartbeatTimeout?: Duration;
+  /**
+   * What every run of this agent may spend at most: tokens, US dollars, wall-clock time, user turns. A run
+   * may lower these limits (`start(agent, { budget })`), never raise them. A spent budget ends the run
+   * `budget_exceeded` (the timeout: `timeout`) with its result. None by default.
+   *
+   * @example
+   * ```ts
+   * defineAgent({ name: 'researcher', model, budget: { maxTokens: 200_000, maxCostUsd: 1.5, timeout: '30m' } });
+   * ```
+   */
+  budget?: BudgetOptions;
 }
 
 /** A defined agent. */

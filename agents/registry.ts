@@ -1,10 +1,12 @@
 import { msToNumber } from '@temporalio/common';
 import type { ApprovalSpec } from '../core/approvals';
 import type { AgentSpec, PromptSpec, ToolSpec } from '../core/spec';
+import type { Budget } from '../core/budget';
 import { DEFAULTS } from '../core/spec';
 import { DefinitionError, DurableAgentError } from '../core/errors';
 import type { Agent, Tool } from './define';
 import { retrySpec } from './define';
+import { toBudget } from './budget-options';
 import { checkWorkerAgent, describeValue } from './validate';
 
 /** Raised for a name no registered agent has (code `unknown_agent`; `name` is `UnknownAgent`). */
@@ -99,6 +101,12 @@ export function approvalSpec(tool: Tool): ApprovalSpec {
   };
 }
 
+/** The agent's budget in data form, as a spec field: none when it sets no limit (specs without budgets stay as they were). */
+function budgetField(agent: Agent): { budget?: Budget } {
+  const budget = agent.budget !== undefined ? toBudget(agent.budget) : {};
+  return Object.keys(budget).length ? { budget } : {};
+}
+
 /** The data form of an agent, given where its prompt is stored and whether search attributes are registered. */
 export function agentSpec(agent: Agent, promptRef: string, searchAttributes = false): AgentSpec {
   return {
@@ -116,5 +124,6 @@ export function agentSpec(agent: Agent, promptRef: string, searchAttributes = fa
       agent.modelHeartbeatTimeout !== undefined ? msToNumber(agent.modelHeartbeatTimeout) : DEFAULTS.modelHeartbeatTimeoutMs,
     promptRef,
     ...(searchAttributes ? { searchAttributes: true } : {}),
+    ...budgetField(agent),
   };
 }

@@ -10,6 +10,7 @@ import { DefinitionError } from '../core/errors';
 import type { JsonObject } from '../core/json';
 import type { AgentConfig, AnyAgent, AnyTool, Tool, ToolConfig, ToolInputSchema } from './define';
 import { MAX_TOOL_RESULT_INLINE_BYTES } from './limits';
+import { budgetOptionsProblems } from './budget-options';
 
 /** Names of tools and agents: what model APIs accept as tool names. */
 export const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -230,6 +231,8 @@ export function checkAgentConfig(config: AgentConfig<string, readonly AnyTool[]>
   checkRetry(`agent "${name}"`, 'modelRetry', config.modelRetry);
   checkDuration(`agent "${name}"`, 'modelTimeout', config.modelTimeout);
   checkDuration(`agent "${name}"`, 'modelHeartbeatTimeout', config.modelHeartbeatTimeout);
+  const budget = budgetOptionsProblems(config.budget, `agent "${name}": budget`);
+  if (budget.length) throw new DefinitionError(budget.join('; '));
   return tools;
 }
 

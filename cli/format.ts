@@ -82,6 +82,12 @@ export function formatEvent(e: AgentEvent, s: Styles): string[] {
       ];
     case 'approval_refused':
       return [s.red(`[approval] refused${e.callId ? ` for ${e.callId}` : ''}${e.by ? ` from ${e.by}` : ''}: ${clip(e.reason, 200)}`)];
+    case 'user_message':
+      return [s.bold(`[turn ${e.turn}] ${e.by ?? 'user'}: ${clip(e.text, 300)}`)];
+    case 'message_refused':
+      return [s.red(`[message] refused${e.by ? ` from ${e.by}` : ''}: ${clip(e.reason, 200)}`)];
+    case 'awaiting_message':
+      return [s.yellow(`[turn ${e.turn}] answered; waiting for the next message${e.idleUntil ? ` (ends if idle until ${e.idleUntil})` : ''} — durable-agent send <workflowId> "…" or end <workflowId>`)];
     case 'step_finished':
       return [s.dim(`[step ${e.step}] finished: ${e.stopReason}, ${formatUsage(e.usage)}, ${e.latencyMs} ms${e.costUsd !== undefined ? `, ${formatUsd(e.costUsd)}` : ''}`)];
     case 'done': {

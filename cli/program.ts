@@ -10,6 +10,7 @@ import { DEFAULT_UI_PORT } from './target';
 import type * as ApprovalsModule from './commands/approvals';
 import type * as CancelModule from './commands/cancel';
 import type * as DevModule from './commands/dev';
+import type * as MessagesModule from './commands/messages';
 import type * as ResultModule from './commands/result';
 import type * as RunModule from './commands/run';
 import type * as ScheduleModule from './commands/schedule';
@@ -25,6 +26,7 @@ const commands = {
   approvals: () => require('./commands/approvals') as typeof ApprovalsModule,
   cancel: () => require('./commands/cancel') as typeof CancelModule,
   dev: () => require('./commands/dev') as typeof DevModule,
+  messages: () => require('./commands/messages') as typeof MessagesModule,
   result: () => require('./commands/result') as typeof ResultModule,
   run: () => require('./commands/run') as typeof RunModule,
   schedule: () => require('./commands/schedule') as typeof ScheduleModule,
@@ -242,6 +244,27 @@ export function buildProgram(ctx: ProgramContext): Command {
     true,
   ).action(async (scheduleId: string, flags) => {
     ctx.exitCode = await commands.schedule().scheduleDeleteCommand(scheduleId, flags);
+  });
+
+  connectionOptions(
+    program
+      .command('send')
+      .description('Send a running agent a message (a session answers it next; a busy run reads it at its next model call).')
+      .argument('<workflowId>', 'workflow id of the run (the conversation id with --agent)')
+      .argument('<text...>', 'the message')
+      .option('--by <identity>', 'who writes, e.g. user:42')
+      .option('--agent <name>', 'start a session of this agent under the workflow id if none runs (send-or-start)')
+      .option('--json', 'print what happened as JSON'),
+    true,
+  ).action(async (workflowId: string, text: string[], flags) => {
+    ctx.exitCode = await commands.messages().sendCommand(workflowId, text, flags);
+  });
+
+  connectionOptions(
+    program.command('end').description('End a session once the model has answered what it was sent.').argument('<workflowId>', 'workflow id of the session'),
+    false,
+  ).action(async (workflowId: string, flags) => {
+    ctx.exitCode = await commands.messages().endCommand(workflowId, flags);
   });
 
   return program;

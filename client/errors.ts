@@ -12,6 +12,16 @@ export class ApprovalRefusedError extends DurableAgentError {
   }
 }
 
+/**
+ * The run refused a message sent with `run.send()` (malformed, inbox full, or the run is ending). The
+ * reason is the message; nothing was written to the run's history. Code `message_refused`.
+ */
+export class MessageRefusedError extends DurableAgentError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('message_refused', message, options);
+  }
+}
+
 /** No run with this workflow id exists in the namespace (never started, or deleted by retention). Code `run_not_found`. */
 export class RunNotFoundError extends DurableAgentError {
   /** The workflow id that was asked for. */

@@ -4,23 +4,31 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
+import type { Duration } from '@temporalio/common';
+import { msToNumber } from '@temporalio/common';
 import type { AnyAgent, ToolCallsOf, ToolNamesOf } from '../agents/define';
 import { AGENT_WORKFLOW, DEFAULT_TASK_QUEUE } from '../core/contract';
 import type { AgentWorkflowInput } from '../core/contract';
 import { DurableAgentError } from '../core/errors';
 import type { PendingApproval, RunPolicy } from '../core/approvals';
 import type { AnyToolCall } from '../core/result';
+import type { UserMessageInput } from '../core/inbox';
+import { parseUserMessage } from '../core/inbox';
+import { messageSignal } from '../workflows/definitions';
 import type { agentWorkflow } from '../workflows/agent';
 import { AGENT_NAME, AWAITING_APPROVAL_QUERY } from '../workflows/search-attributes';
 import type { ConnectionSettings } from './connection-settings';
 import { resolveConnectionSettings } from './connection-settings';
 import { AgentRun } from './run';
+import type { BudgetOptions } from './run-budget';
+import { runBudget } from './run-budget';
 import type { AgentScheduleSummary, AgentScheduleOptions } from './schedules';
 import { AgentSchedule, createAgentSchedule, listAgentSchedules } from './schedules';
 
 export { AgentRun } from './run';
+export type { BudgetOptions } from './run-budget';
 export type { EventsOptions } from './run';
-export { ApprovalRefusedError, RunNotFoundError } from './errors';
+export { ApprovalRefusedError, MessageRefusedError, RunNotFoundError } from './errors';
 export type { ConnectionSettings, ResolvedConnectionSettings } from './connection-settings';
 export { resolveConnectionSettings } from './connection-settings';
 export { AgentSchedule, ScheduleNotFoundError } from './schedules';
@@ -58,16 +66,47 @@ export interface AgentClientOptions extends ConnectionSettings {
 }
 
 /** Options of one run of agent `A`. */
-export interface StartOptions<A = AnyAgent> {
-  /** The user's request. */
-  input: string;
+/** Options of a run that do not depend on whether it is a session. */
+export interface RunOptions<A = AnyAgent> {
   /** Default `<agent>-<uuid>`. */
   workflowId?: string;
   /** Lower the agent's step cap for this run. */
   maxSteps?: number;
   /** Run-level approval policy by tool name (`*` for the rest): `allow`, `ask` or `deny`. Keys are the agent's tool names. */
   policy?: RunPolicy<ToolNamesOf<A>>;
+  /**
+   * Lower the agent's budget for this run: tokens in all, US dollars, wall-clock `timeout` (a duration
+   * such as `'10m'`), user turns. Each limit can only go down: the smaller of the agent's and this one
+   * applies. A spent budget ends the run `budget_exceeded` (the timeout: `timeout`) with its result.
+   *
+   * @example
+   * ```ts
+   * await client.start(assistant, { input: 'Summarise the report', budget: { maxCostUsd: 0.25, timeout: '5m' } });
+   * ```
+   */
+  budget?: BudgetOptions;
 }
+
+/**
+ * A session: after each answer the run waits (durably, no worker busy) for the next message
+ * (`run.send()`), until `run.end()`, its idle timeout, or a limit.
+ */
+export type SessionOption = true | { idleTimeout?: Duration };
+
+/** Options of one run: a one-shot run needs its `input`; a session may start without one and wait for its first message. */
+export type StartOptions<A = AnyAgent> = RunOptions<A> &
+  (
+    | {
+        /** The user's request. */
+        input: string;
+        session?: SessionOption | false;
+      }
+    | {
+        /** The user's first message, if any. */
+        input?: string;
+        session: SessionOption;
+      }
+  );
 
 /** A run waiting for people, as visibility and its `pendingApprovals` query report it. */
 export interface AwaitingRun {
@@ -143,7 +182,8 @@ export class AgentClient {
    * Start a run of `agent`: pass the agent definition (its types flow into the run), or its name with
    * the agent's type as type parameter (the client process then needs no tool code at all).
    *
-   * @throws {DurableAgentError} code `invalid_input` for a missing agent name or a missing `input`.
+   * @throws {DurableAgentError} code `invalid_input` for a missing agent name, a missing `input` or a
+   * malformed `budget`.
    * @throws {WorkflowExecutionAlreadyStartedError} (from `@temporalio/client`) a run with `workflowId` is already running.
    * @example
    * ```ts
@@ -159,21 +199,51 @@ export class AgentClient {
     if (typeof name !== 'string' || !name.trim()) {
       throw new DurableAgentError('invalid_input', 'start(agent, options): agent must be an agent definition or a non-empty agent name');
     }
-    if (typeof options?.input !== 'string') {
-      throw new DurableAgentError('invalid_input', `start("${name}", options): options.input must be the user's request as a string`);
-    }
-    const input: AgentWorkflowInput = {
-      agent: name,
-      prompt: options.input,
-      ...(options.maxSteps !== undefined ? { maxSteps: options.maxSteps } : {}),
-      ...(options.policy ? { policy: options.policy as RunPolicy } : {}),
-    };
+    const input = workflowInput(name, options, 'start');
     const handle = await this.temporal.workflow.start<typeof agentWorkflow>(AGENT_WORKFLOW, {
       taskQueue: this.taskQueue,
       workflowId: options.workflowId ?? `${name}-${randomUUID()}`,
       args: [input],
     });
     return new AgentRun(handle);
+  }
+
+  /**
+   * Send a message to the session `conversationId`, starting it if it does not exist (signal-with-start):
+   * a stateless HTTP handler can route every message of a conversation to one durable run. Concurrent
+   * senders to a new conversation create one run that gets every message. The message is delivered as
+   * the `message` signal, so this returns once the server has it, even while no worker runs.
+   *
+   * @throws {DurableAgentError} code `invalid_input` for a missing agent, conversation id or message, or a
+   * malformed `budget`.
+   * @example
+   * ```ts
+   * app.post('/chat/:id', async (req) => {
+   *   const run = await client.send(req.params.id, req.body.text, { agent: 'support' });
+   *   return { workflowId: run.workflowId };
+   * });
+   * ```
+   */
+  async send<A extends AnyAgent = AnyAgent>(
+    conversationId: string,
+    message: string | UserMessageInput,
+    options: Omit<RunOptions<A>, 'workflowId'> & { agent: A | A['name']; idleTimeout?: Duration },
+  ): Promise<AgentRunOf<A>> {
+    const name = typeof options?.agent === 'string' ? options.agent : (options?.agent as { name?: unknown } | undefined)?.name;
+    if (typeof name !== 'string' || !name.trim()) throw new DurableAgentError('invalid_input', 'send(conversationId, message, { agent }): agent must be an agent definition or a non-empty agent name');
+    if (typeof conversationId !== 'string' || !conversationId.trim()) throw new DurableAgentError('invalid_input', 'send(conversationId, …): the conversation id must be a non-empty string');
+    const parsed = parseUserMessage(message);
+    if (!parsed.ok) throw new DurableAgentError('invalid_input', `send("${conversationId}", …): ${parsed.error}`);
+    const { agent: _agent, idleTimeout, ...rest } = options;
+    const input = workflowInput(name, { ...rest, session: idleTimeout !== undefined ? { idleTimeout } : true }, 'send');
+    const handle = await this.temporal.workflow.signalWithStart<typeof agentWorkflow, [UserMessageInput | string]>(AGENT_WORKFLOW, {
+      taskQueue: this.taskQueue,
+      workflowId: conversationId,
+      args: [input],
+      signal: messageSignal,
+      signalArgs: [parsed.value],
+    });
+    return new AgentRun(this.temporal.workflow.getHandle<typeof agentWorkflow>(handle.workflowId)) as AgentRunOf<A>;
   }
 
   /**
@@ -261,4 +331,22 @@ export class AgentClient {
     this.closing ??= this.temporal.connection.close();
     return this.closing;
   }
+}
+
+/** The workflow input of a run of `agent` with `options`, checked. */
+function workflowInput<A extends AnyAgent>(agent: string, options: StartOptions<A>, call: 'start' | 'send'): AgentWorkflowInput {
+  const session = options?.session;
+  if (options?.input !== undefined ? typeof options.input !== 'string' : !session) {
+    throw new DurableAgentError('invalid_input', `${call}("${agent}", options): options.input must be the user's request as a string (only a session may start without one)`);
+  }
+  const idleTimeout = typeof session === 'object' && session ? session.idleTimeout : undefined;
+  const budget = runBudget(options.budget, `${call}("${agent}", options): options.budget`);
+  return {
+    agent,
+    ...(options.input !== undefined ? { prompt: options.input } : {}),
+    ...(options.maxSteps !== undefined ? { maxSteps: options.maxSteps } : {}),
+    ...(options.policy ? { policy: options.policy as RunPolicy } : {}),
+    ...(session ? { session: idleTimeout !== undefined ? { idleTimeoutMs: msToNumber(idleTimeout) } : {} } : {}),
+    ...(budget ? { budget } : {}),
+  };
 }

@@ -6,9 +6,10 @@ import type { DecisionReceipt, RunSnapshot } from '../core/contract';
 import type { AgentEvent, EventPage } from '../core/events';
 import type { AgentRunResult, AnyToolCall, ToolCallShape } from '../core/result';
 import type { agentWorkflow } from '../workflows/agent';
-import { approvalSignal, decideUpdate, eventsQuery, pendingApprovalsQuery, snapshotQuery } from '../workflows/definitions';
+import type { MessageReceipt, UserMessageInput } from '../core/inbox';
+import { approvalSignal, decideUpdate, endSignal, eventsQuery, messageSignal, pendingApprovalsQuery, sendUpdate, snapshotQuery } from '../workflows/definitions';
 import { ABORTED, sleep, untilAborted } from './abortable';
-import { ApprovalRefusedError, RunNotFoundError } from './errors';
+import { ApprovalRefusedError, MessageRefusedError, RunNotFoundError } from './errors';
 
 /** Options of {@link AgentRun.events}. */
 export interface EventsOptions {
@@ -121,6 +122,39 @@ export class AgentRun<C extends ToolCallShape = AnyToolCall> {
    */
   async cancel(): Promise<void> {
     await this.call(() => this.handle.cancel());
+  }
+
+  /**
+   * Send the agent a message and wait until it is in the run's inbox (an update): the model reads it at
+   * its next call — at once if a session waits, or steering the turn in progress. Needs a worker.
+   *
+   * @throws {MessageRefusedError} malformed (empty, over 100,000 characters), inbox full, or the run is ending.
+   * @throws {RunNotFoundError} no run has this workflow id.
+   * @example
+   * ```ts
+   * const { turn } = await run.send('And in Lyon?');
+   * ```
+   */
+  async send(message: string | UserMessageInput): Promise<MessageReceipt> {
+    try {
+      return await this.call(() => this.handle.executeUpdate(sendUpdate, { args: [message] }));
+    } catch (err) {
+      if (err instanceof WorkflowUpdateFailedError && err.cause) throw new MessageRefusedError(err.cause.message, { cause: err });
+      throw err;
+    }
+  }
+
+  /** Send a message fire-and-forget (a signal): accepted even while no worker runs; refusals show as `message_refused` events. */
+  async signalMessage(message: string | UserMessageInput): Promise<void> {
+    await this.call(() => this.handle.signal(messageSignal, message));
+  }
+
+  /**
+   * End a session once the model has answered what it was sent (a signal: accepted while no worker runs).
+   * The run then returns its result; a one-shot run ends by itself and ignores this.
+   */
+  async end(): Promise<void> {
+    await this.call(() => this.handle.signal(endSignal));
   }
 
   /**

@@ -13,6 +13,9 @@ import { AGENT_WORKFLOW } from '../core/contract';
 import type { AgentWorkflowInput } from '../core/contract';
 import { DurableAgentError } from '../core/errors';
 import { inputProblems } from '../workflows/input';
+import type { Budget } from '../core/budget';
+import type { BudgetOptions } from './run-budget';
+import { runBudget } from './run-budget';
 import { RUN_STATUS } from '../workflows/search-attributes';
 
 /** What a schedule does when a firing comes while its previous run is still running. */
@@ -50,6 +53,8 @@ export interface AgentScheduleOptions<A = AnyAgent> {
   maxSteps?: number;
   /** Run-level approval policy of each run, by tool name (`*` for the rest). */
   policy?: RunPolicy<ToolNamesOf<A>>;
+  /** Lower the agent's budget for each run (tokens, US dollars, wall-clock `timeout`, turns): see `start`. */
+  budget?: BudgetOptions;
   /** When a firing comes while the previous run still runs. Default `skip`. */
   overlap?: ScheduleOverlap;
   /** Create it paused (no firings until {@link AgentSchedule.unpause}). */
@@ -110,6 +115,8 @@ export interface AgentScheduleDescription extends AgentScheduleSummary {
   input: string;
   maxSteps: number | undefined;
   policy: RunPolicy | undefined;
+  /** Each run's budget, as the workflow receives it (timeout in milliseconds). */
+  budget: Budget | undefined;
   overlap: ScheduleOverlap;
   /** Runs it started that are still running. */
   runningRuns: Array<{ workflowId: string; runId: string }>;
@@ -198,11 +205,13 @@ export function scheduleRequest(
   if (!Object.hasOwn(OVERLAP_POLICIES, overlap)) {
     throw invalid(`${where}: overlap ${JSON.stringify(overlap)} is not one of ${Object.keys(OVERLAP_POLICIES).join(', ')}`);
   }
+  const budget = runBudget(options.budget, `${where}: options.budget`);
   const input: AgentWorkflowInput = {
     agent: name,
     prompt: options.input,
     ...(options.maxSteps !== undefined ? { maxSteps: options.maxSteps } : {}),
     ...(options.policy !== undefined ? { policy: options.policy as RunPolicy } : {}),
+    ...(budget ? { budget } : {}),
   };
   const problems = inputProblems(input);
   if (problems) throw invalid(`${where}: ${problems}`);
@@ -312,6 +321,7 @@ export class AgentSchedule {
       input: input.prompt ?? '',
       maxSteps: input.maxSteps,
       policy: input.policy,
+      budget: input.budget,
       overlap,
       paused: d.state.paused,
       note: d.state.note || undefined,

@@ -7,6 +7,7 @@ import type { PendingApproval, RunPolicy } from './approvals';
 import type { Message, ToolOutput } from './messages';
 import type { ModelStep } from './state';
 import type { AgentSpec, ModelRef } from './spec';
+import type { Budget } from './budget';
 import type { RunStatus } from './result';
 import type { Usage } from './usage';
 
@@ -19,12 +20,28 @@ export const DEFAULT_TASK_QUEUE = 'durable-agent';
 export interface AgentWorkflowInput {
   /** Name of an agent registered on the worker. */
   agent: string;
-  /** The user's request. */
-  prompt: string;
+  /** The user's request; a session may start without one and wait for its first message. */
+  prompt?: string;
   /** Lower the agent's step cap for this run. */
   maxSteps?: number;
   /** Run-level approval policy by tool name (`*` for the rest): overrides each tool's own setting. */
   policy?: RunPolicy;
+  /**
+   * Make the run a session: after each answer it waits (durably, no worker needed) for the next message
+   * instead of ending, until `end`, its idle timeout, or a limit.
+   */
+  session?: SessionOptions;
+  /**
+   * Lower the agent's budget for this run (tokens, US dollars, wall-clock milliseconds, user turns):
+   * the smaller of each limit applies (`effectiveBudget` in `core/budget.ts`).
+   */
+  budget?: Budget;
+}
+
+/** Options of a session run. */
+export interface SessionOptions {
+  /** End the session when nobody has written for this long after an answer; never when absent. */
+  idleTimeoutMs?: number;
 }
 
 /** Input of the `describeAgent` activity. */
@@ -133,7 +150,11 @@ export interface AgentActivities {
 /** A run's state as the `snapshot` query reports it. */
 export interface RunSnapshot {
   agent: string;
-  status: 'starting' | 'running' | 'awaiting_approval' | RunStatus;
+  status: 'starting' | 'running' | 'awaiting_approval' | 'awaiting_message' | RunStatus;
+  /** User turns so far. */
+  turn: number;
+  /** Messages waiting in the inbox for the model's next call. */
+  queuedMessages: number;
   step: number;
   maxSteps: number;
   usage: Usage;

@@ -20,6 +20,8 @@ export type DurableAgentErrorCode =
   | 'storage_error'
   /** The run refused an approval decision (unknown call, not allowed, already decided, expired). */
   | 'approval_refused'
+  /** The run refused a message (malformed, inbox full, the run is ending). */
+  | 'message_refused'
   /** No agent of that name on this worker. */
   | 'unknown_agent'
   /** A run with that workflow id does not exist. */

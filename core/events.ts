@@ -137,6 +137,33 @@ export interface ApprovalRefusedEvent {
   reason: string;
 }
 
+/** A person's message reached the run (the first prompt is not one): it goes to the model at its next call. */
+export interface UserMessageEvent {
+  type: 'user_message';
+  /** The user turn it belongs to. */
+  turn: number;
+  text: string;
+  by?: string;
+  /** How it arrived: the `message` signal (send-or-start uses it too) or the `send` update. */
+  via: 'signal' | 'update';
+}
+
+/** A message signal that could not be taken (malformed, inbox full, the run is ending). */
+export interface MessageRefusedEvent {
+  type: 'message_refused';
+  by?: string;
+  reason: string;
+}
+
+/** A session answered and waits, without a worker, for the next message (or `end`, or its idle timeout). */
+export interface AwaitingMessageEvent {
+  type: 'awaiting_message';
+  /** The turn just answered (0 before the first message). */
+  turn: number;
+  /** ISO time the session ends if nobody writes, when it has an idle timeout. */
+  idleUntil?: string;
+}
+
 /** The run ended; the same status and error as its result. */
 export interface DoneEvent {
   type: 'done';
@@ -162,6 +189,9 @@ export type AgentEventBody<C extends ToolCallShape = AnyToolCall> =
   | ApprovalExpiredEvent<C>
   | ApprovalQueuedEvent
   | ApprovalRefusedEvent
+  | UserMessageEvent
+  | MessageRefusedEvent
+  | AwaitingMessageEvent
   | DoneEvent;
 
 /** Every kind of run event. */

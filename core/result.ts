@@ -49,6 +49,8 @@ export const RUN_STATUSES: readonly RunStatus[] = [
 /** One model call in the run report. */
 export interface StepReport {
   step: number;
+  /** The user turn the step answered (1 for the first prompt; sessions have more). */
+  turn: number;
   provider: string;
   model: string;
   latencyMs: number;

@@ -1,4 +1,5 @@
 import type { ApprovalSpec } from './approvals';
+import type { Budget } from './budget';
 import type { BlobRef } from './messages';
 import type { JsonObject } from './json';
 
@@ -83,6 +84,8 @@ export interface AgentSpec {
   promptRef: BlobRef;
   /** The worker registered durable-agent's search attributes: the run keeps them up to date. */
   searchAttributes?: boolean;
+  /** What a run of this agent may spend at most (a run may lower it); absent when the agent sets no budget. */
+  budget?: Budget;
 }
 
 /** The part of an agent the model sees, stored once per run as a blob. */

@@ -16,6 +16,8 @@ export interface LoopState {
   head: string | null;
   /** Model calls completed. */
   step: number;
+  /** User turns so far: the first prompt is turn 1 (0 while a session waits for its first message). */
+  turn: number;
   usage: Usage;
   steps: StepReport[];
   toolCalls: ToolCallReport[];
@@ -44,6 +46,7 @@ export function startLoop(spec: Pick<AgentSpec, 'name' | 'limits'>, prompt: stri
     stored: 0,
     head: null,
     step: 0,
+    turn: prompt ? 1 : 0,
     usage: ZERO_USAGE,
     steps: [],
     toolCalls: [],

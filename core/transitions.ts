@@ -4,6 +4,8 @@
  * reads the clock or touches Temporal, so every rule of the loop is unit-testable without a server.
  */
 import type { AgentEventBody } from './events';
+import type { UserMessageInput } from './inbox';
+import { withUserText } from './inbox';
 import type { Message, ToolResultBlock, ToolUseBlock } from './messages';
 import { messageText, toolCalls } from './messages';
 import type { ToolOutcome } from './outcomes';
@@ -44,6 +46,7 @@ export function applyModelStep(state: LoopState, spec: AgentSpec, out: ModelStep
       ...state.steps,
       {
         step,
+        turn: state.turn,
         provider: out.provider,
         model: out.model,
         latencyMs: out.latencyMs,
@@ -82,6 +85,25 @@ export function applyModelStep(state: LoopState, spec: AgentSpec, out: ModelStep
   }
   if (calls.length === 0) return { state: next, events, next: { type: 'finish', status: 'success' } };
   return { state: next, events, next: { type: 'run_tools', plan: planStep(spec, step, message) } };
+}
+
+/**
+ * Apply messages people sent (a session's next turn, or text that steers the turn in progress): they
+ * join the conversation before the next model call, together as one new user turn, each logged as a
+ * `user_message` event.
+ */
+export function applyUserMessages(state: LoopState, messages: ReadonlyArray<{ message: UserMessageInput; via: 'signal' | 'update' }>): Transition {
+  if (messages.length === 0) return { state, events: [], next: { type: 'call_model' } };
+  const turn = state.turn + 1;
+  const texts = messages.map((m) => m.message.text);
+  // Only a message not yet stored may take more text (the tool results of the step in progress).
+  const open = state.stored < state.messages.length;
+  const next = open ? withUserText(state.messages, texts) : [...state.messages, ...withUserText([], texts)];
+  return {
+    state: { ...state, turn, messages: next },
+    events: messages.map(({ message: m, via }) => ({ type: 'user_message', turn, text: m.text, via, ...(m.by ? { by: m.by } : {}) })),
+    next: { type: 'call_model' },
+  };
 }
 
 /**

@@ -15,7 +15,16 @@
  * await client.close();
  * ```
  */
-export { AgentClient, AgentRun, AgentSchedule, ApprovalRefusedError, RunNotFoundError, ScheduleNotFoundError, resolveConnectionSettings } from '../client';
+export {
+  AgentClient,
+  AgentRun,
+  AgentSchedule,
+  ApprovalRefusedError,
+  MessageRefusedError,
+  RunNotFoundError,
+  ScheduleNotFoundError,
+  resolveConnectionSettings,
+} from '../client';
 export type {
   AgentClientOptions,
   AgentRunOf,
@@ -24,6 +33,7 @@ export type {
   AgentScheduleSpec,
   AgentScheduleSummary,
   AwaitingRun,
+  BudgetOptions,
   ConnectionSettings,
   EventsOptions,
   ResolvedConnectionSettings,
@@ -32,6 +42,8 @@ export type {
   ScheduledRunStatus,
   ScheduleOverlap,
   StartOptions,
+  RunOptions,
+  SessionOption,
 } from '../client';
 export { loadTranscript } from '../client/transcript';
 export { FileBlobStore, MemoryBlobStore, BlobNotFoundError } from '../store/blob-store';

@@ -5,7 +5,7 @@
  * model, a tool, the store or an activity — returns an `AgentRunResult`, emits `done` and leaves the
  * snapshot and search attributes final.
  */
-import { CancellationScope, isCancellation, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { CancellationScope, condition, isCancellation, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { AgentActivities, AgentWorkflowInput, RunSnapshot } from '../core/contract';
 import { STORAGE_ERROR } from '../core/contract';
 import { EventLog } from '../core/event-log';
@@ -16,11 +16,12 @@ import type { AgentSpec } from '../core/spec';
 import { DEFAULTS } from '../core/spec';
 import type { LoopState } from '../core/state';
 import { modelInput, startLoop } from '../core/state';
-import { applyModelStep, applyToolOutcomes, closeOpenCalls } from '../core/transitions';
+import { applyModelStep, applyToolOutcomes, applyUserMessages, closeOpenCalls } from '../core/transitions';
 import { ZERO_USAGE } from '../core/usage';
 import { ApprovalDesk } from './approval-desk';
 import { eventsQuery, snapshotQuery } from './definitions';
 import { failureEnding, isActivityFailure } from './failures';
+import { Inbox } from './inbox';
 import { inputProblems } from './input';
 import { callModelWithRetries } from './model-call';
 import type { ToolCallContext } from './tool-call';
@@ -57,11 +58,15 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
     (callId) => loop.messages.some((m) => m.role === 'assistant' && m.content.some((b) => b.type === 'tool_use' && b.id === callId)),
   );
   desk.install();
+  const inbox = new Inbox(log, () => loop.turn);
+  inbox.install();
   setHandler(eventsQuery, (cursor, limit) => log.page(cursor, limit));
   setHandler(snapshotQuery, () => ({
     agent: loop.agent,
     status: phase,
     step: loop.step,
+    turn: loop.turn,
+    queuedMessages: inbox.size,
     maxSteps: loop.maxSteps,
     usage: loop.usage ?? ZERO_USAGE,
     runningTools: [...running].map(([callId, tool]) => ({ callId, tool })),
@@ -72,6 +77,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
   /** Close the run: commit what the model has not seen, build the result, emit `done`, finalise the snapshot and search attributes. */
   const end = async (ending: Ending, spec?: AgentSpec): Promise<AgentRunResult> => {
     desk.withdrawAll();
+    inbox.closed = true;
     let { status, error } = ending;
     // Store what the model has not seen (final tool results) so the transcript head names the whole
     // conversation, even if the result carries only its most recent part.
@@ -110,7 +116,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
     return end(failureEnding(err, `describe agent "${input.agent}"`));
   }
 
-  loop = startLoop(spec, input.prompt, input.maxSteps);
+  loop = startLoop(spec, input.prompt ?? '', input.maxSteps);
   phase = 'running';
   visibility = new Visibility(spec.searchAttributes === true);
   visibility.update(spec.name, phase, 0);
@@ -133,9 +139,41 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
   }
   return end(ending, spec);
 
-  /** Model step, tool step, repeat, until a transition says to finish. */
+  /** Messages people sent join the conversation (one new user turn) before the model's next call. */
+  function takeMessages(): void {
+    if (inbox.size === 0) return;
+    const t = applyUserMessages(loop, inbox.take());
+    loop = t.state;
+    log.push(...t.events);
+  }
+
+  /**
+   * A session waits, durably and with no worker busy, for the next message: true when one came, false
+   * when it was asked to end or stayed idle past its timeout.
+   */
+  async function awaitMessage(): Promise<boolean> {
+    const idleMs = input.session?.idleTimeoutMs;
+    phase = 'awaiting_message';
+    visibility.update(spec.name, phase, desk.pending().length);
+    log.push({ type: 'awaiting_message', turn: loop.turn, ...(idleMs !== undefined ? { idleUntil: new Date(Date.now() + idleMs).toISOString() } : {}) });
+    const wake = () => inbox.size > 0 || inbox.ended;
+    if (idleMs !== undefined) await condition(wake, idleMs);
+    else await condition(wake);
+    phase = 'running';
+    visibility.update(spec.name, phase, desk.pending().length);
+    return inbox.size > 0;
+  }
+
+  /** Model step, tool step, repeat, until a transition says to finish (a session: until it ends). */
   async function runLoop(): Promise<Ending> {
     for (;;) {
+      takeMessages();
+      if (loop.turn === 0) {
+        // A session started without a prompt: nothing to answer until the first message.
+        if (!(await awaitMessage())) return { status: 'success' };
+        continue;
+      }
+      if (loop.step >= loop.maxSteps) return { status: 'max_steps', error: { message: `Reached the step limit (${loop.maxSteps}).`, type: 'MaxSteps' } };
       const model = await callModelWithRetries(spec, loop, log);
       if ('failure' in model) {
         const { failure } = model;
@@ -145,7 +183,14 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
       const t = applyModelStep(loop, spec, model.step);
       loop = t.state;
       log.push(...t.events);
-      if (t.next.type === 'finish') return { status: t.next.status, ...(t.next.error ? { error: t.next.error } : {}) };
+      if (t.next.type === 'finish') {
+        if (t.next.status === 'success') {
+          // Messages that arrived during the step are answered before the run ends or waits.
+          if (inbox.size > 0) continue;
+          if (input.session && (await awaitMessage())) continue;
+        }
+        return { status: t.next.status, ...(t.next.error ? { error: t.next.error } : {}) };
+      }
       if (t.next.type !== 'run_tools') continue;
 
       step = new ToolStep(tools, t.next.plan);

@@ -1,4 +1,5 @@
 /** Checking a run's input, which comes from any Temporal client (ours, the `temporal` CLI, another SDK). */
+import { budgetProblems } from '../core/budget';
 import type { AgentWorkflowInput } from '../core/contract';
 
 const POLICY_RULES = new Set(['allow', 'ask', 'deny']);
@@ -9,7 +10,21 @@ export function inputProblems(input: AgentWorkflowInput): string | undefined {
   if (!input || typeof input !== 'object') problems.push('input must be an object { agent, prompt }');
   else {
     if (typeof input.agent !== 'string' || !input.agent) problems.push('agent must be a non-empty string');
-    if (typeof input.prompt !== 'string' || !input.prompt) problems.push('prompt must be a non-empty string');
+    const session = input.session;
+    if (session !== undefined) {
+      if (!session || typeof session !== 'object' || Array.isArray(session)) problems.push('session must be an object { idleTimeoutMs? }');
+      else {
+        const extra = Object.keys(session).filter((k) => k !== 'idleTimeoutMs');
+        if (extra.length) problems.push(`session has unknown field(s): ${extra.join(', ')}`);
+        if (session.idleTimeoutMs !== undefined && (!Number.isInteger(session.idleTimeoutMs) || session.idleTimeoutMs < 1)) {
+          problems.push('session.idleTimeoutMs must be a positive integer');
+        }
+      }
+    }
+    // A session may start empty and wait for its first message; a one-shot run needs its prompt.
+    if (input.prompt !== undefined || session === undefined) {
+      if (typeof input.prompt !== 'string' || !input.prompt) problems.push('prompt must be a non-empty string');
+    }
     if (input.maxSteps !== undefined && (!Number.isInteger(input.maxSteps) || input.maxSteps < 1)) {
       problems.push('maxSteps must be a positive integer');
     }
@@ -21,6 +36,7 @@ export function inputProblems(input: AgentWorkflowInput): string | undefined {
         }
       }
     }
+    problems.push(...budgetProblems(input.budget, 'budget'));
   }
   return problems.length ? problems.join('; ') : undefined;
 }

@@ -58,7 +58,7 @@ async function refusal(p: Promise<unknown>): Promise<DurableAgentError> {
 
 describe('schedules', () => {
   it('fires on its interval; each firing is a normal run that completes success', async () => {
-    const s = await schedule('every-second', { interval: '1s', maxSteps: 3, note: 'test note' });
+    const s = await schedule('every-second', { interval: '1s', maxSteps: 3, budget: { timeout: '5m', maxCostUsd: 1 }, note: 'test note' });
     const d = await until('a first firing', () => s.describe(), (x) => x.recentRuns.length >= 1);
     expect(d).toMatchObject<Partial<AgentScheduleDescription>>({
       scheduleId: s.scheduleId,
@@ -66,6 +66,7 @@ describe('schedules', () => {
       taskQueue: h.taskQueue,
       input: 'write the report',
       maxSteps: 3,
+      budget: { timeoutMs: 300_000, maxCostUsd: 1 },
       overlap: 'skip',
       paused: false,
       note: 'test note',
@@ -153,6 +154,7 @@ describe('schedules', () => {
     expect((await refusal(h.client.schedule(reporter, { ...base, interval: 'soon' }))).message).toContain('is not a duration');
     expect((await refusal(h.client.schedule(reporter, { ...base, interval: '1m', input: '  ' }))).message).toContain('input must be');
     expect((await refusal(h.client.schedule(reporter, { ...base, interval: '1m', maxSteps: 0 }))).message).toContain('maxSteps must be a positive integer');
+    expect((await refusal(h.client.schedule(reporter, { ...base, interval: '1m', budget: { timeout: 'later' } }))).message).toContain('options.budget');
     // @ts-expect-error -- not an overlap policy
     expect((await refusal(h.client.schedule(reporter, { ...base, interval: '1m', overlap: 'sometimes' }))).message).toContain('overlap "sometimes"');
     expect((await refusal(h.client.schedule('', { ...base, interval: '1m' }))).message).toContain('agent must be');

@@ -52,6 +52,7 @@ async function runScenario(client: AgentClient, s: Scenario): Promise<AgentRun> 
     workflowId: `replay-${s.name}`,
     ...(s.maxSteps ? { maxSteps: s.maxSteps } : {}),
     ...(s.policy ? { policy: s.policy } : {}),
+    ...(s.session ? { session: s.session } : {}),
   });
   if (s.cancelDuring) {
     const deadline = Date.now() + 30_000;

@@ -3,6 +3,7 @@
  * scenario has its own scripted agent with only the tools it needs, so histories stay small.
  */
 import type { AgentRun } from '../../client';
+import type { SessionOption } from '../../client';
 import type { RunPolicy } from '../../core/approvals';
 import type { RunStatus } from '../../core/result';
 import { ScriptedAgents } from '../helpers/agents';
@@ -22,6 +23,8 @@ export interface Scenario {
   cancelDuring?: string;
   /** The run-level approval policy to start the run with. */
   policy?: RunPolicy;
+  /** Run it as a session (waits for messages between answers). */
+  session?: SessionOption;
   /** Acts on the run while it executes (decides approvals); throws if the run is not where it should be. */
   during?: (run: AgentRun) => Promise<void>;
   /**
@@ -179,6 +182,19 @@ replayAgents.add(
   { tools: [], modelRetry: { maximumAttempts: 3, initialInterval: '50ms', maximumInterval: '200ms' } },
 );
 replayAgents.add('invalid_input', [{ text: 'never reached' }], { tools: [] });
+// Added with sessions: messages by update and by signal between answers, a message during a tool step, end;
+// and a session that ends on its idle timeout.
+replayAgents.add(
+  'session_chat',
+  [
+    { text: 'Hello! What next?' },
+    { toolCalls: [{ name: 'slow_read', args: { key: 'k', ms: 800 } }] },
+    { text: 'Read k, and saw your note.' },
+    { text: 'Bye.' },
+  ],
+  { tools: [slowRead] },
+);
+replayAgents.add('session_idle', [{ text: 'Anyone there?' }], { tools: [] });
 
 /** Throw unless the run's events of `type` are `expected` (compared on the listed fields). */
 async function expectEvents(run: AgentRun, type: 'approval_decided' | 'approval_refused', expected: readonly Record<string, unknown>[]): Promise<void> {
@@ -332,4 +348,22 @@ export const SCENARIOS: readonly Scenario[] = [
   { name: 'retry_after_capped', input: 'go', status: 'success', covers: ['TIMER_FIRED', 'patch:cap-retry-after'] },
   // An empty prompt: the run ends invalid_input without calling any activity.
   { name: 'invalid_input', input: '', status: 'invalid_input' },
+  {
+    name: 'session_chat',
+    input: 'hi',
+    session: true,
+    status: 'success',
+    covers: [UPDATE, SIGNAL],
+    during: async (run) => {
+      await waitForEvents(run, 'awaiting_message');
+      await run.send('read k');
+      await waitForEvents(run, 'tool_call');
+      await run.signalMessage({ text: 'note: k may be stale', by: 'user:1' });
+      await waitForEvents(run, 'awaiting_message', 2);
+      await run.send('thanks, bye');
+      await waitForEvents(run, 'awaiting_message', 3);
+      await run.end();
+    },
+  },
+  { name: 'session_idle', input: 'hi', session: { idleTimeout: '300ms' }, status: 'success', covers: ['TIMER_FIRED'] },
 ];

@@ -1,7 +1,7 @@
 /** Declaring tools and agents, and their data form (agents/define.ts, agents/registry.ts). */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { Agent, AnyTool, Tool, ToolInputSchema } from '../../agents/define';
+import type { Agent, AnyTool, BudgetOptions, Tool, ToolInputSchema } from '../../agents/define';
 import { DEFAULTS, defineAgent, defineTool, MAX_TOOL_RESULT_INLINE_BYTES, retrySpec, ToolError } from '../../agents/define';
 import { AgentRegistry, agentSpec, promptSpec, toolSpec, UnknownAgentError } from '../../agents/registry';
 import { gateFor } from '../../core/approvals';
@@ -382,6 +382,54 @@ describe('agent limits', () => {
   });
 });
 
+describe('agent budgets', () => {
+  it('carries the budget into the spec, the timeout in milliseconds', () => {
+    const spec = agentSpec(defineAgent({ name: 'a', model: MODEL, budget: { maxTokens: 50_000, maxCostUsd: 0.75, timeout: '30m', maxTurns: 4 } }), 'r');
+    expect(spec.budget).toEqual({ maxTokens: 50_000, maxCostUsd: 0.75, timeoutMs: 30 * 60_000, maxTurns: 4 });
+    expect(agentSpec(defineAgent({ name: 'a', model: MODEL, budget: { timeout: 1500 } }), 'r').budget).toEqual({ timeoutMs: 1500 });
+    expect(agentSpec(defineAgent({ name: 'a', model: MODEL, budget: { timeout: '1.5ms' } }), 'r').budget).toEqual({ timeoutMs: 2 });
+  });
+
+  it('leaves the spec as it was when the agent sets no limit', () => {
+    expect(agentSpec(defineAgent({ name: 'a', model: MODEL }), 'r')).not.toHaveProperty('budget');
+    expect(agentSpec(defineAgent({ name: 'a', model: MODEL, budget: {} }), 'r')).not.toHaveProperty('budget');
+    expect(agentSpec(defineAgent({ name: 'a', model: MODEL, budget: { maxTokens: undefined } }), 'r')).not.toHaveProperty('budget');
+  });
+
+  it('refuses malformed limits, naming the agent and the field', () => {
+    const cases: Array<[unknown, RegExp]> = [
+      [{ maxTokens: 0 }, /^agent "a": budget\.maxTokens must be a positive integer/],
+      [{ maxTokens: 10.5 }, /^agent "a": budget\.maxTokens must be a positive integer/],
+      [{ maxCostUsd: -1 }, /^agent "a": budget\.maxCostUsd must be a positive number of US dollars/],
+      [{ maxCostUsd: Number.POSITIVE_INFINITY }, /^agent "a": budget\.maxCostUsd must be a positive number/],
+      [{ maxTurns: 0 }, /^agent "a": budget\.maxTurns must be a positive integer/],
+      [{ timeout: 'soon' }, /^agent "a": budget\.timeout must be a positive duration \(e\.g\. "30m", "2h" or milliseconds\), got "soon"/],
+      [{ timeout: 0 }, /^agent "a": budget\.timeout must be a positive duration/],
+      [{ timeout: '-5m' }, /^agent "a": budget\.timeout must be a positive duration/],
+      [{ timeoutMs: 1000 }, /^agent "a": budget has an unknown key "timeoutMs" \(known: maxTokens, maxCostUsd, timeout, maxTurns\)/],
+      [{ maxSteps: 3 }, /^agent "a": budget has an unknown key "maxSteps"/],
+      [5, /^agent "a": budget must be an object such as/],
+      [null, /^agent "a": budget must be an object such as .*, got null/],
+    ];
+    for (const [budget, message] of cases) {
+      const err = catchError(() => defineAgent({ name: 'a', model: MODEL, budget: budget as BudgetOptions }));
+      expect(err, JSON.stringify(budget)).toBeInstanceOf(DefinitionError);
+      expect((err as Error).message, JSON.stringify(budget)).toMatch(message);
+    }
+  });
+
+  it('names every problem of a budget at once', () => {
+    expect(() => defineAgent({ name: 'a', model: MODEL, budget: { maxTokens: -1, maxTurns: 0 } })).toThrow(
+      /budget\.maxTokens must be .*; agent "a": budget\.maxTurns must be/,
+    );
+  });
+
+  it('checks the budget of an agent made by hand given to a worker', () => {
+    const agent = { ...defineAgent({ name: 'a', model: MODEL }), budget: { maxCostUsd: '2' } } as unknown as Agent;
+    expect(() => new AgentRegistry([agent])).toThrow(/^agent "a": budget\.maxCostUsd must be a positive number of US dollars, e\.g\. 2\.5, got the string "2"/);
+  });
+});
+
 describe('every definition error is a DefinitionError', () => {
   it.each<[string, () => unknown]>([
     ['bad tool name', () => tool('has space')],
@@ -391,6 +439,7 @@ describe('every definition error is a DefinitionError', () => {
     ['incomplete model', () => defineAgent({ name: 'a', model: { provider: '', model: 'm' } })],
     ['two tools of one name', () => defineAgent({ name: 'a', model: MODEL, tools: [tool('x'), tool('x')] })],
     ['bad step cap', () => defineAgent({ name: 'a', model: MODEL, maxSteps: 0 })],
+    ['bad budget', () => defineAgent({ name: 'a', model: MODEL, budget: { maxTokens: 0 } })],
     ['two agents of one name', () => new AgentRegistry([defineAgent({ name: 'a', model: MODEL }), defineAgent({ name: 'a', model: MODEL })])],
     ['agents not an array', () => new AgentRegistry('a' as unknown as Agent[])],
   ])('%s', (_what, define) => {

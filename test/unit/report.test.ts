@@ -112,6 +112,7 @@ describe('finishRun and doneEvent', () => {
 describe('runCost', () => {
   const step = (costUsd?: number) => ({
     step: 1,
+    turn: 1,
     provider: 'p',
     model: 'm',
     latencyMs: 1,

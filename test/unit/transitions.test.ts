@@ -84,7 +84,7 @@ describe('applyModelStep', () => {
     expect(t.state.head).toBe(out.head);
     expect(t.state.usage).toEqual(usage(100, 20, 3, 4));
     expect(t.state.steps).toEqual([
-      { step: 1, provider: 'scripted', model: 'm', latencyMs: 42, stopReason: 'end_turn', usage: usage(100, 20, 3, 4), attempts: 1 },
+      { step: 1, turn: 1, provider: 'scripted', model: 'm', latencyMs: 42, stopReason: 'end_turn', usage: usage(100, 20, 3, 4), attempts: 1 },
     ]);
     expect(t.events).toEqual([
       { type: 'text', step: 1, text: 'Hello there' },

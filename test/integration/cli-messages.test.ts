@@ -1,0 +1,69 @@
+/** `durable-agent send` and `end`: talking to a running session from the command line, on the real dev server. */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Message } from '../../core/messages';
+import { messageText } from '../../core/messages';
+import type { ModelRequest } from '../../core/model';
+import type { ScriptedTurn } from '../../providers/scripted';
+import { ScriptedAgents } from '../helpers/agents';
+import { runCli, soleError, tempHome } from '../helpers/cli-run';
+import type { Harness } from '../helpers/harness';
+import { startHarness } from '../helpers/harness';
+
+const home = tempHome();
+const address = inject('temporalAddress');
+
+const lastUserText = (messages: readonly Message[]) => messageText([...messages].reverse().find((m) => m.role === 'user') ?? { role: 'user', content: [] });
+const S = new ScriptedAgents();
+S.add('cli_chat', (request: ModelRequest): ScriptedTurn => ({ text: `re: ${lastUserText(request.messages)}` }), { tools: [] });
+
+let h: Harness;
+const cli = (args: string[]) => runCli([...args, '--address', address], { home });
+beforeAll(async () => {
+  h = await startHarness({ agents: S.agents, providers: { scripted: S.provider } });
+});
+afterAll(async () => {
+  await h?.stop();
+});
+
+async function waitForEvent(workflowId: string, pred: (e: { type: string; text?: string }) => boolean): Promise<void> {
+  const run = h.client.get(workflowId);
+  for (let i = 0; i < 200; i++) {
+    if ((await run.readEvents(0)).events.some((e) => pred(e as { type: string; text?: string }))) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`${workflowId}: event not seen`);
+}
+
+describe('durable-agent send / end', () => {
+  it('send delivers a message to a session (validated, with its turn); end ends it', async () => {
+    const workflowId = `cli-chat-${randomUUID().slice(0, 8)}`;
+    await h.client.start('cli_chat', { input: 'hello', session: true, workflowId });
+    await waitForEvent(workflowId, (e) => e.type === 'awaiting_message');
+    const sent = await cli(['send', workflowId, 'how', 'are', 'you?', '--by', 'user:7']);
+    expect(sent.stderr).toBe('');
+    expect(sent.code).toBe(0);
+    expect(sent.stdout).toContain(`sent to ${workflowId}: turn 2`);
+    await waitForEvent(workflowId, (e) => e.type === 'text' && e.text === 're: how are you?');
+    const ended = await cli(['end', workflowId]);
+    expect(ended.code).toBe(0);
+    const result = await h.client.get(workflowId).result();
+    expect(result.status).toBe('success');
+    expect(result.finalText).toBe('re: how are you?');
+    expect(soleError(await cli(['send', workflowId, 'too late']))).toMatch(new RegExp(`^error: run "${workflowId}" has already ended \\(completed\\)`));
+  });
+
+  it('send --agent starts the session of a new conversation (send-or-start)', async () => {
+    const conversation = `cli-conv-${randomUUID().slice(0, 8)}`;
+    const r = await cli(['send', conversation, 'first words', '--agent', 'cli_chat', '--task-queue', h.taskQueue]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`sent to ${conversation}`);
+    await waitForEvent(conversation, (e) => e.type === 'text' && e.text === 're: first words');
+    await h.client.get(conversation).end();
+    expect((await h.client.get(conversation).result()).status).toBe('success');
+  });
+
+  it('an empty message is one error line', async () => {
+    expect(soleError(await cli(['send', 'whatever', ' ']))).toBe('error: malformed message: text must be a non-empty string');
+  });
+});
