@@ -13,6 +13,7 @@ import type * as DevModule from './commands/dev';
 import type * as MessagesModule from './commands/messages';
 import type * as ResultModule from './commands/result';
 import type * as RunModule from './commands/run';
+import type * as ScheduleModule from './commands/schedule';
 import type * as WatchModule from './commands/watch';
 import type * as WorkerModule from './commands/worker';
 
@@ -28,6 +29,7 @@ const commands = {
   messages: () => require('./commands/messages') as typeof MessagesModule,
   result: () => require('./commands/result') as typeof ResultModule,
   run: () => require('./commands/run') as typeof RunModule,
+  schedule: () => require('./commands/schedule') as typeof ScheduleModule,
   watch: () => require('./commands/watch') as typeof WatchModule,
   worker: () => require('./commands/worker') as typeof WorkerModule,
 };
@@ -192,6 +194,57 @@ export function buildProgram(ctx: ProgramContext): Command {
       ctx.exitCode = await commands.approvals().decideCommand(decision, workflowId, callId, flags);
     });
   }
+
+  const schedule = program
+    .command('schedule')
+    .description('Scheduled agents on Temporal Schedules: each firing starts a run of the agent (a worker runs it).');
+  connectionOptions(
+    schedule
+      .command('create')
+      .description('Create a schedule that starts a run of an agent on a cron expression or every interval (overlapping firings are skipped).')
+      .argument('<scheduleId>', 'id of the schedule; its runs are named <scheduleId>-<time>')
+      .argument('<prompt...>', 'what each run asks the agent')
+      .requiredOption('--agent <name>', 'agent each run starts')
+      .option('--cron <expression>', 'when to fire, e.g. "0 9 * * *" (UTC; 5-7 fields, @daily, @hourly)')
+      .option('--every <duration>', 'fire every this long, e.g. 30s, 5m, 1h (at least 1s)')
+      .option('--max-steps <n>', 'lower the step cap of each run', positiveInt)
+      .option('--paused', 'create it paused (durable-agent schedule unpause <id> starts it)')
+      .option('--note <text>', 'a note for people, shown by schedule list')
+      .option('--json', 'print the created schedule as JSON'),
+    true,
+  ).action(async (scheduleId: string, prompt: string[], flags) => {
+    ctx.exitCode = await commands.schedule().scheduleCreateCommand(scheduleId, prompt, flags);
+  });
+  connectionOptions(
+    schedule.command('list').description('List the schedules of agent runs on the task queue, with their next run times and recent runs.').option('--json', 'print the list as JSON'),
+    true,
+  ).action(async (flags) => {
+    ctx.exitCode = await commands.schedule().scheduleListCommand(flags);
+  });
+  connectionOptions(
+    schedule.command('trigger').description('Start a run of a schedule now (even while paused).').argument('<scheduleId>', 'id of the schedule').option('--json', 'print what happened as JSON'),
+    true,
+  ).action(async (scheduleId: string, flags) => {
+    ctx.exitCode = await commands.schedule().scheduleTriggerCommand(scheduleId, flags, ctx.signal);
+  });
+  for (const action of ['pause', 'unpause'] as const) {
+    connectionOptions(
+      schedule
+        .command(action)
+        .description(action === 'pause' ? 'Stop a schedule firing (runs already started go on).' : 'Let a paused schedule fire again.')
+        .argument('<scheduleId>', 'id of the schedule')
+        .option('--json', 'print what happened as JSON'),
+      true,
+    ).action(async (scheduleId: string, flags) => {
+      ctx.exitCode = await commands.schedule().schedulePauseCommand(action, scheduleId, flags);
+    });
+  }
+  connectionOptions(
+    schedule.command('delete').description('Delete a schedule (runs already started go on).').argument('<scheduleId>', 'id of the schedule').option('--json', 'print what happened as JSON'),
+    true,
+  ).action(async (scheduleId: string, flags) => {
+    ctx.exitCode = await commands.schedule().scheduleDeleteCommand(scheduleId, flags);
+  });
 
   connectionOptions(
     program

@@ -22,6 +22,8 @@ import { resolveConnectionSettings } from './connection-settings';
 import { AgentRun } from './run';
 import type { BudgetOptions } from './run-budget';
 import { runBudget } from './run-budget';
+import type { AgentScheduleSummary, AgentScheduleOptions } from './schedules';
+import { AgentSchedule, createAgentSchedule, listAgentSchedules } from './schedules';
 
 export { AgentRun } from './run';
 export type { BudgetOptions } from './run-budget';
@@ -29,6 +31,16 @@ export type { EventsOptions } from './run';
 export { ApprovalRefusedError, MessageRefusedError, RunNotFoundError } from './errors';
 export type { ConnectionSettings, ResolvedConnectionSettings } from './connection-settings';
 export { resolveConnectionSettings } from './connection-settings';
+export { AgentSchedule, ScheduleNotFoundError } from './schedules';
+export type {
+  AgentScheduleDescription,
+  AgentScheduleOptions,
+  AgentScheduleSpec,
+  AgentScheduleSummary,
+  ScheduledRun,
+  ScheduledRunStatus,
+  ScheduleOverlap,
+} from './schedules';
 
 /**
  * The tool-call shape of runs of agent `A` (`{ tool, args }`, a union by tool name): `AnyToolCall` when
@@ -232,6 +244,49 @@ export class AgentClient {
       signalArgs: [parsed.value],
     });
     return new AgentRun(this.temporal.workflow.getHandle<typeof agentWorkflow>(handle.workflowId)) as AgentRunOf<A>;
+  }
+
+  /**
+   * Schedule runs of `agent` on a Temporal Schedule: every firing (a `cron` expression or an `interval`)
+   * starts a normal run on this client's task queue, with workflow id `<scheduleId>-<timestamp>`. When a
+   * firing comes while the previous run still runs, it is skipped unless `overlap` says otherwise.
+   *
+   * @throws {DurableAgentError} code `invalid_input` for a missing agent name, an empty `input`, neither or
+   * both of `cron` and `interval`, an interval under 1 second or not a duration, a cron expression the server
+   * refuses, bad `maxSteps`/`policy`/`overlap`, or a `scheduleId` already in use.
+   * @example
+   * ```ts
+   * const schedule = await client.schedule<typeof reporter>('reporter', { scheduleId: 'daily-report', cron: '0 9 * * *', input: 'Summarise yesterday' });
+   * await schedule.trigger();                        // one run now
+   * const { nextRunTimes, recentRuns } = await schedule.describe();
+   * await schedule.pause(); await schedule.delete();
+   * ```
+   */
+  async schedule<A extends AnyAgent>(agent: A, options: AgentScheduleOptions<A>): Promise<AgentSchedule>;
+  async schedule<A extends AnyAgent = AnyAgent>(agent: A['name'], options: AgentScheduleOptions<A>): Promise<AgentSchedule>;
+  async schedule<A extends AnyAgent>(agent: A | string, options: AgentScheduleOptions<A>): Promise<AgentSchedule> {
+    const name = typeof agent === 'string' ? agent : (agent as { name?: unknown } | null)?.name;
+    if (typeof name !== 'string' || !name.trim()) {
+      throw new DurableAgentError('invalid_input', 'schedule(agent, options): agent must be an agent definition or a non-empty agent name');
+    }
+    return createAgentSchedule(this.temporal, this.taskQueue, name, options as AgentScheduleOptions, () => `${name}-schedule-${randomUUID().slice(0, 8)}`);
+  }
+
+  /**
+   * A handle on an existing schedule (nothing is checked until you use it: a missing schedule then throws
+   * `ScheduleNotFoundError`).
+   */
+  getSchedule(scheduleId: string): AgentSchedule {
+    if (typeof scheduleId !== 'string' || !scheduleId.trim()) throw new DurableAgentError('invalid_input', 'getSchedule(scheduleId): scheduleId must be a non-empty string');
+    return new AgentSchedule(this.temporal.schedule.getHandle(scheduleId), this.temporal);
+  }
+
+  /**
+   * Every schedule of agent runs on this client's task queue (schedules whose action starts `agentWorkflow`
+   * there). The server's list is eventually consistent: a schedule just created shows up within a moment.
+   */
+  async schedules(): Promise<AgentScheduleSummary[]> {
+    return listAgentSchedules(this.temporal, this.taskQueue);
   }
 
   /**

@@ -25,7 +25,9 @@ export type DurableAgentErrorCode =
   /** No agent of that name on this worker. */
   | 'unknown_agent'
   /** A run with that workflow id does not exist. */
-  | 'run_not_found';
+  | 'run_not_found'
+  /** A schedule with that id does not exist. */
+  | 'schedule_not_found';
 
 /**
  * Base class of durable-agent's errors. Check with `instanceof DurableAgentError` (or a subclass), or

@@ -15,16 +15,32 @@
  * await client.close();
  * ```
  */
-export { AgentClient, AgentRun, ApprovalRefusedError, MessageRefusedError, RunNotFoundError, resolveConnectionSettings } from '../client';
+export {
+  AgentClient,
+  AgentRun,
+  AgentSchedule,
+  ApprovalRefusedError,
+  MessageRefusedError,
+  RunNotFoundError,
+  ScheduleNotFoundError,
+  resolveConnectionSettings,
+} from '../client';
 export type {
   AgentClientOptions,
   AgentRunOf,
+  AgentScheduleDescription,
+  AgentScheduleOptions,
+  AgentScheduleSpec,
+  AgentScheduleSummary,
   AwaitingRun,
   BudgetOptions,
   ConnectionSettings,
   EventsOptions,
   ResolvedConnectionSettings,
   RunCallsOf,
+  ScheduledRun,
+  ScheduledRunStatus,
+  ScheduleOverlap,
   StartOptions,
   RunOptions,
   SessionOption,

@@ -43,19 +43,24 @@ function heavy(modules: string[]): string[] {
 }
 
 describe('client-only commands load no worker code', () => {
-  it.each([[['--version']], [['--help']], [['approvals', '--help']], [['result', '--help']]])('%j', async (args) => {
+  it.each([[['--version']], [['--help']], [['approvals', '--help']], [['result', '--help']], [['schedule', 'list', '--help']]])('%j', async (args) => {
     const r = await loadedModules(args);
     expect(r.code).toBe(0);
     expect(r.modules.length).toBeGreaterThan(0);
     expect(heavy(r.modules)).toEqual([]);
   });
 
-  it('approvals and result against the server', async () => {
+  it('approvals, schedule list and result against the server', async () => {
     const approvals = await loadedModules(['approvals', '--address', address]);
     expect(approvals.stderr).toBe('');
     expect(approvals.code).toBe(0);
     expect(approvals.modules.some((m) => m.includes(join('@temporalio', 'client')))).toBe(true);
     expect(heavy(approvals.modules)).toEqual([]);
+
+    const schedules = await loadedModules(['schedule', 'list', '--address', address]);
+    expect(schedules.stderr).toBe('');
+    expect(schedules.code).toBe(0);
+    expect(heavy(schedules.modules)).toEqual([]);
 
     const result = await loadedModules(['result', finishedRun, '--address', address]);
     expect(result.stderr).toBe('error: the run was terminated\n');
