@@ -6,6 +6,8 @@
  * `@temporalio/worker`. Start and watch runs with `durable-agent/client`; run them with `durable-agent/worker`.
  */
 export { defineAgent, defineTool, ToolError } from './agents/define';
+export { waitTool } from './agents/wait';
+export type { WaitToolOptions } from './agents/wait';
 export type {
   Agent,
   AgentConfig,

@@ -10,6 +10,7 @@ import type { JsonObject } from '../core/json';
 import type { ApprovalTimeoutOutcome } from '../core/approvals';
 import type { ModelRef, RetrySpec, ToolErrorPolicy } from '../core/spec';
 import type { AnyToolCall } from '../core/result';
+import type { BuiltinToolSpec } from '../core/wait';
 import { DEFAULTS } from '../core/spec';
 import { checkAgentConfig, checkToolConfig, inputSchemaOf } from './validate';
 import type { BudgetOptions } from './budget-options';
@@ -84,6 +85,8 @@ export interface ToolConfig<N extends string, I extends ToolInputSchema, O> {
 /** A defined tool. */
 export interface Tool<N extends string = string, I extends ToolInputSchema = ToolInputSchema, O = unknown> extends ToolConfig<N, I, O> {
   readonly kind: 'tool';
+  /** Set on built-in tools the workflow runs itself (see `waitTool`); never on tools you define. */
+  readonly builtin?: BuiltinToolSpec;
   /** JSON Schema of the input, from zod. */
   readonly inputSchema: JsonObject;
 }

@@ -79,6 +79,7 @@ export function toolSpec(tool: Tool): ToolSpec {
     retry: retrySpec(tool.retry, DEFAULTS.toolRetry),
     onError: tool.onError ?? 'report',
     ...(needsApprovalSpec(tool) ? { approval: approvalSpec(tool) } : {}),
+    ...(tool.builtin ? { builtin: tool.builtin } : {}),
   };
 }
 

@@ -2,6 +2,7 @@ import type { ApprovalSpec } from './approvals';
 import type { Budget } from './budget';
 import type { BlobRef } from './messages';
 import type { JsonObject } from './json';
+import type { BuiltinToolSpec } from './wait';
 
 /**
  * Retry policy, in the shape of Temporal's RetryPolicy with durations in milliseconds.
@@ -56,6 +57,8 @@ export interface ToolSpec {
   onError: ToolErrorPolicy;
   /** Whether a person must approve calls; absent means never. */
   approval?: ApprovalSpec;
+  /** Set for a built-in tool the workflow runs itself (`wait`): no activity, no worker busy. */
+  builtin?: BuiltinToolSpec;
 }
 
 /** Limits of a run. */

@@ -124,7 +124,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
   visibility.update(spec.name, phase, 0);
   log.push({ type: 'run_started', agent: spec.name, model: modelLabel(modelForAttempt(spec.models, 1)), maxSteps: loop.maxSteps });
 
-  const tools: ToolCallContext = { spec, policy: input.policy, desk, log, running, proxies: new Map() };
+  const tools: ToolCallContext = { spec, policy: input.policy, desk, log, running, proxies: new Map(), messageWaiting: () => inbox.size > 0 };
   const budget: Budget = effectiveBudget(spec.budget, input.budget);
   let step: ToolStep | undefined;
   let ending: Ending;

@@ -3,7 +3,7 @@
  * for a person if it must → execution as an activity (the tool's own timeouts and retry policy) → its
  * outcome. The step (`tool-step.ts`) records the outcome; the loop puts it in the transcript.
  */
-import { ActivityCancellationType, isCancellation, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { ActivityCancellationType, condition, isCancellation, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { ActivityOptions } from '@temporalio/workflow';
 import type { Gate, RunPolicy } from '../core/approvals';
 import type { AgentActivities } from '../core/contract';
@@ -13,6 +13,7 @@ import type { ToolOutcome } from '../core/outcomes';
 import { errorOutcome, policyDeniedOutcome } from '../core/outcomes';
 import type { PlannedCall } from '../core/plan';
 import type { AgentSpec, RetrySpec, ToolSpec } from '../core/spec';
+import { waitDuration, waitResultText } from '../core/wait';
 import type { ApprovalDesk } from './approval-desk';
 import { toolFailure } from './failures';
 
@@ -26,6 +27,8 @@ export interface ToolCallContext {
   running: Map<string, string>;
   /** One activity proxy per tool, carrying its timeouts and retry policy. */
   proxies: Map<string, AgentActivities['runTool']>;
+  /** True while a message people sent waits for the model (it ends a `wait` early). */
+  messageWaiting: () => boolean;
 }
 
 /**
@@ -40,10 +43,24 @@ export async function runCall(ctx: ToolCallContext, call: PlannedCall, gate: Gat
   }
   ctx.running.set(call.callId, call.tool.name);
   try {
+    if (call.tool.builtin?.kind === 'wait') return await waitCall(ctx, call, call.tool.builtin.maxWaitMs);
     return await executeCall(ctx, call, inlineLimitBytes);
   } finally {
     ctx.running.delete(call.callId);
   }
+}
+
+/**
+ * The built-in `wait`: a durable timer in the workflow (no activity, no worker busy), ended early by a
+ * message people send. Bad arguments are an error result, like any tool's.
+ */
+async function waitCall(ctx: ToolCallContext, call: PlannedCall, maxWaitMs: number): Promise<ToolOutcome> {
+  const started = Date.now();
+  const asked = waitDuration(call.args, started, maxWaitMs);
+  if ('error' in asked) return errorOutcome(call.callId, call.tool.name, `Invalid arguments for tool "${call.tool.name}": ${asked.error}. Nothing was waited.`);
+  const woken = await condition(ctx.messageWaiting, asked.ms);
+  const slept = Date.now() - started;
+  return { callId: call.callId, tool: call.tool.name, output: { type: 'text', text: waitResultText(asked.ms, slept, woken) }, isError: false, latencyMs: slept, attempts: 1 };
 }
 
 function temporalRetry(r: RetrySpec): ActivityOptions['retry'] {

@@ -6,6 +6,7 @@ import type { AgentRun } from '../../client';
 import type { BudgetOptions, SessionOption } from '../../client';
 import type { RunPolicy } from '../../core/approvals';
 import type { RunStatus } from '../../core/result';
+import { waitTool } from '../../agents/wait';
 import { ScriptedAgents } from '../helpers/agents';
 import { boom, echo, fatalBoom, slowRead, slowWrite, typed, waitForever } from '../helpers/tools';
 import { charge, deploy, refund, wire } from './approval-tools';
@@ -199,6 +200,12 @@ replayAgents.add(
 replayAgents.add('session_idle', [{ text: 'Anyone there?' }], { tools: [] });
 // Added with budgets: a token budget spent mid-loop, and a wall-clock budget that cancels a tool.
 replayAgents.add('budget_tokens', () => ({ text: 'again', toolCalls: [{ name: 'echo', args: { text: 'x'.repeat(400) } }] }), { tools: [echo], maxSteps: 20 });
+// Added with the wait tool: a timer that fires, then one ended early by a message.
+replayAgents.add(
+  'wait_tool',
+  [{ toolCalls: [{ name: 'wait', args: { seconds: 0.3 } }] }, { toolCalls: [{ name: 'wait', args: { seconds: 600 } }] }, { text: 'awake' }],
+  { tools: [waitTool()] },
+);
 replayAgents.add('budget_timeout', [{ toolCalls: [{ name: 'wait_forever', args: {} }] }, { text: 'never' }], { tools: [waitForever] });
 
 /** Throw unless the run's events of `type` are `expected` (compared on the listed fields). */
@@ -371,6 +378,16 @@ export const SCENARIOS: readonly Scenario[] = [
     },
   },
   { name: 'session_idle', input: 'hi', session: { idleTimeout: '300ms' }, status: 'success', covers: ['TIMER_FIRED'] },
+  {
+    name: 'wait_tool',
+    input: 'wait',
+    status: 'success',
+    covers: ['TIMER_FIRED', UPDATE],
+    during: async (run) => {
+      await waitForEvents(run, 'tool_call', 2);
+      await run.send('wake up');
+    },
+  },
   { name: 'budget_tokens', input: 'loop', budget: { maxTokens: 1_500 }, status: 'budget_exceeded' },
   { name: 'budget_timeout', input: 'wait', budget: { timeout: '1s' }, status: 'timeout', covers: ['TIMER_FIRED', 'ACTIVITY_TASK_CANCEL_REQUESTED'] },
 ];
