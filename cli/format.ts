@@ -121,7 +121,7 @@ export function formatUsd(usd: number): string {
 /** The cost line of a result, saying when some steps had no known price. */
 function formatCost(r: AgentRunResult): string {
   const unpriced = r.report.unpricedSteps ?? 0;
-  if (r.report.steps.length > 0 && unpriced === r.report.steps.length) return 'unknown (no price for this model in the worker\'s price table)';
+  if (r.steps > 0 && unpriced === r.steps) return 'unknown (no price for this model in the worker\'s price table)';
   return `${formatUsd(r.costUsd ?? 0)}${unpriced ? ` (+ ${unpriced} step${unpriced === 1 ? '' : 's'} with no known price)` : ''}`;
 }
 
@@ -138,6 +138,7 @@ export function formatResult(r: AgentRunResult, s: Styles): string[] {
     ...(r.finalText ? indent(r.finalText, '    ') : ['    (none)']),
     s.bold(`Run report`) + s.dim(` (${r.report.workflowId}, ${r.report.startedAt} .. ${r.report.endedAt})`),
   ];
+  if (r.report.stepsOmitted) lines.push(s.dim(`  (${r.report.stepsOmitted} earlier steps not in the result; usage and cost count them)`));
   const models = r.report.steps.map((st) => `${st.provider}/${st.model}`);
   const modelWidth = Math.max(0, ...models.map((m) => m.length));
   r.report.steps.forEach((st, i) => {
@@ -145,6 +146,7 @@ export function formatResult(r: AgentRunResult, s: Styles): string[] {
     const cost = st.costUsd !== undefined ? `  ${formatUsd(st.costUsd)}` : '';
     lines.push(`  step ${st.step}  ${pad(models[i] as string, modelWidth)}  ${pad(`${st.latencyMs} ms`, 8)}  ${st.stopReason}${attempts}  ${st.usage.inputTokens} in / ${st.usage.outputTokens} out${cost}`);
   });
+  if (r.report.toolCallsOmitted) lines.push(s.dim(`  (${r.report.toolCallsOmitted} earlier tool calls not in the result)`));
   const nameWidth = Math.max(0, ...r.report.toolCalls.map((c) => c.tool.length));
   for (const c of r.report.toolCalls) {
     const flags = [...(c.isError ? [s.red('error')] : []), ...(c.stored ? ['stored'] : []), ...(c.attempts > 1 ? [`${c.attempts} attempts`] : [])];

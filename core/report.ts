@@ -14,17 +14,30 @@ export interface RunMeta {
   endedAt: string;
 }
 
-/** The most recent messages whose JSON fits in `maxBytes` (at least the last one), and how many were left out. */
-export function recentMessages(messages: readonly Message[], maxBytes: number): { messages: Message[]; omitted: number } {
+/**
+ * How many bytes of per-step and per-call detail a result's report carries (each list gets this much, its
+ * most recent entries): a run of thousands of steps must still return a result under Temporal's 2 MB
+ * payload limit. Totals (usage, cost, counts) always cover every step.
+ */
+export const REPORT_DETAIL_BYTES = 128 * 1024;
+
+/** The most recent items whose JSON fits in `maxBytes` (at least the last one), and how many were left out. */
+export function recentWithin<T>(items: readonly T[], maxBytes: number): { items: T[]; omitted: number } {
   let bytes = 2;
-  let start = messages.length;
+  let start = items.length;
   while (start > 0) {
-    const size = jsonBytes(messages[start - 1]) + 1;
-    if (bytes + size > maxBytes && start < messages.length) break;
+    const size = jsonBytes(items[start - 1]) + 1;
+    if (bytes + size > maxBytes && start < items.length) break;
     bytes += size;
     start--;
   }
-  return { messages: messages.slice(start), omitted: start };
+  return { items: items.slice(start), omitted: start };
+}
+
+/** The most recent messages whose JSON fits in `maxBytes` (at least the last one), and how many were left out. */
+export function recentMessages(messages: readonly Message[], maxBytes: number): { messages: Message[]; omitted: number } {
+  const recent = recentWithin(messages, maxBytes);
+  return { messages: recent.items, omitted: recent.omitted };
 }
 
 /**
@@ -36,6 +49,8 @@ export function finishRun(state: LoopState, status: RunStatus, meta: RunMeta, er
   const lastAssistant = [...state.messages].reverse().find((m) => m.role === 'assistant');
   const recent = recentMessages(state.messages, inlineBytes);
   const cost = runCost(state.steps);
+  const steps = recentWithin(state.steps, REPORT_DETAIL_BYTES);
+  const toolCalls = recentWithin(state.toolCalls, REPORT_DETAIL_BYTES);
   const base = {
     finalText: lastAssistant ? messageText(lastAssistant) : '',
     messages: recent.messages,
@@ -43,7 +58,16 @@ export function finishRun(state: LoopState, status: RunStatus, meta: RunMeta, er
     steps: state.step,
     usage: state.usage,
     costUsd: cost.costUsd,
-    report: { agent: state.agent, ...meta, steps: state.steps, toolCalls: state.toolCalls, usage: state.usage, ...cost },
+    report: {
+      agent: state.agent,
+      ...meta,
+      steps: steps.items,
+      stepsOmitted: steps.omitted,
+      toolCalls: toolCalls.items,
+      toolCallsOmitted: toolCalls.omitted,
+      usage: state.usage,
+      ...cost,
+    },
     transcriptHead: state.head,
   };
   if (status === 'success') return { status, ...base };

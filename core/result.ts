@@ -89,8 +89,14 @@ export interface RunReport<C extends ToolCallShape = AnyToolCall> {
   runId: string;
   startedAt: string;
   endedAt: string;
+  /** The most recent steps (all of them unless the run was long: see `stepsOmitted`). */
   steps: StepReport[];
+  /** Earlier steps left out of `steps` to keep the result small (usage and cost still count them). */
+  stepsOmitted: number;
+  /** The most recent tool calls (see `toolCallsOmitted`). */
   toolCalls: Array<ToolCallReport<C>>;
+  /** Earlier tool calls left out of `toolCalls` to keep the result small. */
+  toolCallsOmitted: number;
   usage: Usage;
   /** Sum of the priced steps' costs in USD. */
   costUsd: number;

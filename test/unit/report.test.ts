@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import type { Message } from '../../core/messages';
 import type { RunStatus } from '../../core/result';
 import { RUN_STATUSES } from '../../core/result';
-import { doneEvent, finishRun, recentMessages, runCost } from '../../core/report';
+import { REPORT_DETAIL_BYTES, doneEvent, finishRun, recentMessages, recentWithin, runCost } from '../../core/report';
+import { jsonBytes } from '../../core/json';
 import { startLoop } from '../../core/state';
 import { applyModelStep, applyToolOutcomes } from '../../core/transitions';
 import type { Transition } from '../../core/transitions';
@@ -29,7 +30,7 @@ describe('finishRun and doneEvent', () => {
     expect(result).not.toHaveProperty('error');
     expect(result.messages).toEqual(s2.messages);
     // The test model has no price: cost 0, and the report says both steps were unpriced.
-    expect(result.report).toEqual({ agent: 'tester', ...meta, steps: s2.steps, toolCalls: s2.toolCalls, usage: usage(30, 3), costUsd: 0, unpricedSteps: 2 });
+    expect(result.report).toEqual({ agent: 'tester', ...meta, steps: s2.steps, stepsOmitted: 0, toolCalls: s2.toolCalls, toolCallsOmitted: 0, usage: usage(30, 3), costUsd: 0, unpricedSteps: 2 });
     expect(result.report.steps).toHaveLength(2);
     expect(result.report.toolCalls).toHaveLength(1);
     expect(result.report.toolCalls[0]).toMatchObject({ callId: 'c1', tool: 'read' });
@@ -152,5 +153,36 @@ describe('recentMessages', () => {
 
   it('handles an empty conversation', () => {
     expect(recentMessages([], 10)).toEqual({ messages: [], omitted: 0 });
+  });
+});
+
+describe('the report of a long run', () => {
+  it('keeps the result small: recent step and call details within the budget, totals over every step', () => {
+    const n = 5_000;
+    const state = {
+      ...startLoop(spec, 'go'),
+      step: n,
+      usage: usage(n * 10, n * 2),
+      steps: Array.from({ length: n }, (_, i) => ({ step: i + 1, turn: 1, provider: 'p', model: 'm', latencyMs: 1, stopReason: 'tool_use' as const, usage: usage(10, 2), attempts: 1, costUsd: 0.001 })),
+      toolCalls: Array.from({ length: n }, (_, i) => ({ step: i + 1, callId: `c${i}`, tool: 'read', args: { path: `file-${i}` }, latencyMs: 1, resultBytes: 10, stored: false, isError: false, attempts: 1 })),
+    };
+    const r = finishRun(state, 'max_steps', meta, { message: 'cap' });
+    expect(jsonBytes(r.report)).toBeLessThan(2 * REPORT_DETAIL_BYTES + 4096);
+    expect(r.report.stepsOmitted + r.report.steps.length).toBe(n);
+    expect(r.report.toolCallsOmitted + r.report.toolCalls.length).toBe(n);
+    expect(r.report.stepsOmitted).toBeGreaterThan(0);
+    expect(r.report.steps.at(-1)?.step).toBe(n);
+    expect(r.report.costUsd).toBe(5);
+    expect(r.usage).toEqual(usage(n * 10, n * 2));
+  });
+
+  it('a short run keeps every detail', () => {
+    const r = finishRun({ ...startLoop(spec, 'go') }, 'success', meta);
+    expect(r.report).toMatchObject({ steps: [], stepsOmitted: 0, toolCalls: [], toolCallsOmitted: 0 });
+  });
+
+  it('recentWithin keeps at least the last item', () => {
+    expect(recentWithin(['x'.repeat(100)], 10)).toEqual({ items: ['x'.repeat(100)], omitted: 0 });
+    expect(recentWithin([1, 2, 3], 1000)).toEqual({ items: [1, 2, 3], omitted: 0 });
   });
 });
