@@ -144,6 +144,12 @@ export interface AgentConfig<N extends string = string, T extends readonly AnyTo
   toolResultInlineBytes?: number;
   /** The result carries at most this many bytes of messages (most recent first). Default 256 KiB. */
   resultMessagesInlineBytes?: number;
+  /**
+   * When an answer is cut off at the output token limit, ask the model to continue (a "continue" turn) at
+   * most this many times in the run instead of ending it `max_tokens`. A cut-off tool call is never run.
+   * Default 0.
+   */
+  maxTokensRecoveries?: number;
   /** Retries of a failed model call (the workflow owns them). Default 6 attempts, 1 s doubling to 60 s. */
   modelRetry?: RetryOptions;
   /** Timeout of one model call attempt. Default 10 minutes. */

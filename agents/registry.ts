@@ -118,6 +118,7 @@ export function agentSpec(agent: Agent, promptRef: string, searchAttributes = fa
       maxSteps: agent.maxSteps ?? DEFAULTS.maxSteps,
       toolResultInlineBytes: agent.toolResultInlineBytes ?? DEFAULTS.toolResultInlineBytes,
       resultMessagesInlineBytes: agent.resultMessagesInlineBytes ?? DEFAULTS.resultMessagesInlineBytes,
+      ...(agent.maxTokensRecoveries ? { maxTokensRecoveries: agent.maxTokensRecoveries } : {}),
     },
     modelRetry: retrySpec(agent.modelRetry, DEFAULTS.modelRetry),
     modelTimeoutMs: agent.modelTimeout !== undefined ? msToNumber(agent.modelTimeout) : DEFAULTS.modelTimeoutMs,

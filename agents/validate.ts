@@ -228,6 +228,7 @@ export function checkAgentConfig(config: AgentConfig<string, readonly AnyTool[]>
   checkLimit(name, 'maxSteps', config.maxSteps);
   checkLimit(name, 'toolResultInlineBytes', config.toolResultInlineBytes, MAX_TOOL_RESULT_INLINE_BYTES);
   checkLimit(name, 'resultMessagesInlineBytes', config.resultMessagesInlineBytes);
+  if (config.maxTokensRecoveries !== undefined && config.maxTokensRecoveries !== 0) checkLimit(name, 'maxTokensRecoveries', config.maxTokensRecoveries);
   checkRetry(`agent "${name}"`, 'modelRetry', config.modelRetry);
   checkDuration(`agent "${name}"`, 'modelTimeout', config.modelTimeout);
   checkDuration(`agent "${name}"`, 'modelHeartbeatTimeout', config.modelHeartbeatTimeout);

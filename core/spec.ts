@@ -69,6 +69,11 @@ export interface RunLimits {
   toolResultInlineBytes: number;
   /** The result carries at most this many bytes of messages (the most recent); the rest stay in the store. */
   resultMessagesInlineBytes?: number;
+  /**
+   * How many times in a run an answer cut off at the output token limit is followed by a "continue" turn
+   * instead of ending the run `max_tokens`. Absent: never.
+   */
+  maxTokensRecoveries?: number;
 }
 
 /** Everything the workflow needs to know about an agent, resolved once per run and recorded in history. */

@@ -18,6 +18,8 @@ export interface LoopState {
   step: number;
   /** User turns so far: the first prompt is turn 1 (0 while a session waits for its first message). */
   turn: number;
+  /** Answers cut off at the output token limit that were continued (see `maxTokensRecoveries`). */
+  recoveries?: number;
   usage: Usage;
   steps: StepReport[];
   toolCalls: ToolCallReport[];

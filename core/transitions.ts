@@ -18,6 +18,10 @@ import type { LoopState, ModelStep } from './state';
 import { dropIncompleteCalls } from './state';
 import { addUsage } from './usage';
 
+/** What the model is told after an answer cut off at its output limit, when the agent recovers from it. */
+export const MAX_TOKENS_CONTINUE =
+  'Your last answer was cut off at the output token limit (any tool call in it was not run). Continue exactly where you stopped; if you were calling a tool, call it again, whole.';
+
 /** What the workflow must do next. */
 export type NextAction =
   | { type: 'call_model' }
@@ -77,9 +81,17 @@ export function applyModelStep(state: LoopState, spec: AgentSpec, out: ModelStep
   if (out.stopReason === 'max_tokens') {
     // Complete calls of a truncated response are not run either: the model never finished its turn.
     const outcomes = calls.map((c) => truncatedOutcome(c.id, c.name));
+    const closed = outcomes.length > 0 ? appendToolResults(next, calls, outcomes) : next;
+    const resultEvents = [...events, ...outcomes.map((o) => toolResultEvent(step, o))];
+    const recoveries = state.recoveries ?? 0;
+    if (recoveries < (spec.limits.maxTokensRecoveries ?? 0) && closed.step < closed.maxSteps) {
+      // Recovery: the model is asked to go on where it stopped (its cut-off call, if any, was dropped).
+      const continued = { ...closed, recoveries: recoveries + 1, messages: withUserText(closed.messages, [MAX_TOKENS_CONTINUE]) };
+      return { state: continued, events: resultEvents, next: { type: 'call_model' } };
+    }
     return {
-      state: outcomes.length > 0 ? appendToolResults(next, calls, outcomes) : next,
-      events: [...events, ...outcomes.map((o) => toolResultEvent(step, o))],
+      state: closed,
+      events: resultEvents,
       next: { type: 'finish', status: 'max_tokens', error: { message: 'The model hit its output token limit.', type: 'MaxTokens' } },
     };
   }

@@ -71,6 +71,24 @@ S.add('truncated', [
     ],
   },
 ]);
+// The same cut-off answer, by an agent that recovers: it is asked to continue, and finishes.
+S.add(
+  'recovers',
+  [
+    {
+      text: 'Let me write the file',
+      stopReason: 'max_tokens',
+      toolCalls: [
+        { name: 'slow_write', args: { key: 'complete', ms: 1 } },
+        { name: 'slow_write', args: { key: 'trunc' }, incomplete: true },
+      ],
+    },
+    { text: 'and here is the rest', stopReason: 'max_tokens' },
+    { text: 'done, at last' },
+  ],
+  { maxTokensRecoveries: 2 },
+);
+S.add('recovers_once', [{ text: 'cut', stopReason: 'max_tokens' }, { text: 'cut again', stopReason: 'max_tokens' }, { text: 'never' }], { maxTokensRecoveries: 1 });
 S.add('big_output', [{ toolCalls: [{ name: 'big', args: { kb: 64 } }] }, { text: 'got it' }]);
 S.add('long_talk', () => ({ text: 'x'.repeat(300), toolCalls: [{ name: 'echo', args: { text: 'y'.repeat(300) } }] }), {
   maxSteps: 6,
@@ -275,6 +293,23 @@ describe('agent loop on a real Temporal server', () => {
     expect(resultText(results[0]!)).toMatch(/Not executed/);
     expect(result.report.toolCalls.every((c) => c.latencyMs === 0)).toBe(true);
     expect(executions.some((e) => result.report.toolCalls.some((c) => c.callId === e.callId) && e.tool === 'slow_write' && e.start > 0 && e.callId === 'call_1_1')).toBe(false);
+  });
+
+  it('with maxTokensRecoveries, a cut-off answer gets a "continue" turn (its calls still never run), up to the limit', async () => {
+    const { result } = await run('recovers');
+    expect(result.status).toBe('success');
+    expect(result.finalText).toBe('done, at last');
+    expect(result.steps).toBe(3);
+    const continues = result.messages.filter((m) => m.role === 'user' && m.content.some((b) => b.type === 'text' && b.text.startsWith('Your last answer was cut off')));
+    expect(continues).toHaveLength(2);
+    // The first continue travels with the closed call's result, after it.
+    expect(continues[0]!.content.map((b) => b.type)).toEqual(['tool_result', 'text']);
+    expect(result.report.toolCalls).toMatchObject([{ tool: 'slow_write', isError: true, attempts: 0 }]);
+    expect(executions.some((e) => result.report.toolCalls.some((c) => c.callId === e.callId))).toBe(false);
+
+    const { result: limited } = await run('recovers_once');
+    expect(limited.status).toBe('max_tokens');
+    expect(limited.steps).toBe(2);
   });
 
   it('ends a run of an unknown agent with a typed result and a clear error', async () => {

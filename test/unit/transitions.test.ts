@@ -8,7 +8,7 @@ import type { FailureStatus } from '../../core/result';
 import type { LoopState } from '../../core/state';
 import { modelInput, startLoop } from '../../core/state';
 import type { Transition } from '../../core/transitions';
-import { applyModelStep, applyToolOutcomes, closeOpenCalls } from '../../core/transitions';
+import { MAX_TOKENS_CONTINUE, applyModelStep, applyToolOutcomes, closeOpenCalls } from '../../core/transitions';
 import { READ, WRITE, agentSpec, expectEveryCallAnswered, modelStep, ok, toolSpec, types, usage, use } from './core-fixtures';
 
 /** The plan of a transition that must run tools. */
@@ -407,5 +407,24 @@ describe('closeOpenCalls', () => {
     const s = open();
     const closedOnce = closeOpenCalls(s, [], REASON).state;
     expect(closeOpenCalls(closedOnce, [], REASON)).toEqual({ state: closedOnce, events: [] });
+  });
+});
+
+describe('recovering from the output token limit', () => {
+  const recovering = { ...agentSpec(), limits: { ...agentSpec().limits, maxTokensRecoveries: 1 } };
+
+  it('asks the model to continue, closing complete calls unrun, up to the agent limit', () => {
+    const first = applyModelStep(startLoop(recovering, 'go'), recovering, modelStep([{ type: 'text', text: 'part' }, use('c1', 'read')], 'max_tokens'));
+    expect(first.next).toEqual({ type: 'call_model' });
+    expect(first.state.recoveries).toBe(1);
+    expect(first.state.messages.at(-1)).toMatchObject({ role: 'user', content: [{ type: 'tool_result', toolUseId: 'c1', isError: true }, { type: 'text', text: MAX_TOKENS_CONTINUE }] });
+    expectEveryCallAnswered(first.state.messages);
+    const second = applyModelStep(first.state, recovering, modelStep([{ type: 'text', text: 'more' }], 'max_tokens'));
+    expect(second.next).toMatchObject({ type: 'finish', status: 'max_tokens' });
+  });
+
+  it('without the option, a cut-off answer ends the run max_tokens as before', () => {
+    const t = applyModelStep(startLoop(agentSpec(), 'go'), agentSpec(), modelStep([{ type: 'text', text: 'part' }], 'max_tokens'));
+    expect(t.next).toMatchObject({ type: 'finish', status: 'max_tokens' });
   });
 });
