@@ -235,8 +235,10 @@ describe('approvals', () => {
     const run = await h.client.start('two_pending', { input: 'go', workflowId: testId('two') });
     const pending = await waitForPending(run, 2);
     expect(pending.map((p) => p.callId)).toEqual(['call_1_1', 'call_1_2']);
-    // The read-only call that needs no approval already ran while both wait.
+    // The read-only call that needs no approval runs while both wait (requests go out first, then it runs).
+    for (let i = 0; i < 200 && ranFor(run).length === 0; i++) await new Promise((r) => setTimeout(r, 25));
     expect(ranFor(run)).toEqual([`${run.workflowId}/call_1_0`]);
+    expect((await run.pendingApprovals()).map((p) => p.callId)).toEqual(['call_1_1', 'call_1_2']);
     await run.decide({ callId: 'call_1_2', decision: 'approve', by: 'ops:alice' });
     expect((await run.pendingApprovals()).map((p) => p.callId)).toEqual(['call_1_1']);
     await run.decide({ callId: 'call_1_1', decision: 'approve', by: 'ops:bob' });

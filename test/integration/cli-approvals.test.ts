@@ -46,7 +46,8 @@ describe('durable-agent approvals from the command line', () => {
     expect(soleError(await cli(['approve', workflowId, callId as string]))).toMatch(/^error: run ".*" has already ended \(completed\)$/);
     const none = await cli(['approvals', '--json']);
     expect(JSON.parse(none.stdout) as unknown[]).not.toEqual(expect.arrayContaining([expect.objectContaining({ workflowId })]));
-  });
+    // A dozen CLI processes, each starting from the TypeScript sources: slow on a loaded 2-core machine.
+  }, 180_000);
 
   it('deny from the command line: the model is told, and the tool does not run', async () => {
     const workflowId = `cli-deny-${randomUUID().slice(0, 8)}`;
