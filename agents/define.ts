@@ -150,6 +150,12 @@ export interface AgentConfig<N extends string = string, T extends readonly AnyTo
    * Default 0.
    */
   maxTokensRecoveries?: number;
+  /**
+   * A long run continues as a new execution (same workflow id; clients notice nothing) at the first step
+   * boundary after its history reaches this many events, or when the server suggests it. Default 5,000;
+   * at least 50.
+   */
+  continueAsNewAfterEvents?: number;
   /** Retries of a failed model call (the workflow owns them). Default 6 attempts, 1 s doubling to 60 s. */
   modelRetry?: RetryOptions;
   /** Timeout of one model call attempt. Default 10 minutes. */

@@ -119,6 +119,7 @@ export function agentSpec(agent: Agent, promptRef: string, searchAttributes = fa
       toolResultInlineBytes: agent.toolResultInlineBytes ?? DEFAULTS.toolResultInlineBytes,
       resultMessagesInlineBytes: agent.resultMessagesInlineBytes ?? DEFAULTS.resultMessagesInlineBytes,
       ...(agent.maxTokensRecoveries ? { maxTokensRecoveries: agent.maxTokensRecoveries } : {}),
+      ...(agent.continueAsNewAfterEvents ? { continueAsNewAfterEvents: agent.continueAsNewAfterEvents } : {}),
     },
     modelRetry: retrySpec(agent.modelRetry, DEFAULTS.modelRetry),
     modelTimeoutMs: agent.modelTimeout !== undefined ? msToNumber(agent.modelTimeout) : DEFAULTS.modelTimeoutMs,

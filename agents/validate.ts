@@ -229,6 +229,10 @@ export function checkAgentConfig(config: AgentConfig<string, readonly AnyTool[]>
   checkLimit(name, 'toolResultInlineBytes', config.toolResultInlineBytes, MAX_TOOL_RESULT_INLINE_BYTES);
   checkLimit(name, 'resultMessagesInlineBytes', config.resultMessagesInlineBytes);
   if (config.maxTokensRecoveries !== undefined && config.maxTokensRecoveries !== 0) checkLimit(name, 'maxTokensRecoveries', config.maxTokensRecoveries);
+  checkLimit(name, 'continueAsNewAfterEvents', config.continueAsNewAfterEvents);
+  if (config.continueAsNewAfterEvents !== undefined && config.continueAsNewAfterEvents < 50) {
+    throw new DefinitionError(`agent "${name}": continueAsNewAfterEvents must be at least 50 (a step takes about 12 events), got ${config.continueAsNewAfterEvents}`);
+  }
   checkRetry(`agent "${name}"`, 'modelRetry', config.modelRetry);
   checkDuration(`agent "${name}"`, 'modelTimeout', config.modelTimeout);
   checkDuration(`agent "${name}"`, 'modelHeartbeatTimeout', config.modelHeartbeatTimeout);

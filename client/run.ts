@@ -56,8 +56,14 @@ export class AgentRun<C extends ToolCallShape = AnyToolCall> {
    *
    * @throws {RunNotFoundError} no run has this workflow id.
    */
-  readEvents(cursor = 0, limit?: number): Promise<EventPage<C>> {
-    return this.call(() => this.handle.query(eventsQuery, cursor, limit) as Promise<EventPage<C>>);
+  async readEvents(cursor = 0, limit?: number): Promise<EventPage<C>> {
+    let page = await this.call(() => this.handle.query(eventsQuery, cursor, limit) as Promise<EventPage<C>>);
+    // A run that continued as new keeps its earlier events in its earlier executions: read them there.
+    for (let hops = 0; page.earlier && hops < 10_000; hops++) {
+      const { runId } = page.earlier;
+      page = await this.call(() => this.handle.client.getHandle(this.handle.workflowId, runId).query(eventsQuery, cursor, limit) as Promise<EventPage<C>>);
+    }
+    return page;
   }
 
   /**

@@ -3,9 +3,10 @@
  * history. Types only; no secrets ever appear in any of them.
  */
 import type { JsonObject } from './json';
-import type { PendingApproval, RunPolicy } from './approvals';
+import type { ApprovalDecision, PendingApproval, RunPolicy } from './approvals';
+import type { UserMessageInput } from './inbox';
 import type { Message, ToolOutput } from './messages';
-import type { ModelStep } from './state';
+import type { LoopState, ModelStep } from './state';
 import type { AgentSpec, ModelRef } from './spec';
 import type { Budget } from './budget';
 import type { RunStatus } from './result';
@@ -36,6 +37,31 @@ export interface AgentWorkflowInput {
    * the smaller of each limit applies (`effectiveBudget` in `core/budget.ts`).
    */
   budget?: Budget;
+  /** Set by the run itself when it continues as new: the state the new execution starts from. */
+  continued?: ContinuedRun;
+}
+
+/**
+ * What one execution of a long run hands the next when it continues as new (at a step boundary, never in
+ * the middle of a step): everything a run is, but the conversation itself, which is in the store.
+ */
+export interface ContinuedRun {
+  spec: AgentSpec;
+  loop: LoopState;
+  /** Tools approved for the rest of the run ("approve all calls"). */
+  approvedTools: string[];
+  /** Decision signals for calls the run has not reached yet. */
+  queuedDecisions: ApprovalDecision[];
+  /** Messages waiting for the model, and whether the session was asked to end. */
+  inbox: { messages: Array<{ message: UserMessageInput; via: 'signal' | 'update' }>; ended: boolean };
+  /** Events so far (their numbers go on) and the execution that holds the last of them. */
+  events: { count: number; runId: string };
+  /** When the run started (its first execution). */
+  startedAt: string;
+  /** When the run's wall-clock budget runs out, if it has one. */
+  deadline?: string;
+  /** Executions so far, the one handing over included. */
+  executions: number;
 }
 
 /** Options of a session run. */

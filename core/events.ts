@@ -164,6 +164,14 @@ export interface AwaitingMessageEvent {
   idleUntil?: string;
 }
 
+/** The run continued as a new execution (a long history): nothing changes for clients; events go on. */
+export interface ContinuedEvent {
+  type: 'continued_as_new';
+  /** Executions so far, this one included (1 is the first). */
+  execution: number;
+  step: number;
+}
+
 /** The run ended; the same status and error as its result. */
 export interface DoneEvent {
   type: 'done';
@@ -192,6 +200,7 @@ export type AgentEventBody<C extends ToolCallShape = AnyToolCall> =
   | UserMessageEvent
   | MessageRefusedEvent
   | AwaitingMessageEvent
+  | ContinuedEvent
   | DoneEvent;
 
 /** Every kind of run event. */
@@ -214,4 +223,9 @@ export interface EventPage<C extends ToolCallShape = AnyToolCall> {
   next: number;
   /** True once the run has ended (the `done` event is in the log). */
   done: boolean;
+  /**
+   * Set when `cursor` is before the first event this execution holds (the run continued as new): the
+   * earlier events are in the execution `runId`, read there from the same cursor.
+   */
+  earlier?: { runId: string; before: number };
 }

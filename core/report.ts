@@ -48,13 +48,17 @@ export function recentMessages(messages: readonly Message[], maxBytes: number): 
 export function finishRun(state: LoopState, status: RunStatus, meta: RunMeta, error?: RunError, inlineBytes = Number.POSITIVE_INFINITY): AgentRunResult {
   const lastAssistant = [...state.messages].reverse().find((m) => m.role === 'assistant');
   const recent = recentMessages(state.messages, inlineBytes);
-  const cost = runCost(state.steps);
+  const here = runCost(state.steps);
+  const earlier = state.earlier;
+  const cost = earlier
+    ? { costUsd: Math.round((here.costUsd + earlier.costUsd) * 1e8) / 1e8, unpricedSteps: here.unpricedSteps + earlier.unpricedSteps }
+    : here;
   const steps = recentWithin(state.steps, REPORT_DETAIL_BYTES);
   const toolCalls = recentWithin(state.toolCalls, REPORT_DETAIL_BYTES);
   const base = {
     finalText: lastAssistant ? messageText(lastAssistant) : '',
     messages: recent.messages,
-    messagesOmitted: recent.omitted,
+    messagesOmitted: recent.omitted + (earlier?.messages ?? 0),
     steps: state.step,
     usage: state.usage,
     costUsd: cost.costUsd,
@@ -62,9 +66,9 @@ export function finishRun(state: LoopState, status: RunStatus, meta: RunMeta, er
       agent: state.agent,
       ...meta,
       steps: steps.items,
-      stepsOmitted: steps.omitted,
+      stepsOmitted: steps.omitted + (earlier?.steps ?? 0),
       toolCalls: toolCalls.items,
-      toolCallsOmitted: toolCalls.omitted,
+      toolCallsOmitted: toolCalls.omitted + (earlier?.toolCalls ?? 0),
       usage: state.usage,
       ...cost,
     },

@@ -74,6 +74,8 @@ export interface RunLimits {
    * instead of ending the run `max_tokens`. Absent: never.
    */
   maxTokensRecoveries?: number;
+  /** Continue as new at the next step boundary once the history has this many events (default 5,000). */
+  continueAsNewAfterEvents?: number;
 }
 
 /** Everything the workflow needs to know about an agent, resolved once per run and recorded in history. */

@@ -20,9 +20,25 @@ export interface LoopState {
   turn: number;
   /** Answers cut off at the output token limit that were continued (see `maxTokensRecoveries`). */
   recoveries?: number;
+  /**
+   * What earlier executions of the run (before it continued as new) no longer keep in `messages`,
+   * `steps` and `toolCalls`: how many of each, and the cost of the steps left out. Absent in the first.
+   */
+  earlier?: EarlierPart;
   usage: Usage;
   steps: StepReport[];
   toolCalls: ToolCallReport[];
+}
+
+/** The part of a long run's state an execution no longer holds (it is in the store, or counted). */
+export interface EarlierPart {
+  messages: number;
+  steps: number;
+  toolCalls: number;
+  /** Cost in USD of the steps left out (priced ones). */
+  costUsd: number;
+  /** Steps left out whose model had no price. */
+  unpricedSteps: number;
 }
 
 /** The output of a completed model step, as the model activity returns it (plus the attempts it took). */

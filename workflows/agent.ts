@@ -5,10 +5,11 @@
  * model, a tool, the store or an activity — returns an `AgentRunResult`, emits `done` and leaves the
  * snapshot and search attributes final.
  */
-import { CancellationScope, condition, isCancellation, proxyActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
+import { allHandlersFinished, CancellationScope, condition, continueAsNew, isCancellation, proxyActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
+import { carriedState, CONTINUE_AS_NEW_AFTER_EVENTS, shouldContinueAsNew } from '../core/continuation';
 import type { Budget } from '../core/budget';
 import { budgetMessage, budgetSpent, effectiveBudget, exhaustedBudget } from '../core/budget';
-import type { AgentActivities, AgentWorkflowInput, RunSnapshot } from '../core/contract';
+import type { AgentActivities, AgentWorkflowInput, ContinuedRun, RunSnapshot } from '../core/contract';
 import { STORAGE_ERROR } from '../core/contract';
 import { EventLog } from '../core/event-log';
 import { doneEvent, finishRun } from '../core/report';
@@ -44,8 +45,10 @@ interface Ending {
 /** Run one agent to completion. Returns a typed result for every ending, cancellation and failures included. */
 export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRunResult> {
   const info = workflowInfo();
-  const startedAt = new Date().toISOString();
-  const log = new EventLog(() => new Date());
+  // A run that continued as new goes on from what its previous execution handed over.
+  const continued = input?.continued;
+  const startedAt = continued?.startedAt ?? new Date().toISOString();
+  const log = new EventLog(() => new Date(), continued ? { count: continued.events.count, runId: continued.events.runId } : undefined);
   const agentName = typeof input?.agent === 'string' ? input.agent : '';
   let loop: LoopState = startLoop({ name: agentName, limits: { maxSteps: 1, toolResultInlineBytes: 0 } }, '');
   let phase: RunSnapshot['status'] = 'starting';
@@ -110,27 +113,38 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
   if (problems) return end({ status: 'invalid_input', error: { message: `Invalid agent run input: ${problems}`, type: 'InvalidInput' } });
 
   let spec: AgentSpec;
-  try {
-    spec = await describeAgent({ agent: input.agent });
-  } catch (err) {
-    if (isCancellation(err)) return end({ status: 'cancelled', error: { message: 'The run was cancelled.', type: 'CancelledFailure' } });
-    if (!isActivityFailure(err)) throw err;
-    return end(failureEnding(err, `describe agent "${input.agent}"`));
+  if (continued) spec = continued.spec;
+  else {
+    try {
+      spec = await describeAgent({ agent: input.agent });
+    } catch (err) {
+      if (isCancellation(err)) return end({ status: 'cancelled', error: { message: 'The run was cancelled.', type: 'CancelledFailure' } });
+      if (!isActivityFailure(err)) throw err;
+      return end(failureEnding(err, `describe agent "${input.agent}"`));
+    }
   }
 
-  loop = startLoop(spec, input.prompt ?? '', input.maxSteps);
   phase = 'running';
   visibility = new Visibility(spec.searchAttributes === true);
   visibility.update(spec.name, phase, 0);
-  log.push({ type: 'run_started', agent: spec.name, model: modelLabel(modelForAttempt(spec.models, 1)), maxSteps: loop.maxSteps });
+  if (continued) {
+    loop = continued.loop;
+    desk.restore(continued);
+    inbox.restore(continued.inbox);
+    log.push({ type: 'continued_as_new', execution: continued.executions + 1, step: loop.step });
+  } else {
+    loop = startLoop(spec, input.prompt ?? '', input.maxSteps);
+    log.push({ type: 'run_started', agent: spec.name, model: modelLabel(modelForAttempt(spec.models, 1)), maxSteps: loop.maxSteps });
+  }
 
   const tools: ToolCallContext = { spec, policy: input.policy, desk, log, running, proxies: new Map(), messageWaiting: () => inbox.size > 0 };
   const budget: Budget = effectiveBudget(spec.budget, input.budget);
   let step: ToolStep | undefined;
   let ending: Ending;
   let timedOut = false;
+  const deadline = continued ? continued.deadline : budget.timeoutMs !== undefined ? new Date(Date.now() + budget.timeoutMs).toISOString() : undefined;
   try {
-    ending = budget.timeoutMs !== undefined ? await runWithin(budget.timeoutMs) : await runLoop();
+    ending = deadline !== undefined ? await runWithin(Math.max(1, Date.parse(deadline) - Date.now())) : await runLoop();
   } catch (err) {
     const cancelled = isCancellation(err);
     if (!cancelled && !isActivityFailure(err)) throw err;
@@ -161,9 +175,40 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
     return scope.run(runLoop);
   }
 
+  /**
+   * Hand the run over to a new execution (same workflow id, a fresh history): at a step boundary, with
+   * the whole conversation stored, once every signal and update handler has finished. Never returns.
+   */
+  async function continueNow(): Promise<never> {
+    const unstored = modelInput(loop);
+    if (unstored.append.length > 0) {
+      const head = await commitTranscript(unstored);
+      loop = { ...loop, head, stored: loop.messages.length };
+    }
+    await condition(allHandlersFinished);
+    const carried: ContinuedRun = {
+      spec,
+      loop: carriedState(loop, spec.limits.resultMessagesInlineBytes ?? DEFAULTS.resultMessagesInlineBytes),
+      ...desk.carried(),
+      inbox: inbox.carried(),
+      events: { count: log.size, runId: info.runId },
+      startedAt,
+      ...(deadline !== undefined ? { deadline } : {}),
+      executions: (continued?.executions ?? 1) + 1,
+    };
+    return continueAsNew<typeof agentWorkflow>({ ...input, continued: carried });
+  }
+
+  /** True when this execution's history is long enough to continue as new (checked at step boundaries). */
+  function historyIsLong(): boolean {
+    const current = workflowInfo();
+    return shouldContinueAsNew({ length: current.historyLength, suggested: current.continueAsNewSuggested }, spec.limits.continueAsNewAfterEvents ?? CONTINUE_AS_NEW_AFTER_EVENTS);
+  }
+
   /** The token, cost or turn budget this state has spent, as an ending; undefined while within budget. */
   function overBudget(turns = loop.turn): Ending | undefined {
-    const spent = exhaustedBudget(budget, budgetSpent(loop.usage, loop.steps, turns));
+    const steps = loop.earlier ? [...loop.steps, { costUsd: loop.earlier.costUsd }] : loop.steps;
+    const spent = exhaustedBudget(budget, budgetSpent(loop.usage, steps, turns));
     return spent ? { status: 'budget_exceeded', error: { message: budgetMessage(spent), type: 'BudgetExceeded' } } : undefined;
   }
 
@@ -209,6 +254,8 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
         if (over) return over;
       }
       takeMessages();
+      // A step boundary: nothing in flight, no approval open. A long history starts afresh here.
+      if (historyIsLong()) await continueNow();
       if (loop.turn === 0) {
         // A session started without a prompt: nothing to answer until the first message.
         if (!(await awaitMessage())) return { status: 'success' };

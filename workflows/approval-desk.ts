@@ -85,6 +85,17 @@ export class ApprovalDesk {
     this.log.push({ type: 'approval_queued', callId: d.callId, by: d.by, decision: d.decision });
   }
 
+  /** What the next execution must keep when the run continues as new (no request is open then). */
+  carried(): { approvedTools: string[]; queuedDecisions: ApprovalDecision[] } {
+    return { approvedTools: [...this.approvedTools], queuedDecisions: [...this.queued.values()] };
+  }
+
+  /** Start from what the previous execution handed over. */
+  restore(state: { approvedTools: readonly string[]; queuedDecisions: readonly ApprovalDecision[] }): void {
+    for (const t of state.approvedTools) this.approvedTools.add(t);
+    for (const d of state.queuedDecisions) this.queued.set(d.callId, d);
+  }
+
   /** Calls waiting for a person, oldest first. */
   pending(): PendingApproval[] {
     return [...this.entries.values()].filter((e) => !e.decided && !e.closed).map((e) => e.pending);

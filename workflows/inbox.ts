@@ -62,6 +62,17 @@ export class Inbox {
     });
   }
 
+  /** What the next execution must keep when the run continues as new. */
+  carried(): { messages: QueuedMessage[]; ended: boolean } {
+    return { messages: [...this.queue], ended: this.endRequested };
+  }
+
+  /** Start from what the previous execution handed over (messages that arrive meanwhile come after). */
+  restore(state: { messages: readonly QueuedMessage[]; ended: boolean }): void {
+    this.queue = [...state.messages, ...this.queue];
+    this.endRequested = this.endRequested || state.ended;
+  }
+
   /** Messages waiting for the model. */
   get size(): number {
     return this.queue.length;

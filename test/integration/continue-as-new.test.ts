@@ -1,0 +1,155 @@
+/**
+ * Continue-as-new on the real dev server: a long run hands itself over to fresh executions at step
+ * boundaries, and clients notice nothing — the same workflow id, one result covering every step, every
+ * event exactly once across the boundaries, approvals for the rest of the run and queued messages kept.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { defineTool } from '../../agents/define';
+import type { AgentRun } from '../../client';
+import { loadTranscript } from '../../client/transcript';
+import type { AgentEvent } from '../../core/events';
+import type { Message } from '../../core/messages';
+import { messageText } from '../../core/messages';
+import type { ModelRequest } from '../../core/model';
+import type { ScriptedTurn } from '../../providers/scripted';
+import { FileBlobStore } from '../../store/blob-store';
+import { ScriptedAgents } from '../helpers/agents';
+import type { Harness } from '../helpers/harness';
+import { startHarness, testId } from '../helpers/harness';
+import { echo } from '../helpers/tools';
+
+const STEPS = 40;
+/** Echo a tool call each step until step STEPS, then answer. */
+const loopScript = (request: ModelRequest): ScriptedTurn => {
+  const answered = request.messages.filter((m) => m.role === 'assistant').length;
+  return answered < STEPS ? { toolCalls: [{ name: 'echo', args: { text: `step ${answered + 1}` } }] } : { text: `done after ${answered} tool steps` };
+};
+
+const deployed: string[] = [];
+const deploy = defineTool({
+  name: 'deploy',
+  description: 'Deploy a service',
+  input: z.object({ n: z.number() }),
+  needsApproval: true,
+  execute: ({ n }) => {
+    deployed.push(String(n));
+    return `deployed ${n}`;
+  },
+});
+
+const lastUserText = (messages: readonly Message[]) => messageText([...messages].reverse().find((m) => m.role === 'user') ?? { role: 'user', content: [] });
+
+const S = new ScriptedAgents();
+S.add('long_loop', loopScript, { tools: [echo], maxSteps: 100, continueAsNewAfterEvents: 50 });
+S.add('long_loop_reference', loopScript, { tools: [echo], maxSteps: 100 });
+S.add(
+  'deploys',
+  (request: ModelRequest): ScriptedTurn => {
+    const answered = request.messages.filter((m) => m.role === 'assistant').length;
+    return answered < 12 ? { toolCalls: [{ name: 'deploy', args: { n: answered + 1 } }] } : { text: 'all deployed' };
+  },
+  { tools: [deploy], maxSteps: 50, continueAsNewAfterEvents: 50 },
+);
+S.add('long_chat', (request: ModelRequest): ScriptedTurn => ({ text: `re: ${lastUserText(request.messages)}` }), { tools: [], maxSteps: 100, continueAsNewAfterEvents: 50 });
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness({ agents: S.agents, providers: { scripted: S.provider } });
+});
+afterAll(async () => {
+  await h?.stop();
+});
+
+async function allEvents(run: AgentRun): Promise<AgentEvent[]> {
+  const events: AgentEvent[] = [];
+  for (let cursor = 0; ; ) {
+    const page = await run.readEvents(cursor);
+    events.push(...page.events);
+    if (page.events.length === 0) return events;
+    cursor = page.next;
+  }
+}
+
+async function executions(workflowId: string): Promise<string[]> {
+  const statuses: string[] = [];
+  for await (const w of h.temporal.workflow.list({ query: `WorkflowId = '${workflowId}'` })) statuses.push(w.status.name);
+  return statuses;
+}
+
+describe('continue-as-new', () => {
+  it('a 40-step run continues as new many times; its result, report and events cover every step exactly once', async () => {
+    const run = await h.client.start('long_loop', { input: 'go', workflowId: testId('can') });
+    const result = await run.result();
+    const reference = await (await h.client.start('long_loop_reference', { input: 'go', workflowId: testId('can-ref') })).result();
+
+    expect(result.status).toBe('success');
+    expect(result.steps).toBe(STEPS + 1);
+    expect(result.finalText).toBe(`done after ${STEPS} tool steps`);
+    // The same usage and conversation as one execution doing it all.
+    expect(result.usage).toEqual(reference.usage);
+    expect(result.report.stepsOmitted + result.report.steps.length).toBe(STEPS + 1);
+    expect(result.report.toolCallsOmitted + result.report.toolCalls.length).toBe(STEPS);
+    const transcript = await loadTranscript(new FileBlobStore(h.storeDir), result);
+    expect(transcript).toEqual(await loadTranscript(new FileBlobStore(h.storeDir), reference));
+    expect(transcript).toHaveLength(2 + 2 * STEPS);
+
+    const runs = await executions(run.workflowId);
+    expect(runs.length).toBeGreaterThan(4);
+    expect(runs.filter((s) => s === 'CONTINUED_AS_NEW')).toHaveLength(runs.length - 1);
+
+    const events = await allEvents(run);
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i));
+    expect(events.filter((e) => e.type === 'run_started')).toHaveLength(1);
+    expect(events.filter((e) => e.type === 'continued_as_new')).toHaveLength(runs.length - 1);
+    expect(events.filter((e) => e.type === 'step_finished')).toHaveLength(STEPS + 1);
+    expect(events.filter((e) => e.type === 'tool_result')).toHaveLength(STEPS);
+    expect(events.at(-1)).toMatchObject({ type: 'done', status: 'success', steps: STEPS + 1 });
+
+    // events() follows the run across every boundary too.
+    const streamed: number[] = [];
+    for await (const e of run.events()) streamed.push(e.seq);
+    expect(streamed).toEqual(events.map((e) => e.seq));
+  });
+
+  it('keeps "approve all calls of this tool" across executions', async () => {
+    const run = await h.client.start('deploys', { input: 'deploy everything', workflowId: testId('can-approve') });
+    let pending = await run.pendingApprovals();
+    for (let i = 0; i < 200 && pending.length === 0; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      pending = await run.pendingApprovals();
+    }
+    await run.decide({ callId: pending[0]!.callId, decision: 'approve', by: 'ops:alice', scope: 'tool' });
+    const result = await run.result();
+    expect(result.status).toBe('success');
+    expect(result.steps).toBe(13);
+    expect((await executions(run.workflowId)).length).toBeGreaterThan(1);
+    const events = await allEvents(run);
+    expect(events.filter((e) => e.type === 'approval_requested')).toHaveLength(1);
+    expect(events.filter((e) => e.type === 'tool_result' && !e.isError)).toHaveLength(12);
+  });
+
+  it('a session goes on across executions, every message answered once', async () => {
+    const run = await h.client.start('long_chat', { input: 'hello', session: true, workflowId: testId('can-chat') });
+    // Follow the events from a cursor (only new ones are read each time).
+    let cursor = 0;
+    const seen: AgentEvent[] = [];
+    for (let i = 1; i <= 15; i++) {
+      await run.send(`message ${i}`);
+      for (let j = 0; j < 400 && !seen.some((e) => e.type === 'text' && e.text === `re: message ${i}`); j++) {
+        const page = await run.readEvents(cursor);
+        seen.push(...page.events);
+        cursor = page.next;
+        if (page.events.length === 0) await new Promise((r) => setTimeout(r, 25));
+      }
+    }
+    await run.end();
+    const result = await run.result();
+    expect(result.status).toBe('success');
+    expect(result.finalText).toBe('re: message 15');
+    expect((await executions(run.workflowId)).length).toBeGreaterThan(1);
+    const events = await allEvents(run);
+    expect(events.filter((e) => e.type === 'user_message').map((e) => (e as { text: string }).text)).toEqual(Array.from({ length: 15 }, (_, i) => `message ${i + 1}`));
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i));
+  });
+});
