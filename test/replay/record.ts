@@ -99,16 +99,25 @@ async function main(): Promise<void> {
     const connection = await Connection.connect({ address: env.address });
     const client = new AgentClient(new Client({ connection, identity: RECORD_NAME }), RECORD_NAME);
     await worker.runUntil(async () => {
-      for (const s of scenarios) {
-        const run = await runScenario(client, s);
-        const json = scrub(JSON.parse(historyToJSON(await run.handle.fetchHistory())) as unknown);
+      const save = (s: Scenario, json: unknown, file: string, covers: readonly string[]) => {
         const found = leaks(json, root);
         if (found.length) throw new Error(`${s.name}: history contains machine-specific strings: ${found.join(', ')}`);
-        const uncovered = missingCoverage(json, s.covers ?? []);
+        const uncovered = missingCoverage(json, covers);
         if (uncovered.length) throw new Error(`${s.name}: history lacks ${uncovered.join(', ')}`);
         const text = `${JSON.stringify(json, null, 1)}\n`;
-        writeFileSync(target(s), text);
-        console.log(`${s.name}: ${s.status}, ${(json as { events: unknown[] }).events.length} events, ${text.length} bytes -> ${target(s).slice(root.length + 1)}`);
+        writeFileSync(file, text);
+        console.log(`${s.name}: ${s.status}, ${(json as { events: unknown[] }).events.length} events, ${text.length} bytes -> ${file.slice(root.length + 1)}`);
+      };
+      for (const s of scenarios) {
+        const run = await runScenario(client, s);
+        save(s, scrub(JSON.parse(historyToJSON(await run.handle.fetchHistory())) as unknown), target(s), s.covers ?? []);
+        // A run that continued as new: its first execution (which ends handing over) is recorded too.
+        const first = (run.handle as { firstExecutionRunId?: string }).firstExecutionRunId;
+        const latest = (await run.handle.describe()).runId;
+        if (first && first !== latest) {
+          const firstHistory = await client.temporal.workflow.getHandle(run.workflowId, first).fetchHistory();
+          save(s, scrub(JSON.parse(historyToJSON(firstHistory)) as unknown), target(s).replace(/\.json$/, '.first.json'), ['WORKFLOW_EXECUTION_CONTINUED_AS_NEW']);
+        }
       }
     });
     await connection.close();

@@ -206,6 +206,16 @@ replayAgents.add(
   [{ toolCalls: [{ name: 'wait', args: { seconds: 0.3 } }] }, { toolCalls: [{ name: 'wait', args: { seconds: 600 } }] }, { text: 'awake' }],
   { tools: [waitTool()] },
 );
+// Added with continue-as-new: a run that hands itself over twice (low threshold); the first and the
+// continued executions are both recorded (record.ts saves the chain's executions one file each).
+replayAgents.add(
+  'continued',
+  (request) => {
+    const answered = request.messages.filter((m) => m.role === 'assistant').length;
+    return answered < 10 ? { toolCalls: [{ name: 'echo', args: { text: `step ${answered + 1}` } }] } : { text: 'done' };
+  },
+  { tools: [echo], maxSteps: 20, continueAsNewAfterEvents: 50 },
+);
 replayAgents.add('budget_timeout', [{ toolCalls: [{ name: 'wait_forever', args: {} }] }, { text: 'never' }], { tools: [waitForever] });
 
 /** Throw unless the run's events of `type` are `expected` (compared on the listed fields). */
@@ -388,6 +398,7 @@ export const SCENARIOS: readonly Scenario[] = [
       await run.send('wake up');
     },
   },
+  { name: 'continued', input: 'go', status: 'success' },
   { name: 'budget_tokens', input: 'loop', budget: { maxTokens: 1_500 }, status: 'budget_exceeded' },
   { name: 'budget_timeout', input: 'wait', budget: { timeout: '1s' }, status: 'timeout', covers: ['TIMER_FIRED', 'ACTIVITY_TASK_CANCEL_REQUESTED'] },
 ];
