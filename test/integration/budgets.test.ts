@@ -3,11 +3,10 @@
  * turns. Each ends the run with its own status and a result; calls the model asked for are not run.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AgentRun } from '../../client';
-import type { AgentEvent } from '../../core/events';
 import { ScriptedAgents } from '../helpers/agents';
 import type { Harness } from '../helpers/harness';
 import { startHarness, testId } from '../helpers/harness';
+import { allEvents } from '../helpers/events';
 import { echo, executions, waitForever } from '../helpers/tools';
 
 const echoForever = () => ({ text: 'again', toolCalls: [{ name: 'echo', args: { text: 'x'.repeat(400) } }] });
@@ -26,10 +25,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await h?.stop();
 });
-
-async function allEvents(run: AgentRun): Promise<AgentEvent[]> {
-  return (await run.readEvents(0)).events;
-}
 
 describe('budgets', () => {
   it('maxTokens: the run ends budget_exceeded once the total is spent, and the calls of that step do not run', async () => {

@@ -6,7 +6,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool } from '../../agents/define';
-import type { AgentRun } from '../../client';
 import { loadTranscript } from '../../client/transcript';
 import type { AgentEvent } from '../../core/events';
 import type { Message } from '../../core/messages';
@@ -17,6 +16,7 @@ import { FileBlobStore } from '../../store/blob-store';
 import { ScriptedAgents } from '../helpers/agents';
 import type { Harness } from '../helpers/harness';
 import { startHarness, testId } from '../helpers/harness';
+import { allEvents } from '../helpers/events';
 import { echo } from '../helpers/tools';
 
 const STEPS = 40;
@@ -60,16 +60,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await h?.stop();
 });
-
-async function allEvents(run: AgentRun): Promise<AgentEvent[]> {
-  const events: AgentEvent[] = [];
-  for (let cursor = 0; ; ) {
-    const page = await run.readEvents(cursor);
-    events.push(...page.events);
-    if (page.events.length === 0) return events;
-    cursor = page.next;
-  }
-}
 
 async function executions(workflowId: string): Promise<string[]> {
   const statuses: string[] = [];

@@ -17,6 +17,7 @@ import { RUN_STATUS } from '../../workflows/search-attributes';
 import { ScriptedAgents } from '../helpers/agents';
 import type { Harness } from '../helpers/harness';
 import { startHarness, testId } from '../helpers/harness';
+import { allEvents } from '../helpers/events';
 import { echo, slowWrite } from '../helpers/tools';
 
 const ran: string[] = [];
@@ -64,10 +65,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await h?.stop();
 });
-
-async function allEvents(run: AgentRun): Promise<AgentEvent[]> {
-  return (await run.readEvents(0)).events;
-}
 
 async function waitForEvent(run: AgentRun, pred: (e: AgentEvent) => boolean, what: string): Promise<AgentEvent> {
   for (let i = 0; i < 300; i++) {

@@ -16,6 +16,7 @@ import type { ScriptedTurn } from '../../providers/scripted';
 import { ScriptedAgents } from '../helpers/agents';
 import type { Harness } from '../helpers/harness';
 import { startHarness, testId } from '../helpers/harness';
+import { allEvents } from '../helpers/events';
 
 /** The text the user wrote last (the text blocks of the last user message). */
 function lastUserText(messages: readonly Message[]): string {
@@ -56,16 +57,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await h?.stop();
 });
-
-async function allEvents(run: AgentRun): Promise<AgentEvent[]> {
-  const events: AgentEvent[] = [];
-  for (let cursor = 0; ; ) {
-    const page = await run.readEvents(cursor);
-    events.push(...page.events);
-    if (page.events.length === 0) return events;
-    cursor = page.next;
-  }
-}
 
 async function waitUntil(run: AgentRun, what: string, pred: (events: AgentEvent[]) => boolean): Promise<AgentEvent[]> {
   for (let i = 0; i < 400; i++) {
