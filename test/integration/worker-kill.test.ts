@@ -13,7 +13,7 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
 import { AgentClient } from '../../client';
 import type { AgentRunResult } from '../../core/result';
-import { APPROVAL_KILL_AGENT, KILL_AGENT, KILL_CALL_ID, sideEffectFile } from '../fixtures/kill-agent';
+import { APPROVAL_KILL_AGENT, KILL_AGENT, KILL_CALL_ID, LONG_KILL_AGENT, LONG_KILL_STEPS, sideEffectFile } from '../fixtures/kill-agent';
 import { testId } from '../helpers/harness';
 
 const ROOT = resolve(__dirname, '..', '..');
@@ -173,6 +173,45 @@ describe('worker killed mid-tool', () => {
       expect(countBy(refLines, 'start').get(id)).toBe(1);
       expect(countBy(refLines, 'done').get(id)).toBe(1);
     }
+  });
+
+  it('worker killed after the run continued as new, mid-tool: the next worker goes on from the carried state, each write done once', { timeout: 120_000 }, async () => {
+    connection ??= await Connection.connect({ address: inject('temporalAddress') });
+    const temporal = new Client({ connection });
+    const queue = testId('kill-can');
+    const store = join(work, 'store-can');
+    const first = await startWorker(queue, store);
+    const run = await new AgentClient(temporal, queue).start(LONG_KILL_AGENT, { input: 'write twelve notes', workflowId: testId('kill-can') });
+    const executions = async () => {
+      let n = 0;
+      for await (const _ of temporal.workflow.list({ query: `WorkflowId = '${run.workflowId}'` })) n++;
+      return n;
+    };
+    // Kill -9 in the second execution or later, while a write is running (started, not done).
+    let killedIn = 0;
+    for (let i = 0; i < 600 && !killedIn; i++) {
+      const lines = effects(run.workflowId);
+      const open = [...countBy(lines, 'start').keys()].filter((id) => !countBy(lines, 'done').has(id));
+      if (open.length && (await executions()) >= 2) killedIn = await executions();
+      else await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(killedIn, first.output()).toBeGreaterThanOrEqual(2);
+    first.proc.kill('SIGKILL');
+    expect(await first.exited).toEqual({ code: null, signal: 'SIGKILL' });
+
+    const second = await startWorker(queue, store);
+    const result = await run.result();
+    await stopWorker(second);
+    expect(result.status).toBe('success');
+    expect(result.steps).toBe(LONG_KILL_STEPS + 1);
+    expect(result.finalText).toBe(`Wrote ${LONG_KILL_STEPS} notes.`);
+    expect(await executions()).toBeGreaterThanOrEqual(killedIn);
+    // Every write finished exactly once; only the one cut by the kill started twice.
+    const lines = effects(run.workflowId);
+    const done = countBy(lines, 'done');
+    expect(done.size).toBe(LONG_KILL_STEPS);
+    for (const [id, n] of done) expect(n, `done ${id}`).toBe(1);
+    expect([...countBy(lines, 'start').values()].filter((n) => n > 1).length).toBeLessThanOrEqual(1);
   });
 
   it('worker killed while a call waits for approval: the decision is applied by the next worker and the tool runs once', { timeout: 120_000 }, async () => {
