@@ -156,6 +156,13 @@ export interface AgentConfig<N extends string = string, T extends readonly AnyTo
    * at least 50.
    */
   continueAsNewAfterEvents?: number;
+  /**
+   * When a token, cost or turn budget is spent: `end` the run `budget_exceeded` (default), or `ask` — the
+   * run pauses on an approval request (call id `budget_<step>_<n>`, tool `budget`, arguments naming the
+   * budget, its limit and what was spent); approving extends it (by `extendBy`, or as much again), deny
+   * or skip ends the run.
+   */
+  onBudgetExhausted?: 'end' | 'ask';
   /** Retries of a failed model call (the workflow owns them). Default 6 attempts, 1 s doubling to 60 s. */
   modelRetry?: RetryOptions;
   /** Timeout of one model call attempt. Default 10 minutes. */

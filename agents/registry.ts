@@ -120,6 +120,7 @@ export function agentSpec(agent: Agent, promptRef: string, searchAttributes = fa
       resultMessagesInlineBytes: agent.resultMessagesInlineBytes ?? DEFAULTS.resultMessagesInlineBytes,
       ...(agent.maxTokensRecoveries ? { maxTokensRecoveries: agent.maxTokensRecoveries } : {}),
       ...(agent.continueAsNewAfterEvents ? { continueAsNewAfterEvents: agent.continueAsNewAfterEvents } : {}),
+      ...(agent.onBudgetExhausted === 'ask' ? { onBudgetExhausted: 'ask' as const } : {}),
     },
     modelRetry: retrySpec(agent.modelRetry, DEFAULTS.modelRetry),
     modelTimeoutMs: agent.modelTimeout !== undefined ? msToNumber(agent.modelTimeout) : DEFAULTS.modelTimeoutMs,

@@ -230,6 +230,9 @@ export function checkAgentConfig(config: AgentConfig<string, readonly AnyTool[]>
   checkLimit(name, 'resultMessagesInlineBytes', config.resultMessagesInlineBytes);
   if (config.maxTokensRecoveries !== undefined && config.maxTokensRecoveries !== 0) checkLimit(name, 'maxTokensRecoveries', config.maxTokensRecoveries);
   checkLimit(name, 'continueAsNewAfterEvents', config.continueAsNewAfterEvents);
+  if (config.onBudgetExhausted !== undefined && config.onBudgetExhausted !== 'end' && config.onBudgetExhausted !== 'ask') {
+    throw new DefinitionError(`agent "${name}": onBudgetExhausted must be "end" or "ask", got ${JSON.stringify(config.onBudgetExhausted)}`);
+  }
   if (config.continueAsNewAfterEvents !== undefined && config.continueAsNewAfterEvents < 50) {
     throw new DefinitionError(`agent "${name}": continueAsNewAfterEvents must be at least 50 (a step takes about 12 events), got ${config.continueAsNewAfterEvents}`);
   }

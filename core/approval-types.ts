@@ -35,6 +35,11 @@ export interface ApprovalDecision {
   reason?: string;
   /** `tool`: on approve, also approve every other pending and later call of this tool in the run. */
   scope?: 'call' | 'tool';
+  /**
+   * For a budget request (call id `budget_<n>`, tool `budget`): how much to add to the spent budget on
+   * approve (tokens, US dollars or turns). Default: as much again as the budget's current limit.
+   */
+  extendBy?: number;
 }
 
 /** A call waiting for a person; `tool` and `args` typed by the agent's tools when known. */

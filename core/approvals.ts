@@ -61,7 +61,11 @@ export function parseDecision(payload: unknown): { ok: true; value: ApprovalDeci
   if (typeof p.reason === 'string' && p.reason.length > 2000) problems.push('reason must be at most 2000 characters');
   if (p.scope !== undefined && p.scope !== 'call' && p.scope !== 'tool') problems.push('scope must be "call" or "tool"');
   if (p.scope === 'tool' && p.decision !== 'approve') problems.push('scope "tool" is only for approve');
-  const known = new Set(['callId', 'decision', 'by', 'reason', 'scope']);
+  if (p.extendBy !== undefined) {
+    if (typeof p.extendBy !== 'number' || !Number.isFinite(p.extendBy) || p.extendBy <= 0) problems.push('extendBy must be a positive number');
+    else if (p.decision !== 'approve') problems.push('extendBy is only for approve');
+  }
+  const known = new Set(['callId', 'decision', 'by', 'reason', 'scope', 'extendBy']);
   const extra = Object.keys(p).filter((k) => !known.has(k));
   if (extra.length) problems.push(`unknown field(s): ${extra.join(', ')}`);
   if (problems.length) return { ok: false, error: `malformed decision: ${problems.join('; ')}` };
@@ -73,6 +77,7 @@ export function parseDecision(payload: unknown): { ok: true; value: ApprovalDeci
       by: (p.by as string).trim(),
       ...(typeof p.reason === 'string' && p.reason.trim() ? { reason: p.reason.trim() } : {}),
       ...(p.scope ? { scope: p.scope as 'call' | 'tool' } : {}),
+      ...(typeof p.extendBy === 'number' ? { extendBy: p.extendBy } : {}),
     },
   };
 }

@@ -58,6 +58,8 @@ export interface ContinuedRun {
   events: { count: number; runId: string };
   /** When the run started (its first execution). */
   startedAt: string;
+  /** The run's budget as it stands (people may have extended it). */
+  budget?: Budget;
   /** When the run's wall-clock budget runs out, if it has one. */
   deadline?: string;
   /** Executions so far, the one handing over included. */

@@ -76,6 +76,8 @@ export interface RunLimits {
   maxTokensRecoveries?: number;
   /** Continue as new at the next step boundary once the history has this many events (default 5,000). */
   continueAsNewAfterEvents?: number;
+  /** When a token, cost or turn budget is spent: end the run (default), or `ask` a person to extend it. */
+  onBudgetExhausted?: 'end' | 'ask';
 }
 
 /** Everything the workflow needs to know about an agent, resolved once per run and recorded in history. */

@@ -138,7 +138,8 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
   }
 
   const tools: ToolCallContext = { spec, policy: input.policy, desk, log, running, proxies: new Map(), messageWaiting: () => inbox.size > 0 };
-  const budget: Budget = effectiveBudget(spec.budget, input.budget);
+  // Extended by people when the agent asks (onBudgetExhausted: 'ask'); carried across continue-as-new in the input.
+  let budget: Budget = continued?.budget ?? effectiveBudget(spec.budget, input.budget);
   let step: ToolStep | undefined;
   let ending: Ending;
   let timedOut = false;
@@ -193,6 +194,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
       inbox: inbox.carried(),
       events: { count: log.size, runId: info.runId },
       startedAt,
+      budget,
       ...(deadline !== undefined ? { deadline } : {}),
       executions: (continued?.executions ?? 1) + 1,
     };
@@ -205,11 +207,24 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
     return shouldContinueAsNew({ length: current.historyLength, suggested: current.continueAsNewSuggested }, spec.limits.continueAsNewAfterEvents ?? CONTINUE_AS_NEW_AFTER_EVENTS);
   }
 
-  /** The token, cost or turn budget this state has spent, as an ending; undefined while within budget. */
-  function overBudget(turns = loop.turn): Ending | undefined {
-    const steps = loop.earlier ? [...loop.steps, { costUsd: loop.earlier.costUsd }] : loop.steps;
-    const spent = exhaustedBudget(budget, budgetSpent(loop.usage, steps, turns));
-    return spent ? { status: 'budget_exceeded', error: { message: budgetMessage(spent), type: 'BudgetExceeded' } } : undefined;
+  /**
+   * The token, cost or turn budget this state has spent, as an ending; undefined while within budget.
+   * An agent that asks (`onBudgetExhausted: 'ask'`) pauses here on an approval request: approving
+   * extends the budget (and the check runs again), deny or skip ends the run.
+   */
+  async function overBudget(turns = loop.turn): Promise<Ending | undefined> {
+    for (;;) {
+      const steps = loop.earlier ? [...loop.steps, { costUsd: loop.earlier.costUsd }] : loop.steps;
+      const spent = exhaustedBudget(budget, budgetSpent(loop.usage, steps, turns));
+      if (!spent) return undefined;
+      const ending: Ending = { status: 'budget_exceeded', error: { message: budgetMessage(spent), type: 'BudgetExceeded' } };
+      if (spec.limits.onBudgetExhausted !== 'ask') return ending;
+      const decided = await desk.askBudget(loop.step, { budget: spent.budget, limit: spent.limit, spent: spent.spent, message: budgetMessage(spent) });
+      if (decided?.decision !== 'approve') {
+        return { ...ending, error: { ...ending.error!, message: `${budgetMessage(spent)} ${decided ? `Not extended: ${decided.decision} by ${decided.by}${decided.reason ? ` (${decided.reason})` : ''}.` : ''}`.trim() } };
+      }
+      budget = { ...budget, [spent.budget]: spent.limit + (decided.extendBy ?? spent.limit) };
+    }
   }
 
   /** End on a spent budget: calls the model asked for are closed without running. */
@@ -250,7 +265,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
     for (;;) {
       // A new user turn beyond the turn budget is not answered.
       if (inbox.size > 0 && budget.maxTurns !== undefined) {
-        const over = overBudget(loop.turn + 1);
+        const over = await overBudget(loop.turn + 1);
         if (over) return over;
       }
       takeMessages();
@@ -271,7 +286,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
       const t = applyModelStep(loop, spec, model.step);
       loop = t.state;
       log.push(...t.events);
-      const over = overBudget();
+      const over = await overBudget();
       if (over && t.next.type === 'run_tools') return endOverBudget(over);
       if (t.next.type === 'finish') {
         if (t.next.status === 'success') {

@@ -11,16 +11,20 @@ import type { DecisionReceipt } from '../core/contract';
 import type { EventLog } from '../core/event-log';
 import type { ToolOutcome } from '../core/outcomes';
 import { decisionOutcome, expiredOutcome, withdrawnOutcome } from '../core/outcomes';
+import type { JsonObject } from '../core/json';
 import type { PlannedCall } from '../core/plan';
 import { approvalSignal, decideUpdate, pendingApprovalsQuery } from './definitions';
 
 /** Failure type of a refused `decide` update: non-retryable, the reason is the message. */
 export const APPROVAL_REFUSED = 'ApprovalRefused';
 
-interface Decided {
+/** A decision as the desk keeps it. */
+export interface Decided {
   decision: Decision;
   by: string;
   reason?: string;
+  /** Budget requests: how much to add on approve. */
+  extendBy?: number;
 }
 
 interface Entry {
@@ -103,13 +107,31 @@ export class ApprovalDesk {
 
   /** Ask for a person's decision on `call`; a decision that arrived for it earlier is applied now. */
   request(call: PlannedCall, spec: ApprovalSpec | undefined): void {
+    this.open(call.callId, call.step, call.tool.name, call.args, spec);
+  }
+
+  /**
+   * Ask a person whether to extend a spent budget: a pending approval with call id `budget_<step>_<n>`
+   * and tool `budget`, decided like any other (signal, update, CLI). Resolves with the decision, or
+   * undefined when the request was withdrawn (the run is ending).
+   */
+  async askBudget(step: number, args: JsonObject): Promise<Decided | undefined> {
+    const callId = `budget_${step}_${++this.budgetRequests}`;
+    const entry = this.open(callId, step, 'budget', args, undefined);
+    await condition(() => entry.decided !== undefined || entry.closed !== undefined);
+    return entry.decided;
+  }
+
+  private budgetRequests = 0;
+
+  private open(callId: string, step: number, tool: string, args: JsonObject, spec: ApprovalSpec | undefined): Entry {
     const now = Date.now();
-    const tool = call.tool.name;
+    const call = { callId, step };
     const pending: PendingApproval = {
       callId: call.callId,
       step: call.step,
       tool,
-      args: call.args,
+      args,
       requestedAt: new Date(now).toISOString(),
       ...(spec?.timeoutMs !== undefined ? { expiresAt: new Date(now + spec.timeoutMs).toISOString() } : {}),
       ...(spec?.approvers?.length ? { approvers: spec.approvers } : {}),
@@ -121,7 +143,7 @@ export class ApprovalDesk {
       step: call.step,
       callId: call.callId,
       tool,
-      args: call.args,
+      args,
       ...(pending.expiresAt ? { expiresAt: pending.expiresAt } : {}),
       ...(pending.approvers ? { approvers: pending.approvers } : {}),
     });
@@ -134,6 +156,7 @@ export class ApprovalDesk {
     }
     this.changed();
     if (spec?.timeoutMs !== undefined) void this.expireAt(entry, spec.timeoutMs);
+    return entry;
   }
 
   /**
@@ -205,7 +228,7 @@ export class ApprovalDesk {
   private apply(d: ApprovalDecision, via: 'signal' | 'update'): DecisionReceipt {
     const entry = this.entries.get(d.callId) as Entry;
     const tool = entry.pending.tool;
-    const decided: Decided = { decision: d.decision, by: d.by, ...(d.reason ? { reason: d.reason } : {}) };
+    const decided: Decided = { decision: d.decision, by: d.by, ...(d.reason ? { reason: d.reason } : {}), ...(d.extendBy !== undefined ? { extendBy: d.extendBy } : {}) };
     const applied = [d.callId];
     this.settle(entry, decided, via, false);
     if (d.decision === 'approve' && d.scope === 'tool') {

@@ -15,6 +15,12 @@ S.add('token_budget', echoForever, { tools: [echo], maxSteps: 50 });
 S.add('agent_budget', echoForever, { tools: [echo], maxSteps: 50, budget: { maxTokens: 2_000 } });
 S.add('cost_budget', echoForever, { tools: [echo], maxSteps: 50 });
 S.add('time_budget', [{ toolCalls: [{ name: 'wait_forever', args: {} }] }, { text: 'never' }], { tools: [waitForever] });
+// Six echo steps, then an answer; its token budget runs out on the way, and it asks a person.
+S.add(
+  'asks_budget',
+  (request) => (request.messages.filter((m) => m.role === 'assistant').length < 6 ? { toolCalls: [{ name: 'echo', args: { text: 'x'.repeat(400) } }] } : { text: 'finished' }),
+  { tools: [echo], maxSteps: 50, budget: { maxTokens: 800 }, onBudgetExhausted: 'ask' },
+);
 S.add('turn_budget', () => ({ text: 'noted' }), { tools: [] });
 
 let h: Harness;
@@ -71,6 +77,38 @@ describe('budgets', () => {
     expect(result.report.toolCalls[0]?.error).toMatch(/time budget ran out/);
     // The tool saw the cancellation (its attempt was aborted), rather than running on.
     expect(executions.find((e) => e.tool === 'wait_forever' && result.report.toolCalls[0]?.callId === e.callId)?.aborted).toBe(true);
+  });
+
+  it("onBudgetExhausted 'ask': the run pauses on a budget approval; approving extends it, denying ends the run", async () => {
+    const run = await h.client.start('asks_budget', { input: 'loop', workflowId: testId('ask-budget') });
+    const waitPending = async () => {
+      for (let i = 0; i < 200; i++) {
+        const pending = await run.pendingApprovals();
+        if (pending.length) return pending;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      throw new Error('no budget request');
+    };
+    const [request] = await waitPending();
+    expect(request).toMatchObject({ tool: 'budget', args: { budget: 'maxTokens', limit: 800 } });
+    expect(request!.callId).toMatch(/^budget_\d+_1$/);
+    expect((await run.snapshot()).status).toBe('awaiting_approval');
+    await run.decide({ callId: request!.callId, decision: 'approve', by: 'ops:alice', extendBy: 100_000 });
+    const result = await run.result();
+    expect(result.status).toBe('success');
+    expect(result.finalText).toBe('finished');
+    expect((await allEvents(run)).filter((e) => e.type === 'approval_decided')).toMatchObject([{ tool: 'budget', decision: 'approve', by: 'ops:alice' }]);
+
+    const denied = await h.client.start('asks_budget', { input: 'loop', workflowId: testId('deny-budget') });
+    let pending = await denied.pendingApprovals();
+    for (let i = 0; i < 200 && pending.length === 0; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      pending = await denied.pendingApprovals();
+    }
+    await denied.decide({ callId: pending[0]!.callId, decision: 'deny', by: 'ops:bob', reason: 'too expensive' });
+    const ended = await denied.result();
+    expect(ended.status).toBe('budget_exceeded');
+    expect(ended.error?.message).toMatch(/token budget is spent: [\d,]+ of 800 tokens\. Not extended: deny by ops:bob \(too expensive\)\.$/);
   });
 
   it('maxTurns: a session answers its turns, and a turn beyond the budget ends it budget_exceeded', async () => {

@@ -216,6 +216,11 @@ replayAgents.add(
   },
   { tools: [echo], maxSteps: 20, continueAsNewAfterEvents: 50 },
 );
+replayAgents.add(
+  'budget_ask',
+  (request) => (request.messages.filter((m) => m.role === 'assistant').length < 4 ? { toolCalls: [{ name: 'echo', args: { text: 'x'.repeat(400) } }] } : { text: 'finished' }),
+  { tools: [echo], maxSteps: 20, budget: { maxTokens: 800 }, onBudgetExhausted: 'ask' },
+);
 replayAgents.add('budget_timeout', [{ toolCalls: [{ name: 'wait_forever', args: {} }] }, { text: 'never' }], { tools: [waitForever] });
 
 /** Throw unless the run's events of `type` are `expected` (compared on the listed fields). */
@@ -399,6 +404,17 @@ export const SCENARIOS: readonly Scenario[] = [
     },
   },
   { name: 'continued', input: 'go', status: 'success' },
+  {
+    // The token budget runs out; a person extends it by update, and the run finishes.
+    name: 'budget_ask',
+    input: 'loop',
+    status: 'success',
+    covers: [UPDATE],
+    during: async (run) => {
+      const [request] = await waitForEvents(run, 'approval_requested');
+      await run.decide({ callId: (request as { callId: string }).callId, decision: 'approve', by: 'ops:alice', extendBy: 100_000 });
+    },
+  },
   { name: 'budget_tokens', input: 'loop', budget: { maxTokens: 1_500 }, status: 'budget_exceeded' },
   { name: 'budget_timeout', input: 'wait', budget: { timeout: '1s' }, status: 'timeout', covers: ['TIMER_FIRED', 'ACTIVITY_TASK_CANCEL_REQUESTED'] },
 ];

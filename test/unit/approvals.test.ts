@@ -401,3 +401,14 @@ describe('signalDisposition', () => {
     }
   });
 });
+
+describe('parseDecision extendBy (budget requests)', () => {
+  it('takes a positive amount on approve, and refuses it otherwise', () => {
+    expect(parseDecision({ callId: 'budget_3_1', decision: 'approve', by: 'ops:a', extendBy: 5000 })).toEqual({
+      ok: true,
+      value: { callId: 'budget_3_1', decision: 'approve', by: 'ops:a', extendBy: 5000 },
+    });
+    expect(parseDecision({ callId: 'budget_3_1', decision: 'approve', by: 'ops:a', extendBy: 0 })).toEqual({ ok: false, error: 'malformed decision: extendBy must be a positive number' });
+    expect(parseDecision({ callId: 'budget_3_1', decision: 'deny', by: 'ops:a', extendBy: 10 })).toEqual({ ok: false, error: 'malformed decision: extendBy is only for approve' });
+  });
+});
