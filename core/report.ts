@@ -16,10 +16,11 @@ export interface RunMeta {
 
 /**
  * How many bytes of per-step and per-call detail a result's report carries (each list gets this much, its
- * most recent entries): a run of thousands of steps must still return a result under Temporal's 2 MB
- * payload limit. Totals (usage, cost, counts) always cover every step.
+ * most recent entries): a run of thousands of steps must still return a result well under Temporal's
+ * payload limits (with 256 KiB of messages, the whole result stays under its 512 KB warning). Totals
+ * (usage, cost, counts) always cover every step.
  */
-export const REPORT_DETAIL_BYTES = 128 * 1024;
+export const REPORT_DETAIL_BYTES = 64 * 1024;
 
 /** The most recent items whose JSON fits in `maxBytes` (at least the last one), and how many were left out. */
 export function recentWithin<T>(items: readonly T[], maxBytes: number): { items: T[]; omitted: number } {
