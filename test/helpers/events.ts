@@ -12,3 +12,13 @@ export async function allEvents(run: AgentRun): Promise<AgentEvent[]> {
     cursor = page.next;
   }
 }
+
+/** The calls waiting for a person, once at least one waits (polls up to 10 s). */
+export async function waitForPending(run: AgentRun): Promise<Awaited<ReturnType<AgentRun['pendingApprovals']>>> {
+  for (let i = 0; i < 200; i++) {
+    const pending = await run.pendingApprovals();
+    if (pending.length) return pending;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`${run.workflowId}: no call waits for a person`);
+}

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScriptedAgents } from '../helpers/agents';
 import type { Harness } from '../helpers/harness';
 import { startHarness, testId } from '../helpers/harness';
-import { allEvents } from '../helpers/events';
+import { allEvents, waitForPending } from '../helpers/events';
 import { echo, executions, waitForever } from '../helpers/tools';
 
 const echoForever = () => ({ text: 'again', toolCalls: [{ name: 'echo', args: { text: 'x'.repeat(400) } }] });
@@ -81,15 +81,7 @@ describe('budgets', () => {
 
   it("onBudgetExhausted 'ask': the run pauses on a budget approval; approving extends it, denying ends the run", async () => {
     const run = await h.client.start('asks_budget', { input: 'loop', workflowId: testId('ask-budget') });
-    const waitPending = async () => {
-      for (let i = 0; i < 200; i++) {
-        const pending = await run.pendingApprovals();
-        if (pending.length) return pending;
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      throw new Error('no budget request');
-    };
-    const [request] = await waitPending();
+    const [request] = await waitForPending(run);
     expect(request).toMatchObject({ tool: 'budget', args: { budget: 'maxTokens', limit: 800 } });
     expect(request!.callId).toMatch(/^budget_\d+_1$/);
     expect((await run.snapshot()).status).toBe('awaiting_approval');
@@ -100,11 +92,7 @@ describe('budgets', () => {
     expect((await allEvents(run)).filter((e) => e.type === 'approval_decided')).toMatchObject([{ tool: 'budget', decision: 'approve', by: 'ops:alice' }]);
 
     const denied = await h.client.start('asks_budget', { input: 'loop', workflowId: testId('deny-budget') });
-    let pending = await denied.pendingApprovals();
-    for (let i = 0; i < 200 && pending.length === 0; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      pending = await denied.pendingApprovals();
-    }
+    const pending = await waitForPending(denied);
     await denied.decide({ callId: pending[0]!.callId, decision: 'deny', by: 'ops:bob', reason: 'too expensive' });
     const ended = await denied.result();
     expect(ended.status).toBe('budget_exceeded');

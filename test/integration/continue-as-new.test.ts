@@ -16,7 +16,7 @@ import { FileBlobStore } from '../../store/blob-store';
 import { ScriptedAgents } from '../helpers/agents';
 import type { Harness } from '../helpers/harness';
 import { startHarness, testId } from '../helpers/harness';
-import { allEvents } from '../helpers/events';
+import { allEvents, waitForPending } from '../helpers/events';
 import { echo } from '../helpers/tools';
 
 const STEPS = 40;
@@ -104,11 +104,7 @@ describe('continue-as-new', () => {
 
   it('keeps "approve all calls of this tool" across executions', async () => {
     const run = await h.client.start('deploys', { input: 'deploy everything', workflowId: testId('can-approve') });
-    let pending = await run.pendingApprovals();
-    for (let i = 0; i < 200 && pending.length === 0; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      pending = await run.pendingApprovals();
-    }
+    const pending = await waitForPending(run);
     await run.decide({ callId: pending[0]!.callId, decision: 'approve', by: 'ops:alice', scope: 'tool' });
     const result = await run.result();
     expect(result.status).toBe('success');
