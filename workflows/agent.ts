@@ -133,7 +133,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
     loop = continued.loop;
     desk.restore(continued);
     inbox.restore(continued.inbox);
-    log.push({ type: 'continued_as_new', execution: continued.executions + 1, step: loop.step });
+    log.push({ type: 'continued_as_new', execution: continued.executions, step: loop.step });
   } else {
     loop = startLoop(spec, input.prompt ?? '', input.maxSteps);
     log.push({ type: 'run_started', agent: spec.name, model: modelLabel(modelForAttempt(spec.models, 1)), maxSteps: loop.maxSteps });
