@@ -6,7 +6,7 @@ import type { TranscriptStore } from '../store/transcript-store';
 import { checkApprovalsActivity } from './approvals';
 import { compactContextActivity } from './compact';
 import { describeAgentActivity } from './describe';
-import type { ProviderRegistry } from './model';
+import type { LiveOptions, ProviderRegistry } from './model';
 import { callModelActivity } from './model';
 import { withStore } from './storage';
 import { runToolActivity } from './tool';
@@ -24,10 +24,12 @@ export function createActivities(deps: {
   prices?: PriceTable;
   /** Context windows by model id, for agents that do not name theirs. */
   contextWindows?: ContextWindowTable;
+  /** Where streaming model calls send their deltas. */
+  live?: LiveOptions;
 }): AgentActivities {
   return {
     describeAgent: describeAgentActivity(deps.registry, deps.store, deps.searchAttributes ?? false, deps.contextWindows),
-    callModel: callModelActivity(deps.providers, deps.store, deps.prices),
+    callModel: callModelActivity(deps.providers, deps.store, deps.prices, deps.live),
     compactContext: compactContextActivity(deps.providers, deps.store, deps.prices),
     runTool: runToolActivity(deps.registry, deps.store),
     commitTranscript: (input) => withStore('store the last messages of the transcript', () => deps.store.append(input.head, input.append)),

@@ -17,6 +17,10 @@ import type { ModelProvider } from '../providers/types';
 import type { Usage } from '../core/usage';
 import { ProviderError } from '../providers/types';
 import type { TranscriptStore } from '../store/transcript-store';
+import type { ModelDelta } from '../core/stream';
+import type { LiveDetails } from '../streaming/live-window';
+import { LiveWindow } from '../streaming/live-window';
+import type { DeltaPublisher } from '../streaming/transport';
 import { errorMessage, keepAlive } from './heartbeat';
 import { withStore } from './storage';
 
@@ -30,15 +34,16 @@ export type ProviderRegistry = ReadonlyMap<string, ModelProvider>;
  * blob-store failure is a `StorageError` (final), an answer too large for history a
  * `ModelOutputTooLarge` (final).
  */
-export function callModelActivity(providers: ProviderRegistry, store: TranscriptStore, prices: PriceTable = DEFAULT_PRICES) {
+export function callModelActivity(providers: ProviderRegistry, store: TranscriptStore, prices: PriceTable = DEFAULT_PRICES, live: LiveOptions = {}) {
   return async function callModel(input: CallModelInput): Promise<CallModelOutput> {
     const ctx = Context.current();
+    const stream = liveStream(ctx, input, live);
     const provider = providerFor(providers, input.model.provider);
     const prompt = await withStore("read the agent's prompt", () => store.getJson<PromptSpec>(input.promptRef));
     const head = await withStore('add the new messages to the transcript', () => store.append(input.transcript.head, input.transcript.append));
     const all = await withStore('load the transcript', () => store.load(head));
     const messages = await withStore('load what the model is shown', () => shownMessages(store, all, input.context, input.step));
-    const stop = keepAlive(ctx);
+    const stop = keepAlive(ctx, stream.details);
     const started = Date.now();
     let response: ModelResponse;
     try {
@@ -51,7 +56,7 @@ export function callModelActivity(providers: ProviderRegistry, store: Transcript
           ...(input.model.temperature !== undefined ? { temperature: input.model.temperature } : {}),
           ...(input.model.thinking ? { thinking: input.model.thinking } : {}),
         },
-        { signal: ctx.cancellationSignal, heartbeat: (d) => ctx.heartbeat(d), attempt: input.attempt, step: input.step },
+        { signal: ctx.cancellationSignal, heartbeat: stream.heartbeat, attempt: input.attempt, step: input.step, ...(stream.onDelta ? { onDelta: stream.onDelta } : {}) },
       );
     } catch (err) {
       if (ctx.cancellationSignal.aborted) throw new CancelledFailure('model call cancelled', [], err as Error);
@@ -74,6 +79,33 @@ export function callModelActivity(providers: ProviderRegistry, store: Transcript
     const newHead = await withStore("store the model's answer", () => store.append(head, [message]));
     return { head: newHead as string, ...output };
   };
+}
+
+/** Where a streaming model call's deltas go (see `streaming/`). */
+export interface LiveOptions {
+  /** Carry the newest deltas in the activity's heartbeat details (the Temporal-native transport). */
+  heartbeat?: boolean;
+  /** Also hand every delta to this publisher (e.g. Redis Streams). */
+  publisher?: DeltaPublisher;
+}
+
+/**
+ * The call's live side: a heartbeat that carries the newest deltas (when the Temporal-native transport
+ * is on), and the delta sink handed to the provider (absent when nobody listens).
+ */
+function liveStream(ctx: Context, input: CallModelInput, live: LiveOptions): { heartbeat: () => void; details?: () => LiveDetails; onDelta?: (d: ModelDelta) => void } {
+  const window = live.heartbeat ? new LiveWindow(input.step, input.attempt) : undefined;
+  const details = window ? () => window.details() : undefined;
+  const heartbeat = details ? () => ctx.heartbeat(details()) : () => ctx.heartbeat();
+  if (!window && !live.publisher) return { heartbeat };
+  const workflowId = ctx.info.workflowExecution?.workflowId ?? '';
+  let n = 0;
+  const onDelta = (delta: ModelDelta) => {
+    window?.push(delta);
+    live.publisher?.publish({ workflowId, step: input.step, attempt: input.attempt, n: n++, delta });
+    heartbeat();
+  };
+  return { heartbeat, ...(details ? { details } : {}), onDelta };
 }
 
 /**

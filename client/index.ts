@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
+import type { WorkflowHandle } from '@temporalio/client';
 import type { Duration } from '@temporalio/common';
 import { msToNumber } from '@temporalio/common';
 import type { AnyAgent, ToolCallsOf, ToolNamesOf } from '../agents/define';
@@ -19,6 +20,7 @@ import type { agentWorkflow } from '../workflows/agent';
 import { AGENT_NAME, AWAITING_APPROVAL_QUERY } from '../workflows/search-attributes';
 import type { ConnectionSettings } from './connection-settings';
 import { resolveConnectionSettings } from './connection-settings';
+import type { DeltaFeed } from '../streaming/transport';
 import { AgentRun } from './run';
 import type { BudgetOptions } from './run-budget';
 import { runBudget } from './run-budget';
@@ -63,6 +65,12 @@ export interface AgentClientOptions extends ConnectionSettings {
   connection?: Connection;
   /** Task queue of the agent workers. Default `durable-agent`. */
   taskQueue?: string;
+  /**
+   * Where runs' live deltas come from in `run.stream()`: by default through Temporal (the model call's
+   * heartbeat details, read with `describe`); a `RedisDeltaFeed` for low latency and many watchers;
+   * `false` for durable events only.
+   */
+  deltas?: DeltaFeed | false;
 }
 
 /** Options of one run of agent `A`. */
@@ -146,8 +154,13 @@ export class AgentClient {
   constructor(
     readonly temporal: Client,
     readonly taskQueue: string = DEFAULT_TASK_QUEUE,
-    private readonly options: { ownsConnection?: boolean } = {},
+    private readonly options: { ownsConnection?: boolean; deltas?: DeltaFeed | false } = {},
   ) {}
+
+  /** A run object for `handle`, with this client's delta feed. */
+  private run(handle: WorkflowHandle<typeof agentWorkflow>): AgentRun {
+    return new AgentRun(handle, this.options.deltas !== undefined ? { deltas: this.options.deltas } : {});
+  }
 
   /**
    * Connect to Temporal. Settings not given come from Temporal's environment configuration, then the
@@ -163,7 +176,7 @@ export class AgentClient {
    * ```
    */
   static async connect(options: AgentClientOptions = {}): Promise<AgentClient> {
-    if (options.client) return new AgentClient(options.client, options.taskQueue);
+    if (options.client) return new AgentClient(options.client, options.taskQueue, options.deltas !== undefined ? { deltas: options.deltas } : {});
     const settings = resolveConnectionSettings(options);
     const ownsConnection = !options.connection;
     const connection =
@@ -175,7 +188,7 @@ export class AgentClient {
         ...(settings.metadata ? { metadata: settings.metadata } : {}),
       }));
     const client = new Client({ connection, namespace: settings.namespace });
-    return new AgentClient(client, options.taskQueue, { ownsConnection });
+    return new AgentClient(client, options.taskQueue, { ownsConnection, ...(options.deltas !== undefined ? { deltas: options.deltas } : {}) });
   }
 
   /**
@@ -205,7 +218,7 @@ export class AgentClient {
       workflowId: options.workflowId ?? `${name}-${randomUUID()}`,
       args: [input],
     });
-    return new AgentRun(handle);
+    return this.run(handle);
   }
 
   /**
@@ -243,7 +256,7 @@ export class AgentClient {
       signal: messageSignal,
       signalArgs: [parsed.value],
     });
-    return new AgentRun(this.temporal.workflow.getHandle<typeof agentWorkflow>(handle.workflowId)) as AgentRunOf<A>;
+    return this.run(this.temporal.workflow.getHandle<typeof agentWorkflow>(handle.workflowId)) as AgentRunOf<A>;
   }
 
   /**
@@ -313,7 +326,7 @@ export class AgentClient {
    * `RunNotFoundError`). Give the agent's type to type its result and events: `client.get<typeof assistant>(id)`.
    */
   get<A extends AnyAgent = AnyAgent>(workflowId: string, runId?: string): AgentRunOf<A> {
-    return new AgentRun(this.temporal.workflow.getHandle<typeof agentWorkflow>(workflowId, runId));
+    return this.run(this.temporal.workflow.getHandle<typeof agentWorkflow>(workflowId, runId)) as AgentRunOf<A>;
   }
 
   /**

@@ -5,6 +5,11 @@ import type { ApprovalDecision, PendingApproval } from '../core/approvals';
 import type { DecisionReceipt, RunSnapshot } from '../core/contract';
 import type { AgentEvent, EventPage } from '../core/events';
 import { EVENT_PAGE_LIMIT } from '../core/event-log';
+import type { LiveDelta, TextChunk } from '../core/stream';
+import { TemporalDeltaFeed } from '../streaming/temporal-feed';
+import type { DeltaFeed } from '../streaming/transport';
+import type { StreamEvent } from './live';
+import { LiveFilter, merge, TextAccumulator } from './live';
 import type { AgentRunResult, AnyToolCall, ToolCallShape } from '../core/result';
 import type { agentWorkflow } from '../workflows/agent';
 import type { MessageReceipt, UserMessageInput } from '../core/inbox';
@@ -22,12 +27,45 @@ export interface EventsOptions {
   signal?: AbortSignal;
 }
 
+/** Options of {@link AgentRun.stream}. */
+export interface StreamOptions {
+  /** Cursor of durable events to start from (an event's `seq`); default 0, the first. */
+  after?: number;
+  /** Stop (promptly) when this aborts; the run itself goes on. */
+  signal?: AbortSignal;
+  /** Where live deltas come from, for this stream: overrides the client's; `false`: durable events only. */
+  deltas?: DeltaFeed | false;
+  /** How often to read durable events (and Temporal-native deltas) while nothing new comes. Default 100 ms. */
+  pollMs?: number;
+}
+
+interface Tagged<T extends string, V> {
+  tag: T;
+  value: V;
+}
+
+async function* tagged<T extends string, V>(tag: T, source: AsyncIterable<V>): AsyncGenerator<Tagged<T, V>> {
+  for await (const value of source) yield { tag, value };
+}
+
+// eslint-disable-next-line require-yield -- an empty source
+async function* nothing<T>(): AsyncGenerator<T> {
+  return;
+}
+
 /**
  * One agent run. `C` is the shape of its tool calls (`{ tool, args }`, a union by tool name when the
  * agent is known: see `AgentClient.start`), so results, events and pending approvals narrow on `tool`.
  */
 export class AgentRun<C extends ToolCallShape = AnyToolCall> {
-  constructor(readonly handle: WorkflowHandle<typeof agentWorkflow>) {}
+  /**
+   * @param handle the run's workflow handle.
+   * @param options `deltas`: where `stream()` gets live deltas (default: through Temporal; `false`: none).
+   */
+  constructor(
+    readonly handle: WorkflowHandle<typeof agentWorkflow>,
+    private readonly options: { deltas?: DeltaFeed | false } = {},
+  ) {}
 
   /** The run's workflow id. */
   get workflowId(): string {
@@ -214,6 +252,55 @@ export class AgentRun<C extends ToolCallShape = AnyToolCall> {
         if (await sleep(pollMs, signal)) return;
       }
     }
+  }
+
+  /**
+   * The run as it happens: every durable event (from `after`, exactly once and in order, across worker
+   * restarts and continue-as-new) merged with live deltas of the model's answer (text, thinking, tool-call
+   * arguments). Deltas are live: a reader that is behind may miss some (their numbers show it) and gets
+   * each finished step's text whole in its durable `text` event; deltas of an attempt that failed are
+   * followed by `attempt_voided`, and of a finished step never shown. Ends after `done`, or when `signal`
+   * aborts; a slow reader never slows the run.
+   *
+   * @example
+   * ```ts
+   * for await (const e of run.stream()) {
+   *   if (e.type === 'delta' && e.delta.type === 'text') process.stdout.write(e.delta.text);
+   *   if (e.type === 'attempt_voided') console.log('\n(retrying…)');
+   * }
+   * ```
+   */
+  async *stream(options: StreamOptions = {}): AsyncGenerator<StreamEvent<C>> {
+    const stop = new AbortController();
+    const onAbort = () => stop.abort();
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    const feed = options.deltas ?? this.options.deltas ?? new TemporalDeltaFeed(this.handle.client, options.pollMs !== undefined ? { pollMs: options.pollMs } : {});
+    const filter = new LiveFilter<C>();
+    const durable = tagged('durable' as const, this.events({ from: options.after ?? 0, signal: stop.signal, pollMs: options.pollMs ?? 100 }));
+    const live = feed ? tagged('live' as const, feed.follow(this.workflowId, { signal: stop.signal })) : tagged('live' as const, nothing<LiveDelta>());
+    try {
+      for await (const item of merge<Tagged<'durable', AgentEvent<C>> | Tagged<'live', LiveDelta>>(durable, live)) {
+        if (item.tag === 'durable') {
+          for (const e of filter.durable(item.value)) yield e;
+          if (item.value.type === 'done') return;
+        } else {
+          const e = filter.delta(item.value);
+          if (e) yield e;
+        }
+      }
+    } finally {
+      stop.abort();
+      options.signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /**
+   * The run's answer text as it should be shown: pieces to append, and `reset`s that replace a step's text
+   * shown so far (a failed attempt's text is taken back; a reader that missed deltas gets the step whole).
+   */
+  async *textStream(options: StreamOptions = {}): AsyncGenerator<TextChunk> {
+    const text = new TextAccumulator();
+    for await (const e of this.stream(options)) yield* text.push(e);
   }
 
   private async closed(): Promise<boolean> {

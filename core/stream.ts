@@ -40,3 +40,27 @@ export interface LiveDelta {
   n: number;
   delta: ModelDelta;
 }
+
+/** A live delta as a run's stream delivers it to clients. */
+export interface DeltaEvent {
+  type: 'delta';
+  step: number;
+  attempt: number;
+  /** Number of the delta within its attempt: consecutive unless some were dropped (a slow reader). */
+  n: number;
+  delta: ModelDelta;
+}
+
+/**
+ * What an attempt streamed is void: it failed (a `retrying` event precedes this, or the run ended). Its
+ * text never reaches the transcript; clients drop what they showed of it.
+ */
+export interface AttemptVoidedEvent {
+  type: 'attempt_voided';
+  step: number;
+  attempt: number;
+  reason: string;
+}
+
+/** A piece of a run's answer text for display: append `text`, or replace the step's text shown so far (`reset`). */
+export type TextChunk = { type: 'text'; step: number; text: string } | { type: 'reset'; step: number; text: string };

@@ -36,6 +36,16 @@ export interface ScriptedFailure {
   status?: number;
   type?: string;
   retryAfterMs?: number;
+  /** Fail only after streaming the reply's deltas (a failure mid-answer), instead of before. */
+  afterStreaming?: boolean;
+}
+
+/** How a scripted reply streams: its text and tool-call arguments in pieces, over time. */
+export interface ScriptedStreaming {
+  /** Pieces the text (and each call's argument JSON) is cut into. Default 10. */
+  chunks?: number;
+  /** Time between pieces. Default 0. */
+  intervalMs?: number;
 }
 
 /** One scripted reply. */
@@ -50,6 +60,8 @@ export interface ScriptedTurn {
   delayMs?: number;
   /** Attempt `k` (1-based) fails with `failures[k-1]`; later attempts succeed. */
   failures?: ScriptedFailure[];
+  /** Stream the reply in pieces to `ctx.onDelta` (the way real providers stream). */
+  stream?: ScriptedStreaming;
 }
 
 /** A script: replies by step, or a function of the request. */
@@ -122,15 +134,15 @@ export class ScriptedProvider implements ModelProvider {
     }
     if (turn.delayMs) await abortableSleep(turn.delayMs, ctx.signal, () => ctx.heartbeat());
     const failure = turn.failures?.[ctx.attempt - 1];
-    if (failure) {
-      throw new ProviderError(failure.message, {
-        kind: failure.kind ?? 'server',
-        retryable: failure.retryable ?? true,
-        ...(failure.status !== undefined ? { status: failure.status } : {}),
-        ...(failure.type !== undefined ? { type: failure.type } : {}),
-        ...(failure.retryAfterMs !== undefined ? { retryAfterMs: failure.retryAfterMs } : {}),
+    const fail = (f: ScriptedFailure) =>
+      new ProviderError(f.message, {
+        kind: f.kind ?? 'server',
+        retryable: f.retryable ?? true,
+        ...(f.status !== undefined ? { status: f.status } : {}),
+        ...(f.type !== undefined ? { type: f.type } : {}),
+        ...(f.retryAfterMs !== undefined ? { retryAfterMs: f.retryAfterMs } : {}),
       });
-    }
+    if (failure && !failure.afterStreaming) throw fail(failure);
     const content: AssistantContent[] = [];
     if (turn.text) content.push({ type: 'text', text: turn.text });
     (turn.toolCalls ?? []).forEach((c, i) => {
@@ -144,6 +156,8 @@ export class ScriptedProvider implements ModelProvider {
         ...(c.incomplete ? { incomplete: true as const } : {}),
       });
     });
+    if (turn.stream) await streamPieces(content, turn.stream, ctx);
+    if (failure) throw fail(failure);
     const stopReason = turn.stopReason ?? (turn.toolCalls?.length ? 'tool_use' : 'end_turn');
     const outputChars = JSON.stringify(content).length;
     return {
@@ -174,5 +188,32 @@ export class ScriptedProvider implements ModelProvider {
       usage: { inputTokens, outputTokens: Math.ceil(text.length / 4), cacheReadTokens: 0, cacheWriteTokens: 0, ...turn?.usage },
       model: request.model,
     };
+  }
+}
+
+/** Send a reply's text and tool-call arguments to `ctx.onDelta` in pieces, `intervalMs` apart. */
+async function streamPieces(content: AssistantContent[], stream: ScriptedStreaming, ctx: ModelCallContext): Promise<void> {
+  const chunks = Math.max(1, stream.chunks ?? 10);
+  const pieces = (text: string) => {
+    const size = Math.ceil(text.length / chunks) || 1;
+    const out: string[] = [];
+    for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
+    return out;
+  };
+  let call = 0;
+  for (const block of content) {
+    const sends =
+      block.type === 'text'
+        ? pieces(block.text).map((text) => ({ type: 'text' as const, text }))
+        : block.type === 'tool_use'
+          ? pieces(typeof block.input === 'string' ? block.input : JSON.stringify(block.input)).map((json) => ({ type: 'tool_args' as const, call, tool: block.name, json }))
+          : [];
+    if (block.type === 'tool_use') call++;
+    for (const delta of sends) {
+      if (stream.intervalMs) await abortableSleep(stream.intervalMs, ctx.signal, () => ctx.heartbeat());
+      if (ctx.signal.aborted) return;
+      ctx.onDelta?.(delta);
+      ctx.heartbeat();
+    }
   }
 }

@@ -10,6 +10,7 @@ import type { PriceTable } from '../providers/pricing';
 import { DEFAULT_PRICES } from '../providers/pricing';
 import type { ContextWindowTable } from '../providers/context-windows';
 import { DEFAULT_CONTEXT_WINDOWS } from '../providers/context-windows';
+import type { DeltaPublisher } from '../streaming/transport';
 import type { ModelProvider } from '../providers/types';
 import { defaultProviders } from '../providers';
 import type { BlobStore } from '../store/blob-store';
@@ -19,6 +20,9 @@ import type { ConnectionSettings } from '../client/connection-settings';
 import { resolveConnectionSettings } from '../client/connection-settings';
 import { stateDir } from './paths';
 import { ensureSearchAttributes } from './search-attributes';
+
+/** Default interval (ms) at which a streaming model call's heartbeat carries its newest deltas. */
+export const DEFAULT_LIVE_INTERVAL_MS = 100;
 
 /**
  * Options of {@link createWorker}. Connection settings not given here (`address`, `namespace`, `apiKey`,
@@ -49,6 +53,13 @@ export interface AgentWorkerOptions extends ConnectionSettings {
    * name their window (`context.windowTokens`) compact by it.
    */
   contextWindows?: ContextWindowTable;
+  /**
+   * Live deltas of streaming model calls. By default they travel in the model activity's heartbeat
+   * details (Temporal-native: no history events; clients read them with `describe`), sent at most every
+   * `intervalMs` (default 100; lowers the worker's heartbeat throttle). `publisher` also hands every delta
+   * to another transport (e.g. `RedisDeltaPublisher`). `false`: no live deltas.
+   */
+  streaming?: false | { heartbeat?: boolean; intervalMs?: number; publisher?: DeltaPublisher };
   /**
    * Register durable-agent's search attributes (approval state, status, agent name) if missing, and keep
    * them current in runs. Default true; set false where the worker may not change the namespace.
@@ -130,12 +141,14 @@ export async function createWorker(options: AgentWorkerOptions): Promise<AgentWo
   let worker: Worker;
   try {
     const searchAttributes = options.searchAttributes !== false && (await ensureSearchAttributes(connection, namespace, (m) => console.warn(m)));
+    const streaming = options.streaming === false ? undefined : { heartbeat: options.streaming?.heartbeat ?? true, intervalMs: options.streaming?.intervalMs ?? DEFAULT_LIVE_INTERVAL_MS, publisher: options.streaming?.publisher };
     worker = await Worker.create({
+      ...(streaming?.heartbeat ? { maxHeartbeatThrottleInterval: streaming.intervalMs } : {}),
       ...options.temporal,
       connection,
       namespace,
       taskQueue,
-      activities: createActivities({ registry, providers, store: transcripts, searchAttributes, prices: { ...DEFAULT_PRICES, ...options.prices }, contextWindows: { ...DEFAULT_CONTEXT_WINDOWS, ...options.contextWindows } }),
+      activities: createActivities({ registry, providers, store: transcripts, searchAttributes, prices: { ...DEFAULT_PRICES, ...options.prices }, contextWindows: { ...DEFAULT_CONTEXT_WINDOWS, ...options.contextWindows }, live: { heartbeat: streaming?.heartbeat ?? false, ...(streaming?.publisher ? { publisher: streaming.publisher } : {}) } }),
       ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
     });
   } catch (err) {

@@ -1,0 +1,142 @@
+/**
+ * Live streaming through Temporal alone, on the real dev server: deltas carried by the model call's
+ * heartbeat details (no history events), merged with durable events in `run.stream()`, retry-aware text.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TextChunk } from '../../core/stream';
+import type { StreamEvent } from '../../client/live';
+import { ScriptedAgents } from '../helpers/agents';
+import type { Harness } from '../helpers/harness';
+import { startHarness, testId } from '../helpers/harness';
+import { echo } from '../helpers/tools';
+
+const ANSWER = 'The answer is forty-two: computed slowly, streamed in pieces, and checked against the transcript.';
+const S = new ScriptedAgents();
+S.add('streamer', [{ text: ANSWER, stream: { chunks: 24, intervalMs: 60 } }], { tools: [] });
+S.add('streamer_quiet', [{ text: ANSWER }], { tools: [] });
+S.add(
+  'flaky_streamer',
+  [
+    {
+      text: ANSWER,
+      stream: { chunks: 12, intervalMs: 60 },
+      failures: [{ message: 'connection reset mid-answer', retryable: true, afterStreaming: true }],
+    },
+  ],
+  { tools: [] },
+);
+S.add(
+  'tool_streamer',
+  [{ text: 'Let me echo.', toolCalls: [{ name: 'echo', args: { text: 'streamed arguments, piece by piece' } }], stream: { chunks: 8, intervalMs: 50 } }, { text: 'done' }],
+  { tools: [echo] },
+);
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness({ agents: S.agents, providers: { scripted: S.provider } });
+});
+afterAll(async () => {
+  await h?.stop();
+});
+
+/** Apply text chunks as a display would. */
+function shown(chunks: TextChunk[]): string {
+  const byStep = new Map<number, string>();
+  for (const c of chunks) byStep.set(c.step, c.type === 'reset' ? c.text : (byStep.get(c.step) ?? '') + c.text);
+  return [...byStep.values()].join('');
+}
+
+async function historyLength(workflowId: string): Promise<number> {
+  return (await h.temporal.workflow.getHandle(workflowId).fetchHistory()).events?.length ?? 0;
+}
+
+describe('streaming through Temporal', () => {
+  it('delivers text deltas live, before the step ends, adding up to the answer; durable events exactly once', async () => {
+    const run = await h.client.start('streamer', { input: 'compute', workflowId: testId('stream') });
+    const events: StreamEvent[] = [];
+    for await (const e of run.stream()) events.push(e);
+    const deltas = events.filter((e) => e.type === 'delta');
+    expect(deltas.length).toBeGreaterThan(5);
+    const finished = events.findIndex((e) => e.type === 'step_finished');
+    expect(events.findIndex((e) => e.type === 'delta')).toBeLessThan(finished);
+    // In order, none twice; all of it when the reader keeps up (gaps would show in the numbers).
+    const numbers = deltas.map((d) => (d.type === 'delta' ? d.n : -1));
+    expect(numbers).toEqual([...numbers].sort((a, b) => a - b));
+    expect(new Set(numbers).size).toBe(numbers.length);
+    const durable = events.filter((e) => 'seq' in e);
+    expect(durable.map((e) => ('seq' in e ? e.seq : -1))).toEqual(durable.map((_, i) => i));
+    expect(events.at(-1)).toMatchObject({ type: 'done', status: 'success' });
+    const result = await run.result();
+    expect(result.finalText).toBe(ANSWER);
+    if (numbers.length === 24) expect(deltas.map((d) => (d.type === 'delta' && d.delta.type === 'text' ? d.delta.text : '')).join('')).toBe(ANSWER);
+  });
+
+  it('adds no history events for deltas: a streaming run has the history of the same run without streaming', async () => {
+    const streaming = await h.client.start('streamer', { input: 'compute', workflowId: testId('hist-stream') });
+    await streaming.result();
+    const quiet = await h.client.start('streamer_quiet', { input: 'compute', workflowId: testId('hist-quiet') });
+    await quiet.result();
+    expect(await historyLength(streaming.workflowId)).toBe(await historyLength(quiet.workflowId));
+  });
+
+  it('voids an attempt that fails after streaming part of its answer: the text shown equals the transcript', async () => {
+    const run = await h.client.start('flaky_streamer', { input: 'compute', workflowId: testId('flaky') });
+    const chunks: TextChunk[] = [];
+    const events: StreamEvent[] = [];
+    const text = (async () => {
+      for await (const c of run.textStream()) chunks.push(c);
+    })();
+    for await (const e of run.stream()) events.push(e);
+    await text;
+    const result = await run.result();
+    expect(result.status).toBe('success');
+    expect(events.some((e) => e.type === 'delta' && e.attempt === 1)).toBe(true);
+    expect(events).toContainEqual(expect.objectContaining({ type: 'attempt_voided', step: 1, attempt: 1 }));
+    // No delta of the failed attempt after it was voided.
+    const voidedAt = events.findIndex((e) => e.type === 'attempt_voided');
+    expect(events.slice(voidedAt).some((e) => e.type === 'delta' && e.attempt === 1)).toBe(false);
+    expect(chunks.some((c) => c.type === 'reset')).toBe(true);
+    expect(shown(chunks)).toBe(result.finalText);
+    expect(result.finalText).toBe(ANSWER);
+  });
+
+  it("a reader attaching after the end gets every durable event, each step's text whole", async () => {
+    const run = await h.client.start('streamer', { input: 'compute', workflowId: testId('late') });
+    await run.result();
+    const chunks: TextChunk[] = [];
+    for await (const c of h.client.get(run.workflowId).textStream()) chunks.push(c);
+    expect(chunks).toEqual([{ type: 'text', step: 1, text: ANSWER }]);
+    const fromCursor: StreamEvent[] = [];
+    for await (const e of h.client.get(run.workflowId).stream({ after: 2 })) fromCursor.push(e);
+    expect(fromCursor[0]).toMatchObject({ seq: 2 });
+  });
+
+  it('streams tool-call arguments as partial JSON', async () => {
+    const run = await h.client.start('tool_streamer', { input: 'echo', workflowId: testId('args') });
+    const pieces: string[] = [];
+    let args: unknown;
+    for await (const e of run.stream()) {
+      if (e.type === 'delta' && e.delta.type === 'tool_args') pieces.push(e.delta.json);
+      if (e.type === 'tool_call') args = e.args;
+    }
+    // Live pieces in order (the last ones may come too late to be shown: the durable tool_call has them all).
+    expect(pieces.length).toBeGreaterThan(1);
+    expect(JSON.stringify(args).startsWith(pieces.join(''))).toBe(true);
+    expect(args).toEqual({ text: 'streamed arguments, piece by piece' });
+  });
+
+  it('ends promptly when the reader aborts, while the run goes on', async () => {
+    const run = await h.client.start('streamer', { input: 'compute', workflowId: testId('abort') });
+    const stop = new AbortController();
+    const seen: StreamEvent[] = [];
+    const reading = (async () => {
+      for await (const e of run.stream({ signal: stop.signal })) seen.push(e);
+    })();
+    while (!seen.some((e) => e.type === 'delta')) await new Promise((r) => setTimeout(r, 20));
+    const t = Date.now();
+    stop.abort();
+    await reading;
+    expect(Date.now() - t).toBeLessThan(1000);
+    expect((await run.result()).status).toBe('success');
+  });
+});

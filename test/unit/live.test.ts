@@ -1,0 +1,80 @@
+/** The client's live-stream rules (client/live.ts): exact merging of durable events and deltas. */
+import { describe, expect, it } from 'vitest';
+import type { StreamEvent } from '../../client/live';
+import { LiveFilter, merge, TextAccumulator } from '../../client/live';
+import type { AgentEvent } from '../../core/events';
+import type { LiveDelta, TextChunk } from '../../core/stream';
+import { ZERO_USAGE } from '../../core/usage';
+
+let seq = 0;
+const stamp = <T extends object>(e: T) => ({ ...e, seq: seq++, at: '2026-01-01T00:00:00.000Z' }) as unknown as AgentEvent;
+const delta = (step: number, attempt: number, n: number, text: string): LiveDelta => ({ workflowId: 'w', step, attempt, n, delta: { type: 'text', text } });
+
+describe('LiveFilter', () => {
+  it('passes deltas in order once, drops those of a failed attempt or a finished step, and voids failed attempts', () => {
+    const f = new LiveFilter();
+    expect(f.delta(delta(1, 1, 0, 'a'))).toMatchObject({ type: 'delta', n: 0 });
+    expect(f.delta(delta(1, 1, 0, 'a'))).toBeUndefined();
+    expect(f.delta(delta(1, 1, 2, 'c'))).toMatchObject({ n: 2 });
+    const retry = f.durable(stamp({ type: 'retrying', step: 1, attempt: 1, error: 'reset', delayMs: 10, nextModel: 'm' }));
+    expect(retry.map((e) => e.type)).toEqual(['retrying', 'attempt_voided']);
+    expect(f.delta(delta(1, 1, 3, 'd'))).toBeUndefined();
+    expect(f.delta(delta(1, 2, 0, 'x'))).toBeDefined();
+    f.durable(stamp({ type: 'text', step: 1, text: 'x' }));
+    expect(f.delta(delta(1, 2, 1, 'y'))).toBeUndefined();
+  });
+
+  it('voids an attempt still streaming when the run ends', () => {
+    const f = new LiveFilter();
+    f.delta(delta(3, 2, 0, 'partial'));
+    const out = f.durable(stamp({ type: 'done', status: 'provider_error', steps: 3, usage: ZERO_USAGE, costUsd: 0, finalText: '' }));
+    expect(out.map((e) => e.type)).toEqual(['done', 'attempt_voided']);
+    expect(out[1]).toMatchObject({ step: 3, attempt: 2 });
+  });
+});
+
+describe('TextAccumulator', () => {
+  const run = (events: StreamEvent[]) => {
+    const acc = new TextAccumulator();
+    const chunks: TextChunk[] = events.flatMap((e) => acc.push(e));
+    return { chunks, acc };
+  };
+  const d = (step: number, attempt: number, n: number, text: string): StreamEvent => ({ type: 'delta', step, attempt, n, delta: { type: 'text', text } });
+
+  it('appends deltas, takes back a voided attempt, and checks each step against its durable text', () => {
+    const { chunks, acc } = run([
+      d(1, 1, 0, 'Hel'),
+      { type: 'attempt_voided', step: 1, attempt: 1, reason: 'x' },
+      d(1, 2, 0, 'Hello'),
+      stamp({ type: 'text', step: 1, text: 'Hello, world' }) as StreamEvent,
+      d(1, 2, 1, ' late'),
+    ]);
+    expect(chunks).toEqual([
+      { type: 'text', step: 1, text: 'Hel' },
+      { type: 'reset', step: 1, text: '' },
+      { type: 'text', step: 1, text: 'Hello' },
+      { type: 'text', step: 1, text: ', world' },
+    ]);
+    expect(acc.textOf(1)).toBe('Hello, world');
+  });
+
+  it('replaces text that disagrees with the durable text, and gives a late reader the whole text', () => {
+    expect(run([d(2, 1, 0, 'Hxllo'), stamp({ type: 'text', step: 2, text: 'Hello' }) as StreamEvent]).chunks.at(-1)).toEqual({ type: 'reset', step: 2, text: 'Hello' });
+    expect(run([stamp({ type: 'text', step: 2, text: 'Hello' }) as StreamEvent]).chunks).toEqual([{ type: 'text', step: 2, text: 'Hello' }]);
+  });
+});
+
+describe('merge', () => {
+  it('yields from every source as items arrive and ends when all end', async () => {
+    async function* slow(items: string[], ms: number) {
+      for (const i of items) {
+        await new Promise((r) => setTimeout(r, ms));
+        yield i;
+      }
+    }
+    const out: string[] = [];
+    for await (const x of merge(slow(['a1', 'a2'], 30), slow(['b1', 'b2', 'b3'], 5))) out.push(x);
+    expect([...out].sort()).toEqual(['a1', 'a2', 'b1', 'b2', 'b3']);
+    expect(out.indexOf('b3')).toBeLessThan(out.indexOf('a2'));
+  });
+});
