@@ -7,6 +7,7 @@ import type { Agent } from '../agents/define';
 import { defineAgent, defineTool } from '../agents/define';
 import { ScriptedProvider } from '../providers/scripted';
 import type { Script } from '../providers/scripted';
+import { pageText } from './page-text';
 
 /** Agent for the throughput runs: one trivial tool call per step. */
 export const STEP_AGENT = 'bench_step';
@@ -29,10 +30,7 @@ function pageTool(bytes: number) {
     description: 'Read a page of a document (read-only, instant)',
     input: z.object({ doc: z.string() }),
     readOnly: true,
-    execute: ({ doc }, ctx) => {
-      const head = `${doc}, page ${ctx.step}: `;
-      return head + 'lorem ipsum '.repeat(Math.ceil(bytes / 12)).slice(0, Math.max(0, bytes - head.length));
-    },
+    execute: ({ doc }, ctx) => pageText(doc, ctx.step, bytes),
   });
 }
 
