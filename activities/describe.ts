@@ -4,10 +4,11 @@ import type { AgentSpec } from '../core/spec';
 import type { AgentRegistry } from '../agents/registry';
 import { agentSpec, promptSpec } from '../agents/registry';
 import type { TranscriptStore } from '../store/transcript-store';
+import type { ContextWindowTable } from '../providers/context-windows';
 import { withStore } from './storage';
 
 /** Resolve an agent into the data the workflow runs on; the prompt and tool schemas are stored as one blob. */
-export function describeAgentActivity(registry: AgentRegistry, store: TranscriptStore, searchAttributes: boolean) {
+export function describeAgentActivity(registry: AgentRegistry, store: TranscriptStore, searchAttributes: boolean, windows?: ContextWindowTable) {
   return async function describeAgent(input: DescribeAgentInput): Promise<AgentSpec> {
     let agent;
     try {
@@ -17,6 +18,6 @@ export function describeAgentActivity(registry: AgentRegistry, store: Transcript
     }
     const prompt = promptSpec(agent);
     const promptRef = await withStore("store the agent's prompt", () => store.putJson(prompt));
-    return agentSpec(agent, promptRef, searchAttributes);
+    return agentSpec(agent, promptRef, searchAttributes, windows);
   };
 }

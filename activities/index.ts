@@ -1,8 +1,10 @@
 import type { AgentActivities } from '../core/contract';
+import type { ContextWindowTable } from '../providers/context-windows';
 import type { PriceTable } from '../providers/pricing';
 import type { AgentRegistry } from '../agents/registry';
 import type { TranscriptStore } from '../store/transcript-store';
 import { checkApprovalsActivity } from './approvals';
+import { compactContextActivity } from './compact';
 import { describeAgentActivity } from './describe';
 import type { ProviderRegistry } from './model';
 import { callModelActivity } from './model';
@@ -20,10 +22,13 @@ export function createActivities(deps: {
   searchAttributes?: boolean;
   /** USD prices per model, for the cost of each model call. */
   prices?: PriceTable;
+  /** Context windows by model id, for agents that do not name theirs. */
+  contextWindows?: ContextWindowTable;
 }): AgentActivities {
   return {
-    describeAgent: describeAgentActivity(deps.registry, deps.store, deps.searchAttributes ?? false),
+    describeAgent: describeAgentActivity(deps.registry, deps.store, deps.searchAttributes ?? false, deps.contextWindows),
     callModel: callModelActivity(deps.providers, deps.store, deps.prices),
+    compactContext: compactContextActivity(deps.providers, deps.store, deps.prices),
     runTool: runToolActivity(deps.registry, deps.store),
     commitTranscript: (input) => withStore('store the last messages of the transcript', () => deps.store.append(input.head, input.append)),
     checkApprovals: checkApprovalsActivity(deps.registry),

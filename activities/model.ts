@@ -1,6 +1,8 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { uniqueCallIds } from '../core/call-ids';
+import type { ContextView } from '../core/context';
+import { contextView } from '../core/context';
 import type { CallModelInput, CallModelOutput, ModelFailureDetails } from '../core/contract';
 import { jsonBytes } from '../core/json';
 import type { Message } from '../core/messages';
@@ -31,18 +33,11 @@ export type ProviderRegistry = ReadonlyMap<string, ModelProvider>;
 export function callModelActivity(providers: ProviderRegistry, store: TranscriptStore, prices: PriceTable = DEFAULT_PRICES) {
   return async function callModel(input: CallModelInput): Promise<CallModelOutput> {
     const ctx = Context.current();
-    const provider = providers.get(input.model.provider);
-    if (!provider) {
-      throw ApplicationFailure.create({
-        message: `No model provider "${input.model.provider}" on this worker (have: ${[...providers.keys()].join(', ') || 'none'})`,
-        type: 'UnknownProvider',
-        nonRetryable: true,
-        details: [{ retryable: false } satisfies ModelFailureDetails],
-      });
-    }
+    const provider = providerFor(providers, input.model.provider);
     const prompt = await withStore("read the agent's prompt", () => store.getJson<PromptSpec>(input.promptRef));
     const head = await withStore('add the new messages to the transcript', () => store.append(input.transcript.head, input.transcript.append));
-    const messages = await withStore('load the transcript', async () => store.resolve(await store.load(head)));
+    const all = await withStore('load the transcript', () => store.load(head));
+    const messages = await withStore('load what the model is shown', () => shownMessages(store, all, input.context, input.step));
     const stop = keepAlive(ctx);
     const started = Date.now();
     let response: ModelResponse;
@@ -65,7 +60,7 @@ export function callModelActivity(providers: ProviderRegistry, store: Transcript
       stop();
     }
     const latencyMs = Date.now() - started;
-    const message = uniqueCallIds(dropIncompleteCalls(response.message), usedCallIds(messages), input.step);
+    const message = uniqueCallIds(dropIncompleteCalls(response.message), usedCallIds(all), input.step);
     const output: Omit<CallModelOutput, 'head'> = {
       message,
       stopReason: response.stopReason,
@@ -79,6 +74,32 @@ export function callModelActivity(providers: ProviderRegistry, store: Transcript
     const newHead = await withStore("store the model's answer", () => store.append(head, [message]));
     return { head: newHead as string, ...output };
   };
+}
+
+/**
+ * The provider registered as `name`.
+ *
+ * @throws ApplicationFailure of type `UnknownProvider`, non-retryable, listing the worker's providers.
+ */
+export function providerFor(providers: ProviderRegistry, name: string): ModelProvider {
+  const provider = providers.get(name);
+  if (provider) return provider;
+  throw ApplicationFailure.create({
+    message: `No model provider "${name}" on this worker (have: ${[...providers.keys()].join(', ') || 'none'})`,
+    type: 'UnknownProvider',
+    nonRetryable: true,
+    details: [{ retryable: false } satisfies ModelFailureDetails],
+  });
+}
+
+/**
+ * The messages a model call is sent: the view of the transcript (summary, recent messages, stubs of old
+ * tool results) with stored tool outputs read back in full.
+ */
+export async function shownMessages(store: TranscriptStore, all: readonly Message[], view: ContextView | undefined, step: number): Promise<Message[]> {
+  if (!view) return store.resolve(all);
+  const summary = view.summaryRef ? await store.blobs.get(view.summaryRef) : undefined;
+  return store.resolve(contextView(all, view, step, summary));
 }
 
 /**
@@ -133,6 +154,7 @@ export function modelFailure(err: unknown): ApplicationFailure {
       retryable: err.retryable,
       ...(err.status !== undefined ? { status: err.status } : {}),
       ...(err.retryAfterMs !== undefined ? { retryAfterMs: err.retryAfterMs } : {}),
+      ...(err.kind === 'context_overflow' ? { contextOverflow: true } : {}),
     };
     return ApplicationFailure.create({
       message: err.message,

@@ -180,6 +180,37 @@ export interface AgentConfig<N extends string = string, T extends readonly AnyTo
    * ```
    */
   budget?: BudgetOptions;
+  /**
+   * How the model's context is kept within its window. Before a call estimated (the provider's last
+   * token count plus about 4 characters a token for newer messages) to pass `compactAt` of the window,
+   * the older messages are summarised by a model (an activity) and the model is shown the summary and the
+   * recent messages; a provider's "prompt is too long" compacts once and retries. Tool results older than
+   * `keepToolResults` steps are shown as a short stub. The transcript always keeps everything.
+   *
+   * @example
+   * ```ts
+   * defineAgent({ name: 'ops', model, context: { windowTokens: 128_000, compactAt: 0.7, keepToolResults: 5 } });
+   * ```
+   */
+  context?: ContextOptions;
+}
+
+/** How an agent's context is managed (see `AgentConfig.context`); every field optional. */
+export interface ContextOptions {
+  /** The model's context window in tokens. Default: the worker's table by model id (`contextWindows`); unknown: no threshold compaction. */
+  windowTokens?: number;
+  /** Compact before a call estimated to pass this fraction of the window, in (0, 1]. Default 0.8. */
+  compactAt?: number;
+  /** Tokens of the most recent messages kept verbatim when compacting. Default a quarter of the window (20,000 when unknown). */
+  keepRecentTokens?: number;
+  /** Tool results of this many most recent steps are shown whole; older ones (over 1 KiB) as a stub. Default 10; 0: never stubbed. */
+  keepToolResults?: number;
+  /** Summarise when the context fills. Default true; false: old tool results are still stubbed, and an overflow ends the run. */
+  summarize?: boolean;
+  /** The model that writes summaries (a cheaper one, say). Default: the agent's own. */
+  summaryModel?: ModelRef;
+  /** Instructions for the summary. Default: a built-in prompt that keeps goals, decisions, findings and next steps. */
+  summaryPrompt?: string;
 }
 
 /** A defined agent. */

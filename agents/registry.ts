@@ -1,6 +1,9 @@
 import { msToNumber } from '@temporalio/common';
 import type { ApprovalSpec } from '../core/approvals';
-import type { AgentSpec, PromptSpec, ToolSpec } from '../core/spec';
+import type { AgentSpec, ContextSpec, PromptSpec, ToolSpec } from '../core/spec';
+import { CONTEXT_DEFAULTS } from '../core/context';
+import type { ContextWindowTable } from '../providers/context-windows';
+import { contextWindowFor, DEFAULT_CONTEXT_WINDOWS } from '../providers/context-windows';
 import type { Budget } from '../core/budget';
 import { DEFAULTS } from '../core/spec';
 import { DefinitionError, DurableAgentError } from '../core/errors';
@@ -108,8 +111,26 @@ function budgetField(agent: Agent): { budget?: Budget } {
   return Object.keys(budget).length ? { budget } : {};
 }
 
-/** The data form of an agent, given where its prompt is stored and whether search attributes are registered. */
-export function agentSpec(agent: Agent, promptRef: string, searchAttributes = false): AgentSpec {
+/**
+ * The agent's context settings in data form: its own window, else the table's for its model, and the
+ * defaults of the rest.
+ */
+export function contextSpec(agent: Agent, windows: ContextWindowTable = DEFAULT_CONTEXT_WINDOWS): ContextSpec {
+  const o = agent.context ?? {};
+  const windowTokens = o.windowTokens ?? contextWindowFor(agent.model.model, windows);
+  return {
+    ...(windowTokens !== undefined ? { windowTokens } : {}),
+    compactAt: o.compactAt ?? CONTEXT_DEFAULTS.compactAt,
+    keepRecentTokens: o.keepRecentTokens ?? (windowTokens !== undefined ? Math.floor(windowTokens * CONTEXT_DEFAULTS.keepRecentShare) : CONTEXT_DEFAULTS.keepRecentTokens),
+    keepToolResults: o.keepToolResults ?? CONTEXT_DEFAULTS.keepToolResults,
+    summarize: o.summarize ?? true,
+    ...(o.summaryModel ? { summaryModel: { ...o.summaryModel, maxTokens: o.summaryModel.maxTokens ?? DEFAULTS.maxTokens } } : {}),
+    ...(o.summaryPrompt !== undefined ? { summaryPrompt: o.summaryPrompt } : {}),
+  };
+}
+
+/** The data form of an agent, given where its prompt is stored, whether search attributes are registered, and the worker's context windows. */
+export function agentSpec(agent: Agent, promptRef: string, searchAttributes = false, windows: ContextWindowTable = DEFAULT_CONTEXT_WINDOWS): AgentSpec {
   return {
     name: agent.name,
     models: [agent.model, ...(agent.fallbackModels ?? [])].map((m) => ({ ...m, maxTokens: m.maxTokens ?? DEFAULTS.maxTokens })),
@@ -129,5 +150,6 @@ export function agentSpec(agent: Agent, promptRef: string, searchAttributes = fa
     promptRef,
     ...(searchAttributes ? { searchAttributes: true } : {}),
     ...budgetField(agent),
+    context: contextSpec(agent, windows),
   };
 }

@@ -241,7 +241,42 @@ export function checkAgentConfig(config: AgentConfig<string, readonly AnyTool[]>
   checkDuration(`agent "${name}"`, 'modelHeartbeatTimeout', config.modelHeartbeatTimeout);
   const budget = budgetOptionsProblems(config.budget, `agent "${name}": budget`);
   if (budget.length) throw new DefinitionError(budget.join('; '));
+  const context = contextOptionsProblems(config.context, `agent "${name}": context`);
+  if (context.length) throw new DefinitionError(context.join('; '));
   return tools;
+}
+
+const CONTEXT_KEYS = ['windowTokens', 'compactAt', 'keepRecentTokens', 'keepToolResults', 'summarize', 'summaryModel', 'summaryPrompt'];
+
+/** What is wrong with an agent's context options, one message per problem starting with `where`; empty when fine. */
+export function contextOptionsProblems(value: unknown, where: string): string[] {
+  if (value === undefined) return [];
+  if (!isPlainObject(value)) return [`${where} must be an object such as { windowTokens: 128000, compactAt: 0.8 }, got ${describeValue(value)}`];
+  const problems: string[] = [];
+  for (const key of Object.keys(value)) {
+    if (!CONTEXT_KEYS.includes(key)) problems.push(`${where} has an unknown option "${key}" (known: ${CONTEXT_KEYS.join(', ')})`);
+  }
+  const positiveInt = (key: string, min = 1) => {
+    const v = value[key];
+    if (v !== undefined && !(Number.isInteger(v) && (v as number) >= min)) problems.push(`${where}.${key} must be an integer of at least ${min}, got ${JSON.stringify(v) ?? describeValue(v)}`);
+  };
+  positiveInt('windowTokens', 256);
+  positiveInt('keepRecentTokens');
+  positiveInt('keepToolResults', 0);
+  const at = value.compactAt;
+  if (at !== undefined && !(typeof at === 'number' && at > 0 && at <= 1)) problems.push(`${where}.compactAt must be a fraction of the window in (0, 1], e.g. 0.8, got ${JSON.stringify(at) ?? describeValue(at)}`);
+  if (value.summarize !== undefined && typeof value.summarize !== 'boolean') problems.push(`${where}.summarize must be true or false, got ${describeValue(value.summarize)}`);
+  const model = value.summaryModel as { provider?: unknown; model?: unknown } | undefined;
+  if (model !== undefined && !(isPlainObject(model) && typeof model.provider === 'string' && model.provider && typeof model.model === 'string' && model.model)) {
+    problems.push(`${where}.summaryModel needs a provider and a model, e.g. { provider: 'anthropic', model: 'claude-haiku-4-5' }`);
+  }
+  if (value.summaryPrompt !== undefined && !(typeof value.summaryPrompt === 'string' && value.summaryPrompt.trim())) problems.push(`${where}.summaryPrompt must be a non-empty string`);
+  const window = value.windowTokens;
+  const keep = value.keepRecentTokens;
+  if (problems.length === 0 && typeof window === 'number' && typeof keep === 'number' && keep >= window * ((at as number | undefined) ?? 0.8)) {
+    problems.push(`${where}.keepRecentTokens (${keep}) must be less than compactAt × windowTokens (${Math.floor(window * ((at as number | undefined) ?? 0.8))}): compaction must leave room to summarise`);
+  }
+  return problems;
 }
 
 /**

@@ -3,6 +3,7 @@
  * what of the loop's state the next execution carries (the conversation stays in the store; only its
  * head, counters, recent details and totals travel).
  */
+import { rebasedContext } from './compaction';
 import { jsonBytes } from './json';
 import { recentWithin, REPORT_DETAIL_BYTES, runCost } from './report';
 import type { LoopState } from './state';
@@ -27,8 +28,10 @@ export function carriedState(loop: LoopState, recentMessageBytes: number): LoopS
   const calls = recentWithin(loop.toolCalls, REPORT_DETAIL_BYTES);
   const dropped = runCost(loop.steps.slice(0, steps.omitted));
   const before = loop.earlier ?? { messages: 0, steps: 0, toolCalls: 0, costUsd: 0, unpricedSteps: 0 };
+  const context = rebasedContext(loop);
   return {
     ...loop,
+    ...(context ? { context } : {}),
     messages: messages.items,
     stored: messages.items.length,
     steps: steps.items,

@@ -9,6 +9,7 @@ import type { Message, ToolOutput } from './messages';
 import type { LoopState, ModelStep } from './state';
 import type { AgentSpec, ModelRef } from './spec';
 import type { Budget } from './budget';
+import type { ContextView } from './context';
 import type { RunStatus } from './result';
 import type { Usage } from './usage';
 
@@ -85,7 +86,49 @@ export interface CallModelInput {
   step: number;
   attempt: number;
   transcript: { head: string | null; append: Message[] };
+  /** What of the transcript the model is shown (summary, start, stubs); absent: all of it. */
+  context?: ContextView;
 }
+
+/** Input of the `compactContext` activity: summarise the older part of what the model is shown. */
+export interface CompactContextInput {
+  agent: string;
+  /** The model that writes the summary. */
+  model: ModelRef;
+  promptRef: string;
+  /** The step whose model call follows. */
+  step: number;
+  /** The transcript's head and the messages not stored yet (stored first, as for `callModel`). */
+  transcript: { head: string | null; append: Message[] };
+  /** What the model is shown now. */
+  view: ContextView;
+  /** Tokens of the most recent messages to keep verbatim. */
+  keepRecentTokens: number;
+  /** The summariser's context window, to bound what it is sent; absent: unknown. */
+  windowTokens?: number;
+  /** Instructions for the summary; absent: the built-in ones. */
+  summaryPrompt?: string;
+}
+
+/** Output of the `compactContext` activity. */
+export type CompactContextOutput =
+  | {
+      compacted: true;
+      /** The transcript's head with every message stored. */
+      head: string | null;
+      summaryRef: string;
+      /** Index of the first message shown verbatim from now on. */
+      from: number;
+      messagesSummarized: number;
+      tokensBefore: number;
+      tokensAfter: number;
+      usage: Usage;
+      costUsd?: number;
+      provider: string;
+      model: string;
+      latencyMs: number;
+    }
+  | { compacted: false; head: string | null; reason: string };
 
 /** Output of the `callModel` activity. */
 export type CallModelOutput = Omit<ModelStep, 'attempts'>;
@@ -139,6 +182,8 @@ export interface ModelFailureDetails {
   retryable: boolean;
   status?: number;
   retryAfterMs?: number;
+  /** The provider said the prompt is larger than the model's context window. */
+  contextOverflow?: boolean;
 }
 
 /** Input of the `commitTranscript` activity: store messages the model has not seen yet (the run is ending). */
@@ -170,6 +215,7 @@ export interface DecisionReceipt {
 export interface AgentActivities {
   describeAgent(input: DescribeAgentInput): Promise<AgentSpec>;
   callModel(input: CallModelInput): Promise<CallModelOutput>;
+  compactContext(input: CompactContextInput): Promise<CompactContextOutput>;
   runTool(input: RunToolInput): Promise<RunToolOutput>;
   commitTranscript(input: CommitTranscriptInput): Promise<string | null>;
   checkApprovals(input: CheckApprovalsInput): Promise<CheckApprovalsOutput>;

@@ -172,6 +172,33 @@ export interface ContinuedEvent {
   step: number;
 }
 
+/**
+ * The model's context was compacted before a call: the older messages are summarised and the model is
+ * shown the summary and the recent messages (the transcript keeps everything).
+ */
+export interface CompactedEvent {
+  type: 'compacted';
+  /** The step whose model call follows. */
+  step: number;
+  /** `threshold`: the estimate passed the agent's share of the window; `overflow`: the provider said the prompt is too long. */
+  reason: 'threshold' | 'overflow';
+  /** Estimated tokens of what the model was shown before and after. */
+  tokensBefore: number;
+  tokensAfter: number;
+  /** Messages newly summarised. */
+  messagesSummarized: number;
+  /** The model that wrote the summary (`provider/model`). */
+  summaryModel: string;
+}
+
+/** A compaction could not be made (the summariser failed, or nothing could be summarised): the run goes on unchanged. */
+export interface CompactionFailedEvent {
+  type: 'compaction_failed';
+  step: number;
+  reason: 'threshold' | 'overflow';
+  error: string;
+}
+
 /** The run ended; the same status and error as its result. */
 export interface DoneEvent {
   type: 'done';
@@ -201,6 +228,8 @@ export type AgentEventBody<C extends ToolCallShape = AnyToolCall> =
   | MessageRefusedEvent
   | AwaitingMessageEvent
   | ContinuedEvent
+  | CompactedEvent
+  | CompactionFailedEvent
   | DoneEvent;
 
 /** Every kind of run event. */

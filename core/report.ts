@@ -51,8 +51,10 @@ export function finishRun(state: LoopState, status: RunStatus, meta: RunMeta, er
   const recent = recentMessages(state.messages, inlineBytes);
   const here = runCost(state.steps);
   const earlier = state.earlier;
-  const cost = earlier
-    ? { costUsd: Math.round((here.costUsd + earlier.costUsd) * 1e8) / 1e8, unpricedSteps: here.unpricedSteps + earlier.unpricedSteps }
+  // Summaries written by compaction are paid for too.
+  const other = (earlier?.costUsd ?? 0) + (state.context?.costUsd ?? 0);
+  const cost = other > 0 || earlier
+    ? { costUsd: Math.round((here.costUsd + other) * 1e8) / 1e8, unpricedSteps: here.unpricedSteps + (earlier?.unpricedSteps ?? 0) }
     : here;
   const steps = recentWithin(state.steps, REPORT_DETAIL_BYTES);
   const toolCalls = recentWithin(state.toolCalls, REPORT_DETAIL_BYTES);
@@ -72,6 +74,7 @@ export function finishRun(state: LoopState, status: RunStatus, meta: RunMeta, er
       toolCallsOmitted: toolCalls.omitted + (earlier?.toolCalls ?? 0),
       usage: state.usage,
       ...cost,
+      ...(state.context?.compactions ? { compactions: state.context.compactions } : {}),
     },
     transcriptHead: state.head,
   };

@@ -97,11 +97,14 @@ export interface RunReport<C extends ToolCallShape = AnyToolCall> {
   toolCalls: Array<ToolCallReport<C>>;
   /** Earlier tool calls left out of `toolCalls` to keep the result small. */
   toolCallsOmitted: number;
+  /** Tokens of every model call, compaction summaries included. */
   usage: Usage;
-  /** Sum of the priced steps' costs in USD. */
+  /** Sum of the priced steps' costs in USD (and of the summaries compaction wrote). */
   costUsd: number;
   /** Steps whose model the worker's price table did not know (not in `costUsd`). */
   unpricedSteps: number;
+  /** Times the model's context was compacted (absent: never). */
+  compactions?: number;
 }
 
 /** A failure or limit that ended a run. */

@@ -9,6 +9,8 @@ export interface AttemptFailure {
   retryable: boolean;
   /** Delay the provider asked for (Retry-After), if any. */
   retryAfterMs?: number;
+  /** The provider said the prompt is larger than the model's context window. */
+  contextOverflow?: boolean;
 }
 
 /** Whether another attempt should follow the failed attempt number `attempt` (1-based). */

@@ -80,6 +80,24 @@ export interface RunLimits {
   onBudgetExhausted?: 'end' | 'ask';
 }
 
+/** How an agent's context is managed, as recorded in its spec. */
+export interface ContextSpec {
+  /** The model's context window in tokens; unknown (absent): only a provider's "prompt is too long" compacts. */
+  windowTokens?: number;
+  /** Compact before a call estimated to pass this fraction of the window. */
+  compactAt: number;
+  /** Tokens of the most recent messages kept verbatim when compacting. */
+  keepRecentTokens: number;
+  /** Tool results of the last this-many steps are shown whole; older ones as a stub (0: never stubbed). */
+  keepToolResults: number;
+  /** Summarise older messages when the context fills (false: only stubs; an overflow then ends the run). */
+  summarize: boolean;
+  /** The model that writes summaries; absent: the agent's own. */
+  summaryModel?: ModelRef;
+  /** Instructions for the summary; absent: the built-in one (`SUMMARY_PROMPT` in `core/context.ts`). */
+  summaryPrompt?: string;
+}
+
 /** Everything the workflow needs to know about an agent, resolved once per run and recorded in history. */
 export interface AgentSpec {
   name: string;
@@ -98,6 +116,11 @@ export interface AgentSpec {
   searchAttributes?: boolean;
   /** What a run of this agent may spend at most (a run may lower it); absent when the agent sets no budget. */
   budget?: Budget;
+  /**
+   * How the model's context is kept within its window (compaction, stubs of old tool results). Absent in
+   * runs recorded before compaction existed: they show the model the whole transcript.
+   */
+  context?: ContextSpec;
 }
 
 /** The part of an agent the model sees, stored once per run as a blob. */

@@ -1,4 +1,5 @@
 /** The loop's state, rebuilt by replay from history (never persisted by hand), and what a model step brings. */
+import type { ContextState } from './context';
 import type { AssistantMessage, Message } from './messages';
 import type { StopReason } from './model';
 import type { StepReport, ToolCallReport } from './result';
@@ -28,6 +29,8 @@ export interface LoopState {
   usage: Usage;
   steps: StepReport[];
   toolCalls: ToolCallReport[];
+  /** What the model is shown of the conversation (summary, start), and the token count it is estimated from. */
+  context?: ContextState;
 }
 
 /** The part of a long run's state an execution no longer holds (it is in the store, or counted). */

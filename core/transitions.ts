@@ -3,6 +3,7 @@
  * actions they return (call the model, run tools) and feeds the outcomes back. Nothing here does I/O,
  * reads the clock or touches Temporal, so every rule of the loop is unit-testable without a server.
  */
+import { anchorAt } from './context';
 import type { AgentEventBody } from './events';
 import type { UserMessageInput } from './inbox';
 import { withUserText } from './inbox';
@@ -46,6 +47,7 @@ export function applyModelStep(state: LoopState, spec: AgentSpec, out: ModelStep
     stored: state.messages.length + 1,
     head: out.head,
     usage: addUsage(state.usage, out.usage),
+    ...(spec.context ? { context: anchorAt(state.context, out.usage, (state.earlier?.messages ?? 0) + state.messages.length + 1) } : {}),
     steps: [
       ...state.steps,
       {

@@ -32,7 +32,20 @@ const KIND_BY_STATUS: Readonly<Record<number, ProviderErrorKind>> = {
 };
 
 /** Kinds that mean the request itself is wrong: retrying the same request cannot help. */
-const FINAL_KINDS: ReadonlySet<ProviderErrorKind> = new Set(['invalid_request', 'authentication', 'permission', 'not_found', 'request_too_large']);
+const FINAL_KINDS: ReadonlySet<ProviderErrorKind> = new Set(['invalid_request', 'authentication', 'permission', 'not_found', 'request_too_large', 'context_overflow']);
+
+/**
+ * How providers say a prompt does not fit the model's context window: Anthropic ("prompt is too long:
+ * 215013 tokens > 200000 maximum"), OpenAI and vLLM ("maximum context length is …",
+ * `context_length_exceeded`), llama.cpp ("exceeds the available context size", `exceed_context_size_error`).
+ */
+const CONTEXT_OVERFLOW = /prompt is too long|maximum context length|context[_ ]length[_ ]exceeded|exceeds? the (available )?context|exceed_context_size|context window|too many (input )?tokens/i;
+
+/** Whether a failure says the prompt is larger than the model's context window. */
+export function isContextOverflow(status: number | undefined, type: string | undefined, message: string): boolean {
+  if (status !== undefined && status !== 400 && status !== 413) return false;
+  return CONTEXT_OVERFLOW.test(type ?? '') || CONTEXT_OVERFLOW.test(message);
+}
 
 /** The kind of a failure with this HTTP status. */
 export function kindForStatus(status: number): ProviderErrorKind {
@@ -79,7 +92,9 @@ export interface ApiFailure {
  * its type says the request itself is wrong.
  */
 export function apiFailure(f: ApiFailure): ProviderError {
-  const kind: ProviderErrorKind = f.kindOfType ?? (f.status !== undefined ? kindForStatus(f.status) : 'server');
+  const kind: ProviderErrorKind = isContextOverflow(f.status, f.type, f.message)
+    ? 'context_overflow'
+    : (f.kindOfType ?? (f.status !== undefined ? kindForStatus(f.status) : 'server'));
   const retryable =
     f.retryable ?? shouldRetryHeader(f.headers) ?? (f.status !== undefined ? isRetryableStatus(f.status) : !FINAL_KINDS.has(kind));
   const after = retryAfterMs(f.headers);

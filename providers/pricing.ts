@@ -5,6 +5,7 @@
  * `vendor/` prefix (`openai/gpt-4o`). Override or extend the table for negotiated or newer prices.
  */
 import type { Usage } from '../core/usage';
+import { modelEntry } from './model-table';
 
 /** Prices of one model in USD per million tokens. */
 export interface ModelPrice {
@@ -69,17 +70,7 @@ export const DEFAULT_PRICES: PriceTable = Object.freeze({
 
 /** The price entry for `model`: exact id, then longest prefix, then the same without a `vendor/` prefix. */
 export function priceFor(model: string, prices: PriceTable = DEFAULT_PRICES): ModelPrice | undefined {
-  const lookup = (id: string): ModelPrice | undefined => {
-    if (Object.hasOwn(prices, id)) return prices[id];
-    let best: string | undefined;
-    for (const key of Object.keys(prices)) {
-      // A prefix must end at a separator: `o1` matches `o1-2024-12-17`, not `o10`.
-      if (id.startsWith(key) && /^[-_.:@]/.test(id.slice(key.length)) && (!best || key.length > best.length)) best = key;
-    }
-    return best ? prices[best] : undefined;
-  };
-  const slash = model.lastIndexOf('/');
-  return lookup(model) ?? (slash >= 0 ? lookup(model.slice(slash + 1)) : undefined);
+  return modelEntry(prices, model);
 }
 
 /**

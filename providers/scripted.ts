@@ -55,12 +55,35 @@ export interface ScriptedTurn {
 /** A script: replies by step, or a function of the request. */
 export type Script = readonly ScriptedTurn[] | ((request: ModelRequest, ctx: ModelCallContext) => ScriptedTurn | Promise<ScriptedTurn>);
 
-/** A provider that serves scripts by model name: `{ provider: 'scripted', model: '<script name>' }`. */
+/** Options of a {@link ScriptedProvider}. */
+export interface ScriptedProviderOptions {
+  /**
+   * Context windows (tokens) by script name: a request estimated (4 characters a token) above its window
+   * fails as a real API does: HTTP 400 "prompt is too long: N tokens > W maximum", not retryable.
+   */
+  windows?: Record<string, number>;
+}
+
+/**
+ * A provider that serves scripts by model name: `{ provider: 'scripted', model: '<script name>' }`.
+ * Compaction summaries (`ctx.purpose === 'summary'`) go to a function script, which may answer them
+ * (return `{ text }`); otherwise, and for list scripts, the model answers with an extract of the text.
+ */
 export class ScriptedProvider implements ModelProvider {
   private readonly scripts = new Map<string, Script>();
+  private readonly windows: Record<string, number>;
+  /** The largest request (estimated tokens) each script was sent, summaries included. */
+  readonly largestRequest = new Map<string, number>();
 
-  constructor(scripts: Record<string, Script> = {}) {
+  constructor(scripts: Record<string, Script> = {}, options: ScriptedProviderOptions = {}) {
     for (const [name, script] of Object.entries(scripts)) this.scripts.set(name, script);
+    this.windows = { ...options.windows };
+  }
+
+  /** Set the context window of a script (see {@link ScriptedProviderOptions.windows}). */
+  setWindow(model: string, tokens: number): this {
+    this.windows[model] = tokens;
+    return this;
   }
 
   /** Add or replace a script. */
@@ -79,7 +102,16 @@ export class ScriptedProvider implements ModelProvider {
         type: 'not_found_error',
       });
     }
-    const index = request.messages.filter((m) => m.role === 'assistant').length;
+    const inputChars = JSON.stringify(request.messages).length + (request.system?.length ?? 0) + JSON.stringify(request.tools).length;
+    const inputTokens = Math.ceil(inputChars / 4);
+    this.largestRequest.set(request.model, Math.max(this.largestRequest.get(request.model) ?? 0, inputTokens));
+    const window = this.windows[request.model];
+    if (window !== undefined && inputTokens > window) {
+      throw new ProviderError(`prompt is too long: ${inputTokens} tokens > ${window} maximum`, { kind: 'context_overflow', retryable: false, status: 400, type: 'invalid_request_error' });
+    }
+    if (ctx.purpose === 'summary') return this.summarize(script, request, ctx, inputTokens);
+    // The step picks the reply (a compacted view holds fewer assistant messages than the run has had).
+    const index = ctx.step >= 1 ? ctx.step - 1 : request.messages.filter((m) => m.role === 'assistant').length;
     const turn = typeof script === 'function' ? await script(request, ctx) : script[index];
     if (!turn) {
       throw new ProviderError(`scripted model "${request.model}" has no reply for step ${index + 1} (script has ${(script as readonly ScriptedTurn[]).length})`, {
@@ -113,18 +145,33 @@ export class ScriptedProvider implements ModelProvider {
       });
     });
     const stopReason = turn.stopReason ?? (turn.toolCalls?.length ? 'tool_use' : 'end_turn');
-    const inputChars = JSON.stringify(request.messages).length + (request.system?.length ?? 0);
     const outputChars = JSON.stringify(content).length;
     return {
       message: { role: 'assistant', content },
       stopReason,
       usage: {
-        inputTokens: Math.ceil(inputChars / 4),
+        inputTokens,
         outputTokens: Math.ceil(outputChars / 4),
         cacheReadTokens: 0,
         cacheWriteTokens: 0,
         ...turn.usage,
       },
+      model: request.model,
+    };
+  }
+
+  /** A compaction summary: the script's, when a function script gives one, else an extract of the text. */
+  private async summarize(script: Script, request: ModelRequest, ctx: ModelCallContext, inputTokens: number): Promise<ModelResponse> {
+    const turn = typeof script === 'function' ? await script(request, ctx) : undefined;
+    if (turn?.delayMs) await abortableSleep(turn.delayMs, ctx.signal, () => ctx.heartbeat());
+    const failure = turn?.failures?.[ctx.attempt - 1];
+    if (failure) throw new ProviderError(failure.message, { kind: failure.kind ?? 'server', retryable: failure.retryable ?? true, ...(failure.status !== undefined ? { status: failure.status } : {}) });
+    const asked = request.messages.map((m) => m.content.map((b) => (b.type === 'text' ? b.text : '')).join('')).join('\n');
+    const text = turn?.text ?? `Scripted summary of ${asked.length} characters: ${asked.slice(0, 160).replace(/\s+/g, ' ')}…`;
+    return {
+      message: { role: 'assistant', content: [{ type: 'text', text }] },
+      stopReason: 'end_turn',
+      usage: { inputTokens, outputTokens: Math.ceil(text.length / 4), cacheReadTokens: 0, cacheWriteTokens: 0, ...turn?.usage },
       model: request.model,
     };
   }

@@ -11,6 +11,8 @@ export interface ModelCallContext {
   attempt: number;
   /** 1-based step number. */
   step: number;
+  /** `summary` when the call writes a compaction summary (no tools), else absent: an agent step. */
+  purpose?: 'summary';
 }
 
 /** A model provider, registered on the worker by name. Credentials live inside it, never in history. */
@@ -30,6 +32,8 @@ export type ProviderErrorKind =
   | 'permission'
   | 'not_found'
   | 'request_too_large'
+  /** The prompt is larger than the model's context window ("prompt is too long"): compaction may help. */
+  | 'context_overflow'
   /** The server answered, but not in the protocol asked for (e.g. JSON instead of an event stream). */
   | 'invalid_response'
   | 'unknown';

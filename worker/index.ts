@@ -8,6 +8,8 @@ import { AgentRegistry } from '../agents/registry';
 import { createActivities } from '../activities';
 import type { PriceTable } from '../providers/pricing';
 import { DEFAULT_PRICES } from '../providers/pricing';
+import type { ContextWindowTable } from '../providers/context-windows';
+import { DEFAULT_CONTEXT_WINDOWS } from '../providers/context-windows';
 import type { ModelProvider } from '../providers/types';
 import { defaultProviders } from '../providers';
 import type { BlobStore } from '../store/blob-store';
@@ -42,6 +44,11 @@ export interface AgentWorkerOptions extends ConnectionSettings {
   workflowBundle?: TemporalWorkerOptions['workflowBundle'];
   /** Prices (USD per million tokens) by model id or prefix, merged over the built-in table; used for run costs. */
   prices?: PriceTable;
+  /**
+   * Context windows (tokens) by model id or prefix, merged over the built-in table: agents that do not
+   * name their window (`context.windowTokens`) compact by it.
+   */
+  contextWindows?: ContextWindowTable;
   /**
    * Register durable-agent's search attributes (approval state, status, agent name) if missing, and keep
    * them current in runs. Default true; set false where the worker may not change the namespace.
@@ -128,7 +135,7 @@ export async function createWorker(options: AgentWorkerOptions): Promise<AgentWo
       connection,
       namespace,
       taskQueue,
-      activities: createActivities({ registry, providers, store: transcripts, searchAttributes, prices: { ...DEFAULT_PRICES, ...options.prices } }),
+      activities: createActivities({ registry, providers, store: transcripts, searchAttributes, prices: { ...DEFAULT_PRICES, ...options.prices }, contextWindows: { ...DEFAULT_CONTEXT_WINDOWS, ...options.contextWindows } }),
       ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
     });
   } catch (err) {

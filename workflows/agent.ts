@@ -5,7 +5,8 @@
  * model, a tool, the store or an activity — returns an `AgentRunResult`, emits `done` and leaves the
  * snapshot and search attributes final.
  */
-import { allHandlersFinished, CancellationScope, condition, continueAsNew, isCancellation, proxyActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
+import { allHandlersFinished, CancellationScope, condition, continueAsNew, isCancellation, patched, proxyActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
+import { compactionDue } from '../core/compaction';
 import { carriedState, CONTINUE_AS_NEW_AFTER_EVENTS, shouldContinueAsNew } from '../core/continuation';
 import type { Budget } from '../core/budget';
 import { budgetMessage, budgetSpent, effectiveBudget, exhaustedBudget } from '../core/budget';
@@ -26,6 +27,7 @@ import { eventsQuery, snapshotQuery } from './definitions';
 import { failureEnding, isActivityFailure } from './failures';
 import { Inbox } from './inbox';
 import { inputProblems } from './input';
+import { compactContext } from './compaction';
 import { callModelWithRetries } from './model-call';
 import type { ToolCallContext } from './tool-call';
 import { ToolStep } from './tool-step';
@@ -214,7 +216,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
    */
   async function overBudget(turns = loop.turn): Promise<Ending | undefined> {
     for (;;) {
-      const steps = loop.earlier ? [...loop.steps, { costUsd: loop.earlier.costUsd }] : loop.steps;
+      const steps = [...loop.steps, { costUsd: (loop.earlier?.costUsd ?? 0) + (loop.context?.costUsd ?? 0) }];
       const spent = exhaustedBudget(budget, budgetSpent(loop.usage, steps, turns));
       if (!spent) return undefined;
       const ending: Ending = { status: 'budget_exceeded', error: { message: budgetMessage(spent), type: 'BudgetExceeded' } };
@@ -277,7 +279,14 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
         continue;
       }
       if (loop.step >= loop.maxSteps) return { status: 'max_steps', error: { message: `Reached the step limit (${loop.maxSteps}).`, type: 'MaxSteps' } };
-      const model = await callModelWithRetries(spec, loop, log);
+      if (compactionDue(loop, spec.context) && patched('context-compaction')) loop = (await compactContext(spec, loop, log, 'threshold')).loop;
+      let model = await callModelWithRetries(spec, loop, log);
+      if ('failure' in model && model.failure.contextOverflow && spec.context?.summarize && patched('context-compaction')) {
+        // The provider said the prompt is too long: compact once and try again.
+        const c = await compactContext(spec, loop, log, 'overflow');
+        loop = c.loop;
+        if (c.compacted) model = await callModelWithRetries(spec, loop, log);
+      }
       if ('failure' in model) {
         const { failure } = model;
         const status = failure.type === STORAGE_ERROR ? 'storage_error' : 'provider_error';

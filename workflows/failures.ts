@@ -24,6 +24,7 @@ export function modelAttemptFailure(err: unknown): AttemptFailure {
       ...(cause.type ? { type: cause.type } : {}),
       retryable: cause.type !== STORAGE_ERROR && !cause.nonRetryable && details?.retryable !== false,
       ...(details?.retryAfterMs !== undefined ? { retryAfterMs: details.retryAfterMs } : {}),
+      ...(details?.contextOverflow ? { contextOverflow: true } : {}),
     };
   }
   if (cause instanceof TimeoutFailure) {

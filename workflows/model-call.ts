@@ -1,5 +1,6 @@
 /** One model step, retried by the workflow so every retry is an event and can move down the fallback chain. */
 import { ActivityCancellationType, isCancellation, patched, proxyActivities, sleep } from '@temporalio/workflow';
+import { viewOf } from '../core/context';
 import type { AgentActivities } from '../core/contract';
 import type { EventLog } from '../core/event-log';
 import type { AttemptFailure } from '../core/retry';
@@ -23,7 +24,8 @@ export async function callModelWithRetries(spec: AgentSpec, loop: LoopState, log
     const model = modelForAttempt(spec.models, attempt);
     log.push({ type: 'step_started', step, provider: model.provider, model: model.model, attempt });
     try {
-      const out = await callModel({ agent: spec.name, model, promptRef: spec.promptRef, step, attempt, transcript: modelInput(loop) });
+      const context = viewOf(loop.context, spec.context);
+      const out = await callModel({ agent: spec.name, model, promptRef: spec.promptRef, step, attempt, transcript: modelInput(loop), ...(context ? { context } : {}) });
       return { step: { ...out, attempts: attempt } };
     } catch (err) {
       if (isCancellation(err)) throw err;

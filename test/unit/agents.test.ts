@@ -139,7 +139,47 @@ describe('agentSpec and promptSpec', () => {
       modelTimeoutMs: 10 * 60_000,
       modelHeartbeatTimeoutMs: 60_000,
       promptRef: 'sha256-p',
+      context: { compactAt: 0.8, keepRecentTokens: 20_000, keepToolResults: 10, summarize: true },
     });
+  });
+
+  it("resolves the context window: the agent's own, else the worker's table by model id (dated ids and vendor prefixes too)", () => {
+    expect(agentSpec(defineAgent({ name: 'a', model: { provider: 'anthropic', model: 'claude-sonnet-4-5-20250929' } }), 'r').context).toEqual({
+      windowTokens: 200_000,
+      compactAt: 0.8,
+      keepRecentTokens: 50_000,
+      keepToolResults: 10,
+      summarize: true,
+    });
+    expect(agentSpec(defineAgent({ name: 'a', model: { provider: 'openai', model: 'openai/gpt-4o-mini' } }), 'r').context?.windowTokens).toBe(128_000);
+    expect(agentSpec(defineAgent({ name: 'a', model: MODEL }), 'r', false, { m: 4096 }).context?.windowTokens).toBe(4096);
+    const own = defineAgent({
+      name: 'a',
+      model: MODEL,
+      context: { windowTokens: 8000, compactAt: 0.5, keepRecentTokens: 1000, keepToolResults: 0, summarize: false, summaryModel: { provider: 'scripted', model: 'cheap' }, summaryPrompt: 'Be short.' },
+    });
+    expect(agentSpec(own, 'r', false, { m: 4096 }).context).toEqual({
+      windowTokens: 8000,
+      compactAt: 0.5,
+      keepRecentTokens: 1000,
+      keepToolResults: 0,
+      summarize: false,
+      summaryModel: { provider: 'scripted', model: 'cheap', maxTokens: 8192 },
+      summaryPrompt: 'Be short.',
+    });
+  });
+
+  it('refuses malformed context options, naming each', () => {
+    const bad = (context: unknown) => () => defineAgent({ name: 'a', model: MODEL, context: context as never });
+    expect(bad(5)).toThrow(/agent "a": context must be an object/);
+    expect(bad({ window: 5 })).toThrow(/unknown option "window"/);
+    expect(bad({ windowTokens: 10 })).toThrow(/context.windowTokens must be an integer of at least 256, got 10/);
+    expect(bad({ compactAt: 1.5 })).toThrow(/compactAt must be a fraction of the window in \(0, 1\]/);
+    expect(bad({ keepToolResults: -1 })).toThrow(/keepToolResults must be an integer of at least 0/);
+    expect(bad({ summarize: 'yes' })).toThrow(/summarize must be true or false/);
+    expect(bad({ summaryModel: { provider: 'x' } })).toThrow(/summaryModel needs a provider and a model/);
+    expect(bad({ summaryPrompt: ' ' })).toThrow(/summaryPrompt must be a non-empty string/);
+    expect(bad({ windowTokens: 1000, keepRecentTokens: 900 })).toThrow(/keepRecentTokens \(900\) must be less than compactAt × windowTokens \(800\)/);
   });
 
   it('lists the primary model then the fallbacks, each with maxTokens', () => {

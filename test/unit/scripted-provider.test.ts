@@ -14,8 +14,13 @@ function request(messages: Message[], model = 'demo'): ModelRequest {
   return { model, messages, maxTokens: 1000, tools: [] };
 }
 
-function context(attempt = 1, signal = new AbortController().signal, heartbeat = () => undefined): ModelCallContext {
-  return { signal, heartbeat, attempt, step: 1 };
+function context(attempt = 1, signal = new AbortController().signal, heartbeat = () => undefined, step = 1): ModelCallContext {
+  return { signal, heartbeat, attempt, step };
+}
+
+/** The model call of a run whose transcript is `messages`: its step is one more than the answers in it. */
+async function generate(p: ScriptedProvider, messages: Message[]) {
+  return p.generate(request(messages), context(1, undefined, undefined, messages.filter((m) => m.role === 'assistant').length + 1));
 }
 
 async function failure(p: Promise<unknown>): Promise<ProviderError> {
@@ -38,12 +43,12 @@ const SCRIPT: Script = [
 ];
 
 describe('ScriptedProvider', () => {
-  it('picks the reply by the number of assistant messages so far', async () => {
+  it('picks the reply by the step (the number of answers so far, plus one)', async () => {
     const p = new ScriptedProvider({ demo: SCRIPT });
-    expect((await p.generate(request([user('hi')]), context())).message.content[0]).toEqual({ type: 'text', text: 'first' });
+    expect((await generate(p, [user('hi')])).message.content[0]).toEqual({ type: 'text', text: 'first' });
     const two = [user('a'), assistant('x'), user('b'), user('c'), assistant('y'), user('d')];
-    expect((await p.generate(request(two), context())).message.content[0]).toEqual({ type: 'text', text: 'third' });
-    expect((await p.generate(request([user('a'), assistant('x'), user('b')]), context())).message.content[0]).toEqual({
+    expect((await generate(p, two)).message.content[0]).toEqual({ type: 'text', text: 'third' });
+    expect((await generate(p, [user('a'), assistant('x'), user('b')])).message.content[0]).toEqual({
       type: 'text',
       text: 'second',
     });
@@ -51,12 +56,12 @@ describe('ScriptedProvider', () => {
 
   it('gives calls default ids call_<step>_<index> and keeps explicit ones', async () => {
     const p = new ScriptedProvider({ demo: SCRIPT });
-    const first = await p.generate(request([user('hi')]), context());
+    const first = await generate(p, [user('hi')]);
     expect(first.message.content.slice(1)).toEqual([
       { type: 'tool_use', id: 'call_1_0', name: 'read', input: { path: 'a' } },
       { type: 'tool_use', id: 'mine', name: 'read', input: { path: 'b' } },
     ]);
-    const third = await p.generate(request([user('a'), assistant('x'), user('b'), assistant('y'), user('c')]), context());
+    const third = await generate(p, [user('a'), assistant('x'), user('b'), assistant('y'), user('c')]);
     expect(third.message.content[1]).toEqual({ type: 'tool_use', id: 'call_3_0', name: 'write', input: {}, incomplete: true });
   });
 
@@ -72,7 +77,7 @@ describe('ScriptedProvider', () => {
         },
       ],
     });
-    const { message } = await p.generate(request([user('hi')]), context());
+    const { message } = await generate(p, [user('hi')]);
     expect(message.content).toEqual([
       { type: 'tool_use', id: 'call_1_0', name: 'refund', input: '{"orderId":"A1","amount": 5', inputError: expect.stringMatching(/JSON/) },
       { type: 'tool_use', id: 'call_1_1', name: 'refund', input: ['A1'] },
@@ -82,14 +87,14 @@ describe('ScriptedProvider', () => {
 
   it('defaults the stop reason to tool_use with calls and end_turn without', async () => {
     const p = new ScriptedProvider({ demo: SCRIPT });
-    expect((await p.generate(request([user('a')]), context())).stopReason).toBe('tool_use');
-    expect((await p.generate(request([user('a'), assistant('x'), user('b')]), context())).stopReason).toBe('end_turn');
-    expect((await p.generate(request([user('a'), assistant('x'), user('b'), assistant('y'), user('c')]), context())).stopReason).toBe('max_tokens');
+    expect((await generate(p, [user('a')])).stopReason).toBe('tool_use');
+    expect((await generate(p, [user('a'), assistant('x'), user('b')])).stopReason).toBe('end_turn');
+    expect((await generate(p, [user('a'), assistant('x'), user('b'), assistant('y'), user('c')])).stopReason).toBe('max_tokens');
   });
 
   it('estimates usage unless the script sets it, and answers as the requested model', async () => {
     const p = new ScriptedProvider({ demo: [{ text: 'hello' }], fixed: [{ text: 'hi', usage: { inputTokens: 7, cacheReadTokens: 3 } }] });
-    const estimated = await p.generate(request([user('x'.repeat(400))]), context());
+    const estimated = await generate(p, [user('x'.repeat(400))]);
     expect(estimated.model).toBe('demo');
     expect(estimated.usage.inputTokens).toBeGreaterThanOrEqual(100);
     expect(estimated.usage.outputTokens).toBeGreaterThan(0);
@@ -126,7 +131,7 @@ describe('ScriptedProvider', () => {
 
   it('fails without retry once the script is exhausted', async () => {
     const p = new ScriptedProvider({ demo: [{ text: 'only' }] });
-    const err = await failure(p.generate(request([user('a'), assistant('only'), user('b')]), context()));
+    const err = await failure(generate(p, [user('a'), assistant('only'), user('b')]));
     expect(err).toMatchObject({ kind: 'invalid_request', retryable: false, type: 'script_exhausted' });
     expect(err.message).toMatch(/no reply for step 2 \(script has 1\)/);
   });
