@@ -3,7 +3,7 @@
  * read-only tool call, and the step after the last tool step answers.
  */
 import { z } from 'zod';
-import type { Agent } from '../agents/define';
+import type { Agent, ContextOptions } from '../agents/define';
 import { defineAgent, defineTool } from '../agents/define';
 import { ScriptedProvider } from '../providers/scripted';
 import type { Script } from '../providers/scripted';
@@ -47,6 +47,8 @@ export interface BenchAgentOptions {
   longSteps: number;
   /** Bytes each long-run tool call returns. */
   longBytes: number;
+  /** How the long agent's context is kept within its window (default: the agent's defaults). */
+  longContext?: ContextOptions;
 }
 
 /** The benchmark's agents and the scripted provider serving them. */
@@ -62,6 +64,7 @@ export function benchAgents(options: BenchAgentOptions): { agents: Agent[]; prov
       model: { provider: 'scripted', model: LONG_AGENT },
       tools: [pageTool(options.longBytes)],
       maxSteps: options.longSteps + 1,
+      ...(options.longContext ? { context: options.longContext } : {}),
     }),
   ];
   return { agents, provider };

@@ -22,6 +22,7 @@ import { benchAgents } from './agents';
 import { baselineActivities } from './baseline/activities';
 import { naiveActivities } from './naive/activities';
 import type { StepMeter } from './step-meter';
+import type { ScriptedProvider } from '../providers/scripted';
 
 /** Worker settings both workers get, pinned (these are the SDK defaults, plus a cache holding every run). */
 export const WORKER_SETTINGS = {
@@ -39,6 +40,8 @@ export interface BenchEnvironment {
   baselineQueue: string;
   /** Task queue of the naive loop's worker (`bench/naive/`), when it was asked for. */
   naiveQueue?: string;
+  /** The scripted model the agent worker serves (it records the largest request each script was sent). */
+  provider: ScriptedProvider;
   /** The blob store the agent worker keeps conversations in. */
   store: BlobStore;
   /** Stop the workers, close connections, stop the server if started here, delete the blob store. */
@@ -115,7 +118,7 @@ export async function startBenchEnvironment(options: BenchAgentOptions & { naive
         await running;
       });
     }
-    return { server, temporal, store, agents: new AgentClient(temporal, agentWorker.taskQueue), baselineQueue, ...(naiveQueue ? { naiveQueue } : {}), close };
+    return { server, temporal, store, provider, agents: new AgentClient(temporal, agentWorker.taskQueue), baselineQueue, ...(naiveQueue ? { naiveQueue } : {}), close };
   } catch (err) {
     await close();
     throw err;

@@ -23,12 +23,14 @@ const USAGE = `Usage: npx tsx bench/long-run.ts [options]
 
   -s, --steps N        tool steps of the durable-agent run, 0 to skip it (default 10000; at least 400)
   -b, --bytes B        bytes each tool call returns (default 20480)
+  -w, --window T       the agent's context window in tokens (default 200000): it compacts at 80%
       --naive-steps M  most steps the naive loop is given, 0 to skip it (default 500; it dies long before)
   -h, --help           show this help`;
 
 interface Settings {
   steps: number;
   bytes: number;
+  window: number;
   naiveSteps: number;
 }
 
@@ -38,6 +40,7 @@ function parseSettings(argv: string[]): Settings | undefined {
     options: {
       steps: { type: 'string', short: 's', default: '10000' },
       bytes: { type: 'string', short: 'b', default: '20480' },
+      window: { type: 'string', short: 'w', default: '200000' },
       'naive-steps': { type: 'string', default: '500' },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -49,7 +52,7 @@ function parseSettings(argv: string[]): Settings | undefined {
     if (!Number.isInteger(n) || n < min) throw new Error(`--${name} must be an integer >= ${min} (got ${JSON.stringify(text)})`);
     return n;
   };
-  const settings = { steps: int('steps', values.steps, 0), bytes: int('bytes', values.bytes, 1), naiveSteps: int('naive-steps', values['naive-steps'], 0) };
+  const settings = { steps: int('steps', values.steps, 0), bytes: int('bytes', values.bytes, 1), window: int('window', values.window, 1000), naiveSteps: int('naive-steps', values['naive-steps'], 0) };
   if (settings.steps > 0 && settings.steps < 400) throw new Error('--steps must be 0 (skip the durable-agent run) or at least 400, to compare steps ~100 and ~N-100');
   return settings;
 }
@@ -108,6 +111,8 @@ async function agentRun(env: BenchEnvironment, meter: StepMeter, s: Settings): P
   console.log(`  events per execution: min ${num(events.min)}, median ${num(events.median)}, max ${num(events.max)}`);
   console.log(`  MB of history per execution: min ${mb(bytes.min)}, median ${mb(bytes.median)}, max ${mb(bytes.max)} (all executions: ${mb(totalBytes)} MB)`);
   console.log(`  result: ${num(JSON.stringify(result).length)} B (report steps ${result.report.steps.length}, omitted ${result.report.stepsOmitted})`);
+  const largest = env.provider.largestRequest.get(LONG_AGENT) ?? 0;
+  console.log(`context: window ${num(s.window)} tokens; compacted ${num(result.report.compactions ?? 0)} times; largest request the model was sent: ${num(largest)} tokens (estimate, 4 characters a token)`);
 
   const window = (from: number, to: number) => ({
     label: `steps ${num(from)}–${num(to)}`,
@@ -115,14 +120,15 @@ async function agentRun(env: BenchEnvironment, meter: StepMeter, s: Settings): P
     model: meter.mean(from, to, (x) => x.modelMs),
     gets: meter.mean(from, to, (x) => x.blobGets),
     getBytes: meter.mean(from, to, (x) => x.blobGetBytes),
+    summaries: meter.mean(from, to, (x) => x.summaries) * (to - from),
   });
   const early = window(50, 150);
   const late = window(s.steps - 150, s.steps - 50);
   const tenth = Math.floor(s.steps / 10);
   const curve = Array.from({ length: 10 }, (_, i) => window(Math.max(1, i * tenth), (i + 1) * tenth));
-  const row = (w: ReturnType<typeof window>) => [w.label, num(w.ms, 1), num(w.model, 1), num(w.ms - w.model, 1), num(w.gets, 1), mb(w.getBytes)];
+  const row = (w: ReturnType<typeof window>) => [w.label, num(w.ms, 1), num(w.model, 1), num(w.ms - w.model, 1), num(w.gets, 1), mb(w.getBytes), num(w.summaries)];
   console.log('\nper-step time (wall clock between model calls, measured in the worker):');
-  console.log(table([['', 'ms/step', 'in the model', 'the rest', 'blob reads/step', 'MB read/step'], row(early), row(late), [], ...curve.map(row)]));
+  console.log(table([['', 'ms/step', 'in the model', 'the rest', 'blob reads/step', 'MB read/step', 'compactions'], row(early), row(late), [], ...curve.map(row)]));
   console.log(`ratio late/early: ${num(late.ms / early.ms, 2)} (without the model's own time: ${num((late.ms - late.model) / (early.ms - early.model), 2)})`);
 
   const at = (step: number) => samples.find((m) => m.step === step)!;
@@ -145,7 +151,7 @@ async function main(): Promise<void> {
     return;
   }
   const meter = new StepMeter();
-  const env = await startBenchEnvironment({ steps: 1, longSteps: s.steps, longBytes: s.bytes, naive: s.naiveSteps > 0, meter }, (l) => console.error(l));
+  const env = await startBenchEnvironment({ steps: 1, longSteps: s.steps, longBytes: s.bytes, longContext: { windowTokens: s.window }, naive: s.naiveSteps > 0, meter }, (l) => console.error(l));
   try {
     console.log(`long run on ${env.server}, scripted zero-latency model`);
     if (s.steps > 0) await agentRun(env, meter, s);

@@ -1,6 +1,6 @@
 /**
  * Per-step measurements of one agent run, taken inside the worker: when each step's model call began,
- * the time the model (provider) took, and the blob-store traffic of the step. The provider and the blob
+ * the time the model (provider) took, compaction summaries included, and the blob-store traffic of the step. The provider and the blob
  * store are wrapped, not changed. Steps are told apart by the model call's step number, so the meter is
  * meant for one run at a time (the long-run benchmark).
  */
@@ -18,6 +18,8 @@ export interface StepSample {
   blobGets: number;
   blobGetBytes: number;
   blobPuts: number;
+  /** Compaction summaries written before the step's model call. */
+  summaries: number;
 }
 
 /** Collects {@link StepSample}s by step number. */
@@ -33,11 +35,12 @@ export class StepMeter {
       generate: async (request, ctx) => {
         let sample = this.steps.get(ctx.step);
         if (!sample) {
-          sample = { startedMs: performance.now(), modelMs: 0, blobGets: 0, blobGetBytes: 0, blobPuts: 0 };
+          sample = { startedMs: performance.now(), modelMs: 0, blobGets: 0, blobGetBytes: 0, blobPuts: 0, summaries: 0 };
           this.steps.set(ctx.step, sample);
           this.onStep?.(ctx.step);
         }
         this.current = sample;
+        if (ctx.purpose === 'summary') sample.summaries++;
         const started = performance.now();
         try {
           return await inner.generate(request, ctx);
@@ -77,7 +80,7 @@ export class StepMeter {
   /** Mean of `pick` over steps `from..to-1`. */
   mean(from: number, to: number, pick: (s: StepSample) => number): number {
     let sum = 0;
-    for (let k = from; k < to; k++) sum += pick(this.steps.get(k) ?? { startedMs: 0, modelMs: 0, blobGets: 0, blobGetBytes: 0, blobPuts: 0 });
+    for (let k = from; k < to; k++) sum += pick(this.steps.get(k) ?? { startedMs: 0, modelMs: 0, blobGets: 0, blobGetBytes: 0, blobPuts: 0, summaries: 0 });
     return sum / (to - from);
   }
 }
