@@ -108,11 +108,20 @@ export class TranscriptStore {
 
   /** The full text of a tool output, reading stored outputs from the blob store (or the output cache). */
   async outputText(output: ToolOutput): Promise<string> {
-    if (output.type === 'text') return output.text;
-    const cached = this.cachedOutput(output.ref);
+    return output.type === 'text' ? output.text : this.text(output.ref);
+  }
+
+  /**
+   * A stored text blob (a tool output, a compaction summary), through the output cache: read from the
+   * blob store only when it is not cached.
+   *
+   * @throws BlobNotFoundError when the store has no blob `ref`.
+   */
+  async text(ref: BlobRef): Promise<string> {
+    const cached = this.cachedOutput(ref);
     if (cached !== undefined) return cached;
-    const text = await this.blobs.get(output.ref);
-    this.rememberOutput(output.ref, text);
+    const text = await this.blobs.get(ref);
+    this.rememberOutput(ref, text);
     return text;
   }
 

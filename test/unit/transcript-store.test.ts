@@ -225,6 +225,16 @@ describe('TranscriptStore', () => {
       expect(again[21]).toEqual({ role: 'user', content: [{ type: 'tool_result', toolUseId: 'c20', output: { type: 'text', text: 'page 20 '.repeat(2000) }, isError: false }] });
     });
 
+    it('text() reads a stored text (a summary) once while it is cached', async () => {
+      const blobs = new CountingStore();
+      const store = new TranscriptStore(blobs);
+      const ref = await blobs.put('summary of the earlier conversation');
+      expect(await store.text(ref)).toBe('summary of the earlier conversation');
+      expect(await store.text(ref)).toBe('summary of the earlier conversation');
+      expect(blobs.gets).toBe(1);
+      await expect(store.text(`sha256-${'2'.repeat(64)}`)).rejects.toBeInstanceOf(BlobNotFoundError);
+    });
+
     it('bounds the output cache by size: the oldest outputs are read again', async () => {
       const blobs = new CountingStore();
       const store = new TranscriptStore(blobs, 128, 25_000);
