@@ -19,7 +19,20 @@ interface TranscriptNode {
 interface CachedTranscript {
   messages: Message[];
   length: number;
+  /** The tool-call index of `messages`, shared like the array. */
+  calls: CallIndex;
 }
+
+/**
+ * The first message (index) of each tool-call id in an array of messages, indexed lazily: messages
+ * `[0..indexed)` are in `first`.
+ */
+interface CallIndex {
+  first: Map<string, number>;
+  indexed: number;
+}
+
+const emptyTranscript = (): CachedTranscript => ({ messages: [], length: 0, calls: { first: new Map(), indexed: 0 } });
 
 /** Default number of transcript heads kept in memory. */
 export const TRANSCRIPT_CACHE_HEADS = 128;
@@ -66,7 +79,7 @@ export class TranscriptStore {
   async append(head: BlobRef | null, messages: readonly Message[]): Promise<BlobRef | null> {
     if (messages.length === 0) return head;
     let current = head;
-    let known: CachedTranscript | undefined = head ? this.cache.get(head) : { messages: [], length: 0 };
+    let known: CachedTranscript | undefined = head ? this.cache.get(head) : emptyTranscript();
     let n = known ? known.length : (await this.getJson<TranscriptNode>(head as BlobRef)).n;
     for (const message of messages) {
       const node: TranscriptNode = { v: 1, prev: current, message: await this.putJson(message), n: ++n };
@@ -88,9 +101,32 @@ export class TranscriptStore {
       this.remember(head, hit);
       return hit.messages.slice(0, hit.length);
     }
+    return (await this.cached(head)).messages.slice();
+  }
+
+  /**
+   * Whether a tool-call id is used in the transcript at `head`: a test in constant time, from an index
+   * the store keeps up to date as the conversation grows (for giving new calls ids unique in the run
+   * without walking the whole transcript every step).
+   */
+  async callIdUsed(head: BlobRef | null): Promise<(id: string) => boolean> {
+    if (!head) return () => false;
+    const t = this.cache.get(head) ?? (await this.cached(head));
+    const { first } = t.calls;
+    for (; t.calls.indexed < t.length; t.calls.indexed++) {
+      const m = t.messages[t.calls.indexed]!;
+      if (m.role !== 'assistant') continue;
+      for (const b of m.content) if (b.type === 'tool_use' && !first.has(b.id)) first.set(b.id, t.calls.indexed);
+    }
+    const length = t.length;
+    return (id) => (first.get(id) ?? Infinity) < length;
+  }
+
+  /** The transcript at `head`, cached (read from the blob store as far back as nothing is cached). */
+  private async cached(head: BlobRef): Promise<CachedTranscript> {
     const tail: Message[] = [];
     let cursor: BlobRef | null = head;
-    let base: CachedTranscript = { messages: [], length: 0 };
+    let base: CachedTranscript = emptyTranscript();
     while (cursor) {
       const cached = this.cache.get(cursor);
       if (cached) {
@@ -102,8 +138,9 @@ export class TranscriptStore {
       cursor = node.prev;
     }
     const messages = base.messages.slice(0, base.length).concat(tail.reverse());
-    this.remember(head, { messages, length: messages.length });
-    return messages.slice();
+    const transcript: CachedTranscript = { messages, length: messages.length, calls: { first: new Map(), indexed: 0 } };
+    this.remember(head, transcript);
+    return transcript;
   }
 
   /** The full text of a tool output, reading stored outputs from the blob store (or the output cache). */
@@ -196,7 +233,8 @@ function isStoredResult(block: Message['content'][number]): block is ToolResultB
  * case, a conversation growing), on a copy when a longer transcript already extends that array.
  */
 function extended(transcript: CachedTranscript, message: Message): CachedTranscript {
-  const messages = transcript.messages.length === transcript.length ? transcript.messages : transcript.messages.slice(0, transcript.length);
+  const tip = transcript.messages.length === transcript.length;
+  const messages = tip ? transcript.messages : transcript.messages.slice(0, transcript.length);
   messages.push(message);
-  return { messages, length: transcript.length + 1 };
+  return { messages, length: transcript.length + 1, calls: tip ? transcript.calls : { first: new Map(), indexed: 0 } };
 }

@@ -225,6 +225,30 @@ describe('TranscriptStore', () => {
       expect(again[21]).toEqual({ role: 'user', content: [{ type: 'tool_result', toolUseId: 'c20', output: { type: 'text', text: 'page 20 '.repeat(2000) }, isError: false }] });
     });
 
+    it('callIdUsed() tells the tool-call ids of exactly the transcript at a head, as it grows and branches', async () => {
+      const blobs = new CountingStore();
+      const store = new TranscriptStore(blobs);
+      const call = (id: string): Message => ({ role: 'assistant', content: [{ type: 'text', text: 'calling' }, { type: 'tool_use', id, name: 'read', input: {} }] });
+      const h0 = await store.append(null, [user('start')]);
+      expect((await store.callIdUsed(null))('a')).toBe(false);
+      const h1 = await store.append(h0, [call('a')]);
+      const used1 = await store.callIdUsed(h1);
+      const h2 = await store.append(h1, [user('result'), call('b')]);
+      const used2 = await store.callIdUsed(h2);
+      expect([used1('a'), used1('b'), used2('a'), used2('b'), used2('c')]).toEqual([true, false, true, true, false]);
+      // An older head, asked after the conversation grew past it, and a branch from it.
+      expect((await store.callIdUsed(h1))('b')).toBe(false);
+      const branch = await store.append(h1, [user('other'), call('c')]);
+      const usedBranch = await store.callIdUsed(branch);
+      expect([usedBranch('a'), usedBranch('b'), usedBranch('c')]).toEqual([true, false, true]);
+      expect((await store.callIdUsed(h2))('c')).toBe(false);
+      expect(blobs.gets).toBe(0);
+      // A cold store reads the transcript once, then answers the same.
+      const cold = new TranscriptStore(blobs);
+      const coldUsed = await cold.callIdUsed(h2);
+      expect([coldUsed('a'), coldUsed('b'), coldUsed('c')]).toEqual([true, true, false]);
+    });
+
     it('text() reads a stored text (a summary) once while it is cached', async () => {
       const blobs = new CountingStore();
       const store = new TranscriptStore(blobs);
