@@ -151,6 +151,12 @@ export interface AgentConfig<N extends string = string, T extends readonly AnyTo
    */
   maxTokensRecoveries?: number;
   /**
+   * With `maxTokensRecoveries`: once an answer has been cut off, later calls may write up to this many
+   * output tokens (raised from each model's `maxTokens`), so the continuation has room to finish.
+   * Default: not raised.
+   */
+  recoveryMaxTokens?: number;
+  /**
    * A long run continues as a new execution (same workflow id; clients notice nothing) at the first step
    * boundary after its history reaches this many events, or when the server suggests it. Default 5,000;
    * at least 50.

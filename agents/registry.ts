@@ -140,6 +140,7 @@ export function agentSpec(agent: Agent, promptRef: string, searchAttributes = fa
       toolResultInlineBytes: agent.toolResultInlineBytes ?? DEFAULTS.toolResultInlineBytes,
       resultMessagesInlineBytes: agent.resultMessagesInlineBytes ?? DEFAULTS.resultMessagesInlineBytes,
       ...(agent.maxTokensRecoveries ? { maxTokensRecoveries: agent.maxTokensRecoveries } : {}),
+      ...(agent.maxTokensRecoveries && agent.recoveryMaxTokens ? { recoveryMaxTokens: agent.recoveryMaxTokens } : {}),
       ...(agent.continueAsNewAfterEvents ? { continueAsNewAfterEvents: agent.continueAsNewAfterEvents } : {}),
       ...(agent.onBudgetExhausted === 'ask' ? { onBudgetExhausted: 'ask' as const } : {}),
     },

@@ -230,6 +230,10 @@ export function checkAgentConfig(config: AgentConfig<string, readonly AnyTool[]>
   checkLimit(name, 'resultMessagesInlineBytes', config.resultMessagesInlineBytes);
   if (config.maxTokensRecoveries !== undefined && config.maxTokensRecoveries !== 0) checkLimit(name, 'maxTokensRecoveries', config.maxTokensRecoveries);
   checkLimit(name, 'continueAsNewAfterEvents', config.continueAsNewAfterEvents);
+  checkLimit(name, 'recoveryMaxTokens', config.recoveryMaxTokens);
+  if (config.recoveryMaxTokens !== undefined && !config.maxTokensRecoveries) {
+    throw new DefinitionError(`agent "${name}": recoveryMaxTokens raises the output limit after a cut-off answer is continued; set maxTokensRecoveries too (how many times to continue)`);
+  }
   if (config.onBudgetExhausted !== undefined && config.onBudgetExhausted !== 'end' && config.onBudgetExhausted !== 'ask') {
     throw new DefinitionError(`agent "${name}": onBudgetExhausted must be "end" or "ask", got ${JSON.stringify(config.onBudgetExhausted)}`);
   }

@@ -90,6 +90,10 @@ export function formatEvent(e: AgentEvent, s: Styles): string[] {
       return [s.red(`[message] refused${e.by ? ` from ${e.by}` : ''}: ${clip(e.reason, 200)}`)];
     case 'awaiting_message':
       return [s.yellow(`[turn ${e.turn}] answered; waiting for the next message${e.idleUntil ? ` (ends if idle until ${e.idleUntil})` : ''} — durable-agent send <workflowId> "…" or end <workflowId>`)];
+    case 'compacted':
+      return [s.yellow(`[context] compacted before step ${e.step} (${e.reason === 'overflow' ? 'the prompt was too long' : 'near the window'}): ~${e.tokensBefore} → ~${e.tokensAfter} tokens, ${e.messagesSummarized} messages summarised by ${e.summaryModel}`)];
+    case 'compaction_failed':
+      return [s.red(`[context] compaction before step ${e.step} failed, going on unchanged: ${clip(e.error, 200)}`)];
     case 'step_finished':
       return [s.dim(`[step ${e.step}] finished: ${e.stopReason}, ${formatUsage(e.usage)}, ${e.latencyMs} ms${e.costUsd !== undefined ? `, ${formatUsd(e.costUsd)}` : ''}`)];
     case 'done': {

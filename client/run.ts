@@ -4,6 +4,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import type { ApprovalDecision, PendingApproval } from '../core/approvals';
 import type { DecisionReceipt, RunSnapshot } from '../core/contract';
 import type { AgentEvent, EventPage } from '../core/events';
+import { EVENT_PAGE_LIMIT } from '../core/event-log';
 import type { AgentRunResult, AnyToolCall, ToolCallShape } from '../core/result';
 import type { agentWorkflow } from '../workflows/agent';
 import type { MessageReceipt, UserMessageInput } from '../core/inbox';
@@ -59,9 +60,12 @@ export class AgentRun<C extends ToolCallShape = AnyToolCall> {
   async readEvents(cursor = 0, limit?: number): Promise<EventPage<C>> {
     let page = await this.call(() => this.handle.query(eventsQuery, cursor, limit) as Promise<EventPage<C>>);
     // A run that continued as new keeps its earlier events in its earlier executions: read them there.
+    // Such an execution is closed, and a worker replays it to answer: ask for as much as a page holds.
     for (let hops = 0; page.earlier && hops < 10_000; hops++) {
       const { runId } = page.earlier;
-      page = await this.call(() => this.handle.client.getHandle(this.handle.workflowId, runId).query(eventsQuery, cursor, limit) as Promise<EventPage<C>>);
+      page = await this.call(
+        () => this.handle.client.getHandle(this.handle.workflowId, runId).query(eventsQuery, cursor, Math.max(limit ?? 0, EVENT_PAGE_LIMIT)) as Promise<EventPage<C>>,
+      );
     }
     return page;
   }

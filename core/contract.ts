@@ -10,6 +10,7 @@ import type { LoopState, ModelStep } from './state';
 import type { AgentSpec, ModelRef } from './spec';
 import type { Budget } from './budget';
 import type { ContextView } from './context';
+import type { ExecutionStart } from './event-log';
 import type { RunStatus } from './result';
 import type { Usage } from './usage';
 
@@ -55,8 +56,11 @@ export interface ContinuedRun {
   queuedDecisions: ApprovalDecision[];
   /** Messages waiting for the model, and whether the session was asked to end. */
   inbox: { messages: Array<{ message: UserMessageInput; via: 'signal' | 'update' }>; ended: boolean };
-  /** Events so far (their numbers go on) and the execution that holds the last of them. */
-  events: { count: number; runId: string };
+  /**
+   * Events so far (their numbers go on), the execution that holds the last of them, and where each
+   * earlier execution starts (the most recent ones; absent in runs recorded before it was kept).
+   */
+  events: { count: number; runId: string; chain?: ExecutionStart[] };
   /** When the run started (its first execution). */
   startedAt: string;
   /** The run's budget as it stands (people may have extended it). */

@@ -1,7 +1,27 @@
 import type { AgentEvent, AgentEventBody, EventPage } from './events';
 
-/** Default and maximum page size of event reads. */
+import { jsonBytes } from './json';
+
+/** Default page size of event reads. */
 export const EVENT_PAGE_MAX = 500;
+
+/**
+ * Largest page a read may ask for: reading a closed execution (a run that continued as new) makes a
+ * worker replay it, so such reads ask for all of it at once, within {@link EVENT_PAGE_BYTES}.
+ */
+export const EVENT_PAGE_LIMIT = 10_000;
+
+/** A page holds at most this many bytes of events (at least one event), well under Temporal's payload limit. */
+export const EVENT_PAGE_BYTES = 1.5 * 1024 * 1024;
+
+/** Earlier executions the log can point a reader to directly: the most recent ones are kept. */
+export const EXECUTION_CHAIN_MAX = 1_000;
+
+/** An earlier execution of a run: its run id and the number of its first event. */
+export interface ExecutionStart {
+  runId: string;
+  from: number;
+}
 
 /** An append-only log of run events, read by cursor. */
 export class EventLog {
@@ -10,12 +30,19 @@ export class EventLog {
   /**
    * @param now returns the current time (in a workflow, the deterministic workflow clock).
    * @param earlier where the events before this log's first are (a run that continued as new): their
-   * count, and the execution that holds them.
+   * count, the execution that holds the last of them, and (when known) where every earlier execution
+   * starts, so a reader goes straight to the one holding its cursor.
    */
   constructor(
     private readonly now: () => Date,
-    private readonly earlier?: { count: number; runId: string },
+    private readonly earlier?: { count: number; runId: string; chain?: readonly ExecutionStart[] },
   ) {}
+
+  /** The earlier executions as the next execution should know them (this one, `runId`, included). */
+  chain(runId: string): ExecutionStart[] {
+    const known = this.earlier?.chain ?? [];
+    return [...known, { runId, from: this.offset }].slice(-EXECUTION_CHAIN_MAX);
+  }
 
   /** Append events, numbering and stamping them (numbers go on from the earlier executions'). */
   push(...bodies: AgentEventBody[]): void {
@@ -33,14 +60,35 @@ export class EventLog {
     return this.offset + this.events.length;
   }
 
-  /** Events from `cursor` on, at most `limit` of them. */
+  /**
+   * Events from `cursor` on: at most `limit` of them (up to {@link EVENT_PAGE_LIMIT}) and
+   * {@link EVENT_PAGE_BYTES}. A cursor before this execution's first event gets the execution that holds it.
+   */
   page(cursor = 0, limit = EVENT_PAGE_MAX): EventPage {
     const from = Math.max(0, Math.floor(Number.isFinite(cursor) ? cursor : 0));
-    if (this.earlier && from < this.earlier.count) return { events: [], next: from, done: false, earlier: { runId: this.earlier.runId, before: this.earlier.count } };
-    const size = Math.max(1, Math.min(EVENT_PAGE_MAX, Math.floor(Number.isFinite(limit) ? limit : EVENT_PAGE_MAX)));
-    const events = this.events.slice(from - this.offset, from - this.offset + size);
+    if (this.earlier && from < this.earlier.count) return { events: [], next: from, done: false, earlier: this.holder(from) };
+    const size = Math.max(1, Math.min(EVENT_PAGE_LIMIT, Math.floor(Number.isFinite(limit) ? limit : EVENT_PAGE_MAX)));
+    const events: AgentEvent[] = [];
+    let bytes = 0;
+    for (const e of this.events.slice(from - this.offset, from - this.offset + size)) {
+      bytes += jsonBytes(e);
+      if (events.length > 0 && bytes > EVENT_PAGE_BYTES) break;
+      events.push(e);
+    }
     const next = from + events.length;
     const done = next >= this.size && this.events.some((e) => e.type === 'done');
     return { events, next, done };
+  }
+
+  /** The earlier execution holding event `seq`: from the chain when known, else the previous one. */
+  private holder(seq: number): { runId: string; before: number } {
+    const earlier = this.earlier!;
+    const chain = earlier.chain ?? [];
+    for (let i = chain.length - 1; i >= 0; i--) {
+      const start = chain[i]!;
+      if (start.from <= seq) return { runId: start.runId, before: chain[i + 1]?.from ?? earlier.count };
+    }
+    // Older than the chain remembers: its oldest execution points further back.
+    return chain.length ? { runId: chain[0]!.runId, before: chain[1]?.from ?? earlier.count } : { runId: earlier.runId, before: earlier.count };
   }
 }

@@ -74,6 +74,8 @@ export interface RunLimits {
    * instead of ending the run `max_tokens`. Absent: never.
    */
   maxTokensRecoveries?: number;
+  /** After a cut-off answer, later calls may write up to this many output tokens (raised from the model's `maxTokens`). */
+  recoveryMaxTokens?: number;
   /** Continue as new at the next step boundary once the history has this many events (default 5,000). */
   continueAsNewAfterEvents?: number;
   /** When a token, cost or turn budget is spent: end the run (default), or `ask` a person to extend it. */

@@ -7,6 +7,7 @@
 import type { JsonObject, JsonValue } from '../core/json';
 import type { AssistantContent } from '../core/messages';
 import type { ModelResponse, StopReason } from '../core/model';
+import type { ModelDelta } from '../core/stream';
 import type { Usage } from '../core/usage';
 import type { ParsedArguments } from './tool-arguments';
 import { parseArguments } from './tool-arguments';
@@ -61,11 +62,16 @@ export class AnthropicStreamError extends Error {
 /** Accumulates one streamed message. Feed it every event, then read {@link result}. */
 export class AnthropicStreamAssembler {
   private readonly blocks = new Map<number, Block>();
+  /** Position among the answer's tool calls of each tool_use block, by block index. */
+  private readonly callOrdinals = new Map<number, number>();
   private model = '';
   private stop: unknown = null;
   private readonly usage: Usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
   private started = false;
   private stopped = false;
+
+  /** @param onDelta receives each piece of text, thinking and tool-call arguments as it arrives. */
+  constructor(private readonly onDelta?: (delta: ModelDelta) => void) {}
 
   /** True once `message_stop` arrived: the response is complete. */
   get complete(): boolean {
@@ -83,7 +89,11 @@ export class AnthropicStreamAssembler {
         this.addUsage(e.message?.usage);
         return;
       case 'content_block_start':
-        if (typeof e.index === 'number' && e.content_block) this.blocks.set(e.index, startBlock(e.content_block));
+        if (typeof e.index === 'number' && e.content_block) {
+          const block = startBlock(e.content_block);
+          this.blocks.set(e.index, block);
+          if (block.type === 'tool_use') this.callOrdinals.set(e.index, this.callOrdinals.size);
+        }
         return;
       case 'content_block_delta':
         if (typeof e.index === 'number' && e.delta) this.applyDelta(e.index, e.delta);
@@ -111,10 +121,17 @@ export class AnthropicStreamAssembler {
   private applyDelta(index: number, d: NonNullable<RawEvent['delta']>): void {
     const b = this.blocks.get(index);
     if (!b) return;
-    if (d.type === 'text_delta' && b.type === 'text') b.text += str(d.text);
-    else if (d.type === 'thinking_delta' && b.type === 'thinking') b.thinking += str(d.thinking);
-    else if (d.type === 'signature_delta' && b.type === 'thinking') b.signature = str(d.signature);
-    else if (d.type === 'input_json_delta' && b.type === 'tool_use') b.json += str(d.partial_json);
+    if (d.type === 'text_delta' && b.type === 'text') {
+      b.text += str(d.text);
+      if (str(d.text)) this.onDelta?.({ type: 'text', text: str(d.text) });
+    } else if (d.type === 'thinking_delta' && b.type === 'thinking') {
+      b.thinking += str(d.thinking);
+      if (str(d.thinking)) this.onDelta?.({ type: 'thinking', text: str(d.thinking) });
+    } else if (d.type === 'signature_delta' && b.type === 'thinking') b.signature = str(d.signature);
+    else if (d.type === 'input_json_delta' && b.type === 'tool_use') {
+      b.json += str(d.partial_json);
+      if (str(d.partial_json)) this.onDelta?.({ type: 'tool_args', call: this.callOrdinals.get(index) ?? 0, tool: b.name, json: str(d.partial_json) });
+    }
   }
 
   /** Usage counters are cumulative totals: a present value replaces the previous one. */

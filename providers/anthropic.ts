@@ -111,7 +111,7 @@ export class AnthropicProvider implements ModelProvider {
   }
 
   async generate(request: ModelRequest, ctx: ModelCallContext): Promise<ModelResponse> {
-    const assembler = new AnthropicStreamAssembler();
+    const assembler = new AnthropicStreamAssembler(ctx.onDelta);
     try {
       const params = anthropicParams(request, { promptCaching: this.options.promptCaching ?? true });
       const { data: stream, response } = await this.sdk().messages.create(params, { signal: ctx.signal }).withResponse();

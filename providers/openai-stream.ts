@@ -9,6 +9,7 @@
 import type { JsonObject } from '../core/json';
 import type { AssistantContent } from '../core/messages';
 import type { ModelResponse, StopReason } from '../core/model';
+import type { ModelDelta } from '../core/stream';
 import type { Usage } from '../core/usage';
 import { parseArguments } from './tool-arguments';
 
@@ -72,6 +73,9 @@ export class OpenAIStreamAssembler {
   private model = '';
   private usage: Usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
 
+  /** @param onDelta receives each piece of text, reasoning and tool-call arguments as it arrives. */
+  constructor(private readonly onDelta?: (delta: ModelDelta) => void) {}
+
   /** True once a finish reason arrived: the completion is whole (a usage chunk may still follow). */
   get complete(): boolean {
     return this.finish !== undefined;
@@ -90,9 +94,13 @@ export class OpenAIStreamAssembler {
   }
 
   private applyDelta(d: RawDelta): void {
+    const text = str(d.content) || str(d.refusal);
+    const reasoning = str(d.reasoning_content) || str(d.reasoning);
     this.text += str(d.content);
     this.refusal += str(d.refusal);
-    this.reasoning += str(d.reasoning_content) || str(d.reasoning);
+    this.reasoning += reasoning;
+    if (reasoning) this.onDelta?.({ type: 'thinking', text: reasoning });
+    if (text) this.onDelta?.({ type: 'text', text });
     if (!Array.isArray(d.tool_calls)) return;
     for (const raw of d.tool_calls) if (isObject(raw)) this.applyToolCall(raw as RawToolCall);
   }
@@ -119,8 +127,9 @@ export class OpenAIStreamAssembler {
     const fn = t.function;
     if (isObject(fn)) {
       if (typeof fn.name === 'string' && fn.name) call.name = fn.name;
-      if (typeof fn.arguments === 'string') call.args += fn.arguments;
-      else if (isObject(fn.arguments)) call.args += JSON.stringify(fn.arguments);
+      const piece = typeof fn.arguments === 'string' ? fn.arguments : isObject(fn.arguments) ? JSON.stringify(fn.arguments) : '';
+      call.args += piece;
+      if (piece) this.onDelta?.({ type: 'tool_args', call: this.calls.indexOf(call), ...(call.name ? { tool: call.name } : {}), json: piece });
     }
   }
 

@@ -140,7 +140,7 @@ export class OpenAIProvider implements ModelProvider {
   }
 
   async generate(request: ModelRequest, ctx: ModelCallContext): Promise<ModelResponse> {
-    const assembler = new OpenAIStreamAssembler();
+    const assembler = new OpenAIStreamAssembler(ctx.onDelta);
     try {
       const sdk = this.sdk();
       const { data: stream, response } = await sdk.chat.completions

@@ -1,5 +1,6 @@
 import { DurableAgentError } from '../core/errors';
 import type { ModelRequest, ModelResponse } from '../core/model';
+import type { ModelDelta } from '../core/stream';
 
 /** What a provider gets besides the request while a model activity runs. */
 export interface ModelCallContext {
@@ -13,6 +14,8 @@ export interface ModelCallContext {
   step: number;
   /** `summary` when the call writes a compaction summary (no tools), else absent: an agent step. */
   purpose?: 'summary';
+  /** Receives the answer as it streams (text, thinking, tool-call arguments), when someone listens. */
+  onDelta?: (delta: ModelDelta) => void;
 }
 
 /** A model provider, registered on the worker by name. Credentials live inside it, never in history. */

@@ -50,7 +50,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
   // A run that continued as new goes on from what its previous execution handed over.
   const continued = input?.continued;
   const startedAt = continued?.startedAt ?? new Date().toISOString();
-  const log = new EventLog(() => new Date(), continued ? { count: continued.events.count, runId: continued.events.runId } : undefined);
+  const log = new EventLog(() => new Date(), continued ? { count: continued.events.count, runId: continued.events.runId, ...(continued.events.chain ? { chain: continued.events.chain } : {}) } : undefined);
   const agentName = typeof input?.agent === 'string' ? input.agent : '';
   let loop: LoopState = startLoop({ name: agentName, limits: { maxSteps: 1, toolResultInlineBytes: 0 } }, '');
   let phase: RunSnapshot['status'] = 'starting';
@@ -133,7 +133,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
     loop = continued.loop;
     desk.restore(continued);
     inbox.restore(continued.inbox);
-    log.push({ type: 'continued_as_new', execution: continued.executions + 1, step: loop.step });
+    log.push({ type: 'continued_as_new', execution: continued.executions, step: loop.step });
   } else {
     loop = startLoop(spec, input.prompt ?? '', input.maxSteps);
     log.push({ type: 'run_started', agent: spec.name, model: modelLabel(modelForAttempt(spec.models, 1)), maxSteps: loop.maxSteps });
@@ -194,7 +194,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
       loop: carriedState(loop, spec.limits.resultMessagesInlineBytes ?? DEFAULTS.resultMessagesInlineBytes),
       ...desk.carried(),
       inbox: inbox.carried(),
-      events: { count: log.size, runId: info.runId },
+      events: { count: log.size, runId: info.runId, chain: log.chain(info.runId) },
       startedAt,
       budget,
       ...(deadline !== undefined ? { deadline } : {}),

@@ -5,10 +5,15 @@ import type { AgentActivities } from '../core/contract';
 import type { EventLog } from '../core/event-log';
 import type { AttemptFailure } from '../core/retry';
 import { modelForAttempt, modelLabel, retryDelay, shouldRetry } from '../core/retry';
-import type { AgentSpec } from '../core/spec';
+import type { AgentSpec, ModelRef } from '../core/spec';
 import type { LoopState, ModelStep } from '../core/state';
 import { modelInput } from '../core/state';
 import { modelAttemptFailure } from './failures';
+
+/** The model with its output limit raised to `raised` (after a cut-off answer), never lowered. */
+function withRaisedLimit(model: ModelRef, raised: number | undefined): ModelRef {
+  return raised !== undefined && raised > (model.maxTokens ?? 0) ? { ...model, maxTokens: raised } : model;
+}
 
 /** Call the model for the next step, retrying per the agent's policy (Retry-After honoured up to the maximum interval, durable timers). */
 export async function callModelWithRetries(spec: AgentSpec, loop: LoopState, log: EventLog): Promise<{ step: ModelStep } | { failure: AttemptFailure }> {
@@ -21,7 +26,7 @@ export async function callModelWithRetries(spec: AgentSpec, loop: LoopState, log
   });
   const step = loop.step + 1;
   for (let attempt = 1; ; attempt++) {
-    const model = modelForAttempt(spec.models, attempt);
+    const model = withRaisedLimit(modelForAttempt(spec.models, attempt), loop.recoveries ? spec.limits.recoveryMaxTokens : undefined);
     log.push({ type: 'step_started', step, provider: model.provider, model: model.model, attempt });
     try {
       const context = viewOf(loop.context, spec.context);

@@ -79,6 +79,34 @@ describe('budgets', () => {
     expect(executions.find((e) => e.tool === 'wait_forever' && result.report.toolCalls[0]?.callId === e.callId)?.aborted).toBe(true);
   });
 
+  it('timeout across a worker restart: the durable timer fires while no worker runs, and the next worker ends the run on it', async () => {
+    // A worker of its own, stopped mid-run; a new one takes over on the same task queue.
+    const first = await startHarness({ agents: S.agents, providers: { scripted: S.provider } });
+    const run = await first.client.start('turn_budget', { input: 'one', session: true, budget: { timeout: '2s' }, workflowId: testId('timeout-restart') });
+    for (let i = 0; i < 200 && !(await allEvents(run)).some((e) => e.type === 'awaiting_message'); i++) await new Promise((r) => setTimeout(r, 50));
+    await first.stop();
+    await new Promise((r) => setTimeout(r, 3_000));
+    const restartedAt = Date.now();
+    const second = await startHarness({ agents: S.agents, providers: { scripted: S.provider }, storeDir: first.storeDir, taskQueue: first.taskQueue });
+    try {
+      const again = second.client.get(run.workflowId);
+      const result = await again.result();
+      expect(result.status).toBe('timeout');
+      expect(result.error?.message).toBe("The run's time budget (2000 ms) ran out.");
+      expect(result.steps).toBe(1);
+      // One timer for the budget, started once (the restart did not start it again), fired before the new worker came.
+      const history = (await again.handle.fetchHistory()).events ?? [];
+      const started = history.filter((e) => e.timerStartedEventAttributes);
+      expect(started.map((e) => Number(e.timerStartedEventAttributes?.startToFireTimeout?.seconds))).toEqual([2]);
+      const fired = history.find((e) => e.timerFiredEventAttributes);
+      expect(fired).toBeDefined();
+      const firedAt = Number(fired!.eventTime!.seconds) * 1000 + Math.floor((fired!.eventTime!.nanos ?? 0) / 1e6);
+      expect(firedAt).toBeLessThan(restartedAt);
+    } finally {
+      await second.stop();
+    }
+  });
+
   it("onBudgetExhausted 'ask': the run pauses on a budget approval; approving extends it, denying ends the run", async () => {
     const run = await h.client.start('asks_budget', { input: 'loop', workflowId: testId('ask-budget') });
     const [request] = await waitForPending(run);

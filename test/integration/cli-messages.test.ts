@@ -1,5 +1,7 @@
 /** `durable-agent send` and `end`: talking to a running session from the command line, on the real dev server. */
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Message } from '../../core/messages';
 import { messageText } from '../../core/messages';
@@ -61,6 +63,22 @@ describe('durable-agent send / end', () => {
     await waitForEvent(conversation, (e) => e.type === 'text' && e.text === 're: first words');
     await h.client.get(conversation).end();
     expect((await h.client.get(conversation).result()).status).toBe('success');
+  });
+
+  it('the real `temporal` CLI talks to a session too: signal message delivers one, signal end ends it', async () => {
+    const workflowId = `temporal-chat-${randomUUID().slice(0, 8)}`;
+    await h.client.start('cli_chat', { input: 'hello', session: true, workflowId });
+    await waitForEvent(workflowId, (e) => e.type === 'awaiting_message');
+    const temporal = inject('temporalCliPath');
+    const common = ['workflow', 'signal', '--address', address, '--workflow-id', workflowId];
+    await promisify(execFile)(temporal, [...common, '--name', 'message', '--input', JSON.stringify({ text: 'from the terminal', by: 'user:cli' })]);
+    await waitForEvent(workflowId, (e) => e.type === 'text' && e.text === 're: from the terminal');
+    await promisify(execFile)(temporal, [...common, '--name', 'end']);
+    const result = await h.client.get(workflowId).result();
+    expect(result.status).toBe('success');
+    expect(result.report.steps.map((s) => s.turn)).toEqual([1, 2]);
+    const events = (await h.client.get(workflowId).readEvents(0)).events;
+    expect(events.filter((e) => e.type === 'user_message')).toMatchObject([{ text: 'from the terminal', by: 'user:cli', via: 'signal', turn: 2 }]);
   });
 
   it('an empty message is one error line', async () => {

@@ -51,6 +51,18 @@ S.add(
   },
   { tools: [deploy], maxSteps: 50, continueAsNewAfterEvents: 50 },
 );
+// Echo steps with deploys between them: step 7's deploy is decided by update, step 13's by signal, and
+// step 21's by a signal sent at the start of the run (queued, carried across every switch).
+const LATE_DEPLOYS = [7, 13, 21];
+S.add(
+  'deploys_late',
+  (request: ModelRequest): ScriptedTurn => {
+    const step = request.messages.filter((m) => m.role === 'assistant').length + 1;
+    if (step > 21) return { text: 'deployed late' };
+    return LATE_DEPLOYS.includes(step) ? { toolCalls: [{ name: 'deploy', args: { n: step } }] } : { toolCalls: [{ name: 'echo', args: { text: `step ${step}` } }] };
+  },
+  { tools: [deploy, echo], maxSteps: 50, continueAsNewAfterEvents: 50 },
+);
 S.add('long_chat', (request: ModelRequest): ScriptedTurn => ({ text: `re: ${lastUserText(request.messages)}` }), { tools: [], maxSteps: 100, continueAsNewAfterEvents: 50 });
 
 let h: Harness;
@@ -91,7 +103,8 @@ describe('continue-as-new', () => {
     const events = await allEvents(run);
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i));
     expect(events.filter((e) => e.type === 'run_started')).toHaveLength(1);
-    expect(events.filter((e) => e.type === 'continued_as_new')).toHaveLength(runs.length - 1);
+    // Each switch names the execution it starts: the second, the third…
+    expect(events.flatMap((e) => (e.type === 'continued_as_new' ? [e.execution] : []))).toEqual(runs.slice(1).map((_, i) => i + 2));
     expect(events.filter((e) => e.type === 'step_finished')).toHaveLength(STEPS + 1);
     expect(events.filter((e) => e.type === 'tool_result')).toHaveLength(STEPS);
     expect(events.at(-1)).toMatchObject({ type: 'done', status: 'success', steps: STEPS + 1 });
@@ -113,6 +126,64 @@ describe('continue-as-new', () => {
     const events = await allEvents(run);
     expect(events.filter((e) => e.type === 'approval_requested')).toHaveLength(1);
     expect(events.filter((e) => e.type === 'tool_result' && !e.isError)).toHaveLength(12);
+  });
+
+  it('approvals asked after a switch are decided by update and by signal; a decision queued before the switches applies after them', async () => {
+    const deployedBefore = deployed.length;
+    const run = await h.client.start('deploys_late', { input: 'deploy late', workflowId: testId('can-late') });
+    // Call ids are call_<step>_<index>: decide step 21's deploy now, long before the run reaches it.
+    await run.signalDecision({ callId: 'call_21_0', decision: 'approve', by: 'ops:early' });
+    const first = await waitForPending(run);
+    expect(first.map((p) => p.callId)).toEqual(['call_7_0']);
+    await run.decide({ callId: 'call_7_0', decision: 'approve', by: 'ops:alice' });
+    let second = await waitForPending(run);
+    for (let i = 0; i < 200 && second[0]?.callId === 'call_7_0'; i++) second = await waitForPending(run);
+    expect(second.map((p) => p.callId)).toEqual(['call_13_0']);
+    await run.signalDecision({ callId: 'call_13_0', decision: 'approve', by: 'ops:bob' });
+    const result = await run.result();
+    expect(result.status).toBe('success');
+    expect(result.finalText).toBe('deployed late');
+
+    const events = await allEvents(run);
+    const at = (pred: (e: AgentEvent) => boolean) => events.findIndex(pred);
+    const asked = (callId: string) => at((e) => e.type === 'approval_requested' && e.callId === callId);
+    const switches = events.flatMap((e, i) => (e.type === 'continued_as_new' ? [i] : []));
+    // The run switched before step 7 asked, again between 7 and 13, and again before 21.
+    expect(switches.some((i) => i < asked('call_7_0'))).toBe(true);
+    expect(switches.some((i) => i > asked('call_7_0') && i < asked('call_13_0'))).toBe(true);
+    expect(switches.some((i) => i > asked('call_13_0') && i < asked('call_21_0'))).toBe(true);
+    expect(events.filter((e) => e.type === 'approval_queued')).toMatchObject([{ callId: 'call_21_0' }]);
+    expect(events.filter((e) => e.type === 'approval_decided').map((e) => e.type === 'approval_decided' && [e.callId, e.by])).toEqual([
+      ['call_7_0', 'ops:alice'],
+      ['call_13_0', 'ops:bob'],
+      ['call_21_0', 'ops:early'],
+    ]);
+    // Each deploy ran once, none was refused or lost.
+    expect(events.filter((e) => e.type === 'approval_refused')).toEqual([]);
+    expect(result.report.toolCalls.filter((c) => c.tool === 'deploy').map((c) => [c.args, c.isError])).toEqual(LATE_DEPLOYS.map((n) => [{ n }, false]));
+    expect(deployed.slice(deployedBefore)).toEqual(LATE_DEPLOYS.map(String));
+  });
+
+  it('messages signalled while a long run continues as new reach the model, each once, in order', async () => {
+    const run = await h.client.start('long_loop', { input: 'go', workflowId: testId('can-inbox') });
+    const sent: string[] = [];
+    for (let i = 1; i <= 8; i++) {
+      sent.push(`note ${i}`);
+      await run.signalMessage({ text: `note ${i}`, by: 'user:1' });
+      await new Promise((r) => setTimeout(r, 150));
+    }
+    const result = await run.result();
+    expect(result.status).toBe('success');
+    const events = await allEvents(run);
+    expect(events.filter((e) => e.type === 'continued_as_new').length).toBeGreaterThan(2);
+    // The messages came in over several executions: a switch happened between the first and the last.
+    const arrivals = events.flatMap((e, i) => (e.type === 'user_message' ? [i] : []));
+    const [firstIn, lastIn] = [arrivals[0], arrivals.at(-1)];
+    expect(events.slice(firstIn, lastIn).some((e) => e.type === 'continued_as_new')).toBe(true);
+    expect(events.filter((e) => e.type === 'user_message').map((e) => e.type === 'user_message' && e.text)).toEqual(sent);
+    const transcript = await loadTranscript(new FileBlobStore(h.storeDir), result);
+    const said = transcript.filter((m) => m.role === 'user').flatMap((m) => m.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])));
+    expect(said).toEqual(['go', ...sent]);
   });
 
   it('a session goes on across executions, every message answered once', async () => {

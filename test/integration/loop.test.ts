@@ -88,6 +88,16 @@ S.add(
   ],
   { maxTokensRecoveries: 2 },
 );
+/** Output limits the raising agent's calls were made with. */
+const limitsSeen: number[] = [];
+S.add(
+  'recovers_raised',
+  (request, ctx) => {
+    limitsSeen.push(request.maxTokens);
+    return ctx.step === 1 ? { text: 'cut', stopReason: 'max_tokens' } : { text: 'finished with room to spare' };
+  },
+  { model: { provider: 'scripted', model: 'recovers_raised', maxTokens: 1000 }, maxTokensRecoveries: 1, recoveryMaxTokens: 16_000 },
+);
 S.add('recovers_once', [{ text: 'cut', stopReason: 'max_tokens' }, { text: 'cut again', stopReason: 'max_tokens' }, { text: 'never' }], { maxTokensRecoveries: 1 });
 S.add('big_output', [{ toolCalls: [{ name: 'big', args: { kb: 64 } }] }, { text: 'got it' }]);
 S.add('long_talk', () => ({ text: 'x'.repeat(300), toolCalls: [{ name: 'echo', args: { text: 'y'.repeat(300) } }] }), {
@@ -312,6 +322,12 @@ describe('agent loop on a real Temporal server', () => {
     const { result: limited } = await run('recovers_once');
     expect(limited.status).toBe('max_tokens');
     expect(limited.steps).toBe(2);
+  });
+
+  it('with recoveryMaxTokens, the calls after a cut-off answer may write more', async () => {
+    const { result } = await run('recovers_raised');
+    expect(result.status).toBe('success');
+    expect(limitsSeen).toEqual([1000, 16_000]);
   });
 
   it('ends a run of an unknown agent with a typed result and a clear error', async () => {

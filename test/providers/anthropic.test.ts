@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import type { Message } from '../../core/messages';
 import { AnthropicProvider } from '../../providers/anthropic';
 import type { ProviderError } from '../../providers/types';
-import { callContext, failedCall, rejection, replayCall, request, waitFor } from './context';
+import { callContext, expectDeltasAddUp, failedCall, rejection, replayCall, request, waitFor } from './context';
 import { ReplayServer, sseFrames } from './replay-server';
 import { anthropicErrorBody, anthropicMessage, fixture } from './sse';
 
@@ -55,6 +55,15 @@ describe('AnthropicProvider: assembling streams', () => {
     });
     // One heartbeat per stream event (pings are not events).
     expect(ctx.beats).toBe(12);
+  });
+
+  it('streams text and tool-call argument deltas that add up to the answer', async () => {
+    const { response, ctx } = await replay(fixture('anthropic/parallel_tools.sse'));
+    expect(ctx.deltas.filter((d) => d.type === 'tool_args').length).toBeGreaterThan(2);
+    expectDeltasAddUp(ctx.deltas, response.message);
+    const text = await replay(fixture('anthropic/text_tolerant.sse'));
+    expect(text.ctx.deltas.length).toBeGreaterThan(1);
+    expectDeltasAddUp(text.ctx.deltas, text.response.message);
   });
 
   it('assembles parallel tool calls from input_json_delta chunks split inside keys', async () => {
@@ -276,7 +285,8 @@ describe('AnthropicProvider: the request', () => {
 
 describe('AnthropicProvider: errors', () => {
   it.each([
-    [400, 'invalid_request_error', 'prompt is too long: 215013 tokens > 200000 maximum', 'invalid_request'],
+    [400, 'invalid_request_error', 'prompt is too long: 215013 tokens > 200000 maximum', 'context_overflow'],
+    [400, 'invalid_request_error', 'messages: roles must alternate between "user" and "assistant"', 'invalid_request'],
     [401, 'authentication_error', 'invalid x-api-key', 'authentication'],
     [402, 'billing_error', 'Your credit balance is too low', 'permission'],
     [403, 'permission_error', 'Your API key does not have permission to use the specified resource.', 'permission'],

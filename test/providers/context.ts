@@ -1,15 +1,20 @@
 /** A model call context for calling providers directly, outside an activity. */
-import type { Message } from '../../core/messages';
+import type { AssistantMessage, Message } from '../../core/messages';
 import type { ModelRequest } from '../../core/model';
+import type { ModelDelta } from '../../core/stream';
 import { expect } from 'vitest';
 import type { ModelCallContext, ModelProvider } from '../../providers/types';
 import { ProviderError } from '../../providers/types';
 import type { RecordedRequest, ReplayServer } from './replay-server';
 
 /** A context whose heartbeats are counted and whose signal the test controls. */
-export function callContext(controller = new AbortController()): ModelCallContext & { beats: number; controller: AbortController } {
+export function callContext(controller = new AbortController()): ModelCallContext & { beats: number; controller: AbortController; deltas: ModelDelta[] } {
   const ctx = {
     beats: 0,
+    deltas: [] as ModelDelta[],
+    onDelta(d: ModelDelta) {
+      ctx.deltas.push(d);
+    },
     controller,
     signal: controller.signal,
     attempt: 1,
@@ -71,4 +76,20 @@ export async function failedCall(server: ReplayServer, provider: ModelProvider, 
   expect(err).toBeInstanceOf(ProviderError);
   expect(server.requests.length - before).toBe(1);
   return err as ProviderError;
+}
+
+/**
+ * Check that the deltas a call streamed add up to its answer: the text deltas to its text, and each
+ * call's argument pieces to JSON equal to its input.
+ */
+export function expectDeltasAddUp(deltas: readonly ModelDelta[], message: AssistantMessage): void {
+  const text = message.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('');
+  expect(deltas.filter((d) => d.type === 'text').map((d) => d.text).join('')).toBe(text);
+  const calls = message.content.filter((b) => b.type === 'tool_use');
+  calls.forEach((c, i) => {
+    const pieces = deltas.filter((d) => d.type === 'tool_args' && d.call === i);
+    if (pieces.length === 0) return;
+    expect(JSON.parse(pieces.map((d) => (d.type === 'tool_args' ? d.json : '')).join(''))).toEqual(c.input);
+    expect(pieces.every((d) => d.type === 'tool_args' && (d.tool === undefined || d.tool === c.name))).toBe(true);
+  });
 }

@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import type { Message } from '../../core/messages';
 import { OpenAIProvider, toOpenAIMessages } from '../../providers/openai';
 import type { ProviderError } from '../../providers/types';
-import { callContext, failedCall, rejection, replayCall, request, waitFor } from './context';
+import { callContext, expectDeltasAddUp, failedCall, rejection, replayCall, request, waitFor } from './context';
 import { ReplayServer, sseFrames } from './replay-server';
 import { fixture, openaiCompletion, openaiErrorBody } from './sse';
 
@@ -55,6 +55,17 @@ describe('OpenAIProvider: assembling streams', () => {
       model: 'gpt-4.1-mini-2025-04-14',
     });
     expect(ctx.beats).toBe(6);
+  });
+
+  it('streams text, reasoning and tool-call argument deltas that add up to the answer', async () => {
+    const calls = await replay(fixture('openai/tool_calls_interleaved.sse'));
+    expect(calls.ctx.deltas.filter((d) => d.type === 'tool_args').length).toBeGreaterThan(2);
+    expectDeltasAddUp(calls.ctx.deltas, calls.response.message);
+    const text = await replay(fixture('openai/text.sse'));
+    expectDeltasAddUp(text.ctx.deltas, text.response.message);
+    const reasoning = await replay(fixture('openai/reasoning_first_fragment.sse'));
+    const thought = reasoning.response.message.content.find((b) => b.type === 'thinking');
+    expect(reasoning.ctx.deltas.filter((d) => d.type === 'thinking').map((d) => d.text).join('')).toBe(thought?.type === 'thinking' ? thought.thinking : '');
   });
 
   it('assembles parallel tool calls from argument fragments interleaved by index', async () => {
@@ -264,7 +275,7 @@ describe('OpenAIProvider: the request', () => {
 
 describe('OpenAIProvider: errors', () => {
   it.each([
-    [400, 'invalid_request_error', 'context_length_exceeded', "This model's maximum context length is 128000 tokens. However, your messages resulted in 130512 tokens.", 'invalid_request'],
+    [400, 'invalid_request_error', 'context_length_exceeded', "This model's maximum context length is 128000 tokens. However, your messages resulted in 130512 tokens.", 'context_overflow'],
     [401, 'invalid_request_error', 'invalid_api_key', 'Incorrect API key provided: test-key-****9d2e.', 'authentication'],
     [403, 'permission_error', null, 'You are not allowed to sample from this model', 'permission'],
     [404, 'invalid_request_error', 'model_not_found', 'The model `gpt-nonexistent` does not exist or you do not have access to it.', 'not_found'],

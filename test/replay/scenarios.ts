@@ -8,7 +8,7 @@ import type { RunPolicy } from '../../core/approvals';
 import type { RunStatus } from '../../core/result';
 import { waitTool } from '../../agents/wait';
 import { ScriptedAgents } from '../helpers/agents';
-import { boom, echo, fatalBoom, slowRead, slowWrite, typed, waitForever } from '../helpers/tools';
+import { big, boom, echo, fatalBoom, slowRead, slowWrite, typed, waitForever } from '../helpers/tools';
 import { charge, deploy, refund, wire } from './approval-tools';
 import { waitForEvents, waitForPending } from './waits';
 
@@ -222,6 +222,13 @@ replayAgents.add(
   { tools: [echo], maxSteps: 20, budget: { maxTokens: 800 }, onBudgetExhausted: 'ask' },
 );
 replayAgents.add('budget_timeout', [{ toolCalls: [{ name: 'wait_forever', args: {} }] }, { text: 'never' }], { tools: [waitForever] });
+// Added with compaction: summaries when the context passes its threshold (old results stubbed too), and
+// one after a provider's "prompt is too long" with no window known.
+const reading = (steps: number) => (_request: unknown, ctx: { step: number; purpose?: 'summary' }) =>
+  ctx.purpose === 'summary' ? { text: `Read ${ctx.step - 1} pages so far.` } : ctx.step <= steps ? { toolCalls: [{ name: 'big', args: { kb: 2 } }] } : { text: 'all read' };
+replayAgents.add('compaction', reading(12), { tools: [big], maxSteps: 20, context: { windowTokens: 3_000, keepRecentTokens: 800, keepToolResults: 3 } });
+replayAgents.add('compaction_overflow', reading(10), { tools: [big], maxSteps: 20, context: { keepRecentTokens: 800, keepToolResults: 0 } });
+replayAgents.provider.setWindow('compaction', 3_000).setWindow('compaction_overflow', 3_000);
 
 /** Throw unless the run's events of `type` are `expected` (compared on the listed fields). */
 async function expectEvents(run: AgentRun, type: 'approval_decided' | 'approval_refused', expected: readonly Record<string, unknown>[]): Promise<void> {
@@ -417,4 +424,6 @@ export const SCENARIOS: readonly Scenario[] = [
   },
   { name: 'budget_tokens', input: 'loop', budget: { maxTokens: 1_500 }, status: 'budget_exceeded' },
   { name: 'budget_timeout', input: 'wait', budget: { timeout: '1s' }, status: 'timeout', covers: ['TIMER_FIRED', 'ACTIVITY_TASK_CANCEL_REQUESTED'] },
+  { name: 'compaction', input: 'read', status: 'success', covers: ['patch:context-compaction'] },
+  { name: 'compaction_overflow', input: 'read', status: 'success', covers: ['patch:context-compaction'] },
 ];

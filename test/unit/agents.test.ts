@@ -169,6 +169,12 @@ describe('agentSpec and promptSpec', () => {
     });
   });
 
+  it('raises the output limit after a recovery only when recoveries are on', () => {
+    expect(agentSpec(defineAgent({ name: 'a', model: MODEL, maxTokensRecoveries: 2, recoveryMaxTokens: 32_000 }), 'r').limits).toMatchObject({ maxTokensRecoveries: 2, recoveryMaxTokens: 32_000 });
+    expect(() => defineAgent({ name: 'a', model: MODEL, recoveryMaxTokens: 32_000 })).toThrow(/recoveryMaxTokens raises the output limit .* set maxTokensRecoveries too/);
+    expect(() => defineAgent({ name: 'a', model: MODEL, maxTokensRecoveries: 1, recoveryMaxTokens: -5 })).toThrow(/recoveryMaxTokens/);
+  });
+
   it('refuses malformed context options, naming each', () => {
     const bad = (context: unknown) => () => defineAgent({ name: 'a', model: MODEL, context: context as never });
     expect(bad(5)).toThrow(/agent "a": context must be an object/);

@@ -1,7 +1,7 @@
 /** The run event log read by cursor (core/event-log.ts). */
 import { describe, expect, it } from 'vitest';
 import type { AgentEventBody } from '../../core/events';
-import { EVENT_PAGE_MAX, EventLog } from '../../core/event-log';
+import { EVENT_PAGE_BYTES, EVENT_PAGE_LIMIT, EVENT_PAGE_MAX, EventLog } from '../../core/event-log';
 import { ZERO_USAGE } from '../../core/usage';
 
 function text(n: number): AgentEventBody {
@@ -59,10 +59,43 @@ describe('EventLog', () => {
     expect(second.next).toBe(3);
   });
 
-  it('clamps the page size to 1..EVENT_PAGE_MAX', () => {
+  it('pages EVENT_PAGE_MAX events by default, up to EVENT_PAGE_LIMIT when asked, within EVENT_PAGE_BYTES', () => {
+    const log = logWith(EVENT_PAGE_LIMIT + 20);
+    expect(log.page(0).events).toHaveLength(EVENT_PAGE_MAX);
+    expect(log.page(0, 1_000_000).events).toHaveLength(EVENT_PAGE_LIMIT);
+    const big = new EventLog(clock());
+    for (let i = 0; i < 40; i++) big.push({ type: 'text', step: 1, text: 'x'.repeat(100_000) });
+    const page = big.page(0, 1_000);
+    expect(page.events.length).toBe(Math.floor(EVENT_PAGE_BYTES / 100_100));
+    expect(JSON.stringify(page).length).toBeLessThanOrEqual(EVENT_PAGE_BYTES + 2048);
+    expect(big.page(page.next, 1_000).events[0]?.seq).toBe(page.next);
+    const huge = new EventLog(clock());
+    huge.push({ type: 'text', step: 1, text: 'y'.repeat(2 * EVENT_PAGE_BYTES) });
+    expect(huge.page(0).events).toHaveLength(1);
+  });
+
+  it('points a cursor before its first event to the execution holding it, from the chain of executions', () => {
+    const chain = [
+      { runId: 'r1', from: 0 },
+      { runId: 'r2', from: 100 },
+      { runId: 'r3', from: 250 },
+    ];
+    const log = new EventLog(clock(), { count: 400, runId: 'r3', chain });
+    expect(log.page(0).earlier).toEqual({ runId: 'r1', before: 100 });
+    expect(log.page(99).earlier).toEqual({ runId: 'r1', before: 100 });
+    expect(log.page(100).earlier).toEqual({ runId: 'r2', before: 250 });
+    expect(log.page(399).earlier).toEqual({ runId: 'r3', before: 400 });
+    expect(log.page(400).earlier).toBeUndefined();
+    expect(log.chain('r4')).toEqual([...chain, { runId: 'r4', from: 400 }]);
+    // Without a chain (runs recorded before it was kept): the previous execution, which knows its own.
+    expect(new EventLog(clock(), { count: 400, runId: 'r3' }).page(5).earlier).toEqual({ runId: 'r3', before: 400 });
+    // A chain that forgot the oldest executions: its oldest one points further back.
+    expect(new EventLog(clock(), { count: 400, runId: 'r3', chain: chain.slice(1) }).page(5).earlier).toEqual({ runId: 'r2', before: 250 });
+  });
+
+  it('clamps the page size to 1..EVENT_PAGE_LIMIT', () => {
     const log = logWith(EVENT_PAGE_MAX + 20);
     expect(log.page(0).events).toHaveLength(EVENT_PAGE_MAX);
-    expect(log.page(0, 10_000).events).toHaveLength(EVENT_PAGE_MAX);
     expect(log.page(0, 0).events).toHaveLength(1);
     expect(log.page(0, -7).events).toHaveLength(1);
     expect(log.page(0, 2.9).events).toHaveLength(2);

@@ -173,3 +173,27 @@ describe('ScriptedProvider', () => {
     await expect(p.generate(request([user('a')]), context(1, already.signal))).rejects.toMatchObject({ name: 'AbortError' });
   });
 });
+
+describe('ScriptedProvider windows and summaries', () => {
+  it('refuses a request over its window as an API does (400, prompt is too long), and remembers the largest request', async () => {
+    const p = new ScriptedProvider({ demo: [{ text: 'ok' }, { text: 'ok' }] }, { windows: { demo: 100 } });
+    expect((await generate(p, [user('short')])).message.content).toEqual([{ type: 'text', text: 'ok' }]);
+    const err = await failure(generate(p, [user('x'.repeat(1000))]));
+    expect(err).toMatchObject({ kind: 'context_overflow', retryable: false, status: 400 });
+    expect(err.message).toMatch(/^prompt is too long: \d+ tokens > 100 maximum$/);
+    expect(p.largestRequest.get('demo')).toBeGreaterThan(250);
+  });
+
+  it('answers summary requests from a function script, else with an extract, without using up list replies', async () => {
+    const summary = (p: ScriptedProvider) => p.generate(request([user('the conversation to summarise')]), { ...context(), step: 7, purpose: 'summary' });
+    const listed = new ScriptedProvider({ demo: [{ text: 'first' }] });
+    expect(messageTextOf(await summary(listed))).toMatch(/^Scripted summary of \d+ characters: the conversation to summarise/);
+    expect((await generate(listed, [user('hi')])).message.content[0]).toEqual({ type: 'text', text: 'first' });
+    const fn = new ScriptedProvider({ demo: (_r, ctx) => (ctx.purpose === 'summary' ? { text: `summary at ${ctx.step}` } : { text: 'step' }) });
+    expect(messageTextOf(await summary(fn))).toBe('summary at 7');
+  });
+});
+
+function messageTextOf(r: { message: Message }): string {
+  return r.message.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
+}
