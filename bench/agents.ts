@@ -3,10 +3,11 @@
  * read-only tool call, and the step after the last tool step answers.
  */
 import { z } from 'zod';
-import type { Agent } from '../agents/define';
+import type { Agent, ContextOptions } from '../agents/define';
 import { defineAgent, defineTool } from '../agents/define';
 import { ScriptedProvider } from '../providers/scripted';
 import type { Script } from '../providers/scripted';
+import { pageText } from './page-text';
 
 /** Agent for the throughput runs: one trivial tool call per step. */
 export const STEP_AGENT = 'bench_step';
@@ -29,10 +30,7 @@ function pageTool(bytes: number) {
     description: 'Read a page of a document (read-only, instant)',
     input: z.object({ doc: z.string() }),
     readOnly: true,
-    execute: ({ doc }, ctx) => {
-      const head = `${doc}, page ${ctx.step}: `;
-      return head + 'lorem ipsum '.repeat(Math.ceil(bytes / 12)).slice(0, Math.max(0, bytes - head.length));
-    },
+    execute: ({ doc }, ctx) => pageText(doc, ctx.step, bytes),
   });
 }
 
@@ -49,6 +47,8 @@ export interface BenchAgentOptions {
   longSteps: number;
   /** Bytes each long-run tool call returns. */
   longBytes: number;
+  /** How the long agent's context is kept within its window (default: the agent's defaults). */
+  longContext?: ContextOptions;
 }
 
 /** The benchmark's agents and the scripted provider serving them. */
@@ -64,6 +64,7 @@ export function benchAgents(options: BenchAgentOptions): { agents: Agent[]; prov
       model: { provider: 'scripted', model: LONG_AGENT },
       tools: [pageTool(options.longBytes)],
       maxSteps: options.longSteps + 1,
+      ...(options.longContext ? { context: options.longContext } : {}),
     }),
   ];
   return { agents, provider };

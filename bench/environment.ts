@@ -20,6 +20,9 @@ import { WORKFLOWS_PATH, createWorker } from '../worker';
 import type { BenchAgentOptions } from './agents';
 import { benchAgents } from './agents';
 import { baselineActivities } from './baseline/activities';
+import { naiveActivities } from './naive/activities';
+import type { StepMeter } from './step-meter';
+import type { ScriptedProvider } from '../providers/scripted';
 
 /** Worker settings both workers get, pinned (these are the SDK defaults, plus a cache holding every run). */
 export const WORKER_SETTINGS = {
@@ -35,6 +38,10 @@ export interface BenchEnvironment {
   temporal: Client;
   agents: AgentClient;
   baselineQueue: string;
+  /** Task queue of the naive loop's worker (`bench/naive/`), when it was asked for. */
+  naiveQueue?: string;
+  /** The scripted model the agent worker serves (it records the largest request each script was sent). */
+  provider: ScriptedProvider;
   /** The blob store the agent worker keeps conversations in. */
   store: BlobStore;
   /** Stop the workers, close connections, stop the server if started here, delete the blob store. */
@@ -44,8 +51,12 @@ export interface BenchEnvironment {
 const noop = () => undefined;
 const quietLogger = { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: (m: string) => console.error(m) };
 
-/** Start the server (unless `TEMPORAL_ADDRESS` names one), bundle both sides once and start both workers. */
-export async function startBenchEnvironment(options: BenchAgentOptions, log: (line: string) => void): Promise<BenchEnvironment> {
+/**
+ * Start the server (unless `TEMPORAL_ADDRESS` names one), bundle both sides once and start both workers;
+ * with `naive`, also a worker for the naive loop (`bench/naive/`); with `meter`, the agent worker's model
+ * provider and blob store are metered by it.
+ */
+export async function startBenchEnvironment(options: BenchAgentOptions & { naive?: boolean; meter?: StepMeter }, log: (line: string) => void): Promise<BenchEnvironment> {
   Runtime.install({ logger: new DefaultLogger('WARN') });
   const cleanups: Array<() => Promise<void> | void> = [];
   const close = async () => {
@@ -61,16 +72,18 @@ export async function startBenchEnvironment(options: BenchAgentOptions, log: (li
       server = `dev server started here, in-memory, at ${address}`;
     }
     log('bundling workflows…');
-    const [agentBundle, baselineBundle] = await Promise.all([
+    const [agentBundle, baselineBundle, naiveBundle] = await Promise.all([
       bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietLogger }),
       bundleWorkflowCode({ workflowsPath: join(__dirname, 'baseline', 'workflows.ts'), logger: quietLogger }),
+      options.naive ? bundleWorkflowCode({ workflowsPath: join(__dirname, 'naive', 'workflows.ts'), logger: quietLogger }) : undefined,
     ]);
 
     const storeDir = mkdtempSync(join(tmpdir(), 'durable-agent-bench-'));
     cleanups.push(() => rmSync(storeDir, { recursive: true, force: true }));
     const native = await NativeConnection.connect({ address });
     cleanups.push(() => native.close());
-    const connection = await Connection.connect({ address });
+    // Large enough to read back the naive loop's history, whose pages hold megabyte payloads.
+    const connection = await Connection.connect({ address, channelArgs: { 'grpc.max_receive_message_length': 256 * 1024 * 1024 } });
     cleanups.push(() => connection.close());
     const temporal = new Client({ connection });
 
@@ -79,8 +92,8 @@ export async function startBenchEnvironment(options: BenchAgentOptions, log: (li
     const store = new FileBlobStore(storeDir);
     const agentWorker = await createWorker({
       agents,
-      providers: { scripted: provider },
-      store,
+      providers: { scripted: options.meter ? options.meter.provider(provider) : provider },
+      store: options.meter ? options.meter.store(store) : store,
       connection: native,
       taskQueue: `bench-agent-${id}`,
       workflowBundle: { code: agentBundle.code },
@@ -94,14 +107,18 @@ export async function startBenchEnvironment(options: BenchAgentOptions, log: (li
       activities: baselineActivities,
       workflowBundle: { code: baselineBundle.code },
     });
-    for (const worker of [agentWorker.worker, baselineWorker]) {
+    const naiveQueue = naiveBundle ? `bench-naive-${id}` : undefined;
+    const naiveWorker = naiveBundle
+      ? await Worker.create({ ...WORKER_SETTINGS, connection: native, taskQueue: naiveQueue!, activities: naiveActivities, workflowBundle: { code: naiveBundle.code } })
+      : undefined;
+    for (const worker of [agentWorker.worker, baselineWorker, ...(naiveWorker ? [naiveWorker] : [])]) {
       const running = worker.run();
       cleanups.push(async () => {
         if (worker.getState() === 'RUNNING') worker.shutdown();
         await running;
       });
     }
-    return { server, temporal, store, agents: new AgentClient(temporal, agentWorker.taskQueue), baselineQueue, close };
+    return { server, temporal, store, provider, agents: new AgentClient(temporal, agentWorker.taskQueue), baselineQueue, ...(naiveQueue ? { naiveQueue } : {}), close };
   } catch (err) {
     await close();
     throw err;

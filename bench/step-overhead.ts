@@ -11,8 +11,8 @@ import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import { startBenchEnvironment, WORKER_SETTINGS } from './environment';
 import type { BenchEnvironment } from './environment';
-import { longRun } from './long-run';
-import type { LongRun } from './long-run';
+import { historyRun } from './history-run';
+import type { HistoryRun } from './history-run';
 import { num, spread, table } from './stats';
 import type { BatchSize, Side } from './throughput';
 import { timeBatch } from './throughput';
@@ -98,7 +98,7 @@ async function compare(env: BenchEnvironment, s: Settings): Promise<void> {
   console.log(`\nratio of medians (durable-agent / baseline): ${num(agent.median / base.median, 3)}`);
 }
 
-function printLongRun(run: LongRun, longBytes: number): void {
+function printHistoryRun(run: HistoryRun, longBytes: number): void {
   const steps = [10, run.toolSteps];
   const at = steps.map((k) => {
     const h = run.history.steps.get(k);
@@ -163,7 +163,7 @@ async function main(): Promise<void> {
     await compare(env, s);
     if (s.longSteps > 0) {
       console.log('\n--- history per step ---');
-      printLongRun(await longRun(env, s.longSteps, randomUUID().slice(0, 8)), s.longBytes);
+      printHistoryRun(await historyRun(env, s.longSteps, randomUUID().slice(0, 8)), s.longBytes);
     }
   } finally {
     await env.close();

@@ -1,4 +1,4 @@
-import type { BlobRef, Message, ToolOutput } from '../core/messages';
+import type { BlobRef, Message, ToolOutput, ToolResultBlock } from '../core/messages';
 import type { BlobStore } from './blob-store';
 import { stableStringify } from './stable-json';
 
@@ -12,16 +12,57 @@ interface TranscriptNode {
 }
 
 /**
+ * A transcript held in memory: its messages are `messages[0..length)`. Transcripts of one chain share
+ * one array (a longer transcript extends it in place), so caching every head of a growing conversation
+ * costs one array, not one copy per head.
+ */
+interface CachedTranscript {
+  messages: Message[];
+  length: number;
+  /** The tool-call index of `messages`, shared like the array. */
+  calls: CallIndex;
+}
+
+/**
+ * The first message (index) of each tool-call id in an array of messages, indexed lazily: messages
+ * `[0..indexed)` are in `first`.
+ */
+interface CallIndex {
+  first: Map<string, number>;
+  indexed: number;
+}
+
+const emptyTranscript = (): CachedTranscript => ({ messages: [], length: 0, calls: { first: new Map(), indexed: 0 } });
+
+/** Default number of transcript heads kept in memory. */
+export const TRANSCRIPT_CACHE_HEADS = 128;
+/** Default bytes of stored tool outputs kept in memory (most recently used first). */
+export const OUTPUT_CACHE_BYTES = 32 * 1024 * 1024;
+
+/**
  * Conversations as hash chains over a {@link BlobStore}: each message is stored once, and a transcript
  * is named by the address of its last link. Activities pass heads around instead of message lists, so
  * workflow history per step does not grow with the conversation.
+ *
+ * The store keeps recent transcripts and recently read tool outputs in memory, so a step of a long run
+ * reads only what is new: appending to a known head and loading it do no blob reads, and
+ * {@link TranscriptStore.resolve} reads each stored output once while it stays in the output cache.
+ * Blobs are immutable (content-addressed), so the caches are never stale.
  */
 export class TranscriptStore {
-  private readonly cache = new Map<BlobRef, Message[]>();
+  private readonly cache = new Map<BlobRef, CachedTranscript>();
+  private readonly outputs = new Map<BlobRef, string>();
+  private outputBytes = 0;
 
+  /**
+   * @param blobs where messages and transcript links are stored.
+   * @param cacheSize transcript heads kept in memory.
+   * @param outputCacheBytes characters of stored tool outputs kept in memory (0: none).
+   */
   constructor(
     readonly blobs: BlobStore,
-    private readonly cacheSize = 128,
+    private readonly cacheSize = TRANSCRIPT_CACHE_HEADS,
+    private readonly outputCacheBytes = OUTPUT_CACHE_BYTES,
   ) {}
 
   /** Store `value` as JSON; returns its address. */
@@ -36,28 +77,56 @@ export class TranscriptStore {
 
   /** Append messages to the transcript at `head` (null: empty); returns the new head. */
   async append(head: BlobRef | null, messages: readonly Message[]): Promise<BlobRef | null> {
+    if (messages.length === 0) return head;
     let current = head;
-    let known = head ? this.cache.get(head) : [];
-    let n = head ? (await this.getJson<TranscriptNode>(head)).n : 0;
+    let known: CachedTranscript | undefined = head ? this.cache.get(head) : emptyTranscript();
+    let n = known ? known.length : (await this.getJson<TranscriptNode>(head as BlobRef)).n;
     for (const message of messages) {
       const node: TranscriptNode = { v: 1, prev: current, message: await this.putJson(message), n: ++n };
       current = await this.putJson(node);
       if (known) {
-        known = [...known, message];
+        // Equal heads name equal transcripts: one already cached (a retried append) is reused.
+        known = this.cache.get(current) ?? extended(known, message);
         this.remember(current, known);
       }
     }
     return current;
   }
 
-  /** Every message of the transcript at `head`, oldest first. */
+  /** Every message of the transcript at `head`, oldest first (a new array the caller may change). */
   async load(head: BlobRef | null): Promise<Message[]> {
     if (!head) return [];
     const hit = this.cache.get(head);
-    if (hit) return hit;
+    if (hit) {
+      this.remember(head, hit);
+      return hit.messages.slice(0, hit.length);
+    }
+    return (await this.cached(head)).messages.slice();
+  }
+
+  /**
+   * Whether a tool-call id is used in the transcript at `head`: a test in constant time, from an index
+   * the store keeps up to date as the conversation grows (for giving new calls ids unique in the run
+   * without walking the whole transcript every step).
+   */
+  async callIdUsed(head: BlobRef | null): Promise<(id: string) => boolean> {
+    if (!head) return () => false;
+    const t = this.cache.get(head) ?? (await this.cached(head));
+    const { first } = t.calls;
+    for (; t.calls.indexed < t.length; t.calls.indexed++) {
+      const m = t.messages[t.calls.indexed]!;
+      if (m.role !== 'assistant') continue;
+      for (const b of m.content) if (b.type === 'tool_use' && !first.has(b.id)) first.set(b.id, t.calls.indexed);
+    }
+    const length = t.length;
+    return (id) => (first.get(id) ?? Infinity) < length;
+  }
+
+  /** The transcript at `head`, cached (read from the blob store as far back as nothing is cached). */
+  private async cached(head: BlobRef): Promise<CachedTranscript> {
     const tail: Message[] = [];
     let cursor: BlobRef | null = head;
-    let base: Message[] = [];
+    let base: CachedTranscript = emptyTranscript();
     while (cursor) {
       const cached = this.cache.get(cursor);
       if (cached) {
@@ -68,40 +137,104 @@ export class TranscriptStore {
       tail.push(await this.getJson<Message>(node.message));
       cursor = node.prev;
     }
-    const messages = [...base, ...tail.reverse()];
-    this.remember(head, messages);
-    return messages;
+    const messages = base.messages.slice(0, base.length).concat(tail.reverse());
+    const transcript: CachedTranscript = { messages, length: messages.length, calls: { first: new Map(), indexed: 0 } };
+    this.remember(head, transcript);
+    return transcript;
   }
 
-  /** The full text of a tool output, reading stored outputs from the blob store. */
+  /** The full text of a tool output, reading stored outputs from the blob store (or the output cache). */
   async outputText(output: ToolOutput): Promise<string> {
-    return output.type === 'text' ? output.text : this.blobs.get(output.ref);
+    return output.type === 'text' ? output.text : this.text(output.ref);
   }
 
-  /** Messages with every stored tool output replaced by its full text, ready for a provider. */
+  /**
+   * A stored text blob (a tool output, a compaction summary), through the output cache: read from the
+   * blob store only when it is not cached.
+   *
+   * @throws BlobNotFoundError when the store has no blob `ref`.
+   */
+  async text(ref: BlobRef): Promise<string> {
+    const cached = this.cachedOutput(ref);
+    if (cached !== undefined) return cached;
+    const text = await this.blobs.get(ref);
+    this.rememberOutput(ref, text);
+    return text;
+  }
+
+  /**
+   * Messages with every stored tool output replaced by its full text, ready for a provider. Messages
+   * without stored outputs are passed through as they are; outputs in the output cache cost no read.
+   */
   async resolve(messages: readonly Message[]): Promise<Message[]> {
-    return Promise.all(
-      messages.map(async (m): Promise<Message> => {
-        if (m.role !== 'user' || !m.content.some((b) => b.type === 'tool_result' && b.output.type === 'stored')) return m;
-        const content = await Promise.all(
-          m.content.map(async (b) =>
-            b.type === 'tool_result' && b.output.type === 'stored'
-              ? { ...b, output: { type: 'text' as const, text: await this.outputText(b.output) } }
-              : b,
-          ),
-        );
-        return { role: 'user', content };
-      }),
-    );
+    const resolved = messages.slice();
+    const reads: Array<Promise<void>> = [];
+    messages.forEach((m, i) => {
+      if (m.role !== 'user' || !m.content.some(isStoredResult)) return;
+      const content = m.content.map((b) => (isStoredResult(b) ? this.resolvedFromCache(b) : b));
+      if (content.every((b) => !isStoredResult(b))) {
+        resolved[i] = { role: 'user', content };
+        return;
+      }
+      reads.push(
+        Promise.all(content.map(async (b) => (isStoredResult(b) ? { ...b, output: { type: 'text' as const, text: await this.outputText(b.output) } } : b))).then((full) => {
+          resolved[i] = { role: 'user', content: full };
+        }),
+      );
+    });
+    await Promise.all(reads);
+    return resolved;
   }
 
-  private remember(head: BlobRef, messages: Message[]): void {
+  /** The block with its output's text, when the output cache has it; else the block unchanged. */
+  private resolvedFromCache(block: ToolResultBlock & { output: { type: 'stored' } }): ToolResultBlock {
+    const text = this.cachedOutput(block.output.ref);
+    return text === undefined ? block : { ...block, output: { type: 'text', text } };
+  }
+
+  private cachedOutput(ref: BlobRef): string | undefined {
+    const text = this.outputs.get(ref);
+    if (text !== undefined) {
+      this.outputs.delete(ref);
+      this.outputs.set(ref, text);
+    }
+    return text;
+  }
+
+  private rememberOutput(ref: BlobRef, text: string): void {
+    if (text.length > this.outputCacheBytes || this.outputs.has(ref)) return;
+    this.outputs.set(ref, text);
+    this.outputBytes += text.length;
+    for (const [oldest, old] of this.outputs) {
+      if (this.outputBytes <= this.outputCacheBytes) break;
+      this.outputs.delete(oldest);
+      this.outputBytes -= old.length;
+    }
+  }
+
+  private remember(head: BlobRef, transcript: CachedTranscript): void {
     this.cache.delete(head);
-    this.cache.set(head, messages);
+    this.cache.set(head, transcript);
     while (this.cache.size > this.cacheSize) {
       const oldest = this.cache.keys().next().value;
       if (oldest === undefined) break;
       this.cache.delete(oldest);
     }
   }
+}
+
+/** A tool result whose output is in the blob store. */
+function isStoredResult(block: Message['content'][number]): block is ToolResultBlock & { output: { type: 'stored' } } {
+  return block.type === 'tool_result' && block.output.type === 'stored';
+}
+
+/**
+ * `transcript` with `message` after it: in place when the transcript is the end of its array (the usual
+ * case, a conversation growing), on a copy when a longer transcript already extends that array.
+ */
+function extended(transcript: CachedTranscript, message: Message): CachedTranscript {
+  const tip = transcript.messages.length === transcript.length;
+  const messages = tip ? transcript.messages : transcript.messages.slice(0, transcript.length);
+  messages.push(message);
+  return { messages, length: transcript.length + 1, calls: tip ? transcript.calls : { first: new Map(), indexed: 0 } };
 }

@@ -16,6 +16,21 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
+/** A blob store that counts its reads. */
+class CountingStore extends MemoryBlobStore {
+  gets = 0;
+  override async get(ref: string): Promise<string> {
+    this.gets++;
+    return super.get(ref);
+  }
+}
+
+/** A tool-result message whose output (`text`) is stored in `store`. */
+async function storedResult(store: TranscriptStore, id: string, text: string): Promise<Message> {
+  const ref = await store.blobs.put(text);
+  return { role: 'user', content: [{ type: 'tool_result', toolUseId: id, output: { type: 'stored', ref, bytes: text.length, preview: text.slice(0, 10) }, isError: false }] };
+}
+
 function freshDir(): string {
   return join(root, `t-${++n}`);
 }
@@ -158,5 +173,110 @@ describe('TranscriptStore', () => {
       content: [{ type: 'tool_result', toolUseId: 'c1', output: { type: 'stored', ref: `sha256-${'1'.repeat(64)}`, bytes: 1, preview: '' }, isError: false }],
     };
     await expect(store.resolve([missing])).rejects.toBeInstanceOf(BlobNotFoundError);
+  });
+
+  describe('per-step cost of a long conversation', () => {
+    it('appends to a cached head and loads it without reading the blob store', async () => {
+      const blobs = new CountingStore();
+      const store = new TranscriptStore(blobs);
+      let head = await store.append(null, CONVERSATION.slice(0, 1));
+      for (let i = 0; i < 50; i++) head = await store.append(head, [user(`message ${i}`)]);
+      blobs.gets = 0;
+      head = await store.append(head, [user('one more')]);
+      expect(await store.load(head)).toHaveLength(52);
+      expect(blobs.gets).toBe(0);
+    });
+
+    it('gives each caller of load() its own array: changing it does not change the stored transcript', async () => {
+      const store = new TranscriptStore(new MemoryBlobStore());
+      const head = await store.append(null, CONVERSATION);
+      const loaded = await store.load(head);
+      loaded.push(user('not in the transcript'));
+      loaded[0] = user('changed');
+      expect(await store.load(head)).toEqual(CONVERSATION);
+      const next = await store.append(head, [user('next')]);
+      expect(await store.load(next)).toEqual([...CONVERSATION, user('next')]);
+    });
+
+    it('keeps every head of a growing conversation and its branches correct (shared storage)', async () => {
+      const store = new TranscriptStore(new MemoryBlobStore(), 1000);
+      const heads: Array<string | null> = [null];
+      const messages = Array.from({ length: 200 }, (_, i) => user(`m${i}`));
+      for (const m of messages) heads.push(await store.append(heads.at(-1) ?? null, [m]));
+      // A branch from the middle, and a retried append of the same message (same head, reused).
+      const branch = await store.append(heads[100] ?? null, [user('branch')]);
+      expect(await store.append(heads[100] ?? null, [messages[100] as Message])).toBe(heads[101]);
+      const branch2 = await store.append(branch, [user('branch 2')]);
+      for (let i = 0; i <= messages.length; i += 7) expect(await store.load(heads[i] ?? null)).toEqual(messages.slice(0, i));
+      expect(await store.load(heads[200] ?? null)).toEqual(messages);
+      expect(await store.load(branch2)).toEqual([...messages.slice(0, 100), user('branch'), user('branch 2')]);
+    });
+
+    it('resolve() reads each stored output once while it is in the output cache', async () => {
+      const blobs = new CountingStore();
+      const store = new TranscriptStore(blobs);
+      const messages: Message[] = [user('read the pages')];
+      for (let i = 0; i < 20; i++) messages.push(await storedResult(store, `c${i}`, `page ${i} `.repeat(2000)));
+      const first = await store.resolve(messages);
+      expect(blobs.gets).toBe(20);
+      const again = await store.resolve([...messages, await storedResult(store, 'c20', 'page 20 '.repeat(2000))]);
+      expect(blobs.gets).toBe(21);
+      expect(again.slice(0, 21)).toEqual(first);
+      expect(again[21]).toEqual({ role: 'user', content: [{ type: 'tool_result', toolUseId: 'c20', output: { type: 'text', text: 'page 20 '.repeat(2000) }, isError: false }] });
+    });
+
+    it('callIdUsed() tells the tool-call ids of exactly the transcript at a head, as it grows and branches', async () => {
+      const blobs = new CountingStore();
+      const store = new TranscriptStore(blobs);
+      const call = (id: string): Message => ({ role: 'assistant', content: [{ type: 'text', text: 'calling' }, { type: 'tool_use', id, name: 'read', input: {} }] });
+      const h0 = await store.append(null, [user('start')]);
+      expect((await store.callIdUsed(null))('a')).toBe(false);
+      const h1 = await store.append(h0, [call('a')]);
+      const used1 = await store.callIdUsed(h1);
+      const h2 = await store.append(h1, [user('result'), call('b')]);
+      const used2 = await store.callIdUsed(h2);
+      expect([used1('a'), used1('b'), used2('a'), used2('b'), used2('c')]).toEqual([true, false, true, true, false]);
+      // An older head, asked after the conversation grew past it, and a branch from it.
+      expect((await store.callIdUsed(h1))('b')).toBe(false);
+      const branch = await store.append(h1, [user('other'), call('c')]);
+      const usedBranch = await store.callIdUsed(branch);
+      expect([usedBranch('a'), usedBranch('b'), usedBranch('c')]).toEqual([true, false, true]);
+      expect((await store.callIdUsed(h2))('c')).toBe(false);
+      expect(blobs.gets).toBe(0);
+      // A cold store reads the transcript once, then answers the same.
+      const cold = new TranscriptStore(blobs);
+      const coldUsed = await cold.callIdUsed(h2);
+      expect([coldUsed('a'), coldUsed('b'), coldUsed('c')]).toEqual([true, true, false]);
+    });
+
+    it('text() reads a stored text (a summary) once while it is cached', async () => {
+      const blobs = new CountingStore();
+      const store = new TranscriptStore(blobs);
+      const ref = await blobs.put('summary of the earlier conversation');
+      expect(await store.text(ref)).toBe('summary of the earlier conversation');
+      expect(await store.text(ref)).toBe('summary of the earlier conversation');
+      expect(blobs.gets).toBe(1);
+      await expect(store.text(`sha256-${'2'.repeat(64)}`)).rejects.toBeInstanceOf(BlobNotFoundError);
+    });
+
+    it('bounds the output cache by size: the oldest outputs are read again', async () => {
+      const blobs = new CountingStore();
+      const store = new TranscriptStore(blobs, 128, 25_000);
+      const messages: Message[] = [];
+      for (let i = 0; i < 5; i++) messages.push(await storedResult(store, `c${i}`, String(i).repeat(10_000)));
+      await store.resolve(messages);
+      blobs.gets = 0;
+      // The cache holds two 10,000-character outputs: the last two.
+      const resolved = await store.resolve(messages.slice(3));
+      expect(blobs.gets).toBe(0);
+      expect(((resolved[1] as Message).content[0] as ToolResultBlock).output).toEqual({ type: 'text', text: '4'.repeat(10_000) });
+      await store.resolve(messages.slice(0, 1));
+      expect(blobs.gets).toBe(1);
+      // An output larger than the whole cache is never kept.
+      const huge = await storedResult(store, 'big', 'x'.repeat(30_000));
+      await store.resolve([huge]);
+      await store.resolve([huge]);
+      expect(blobs.gets).toBe(3);
+    });
   });
 });
