@@ -39,7 +39,7 @@ export function compactContextActivity(providers: ProviderRegistry, store: Trans
     if (split === undefined) {
       return { compacted: false, head, reason: `Nothing to summarise: the messages since the last compaction (${all.length - input.view.from}) cannot be split without losing the most recent ones.` };
     }
-    const previous = input.view.summaryRef ? await withStore('read the previous summary', () => store.blobs.get(input.view.summaryRef!)) : undefined;
+    const previous = input.view.summaryRef ? await withStore('read the previous summary', () => store.text(input.view.summaryRef!)) : undefined;
     const window = input.windowTokens ?? UNKNOWN_WINDOW_TOKENS;
     const text = summaryRequestText(previous, all.slice(input.view.from, split), window * SUMMARY_INPUT_SHARE * 4);
     const stop = keepAlive(ctx);

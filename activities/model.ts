@@ -65,7 +65,8 @@ export function callModelActivity(providers: ProviderRegistry, store: Transcript
       stop();
     }
     const latencyMs = Date.now() - started;
-    const message = uniqueCallIds(dropIncompleteCalls(response.message), usedCallIds(all), input.step);
+    const used = await withStore('index the call ids', () => store.callIdUsed(head));
+    const message = uniqueCallIds(dropIncompleteCalls(response.message), used, input.step);
     const output: Omit<CallModelOutput, 'head'> = {
       message,
       stopReason: response.stopReason,
@@ -130,7 +131,7 @@ export function providerFor(providers: ProviderRegistry, name: string): ModelPro
  */
 export async function shownMessages(store: TranscriptStore, all: readonly Message[], view: ContextView | undefined, step: number): Promise<Message[]> {
   if (!view) return store.resolve(all);
-  const summary = view.summaryRef ? await store.blobs.get(view.summaryRef) : undefined;
+  const summary = view.summaryRef ? await store.text(view.summaryRef) : undefined;
   return store.resolve(contextView(all, view, step, summary));
 }
 
@@ -164,13 +165,6 @@ function checkOutputSize(output: Omit<CallModelOutput, 'head'>): void {
     nonRetryable: true,
     details: [{ retryable: false } satisfies ModelFailureDetails],
   });
-}
-
-/** Every tool-call id in a transcript. */
-function usedCallIds(messages: readonly Message[]): Set<string> {
-  const ids = new Set<string>();
-  for (const m of messages) if (m.role === 'assistant') for (const c of toolCalls(m)) ids.add(c.id);
-  return ids;
 }
 
 /** The cost of a call in USD, by the model that answered (or the one asked for), if the price table knows it. */

@@ -46,3 +46,16 @@ describe('uniqueCallIds', () => {
     expect(uniqueCallIds(m, new Set(['call_0']), 7)).toEqual(uniqueCallIds(m, new Set(['call_0']), 7));
   });
 });
+
+describe('uniqueCallIds with a test instead of a set', () => {
+  it('asks the test for ids of the transcript and still keeps ids unique within the message', () => {
+    const asked: string[] = [];
+    const used = (id: string) => {
+      asked.push(id);
+      return id === 'call_0' || id === 'da_5_0';
+    };
+    const m = uniqueCallIds({ role: 'assistant', content: [{ type: 'tool_use', id: 'call_0', name: 't', input: {} }, { type: 'tool_use', id: 'x1', name: 't', input: {} }, { type: 'tool_use', id: 'x1', name: 't', input: {} }] }, used, 5);
+    expect(m.content.map((b) => (b.type === 'tool_use' ? b.id : ''))).toEqual(['da_5_0_2', 'x1', 'da_5_2']);
+    expect(asked).toContain('call_0');
+  });
+});
