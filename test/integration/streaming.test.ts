@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TextChunk } from '../../core/stream';
 import type { StreamEvent } from '../../client/live';
+import { TextAccumulator } from '../../client/live';
 import { ScriptedAgents } from '../helpers/agents';
 import type { Harness } from '../helpers/harness';
 import { startHarness, testId } from '../helpers/harness';
@@ -29,6 +30,16 @@ S.add(
   'tool_streamer',
   [{ text: 'Let me echo.', toolCalls: [{ name: 'echo', args: { text: 'streamed arguments, piece by piece' } }], stream: { chunks: 8, intervalMs: 50 } }, { text: 'done' }],
   { tools: [echo] },
+);
+
+// Ten steps, each streaming its text, in a run that continues as new every few steps.
+S.add(
+  'long_streamer',
+  (_request, ctx) =>
+    ctx.step <= 10
+      ? { text: `Step ${ctx.step}: echoing.`, toolCalls: [{ name: 'echo', args: { text: `n${ctx.step}` } }], stream: { chunks: 4, intervalMs: 40 } }
+      : { text: 'All ten echoed.', stream: { chunks: 4, intervalMs: 40 } },
+  { tools: [echo], maxSteps: 20, continueAsNewAfterEvents: 50 },
 );
 
 let h: Harness;
@@ -138,5 +149,23 @@ describe('streaming through Temporal', () => {
     await reading;
     expect(Date.now() - t).toBeLessThan(1000);
     expect((await run.result()).status).toBe('success');
+  });
+
+  it("streams across continue-as-new: every durable event once, every step's text shown", async () => {
+    const run = await h.client.start('long_streamer', { input: 'echo ten times', workflowId: testId('stream-can') });
+    const events: StreamEvent[] = [];
+    const text = new TextAccumulator();
+    for await (const e of run.stream()) {
+      events.push(e);
+      text.push(e);
+    }
+    const result = await run.result();
+    expect(result.status).toBe('success');
+    const durable = events.filter((e) => 'seq' in e);
+    expect(durable.map((e) => ('seq' in e ? e.seq : -1))).toEqual(durable.map((_, i) => i));
+    expect(events.filter((e) => e.type === 'continued_as_new').length).toBeGreaterThanOrEqual(2);
+    expect(events.filter((e) => e.type === 'delta').length).toBeGreaterThan(10);
+    for (let step = 1; step <= 10; step++) expect(text.textOf(step)).toBe(`Step ${step}: echoing.`);
+    expect(text.textOf(11)).toBe('All ten echoed.');
   });
 });

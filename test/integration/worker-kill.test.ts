@@ -13,7 +13,10 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
 import { AgentClient } from '../../client';
 import type { AgentRunResult } from '../../core/result';
-import { APPROVAL_KILL_AGENT, KILL_AGENT, KILL_CALL_ID, LONG_KILL_AGENT, LONG_KILL_STEPS, sideEffectFile } from '../fixtures/kill-agent';
+import type { StreamEvent } from '../../client/live';
+import { TextAccumulator } from '../../client/live';
+import type { TextChunk } from '../../core/stream';
+import { APPROVAL_KILL_AGENT, KILL_AGENT, KILL_CALL_ID, LONG_KILL_AGENT, LONG_KILL_STEPS, sideEffectFile, STREAM_KILL_AGENT, STREAM_KILL_ANSWER } from '../fixtures/kill-agent';
 import { testId } from '../helpers/harness';
 
 const ROOT = resolve(__dirname, '..', '..');
@@ -242,5 +245,39 @@ describe('worker killed mid-tool', () => {
     expect(effects(run.workflowId)).toEqual(['start call_1_0', 'done call_1_0']);
     const scheduled = ((await run.handle.fetchHistory()).events ?? []).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'runTool');
     expect(scheduled).toHaveLength(1);
+  });
+
+  it("worker killed mid-stream: the client's stream goes on after the restart, the cut attempt voided, the text shown equal to the transcript", { timeout: 120_000 }, async () => {
+    connection ??= await Connection.connect({ address: inject('temporalAddress') });
+    const temporal = new Client({ connection });
+    const queue = testId('kill-stream');
+    const store = join(work, 'store-stream');
+    const first = await startWorker(queue, store);
+    const run = await new AgentClient(temporal, queue).start(STREAM_KILL_AGENT, { input: 'answer at length', workflowId: testId('kill-stream') });
+    const events: StreamEvent[] = [];
+    const chunks: TextChunk[] = [];
+    const text = new TextAccumulator();
+    let second: WorkerProcess | undefined;
+    for await (const e of run.stream()) {
+      events.push(e);
+      chunks.push(...text.push(e));
+      if (!second && events.filter((x) => x.type === 'delta').length >= 5) {
+        first.proc.kill('SIGKILL');
+        await first.exited;
+        second = await startWorker(queue, store);
+      }
+    }
+    if (second) await stopWorker(second);
+    const result = await run.result();
+    expect(result.status).toBe('success');
+    expect(result.finalText).toBe(STREAM_KILL_ANSWER);
+    // The attempt the kill cut streamed, then was voided; a later attempt gave the answer.
+    expect(events.some((e) => e.type === 'delta' && e.attempt === 1)).toBe(true);
+    expect(events).toContainEqual(expect.objectContaining({ type: 'attempt_voided', step: 1, attempt: 1 }));
+    expect(events).toContainEqual(expect.objectContaining({ type: 'retrying', step: 1, attempt: 1 }));
+    expect(text.textOf(1)).toBe(STREAM_KILL_ANSWER);
+    expect(chunks.some((c) => c.type === 'reset')).toBe(true);
+    const durable = events.filter((e) => 'seq' in e);
+    expect(durable.map((e) => ('seq' in e ? e.seq : -1))).toEqual(durable.map((_, i) => i));
   });
 });
