@@ -4,7 +4,9 @@
  * Ctrl-C. Runs need a worker (`durable-agent dev` or `durable-agent worker`).
  */
 import { createHttpApi } from '../../http/app';
+import type { TokenAuth } from '../../http/auth';
 import { loadTokens } from '../../http/auth';
+import type { HttpApiServer } from '../../http/server';
 import { serveHttpApi } from '../../http/server';
 import { aborted } from '../abort';
 import { CliError, errorMessage } from '../errors';
@@ -29,7 +31,7 @@ export interface ServeFlags extends ConnectionFlags {
 /** Serve the HTTP API until `signal` aborts; returns the exit code. */
 export async function serveCommand(flags: ServeFlags, signal: AbortSignal): Promise<number> {
   const out = new Output();
-  let auth;
+  let auth: TokenAuth;
   try {
     auth = loadTokens({ file: flags.tokens, inline: process.env.DURABLE_AGENT_HTTP_TOKENS });
   } catch (err) {
@@ -39,7 +41,7 @@ export async function serveCommand(flags: ServeFlags, signal: AbortSignal): Prom
   const session = await Session.open(target, { embed: 'never', log: (l) => out.note(l) });
   try {
     const api = createHttpApi({ client: session.agentClient(), auth, onError: (err) => out.note(`internal error: ${errorMessage(err)}`) });
-    let server;
+    let server: HttpApiServer;
     try {
       server = await serveHttpApi(api, { port: flags.httpPort ?? DEFAULT_HTTP_PORT, hostname: flags.host ?? '127.0.0.1' });
     } catch (err) {
