@@ -14,6 +14,7 @@ import type * as MessagesModule from './commands/messages';
 import type * as ResultModule from './commands/result';
 import type * as RunModule from './commands/run';
 import type * as ScheduleModule from './commands/schedule';
+import type * as ServeModule from './commands/serve';
 import type * as WatchModule from './commands/watch';
 import type * as WorkerModule from './commands/worker';
 
@@ -30,6 +31,7 @@ const commands = {
   result: () => require('./commands/result') as typeof ResultModule,
   run: () => require('./commands/run') as typeof RunModule,
   schedule: () => require('./commands/schedule') as typeof ScheduleModule,
+  serve: () => require('./commands/serve') as typeof ServeModule,
   watch: () => require('./commands/watch') as typeof WatchModule,
   worker: () => require('./commands/worker') as typeof WorkerModule,
 };
@@ -258,6 +260,18 @@ export function buildProgram(ctx: ProgramContext): Command {
     true,
   ).action(async (workflowId: string, text: string[], flags) => {
     ctx.exitCode = await commands.messages().sendCommand(workflowId, text, flags);
+  });
+
+  connectionOptions(
+    program
+      .command('serve')
+      .description('Serve the HTTP API (start runs, read them, stream their events, send messages, cancel, decide approvals) with bearer tokens; runs until Ctrl-C.')
+      .addOption(new Option('--tokens <file>', 'JSON file of bearer tokens: { "tokens": { "<token>": { "identity": "ops:alice", "approve": true } } } (or DURABLE_AGENT_HTTP_TOKENS holding that JSON)').env('DURABLE_AGENT_HTTP_TOKENS_FILE'))
+      .addOption(new Option('--http-port <port>', 'port of the HTTP API (default: 8080)').env('DURABLE_AGENT_HTTP_PORT').argParser(port))
+      .addOption(new Option('--host <host>', 'interface to listen on (default: 127.0.0.1; 0.0.0.0 for every interface)').env('DURABLE_AGENT_HTTP_HOST')),
+    true,
+  ).action(async (flags) => {
+    ctx.exitCode = await commands.serve().serveCommand(flags, ctx.signal);
   });
 
   connectionOptions(
