@@ -43,6 +43,14 @@ export type ToolCallEvent<C extends ToolCallShape = AnyToolCall> = C & {
   inputError?: string;
 };
 
+/** A tool call starts running (after its approval, if it needed one): its result follows as `tool_result`. */
+export interface ToolStartedEvent {
+  type: 'tool_started';
+  step: number;
+  callId: string;
+  tool: string;
+}
+
 /** A tool call has its result (ran, failed, denied, skipped, or not run). */
 export interface ToolResultEvent<C extends ToolCallShape = AnyToolCall> {
   type: 'tool_result';
@@ -216,6 +224,7 @@ export type AgentEventBody<C extends ToolCallShape = AnyToolCall> =
   | StepStartedEvent
   | TextEvent
   | ToolCallEvent<C>
+  | ToolStartedEvent
   | ToolResultEvent<C>
   | RetryingEvent
   | StepFinishedEvent
