@@ -6,7 +6,7 @@
 import type { ApprovalTimeoutOutcome, Decision } from './approval-types';
 import type { StopReason } from './model';
 import type { RunError, RunStatus } from './result';
-import type { AnyToolCall, ToolCallShape } from './tool-call';
+import type { AnyToolCall, BudgetRequest, ToolCallShape } from './tool-call';
 import type { Usage } from './usage';
 
 /** The run started: the agent, its first model and its step cap. */
@@ -228,9 +228,9 @@ export type AgentEventBody<C extends ToolCallShape = AnyToolCall> =
   | ToolResultEvent<C>
   | RetryingEvent
   | StepFinishedEvent
-  | ApprovalRequestedEvent<C>
-  | ApprovalDecidedEvent<C>
-  | ApprovalExpiredEvent<C>
+  | ApprovalRequestedEvent<C | BudgetRequest>
+  | ApprovalDecidedEvent<C | BudgetRequest>
+  | ApprovalExpiredEvent<C | BudgetRequest>
   | ApprovalQueuedEvent
   | ApprovalRefusedEvent
   | UserMessageEvent
