@@ -38,7 +38,8 @@ export function packageRoot(from = __dirname): string {
   }
 }
 
-function executable(path: string): boolean {
+/** Whether `path` is a file this process may execute. */
+export function executable(path: string): boolean {
   try {
     accessSync(path, constants.X_OK);
     return true;

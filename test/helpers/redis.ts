@@ -7,12 +7,13 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import Redis from 'ioredis';
 import { describe, it } from 'vitest';
+import { executable } from '../../server/temporal-cli';
 
 /** Environment variable naming an explicit redis-server binary. */
 export const REDIS_SERVER_ENV = 'DURABLE_AGENT_REDIS_SERVER';
@@ -149,11 +150,3 @@ function freePort(): Promise<number> {
   });
 }
 
-function executable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}

@@ -27,6 +27,7 @@ import { ScriptedAgents } from '../helpers/agents';
 import { testId } from '../helpers/harness';
 import type { RedisServer } from '../helpers/redis';
 import { describeWithRedis, startRedisServer } from '../helpers/redis';
+import { collect, expectVoidedFirstAttempt } from '../helpers/stream';
 
 const ANSWER = 'The answer is forty-two: computed slowly, streamed through Redis in pieces, and checked against the transcript.';
 /** Deltas a scripted reply streamed in `chunks` pieces makes (pieces of equal size, the last one shorter). */
@@ -80,12 +81,6 @@ async function startSide(agents: Agent[], providers: Record<string, ModelProvide
   };
 }
 
-/** Apply text chunks as a display would. */
-function shown(chunks: TextChunk[]): string {
-  const byStep = new Map<number, string>();
-  for (const c of chunks) byStep.set(c.step, c.type === 'reset' ? c.text : (byStep.get(c.step) ?? '') + c.text);
-  return [...byStep.values()].join('');
-}
 
 const textOf = (ds: Array<{ delta: LiveDelta['delta'] }>) => ds.map((d) => (d.delta.type === 'text' ? d.delta.text : '')).join('');
 const numbers = (ds: Array<{ n: number }>) => ds.map((d) => d.n);
@@ -117,11 +112,6 @@ afterEach(() => {
   for (const c of controllers.splice(0)) c.abort();
 });
 
-/** Collect a subscription's items until `signal` aborts. */
-async function collect<T>(items: AsyncIterable<T>, into: T[] = []): Promise<T[]> {
-  for await (const item of items) into.push(item);
-  return into;
-}
 
 describeWithRedis('live deltas over Redis Streams', () => {
   beforeAll(async () => {
@@ -224,12 +214,7 @@ describeWithRedis('live deltas over Redis Streams', () => {
     await text;
     const result = await run.result();
     expect(result.status).toBe('success');
-    expect(events.some((e) => e.type === 'delta' && e.attempt === 1)).toBe(true);
-    expect(events).toContainEqual(expect.objectContaining({ type: 'attempt_voided', step: 1, attempt: 1 }));
-    const voidedAt = events.findIndex((e) => e.type === 'attempt_voided');
-    expect(events.slice(voidedAt).some((e) => e.type === 'delta' && e.attempt === 1)).toBe(false);
-    expect(chunks.some((c) => c.type === 'reset')).toBe(true);
-    expect(shown(chunks)).toBe(result.finalText);
+    expectVoidedFirstAttempt(events, chunks, result.finalText);
     expect(result.finalText).toBe(ANSWER);
   });
 

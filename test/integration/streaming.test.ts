@@ -7,6 +7,7 @@ import type { TextChunk } from '../../core/stream';
 import type { StreamEvent } from '../../client/live';
 import { TextAccumulator } from '../../client/live';
 import { ScriptedAgents } from '../helpers/agents';
+import { expectVoidedFirstAttempt } from '../helpers/stream';
 import type { Harness } from '../helpers/harness';
 import { startHarness, testId } from '../helpers/harness';
 import { echo } from '../helpers/tools';
@@ -50,12 +51,6 @@ afterAll(async () => {
   await h?.stop();
 });
 
-/** Apply text chunks as a display would. */
-function shown(chunks: TextChunk[]): string {
-  const byStep = new Map<number, string>();
-  for (const c of chunks) byStep.set(c.step, c.type === 'reset' ? c.text : (byStep.get(c.step) ?? '') + c.text);
-  return [...byStep.values()].join('');
-}
 
 async function historyLength(workflowId: string): Promise<number> {
   return (await h.temporal.workflow.getHandle(workflowId).fetchHistory()).events?.length ?? 0;
@@ -101,13 +96,7 @@ describe('streaming through Temporal', () => {
     await text;
     const result = await run.result();
     expect(result.status).toBe('success');
-    expect(events.some((e) => e.type === 'delta' && e.attempt === 1)).toBe(true);
-    expect(events).toContainEqual(expect.objectContaining({ type: 'attempt_voided', step: 1, attempt: 1 }));
-    // No delta of the failed attempt after it was voided.
-    const voidedAt = events.findIndex((e) => e.type === 'attempt_voided');
-    expect(events.slice(voidedAt).some((e) => e.type === 'delta' && e.attempt === 1)).toBe(false);
-    expect(chunks.some((c) => c.type === 'reset')).toBe(true);
-    expect(shown(chunks)).toBe(result.finalText);
+    expectVoidedFirstAttempt(events, chunks, result.finalText);
     expect(result.finalText).toBe(ANSWER);
   });
 
