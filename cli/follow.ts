@@ -45,8 +45,9 @@ export function isInteractive(out: Output, env: NodeJS.ProcessEnv = process.env)
   return !out.jsonMode && Boolean(out.stream.isTTY) && env.TERM !== 'dumb';
 }
 
-function spinnerFor(out: Output): Spinner {
-  return ora({ stream: out.stream, discardStdin: false, color: 'cyan' });
+/** The spinner of an interactive view (enabled outright: the view decided it draws on a terminal). */
+export function spinnerFor(stream: NodeJS.WritableStream): Spinner {
+  return ora({ stream, isEnabled: true, discardStdin: false, color: 'cyan' });
 }
 
 /**
@@ -57,7 +58,7 @@ export async function followRun(run: AgentRun, out: Output, options: FollowOptio
   let noted = options.offlineNoted ?? false;
   const offlineLabel = `${OFFLINE_PROVIDER}/${OFFLINE_MODEL}`;
   const interactive = isInteractive(out);
-  const view = new LiveView(out, { workflowId: run.workflowId, interactive, ...(interactive ? { spinner: spinnerFor(out) } : {}) });
+  const view = new LiveView(out, { workflowId: run.workflowId, interactive, ...(interactive ? { spinner: spinnerFor(out.stream) } : {}) });
   let lastSeq: number | undefined;
   let lastTextStep: number | undefined;
   const outcome = (result: AgentRunResult | undefined): FollowOutcome => ({

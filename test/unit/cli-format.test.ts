@@ -2,9 +2,11 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../core/events';
 import type { AgentRunResult } from '../../core/result';
+import { clearLine, cursorTo, moveCursor } from 'node:readline';
 import { Writable } from 'node:stream';
 import type { StreamEvent } from '../../client/live';
 import { formatDuration, formatEvent, formatResult } from '../../cli/format';
+import { spinnerFor } from '../../cli/follow';
 import { LiveView, rowsUp } from '../../cli/live-view';
 import { Output, stylesFor } from '../../cli/output';
 
@@ -92,6 +94,16 @@ class Captured extends Writable {
     this.written += chunk.toString('utf8');
     done();
   }
+  // What a terminal stream (tty.WriteStream) adds, for the spinner: the same escape sequences.
+  clearLine(dir: -1 | 0 | 1 = 0): boolean {
+    return clearLine(this, dir);
+  }
+  cursorTo(x: number): boolean {
+    return cursorTo(this, x);
+  }
+  moveCursor(dx: number, dy: number): boolean {
+    return moveCursor(this, dx, dy);
+  }
 }
 
 /**
@@ -109,10 +121,12 @@ function screen(written: string, columns: number): string[] {
       if (!m) throw new Error(`unknown escape at ${i}`);
       i += m[0].length - 1;
       if (m[2] === 'A') row = Math.max(0, row - Number(m[1] || 1));
+      else if (m[2] === 'G') col = Number(m[1] || 1) - 1;
+      else if (m[2] === 'K' && m[1] === '2') rows[row] = [];
       else if (m[2] === 'J') {
         rows[row] = (rows[row] ?? []).slice(0, col);
         rows.length = row + 1;
-      } else if (m[2] !== 'm') throw new Error(`unexpected escape ${m[0]}`);
+      } else if (!['m', 'h', 'l'].includes(m[2] as string)) throw new Error(`unexpected escape ${m[0]}`);
     } else if (ch === '\r') col = 0;
     else if (ch === '\n') {
       row++;
@@ -212,6 +226,20 @@ describe('LiveView', () => {
     expect(plainOut).toContain("[step 1] attempt 1's text above is incomplete; the step's whole text follows and replaces it\n[step 1] text:\n    The answer is 42.\n    Checked twice.\n");
     const shown = screen(render(events, true).written, 40);
     expect(shown).toEqual(['[step 1] text:', '    The answer is 42.', '    Checked twice.']);
+  });
+
+  it('on a terminal, a spinner with elapsed time runs while a tool runs, and leaves nothing behind', async () => {
+    const stream = new Captured(true);
+    const view = new LiveView(new Output(false, stream), { workflowId: 'w-1', interactive: true, spinner: spinnerFor(stream) });
+    const started = new Date(Date.now() - 1500).toISOString(); // the call started 1.5 s ago
+    view.push({ seq: 0, at: started, type: 'tool_call', step: 1, callId: 'call_1_0', tool: 'pause', args: { ms: 700 } });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(stream.written).toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] running pause \(1\.[5-9] s\)/);
+    view.push({ seq: 1, at, type: 'tool_result', step: 1, callId: 'call_1_0', tool: 'pause', isError: false, preview: 'paused', bytes: 6, latencyMs: 700, attempts: 1 } as AgentEvent);
+    view.finish();
+    expect(screen(stream.written, 40).join('')).not.toMatch(/running pause|[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
+    expect(screen(stream.written, 40).join('')).toMatch(/^\[step 1\] tool call pause \{"ms":700\} \(call_1_0\)\[step 1\] tool result/);
+    expect(screen(stream.written, 40).join('')).toContain('[step 1] tool result pause ok (6 B, 700 ms): paused');
   });
 
   it('text that arrives whole (no deltas) prints as the text event always did', () => {
