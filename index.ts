@@ -14,6 +14,7 @@ export type {
   AnyAgent,
   AnyTool,
   BudgetOptions,
+  ContextOptions,
   RetryOptions,
   Tool,
   ToolCallOf,
@@ -32,6 +33,8 @@ export type * from './core/events';
 export type * from './core/result';
 export type * from './core/usage';
 export type * from './core/json';
+export type * from './core/stream';
+export type { AnyToolCall, BudgetRequest, ToolCallShape } from './core/tool-call';
 export type { StopReason, ModelRequest, ModelResponse } from './core/model';
 export type { AgentWorkflowInput, DecisionReceipt, RunSnapshot } from './core/contract';
 export type { ModelRef, PromptSpec, ThinkingSpec, ToolErrorPolicy } from './core/spec';
@@ -40,6 +43,6 @@ export type * from './core/approval-types';
 export type { ModelCallContext, ModelProvider, ProviderErrorKind, ProviderErrorOptions } from './providers/types';
 export type { ModelPrice, PriceTable } from './providers/pricing';
 export type { BlobStore } from './store/blob-store';
-export type { AgentClientOptions, AgentRunOf, AwaitingRun, ConnectionSettings, EventsOptions, RunCallsOf, RunOptions, SessionOption, StartOptions } from './client';
+export type { AgentClientOptions, AgentRunOf, AwaitingRun, ConnectionSettings, DeltaFeed, DeltaPublisher, EventsOptions, RunCallsOf, RunOptions, SessionOption, StartOptions, StreamEvent, StreamOptions } from './client';
 export type { AgentRun, AgentClient } from './client';
 export type { AgentWorker, AgentWorkerOptions } from './worker';

@@ -109,6 +109,8 @@ export function formatEvent(e: AgentEvent, s: Styles, context: FormatContext = {
       return [s.red(`[message] refused${e.by ? ` from ${e.by}` : ''}: ${clip(e.reason, 200)}`)];
     case 'awaiting_message':
       return [s.yellow(`[turn ${e.turn}] answered; waiting for the next message${e.idleUntil ? ` (ends if idle until ${e.idleUntil})` : ''} — durable-agent send ${id} "…" or end ${id}`)];
+    case 'tool_started':
+      return [s.dim(`[step ${e.step}] ${e.tool} running (${e.callId})`)];
     case 'compacted':
       return [s.yellow(`[context] compacted before step ${e.step} (${e.reason === 'overflow' ? 'the prompt was too long' : 'near the window'}): ~${e.tokensBefore} → ~${e.tokensAfter} tokens, ${e.messagesSummarized} messages summarised by ${e.summaryModel}`)];
     case 'compaction_failed':

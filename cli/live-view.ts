@@ -201,6 +201,9 @@ export class LiveView {
       case 'tool_call':
         if (e.inputError === undefined) this.waiting.set(e.callId, { label: `running ${e.tool}`, since: at });
         break;
+      case 'tool_started': // when it really starts (after its approval, or its turn)
+        this.waiting.set(e.callId, { label: `running ${e.tool}`, since: at });
+        break;
       case 'approval_requested':
         this.waiting.set(e.callId, { label: `waiting for a person to decide ${e.tool}`, since: at });
         break;

@@ -29,7 +29,12 @@ import { AgentSchedule, createAgentSchedule, listAgentSchedules } from './schedu
 
 export { AgentRun } from './run';
 export type { BudgetOptions } from './run-budget';
-export type { EventsOptions } from './run';
+export type { EventsOptions, StreamOptions } from './run';
+export type { StreamEvent } from './live';
+export { TextAccumulator } from './live';
+export { TemporalDeltaFeed } from '../streaming/temporal-feed';
+export type { TemporalFeedOptions } from '../streaming/temporal-feed';
+export type { DeltaFeed, DeltaPublisher, FollowOptions } from '../streaming/transport';
 export { ApprovalRefusedError, MessageRefusedError, RunNotFoundError } from './errors';
 export type { ConnectionSettings, ResolvedConnectionSettings } from './connection-settings';
 export { resolveConnectionSettings } from './connection-settings';

@@ -11,6 +11,7 @@ import type { DeltaFeed } from '../streaming/transport';
 import type { StreamEvent } from './live';
 import { LiveFilter, merge, TextAccumulator } from './live';
 import type { AgentRunResult, AnyToolCall, ToolCallShape } from '../core/result';
+import type { BudgetRequest } from '../core/tool-call';
 import type { agentWorkflow } from '../workflows/agent';
 import type { MessageReceipt, UserMessageInput } from '../core/inbox';
 import { approvalSignal, decideUpdate, endSignal, eventsQuery, messageSignal, pendingApprovalsQuery, sendUpdate, snapshotQuery } from '../workflows/definitions';
@@ -96,13 +97,13 @@ export class AgentRun<C extends ToolCallShape = AnyToolCall> {
    * @throws {RunNotFoundError} no run has this workflow id.
    */
   async readEvents(cursor = 0, limit?: number): Promise<EventPage<C>> {
-    let page = await this.call(() => this.handle.query(eventsQuery, cursor, limit) as Promise<EventPage<C>>);
+    let page = await this.call(() => this.handle.query(eventsQuery, cursor, limit) as Promise<unknown> as Promise<EventPage<C>>);
     // A run that continued as new keeps its earlier events in its earlier executions: read them there.
     // Such an execution is closed, and a worker replays it to answer: ask for as much as a page holds.
     for (let hops = 0; page.earlier && hops < 10_000; hops++) {
       const { runId } = page.earlier;
       page = await this.call(
-        () => this.handle.client.getHandle(this.handle.workflowId, runId).query(eventsQuery, cursor, Math.max(limit ?? 0, EVENT_PAGE_LIMIT)) as Promise<EventPage<C>>,
+        () => this.handle.client.getHandle(this.handle.workflowId, runId).query(eventsQuery, cursor, Math.max(limit ?? 0, EVENT_PAGE_LIMIT)) as Promise<unknown> as Promise<EventPage<C>>,
       );
     }
     return page;
@@ -122,8 +123,8 @@ export class AgentRun<C extends ToolCallShape = AnyToolCall> {
    *
    * @throws {RunNotFoundError} no run has this workflow id.
    */
-  pendingApprovals(): Promise<Array<PendingApproval<C>>> {
-    return this.call(() => this.handle.query(pendingApprovalsQuery) as Promise<Array<PendingApproval<C>>>);
+  pendingApprovals(): Promise<Array<PendingApproval<C | BudgetRequest>>> {
+    return this.call(() => this.handle.query(pendingApprovalsQuery) as Promise<Array<PendingApproval<C | BudgetRequest>>>);
   }
 
   /**

@@ -11,6 +11,7 @@ import type { AgentSpec, ModelRef } from './spec';
 import type { Budget } from './budget';
 import type { ContextView } from './context';
 import type { ExecutionStart } from './event-log';
+import type { AgentEvent } from './events';
 import type { RunStatus } from './result';
 import type { Usage } from './usage';
 
@@ -57,10 +58,11 @@ export interface ContinuedRun {
   /** Messages waiting for the model, and whether the session was asked to end. */
   inbox: { messages: Array<{ message: UserMessageInput; via: 'signal' | 'update' }>; ended: boolean };
   /**
-   * Events so far (their numbers go on), the execution that holds the last of them, and where each
-   * earlier execution starts (the most recent ones; absent in runs recorded before it was kept).
+   * Events so far (their numbers go on), the execution that holds the last of them, where each earlier
+   * execution starts (the most recent ones), and the newest events themselves (served by the next
+   * execution to readers slightly behind). Chain and tail are absent in runs recorded before they were kept.
    */
-  events: { count: number; runId: string; chain?: ExecutionStart[] };
+  events: { count: number; runId: string; chain?: ExecutionStart[]; tail?: AgentEvent[] };
   /** When the run started (its first execution). */
   startedAt: string;
   /** The run's budget as it stands (people may have extended it). */

@@ -17,6 +17,11 @@ export const EVENT_PAGE_BYTES = 1.5 * 1024 * 1024;
 /** Earlier executions the log can point a reader to directly: the most recent ones are kept. */
 export const EXECUTION_CHAIN_MAX = 1_000;
 
+/** Events an execution hands the next one (the newest), at most this many… */
+export const TAIL_EVENTS = 500;
+/** …and this many bytes. */
+export const TAIL_BYTES = 128 * 1024;
+
 /** An earlier execution of a run: its run id and the number of its first event. */
 export interface ExecutionStart {
   runId: string;
@@ -35,8 +40,25 @@ export class EventLog {
    */
   constructor(
     private readonly now: () => Date,
-    private readonly earlier?: { count: number; runId: string; chain?: readonly ExecutionStart[] },
-  ) {}
+    private readonly earlier?: { count: number; runId: string; chain?: readonly ExecutionStart[]; tail?: readonly AgentEvent[] },
+  ) {
+    // The newest events of the previous execution, carried over: a reader slightly behind at the switch
+    // reads them here instead of making a worker replay the closed execution.
+    const tail = earlier?.tail ?? [];
+    if (tail.length && tail.every((e, i) => e.seq === earlier!.count - tail.length + i)) this.events.push(...tail);
+  }
+
+  /** The newest events (at most {@link TAIL_EVENTS} and {@link TAIL_BYTES}) for the next execution to carry. */
+  tail(): AgentEvent[] {
+    const out: AgentEvent[] = [];
+    let bytes = 0;
+    for (let i = this.events.length - 1; i >= 0 && out.length < TAIL_EVENTS; i--) {
+      bytes += jsonBytes(this.events[i]);
+      if (bytes > TAIL_BYTES) break;
+      out.push(this.events[i]!);
+    }
+    return out.reverse();
+  }
 
   /** The earlier executions as the next execution should know them (this one, `runId`, included). */
   chain(runId: string): ExecutionStart[] {
@@ -50,9 +72,14 @@ export class EventLog {
     for (const body of bodies) this.events.push({ ...body, seq: this.offset + this.events.length, at });
   }
 
-  /** The number of the first event in this log. */
+  /** The number of the first event in this log (carried tail included). */
   get offset(): number {
-    return this.earlier?.count ?? 0;
+    return (this.earlier?.count ?? 0) - this.carried;
+  }
+
+  private get carried(): number {
+    const tail = this.earlier?.tail ?? [];
+    return tail.length && this.events[0] === tail[0] ? tail.length : 0;
   }
 
   /** Number of events so far, the earlier executions' included. */
@@ -66,7 +93,7 @@ export class EventLog {
    */
   page(cursor = 0, limit = EVENT_PAGE_MAX): EventPage {
     const from = Math.max(0, Math.floor(Number.isFinite(cursor) ? cursor : 0));
-    if (this.earlier && from < this.earlier.count) return { events: [], next: from, done: false, earlier: this.holder(from) };
+    if (this.earlier && from < this.offset) return { events: [], next: from, done: false, earlier: this.holder(from) };
     const size = Math.max(1, Math.min(EVENT_PAGE_LIMIT, Math.floor(Number.isFinite(limit) ? limit : EVENT_PAGE_MAX)));
     const events: AgentEvent[] = [];
     let bytes = 0;

@@ -6,7 +6,7 @@
 import type { ApprovalTimeoutOutcome, Decision } from './approval-types';
 import type { StopReason } from './model';
 import type { RunError, RunStatus } from './result';
-import type { AnyToolCall, ToolCallShape } from './tool-call';
+import type { AnyToolCall, BudgetRequest, ToolCallShape } from './tool-call';
 import type { Usage } from './usage';
 
 /** The run started: the agent, its first model and its step cap. */
@@ -42,6 +42,14 @@ export type ToolCallEvent<C extends ToolCallShape = AnyToolCall> = C & {
   /** Set when the model's arguments were not valid JSON; `args` is then its raw text. The call does not run. */
   inputError?: string;
 };
+
+/** A tool call starts running (after its approval, if it needed one): its result follows as `tool_result`. */
+export interface ToolStartedEvent {
+  type: 'tool_started';
+  step: number;
+  callId: string;
+  tool: string;
+}
 
 /** A tool call has its result (ran, failed, denied, skipped, or not run). */
 export interface ToolResultEvent<C extends ToolCallShape = AnyToolCall> {
@@ -216,12 +224,13 @@ export type AgentEventBody<C extends ToolCallShape = AnyToolCall> =
   | StepStartedEvent
   | TextEvent
   | ToolCallEvent<C>
+  | ToolStartedEvent
   | ToolResultEvent<C>
   | RetryingEvent
   | StepFinishedEvent
-  | ApprovalRequestedEvent<C>
-  | ApprovalDecidedEvent<C>
-  | ApprovalExpiredEvent<C>
+  | ApprovalRequestedEvent<C | BudgetRequest>
+  | ApprovalDecidedEvent<C | BudgetRequest>
+  | ApprovalExpiredEvent<C | BudgetRequest>
   | ApprovalQueuedEvent
   | ApprovalRefusedEvent
   | UserMessageEvent

@@ -15,3 +15,13 @@ export interface AnyToolCall extends ToolCallShape {
   tool: string;
   args: JsonValue;
 }
+
+/**
+ * The approval request a spent budget makes when its agent asks (`onBudgetExhausted: 'ask'`): tool
+ * `budget`, arguments naming the budget, its limit and what was spent. Approval events and pending
+ * approvals of every run may hold one, whatever the agent's tools.
+ */
+export interface BudgetRequest {
+  tool: 'budget';
+  args: { budget: 'maxTokens' | 'maxCostUsd' | 'maxTurns'; limit: number; spent: number; message: string };
+}

@@ -23,6 +23,8 @@ export {
   MessageRefusedError,
   RunNotFoundError,
   ScheduleNotFoundError,
+  TemporalDeltaFeed,
+  TextAccumulator,
   resolveConnectionSettings,
 } from '../client';
 export type {
@@ -35,7 +37,9 @@ export type {
   AwaitingRun,
   BudgetOptions,
   ConnectionSettings,
+  DeltaFeed,
   EventsOptions,
+  FollowOptions,
   ResolvedConnectionSettings,
   RunCallsOf,
   ScheduledRun,
@@ -44,6 +48,9 @@ export type {
   StartOptions,
   RunOptions,
   SessionOption,
+  StreamEvent,
+  StreamOptions,
+  TemporalFeedOptions,
 } from '../client';
 export { loadTranscript } from '../client/transcript';
 export { FileBlobStore, MemoryBlobStore, BlobNotFoundError } from '../store/blob-store';

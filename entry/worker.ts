@@ -19,6 +19,8 @@ export * from '../index';
 export { createWorker, WORKFLOWS_PATH } from '../worker';
 export type { AgentWorker, AgentWorkerOptions } from '../worker';
 export { stateDir } from '../worker/paths';
+export { contextWindowFor, DEFAULT_CONTEXT_WINDOWS } from '../providers/context-windows';
+export type { ContextWindowTable } from '../providers/context-windows';
 export { resolveConnectionSettings } from '../client/connection-settings';
 export type { ConnectionSettings, ResolvedConnectionSettings } from '../client/connection-settings';
 export {

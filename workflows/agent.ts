@@ -50,7 +50,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
   // A run that continued as new goes on from what its previous execution handed over.
   const continued = input?.continued;
   const startedAt = continued?.startedAt ?? new Date().toISOString();
-  const log = new EventLog(() => new Date(), continued ? { count: continued.events.count, runId: continued.events.runId, ...(continued.events.chain ? { chain: continued.events.chain } : {}) } : undefined);
+  const log = new EventLog(() => new Date(), continued ? { ...continued.events } : undefined);
   const agentName = typeof input?.agent === 'string' ? input.agent : '';
   let loop: LoopState = startLoop({ name: agentName, limits: { maxSteps: 1, toolResultInlineBytes: 0 } }, '');
   let phase: RunSnapshot['status'] = 'starting';
@@ -194,7 +194,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
       loop: carriedState(loop, spec.limits.resultMessagesInlineBytes ?? DEFAULTS.resultMessagesInlineBytes),
       ...desk.carried(),
       inbox: inbox.carried(),
-      events: { count: log.size, runId: info.runId, chain: log.chain(info.runId) },
+      events: { count: log.size, runId: info.runId, chain: log.chain(info.runId), tail: log.tail() },
       startedAt,
       budget,
       ...(deadline !== undefined ? { deadline } : {}),

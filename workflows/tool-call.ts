@@ -42,6 +42,7 @@ export async function runCall(ctx: ToolCallContext, call: PlannedCall, gate: Gat
     if (verdict.kind === 'outcome') return verdict.outcome;
   }
   ctx.running.set(call.callId, call.tool.name);
+  ctx.log.push({ type: 'tool_started', step: call.step, callId: call.callId, tool: call.tool.name });
   try {
     if (call.tool.builtin?.kind === 'wait') return await waitCall(ctx, call, call.tool.builtin.maxWaitMs);
     return await executeCall(ctx, call, inlineLimitBytes);

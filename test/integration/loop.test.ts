@@ -161,7 +161,7 @@ describe('agent loop on a real Temporal server', () => {
       expect.objectContaining({ step: 1, callId: 'call_1_0', tool: 'echo', args: { text: 'ping' }, resultBytes: 4, isError: false, attempts: 1 }),
     ]);
     const types = (await allEvents(r)).map((e) => e.type);
-    expect(types).toEqual(['run_started', 'step_started', 'text', 'step_finished', 'tool_call', 'tool_result', 'step_started', 'text', 'step_finished', 'done']);
+    expect(types).toEqual(['run_started', 'step_started', 'text', 'step_finished', 'tool_call', 'tool_started', 'tool_result', 'step_started', 'text', 'step_finished', 'done']);
   });
 
   it('runs several steps', async () => {

@@ -13,6 +13,7 @@ import type { PendingApproval, RunPolicy } from '../../core/approvals';
 import type { DurableAgentErrorCode } from '../../core/errors';
 import type { DefinitionError, DurableAgentError } from '../../core/errors';
 import type { AgentEvent, ToolCallEvent } from '../../core/events';
+import type { BudgetRequest } from '../../core/tool-call';
 import type { AgentRunResult, AnyToolCall, RunError, RunStatus } from '../../core/result';
 
 const refund = defineTool({
@@ -107,10 +108,16 @@ describe('results, events and approvals narrow on the tool name', () => {
 
   it('readEvents pages and pending approvals are typed the same way', () => {
     expectTypeOf<Awaited<ReturnType<Run['readEvents']>>['events']>().toEqualTypeOf<Array<AgentEvent<AssistantCalls>>>();
-    expectTypeOf<Awaited<ReturnType<Run['pendingApprovals']>>>().toEqualTypeOf<Array<PendingApproval<AssistantCalls>>>();
-    const check = (p: PendingApproval<AssistantCalls>) => {
+    // A spent budget's request (tool `budget`) may wait too, whatever the agent's tools.
+    expectTypeOf<Awaited<ReturnType<Run['pendingApprovals']>>>().toEqualTypeOf<Array<PendingApproval<AssistantCalls | BudgetRequest>>>();
+    const check = (p: PendingApproval<AssistantCalls | BudgetRequest>) => {
       if (p.tool === 'refund') expectTypeOf(p.args.amount).toBeNumber();
+      if (p.tool === 'budget') expectTypeOf(p.args.spent).toBeNumber();
     };
+    const onEvent = (e: AgentEvent<AssistantCalls>) => {
+      if (e.type === 'approval_requested' && e.tool === 'budget') expectTypeOf(e.args.budget).toEqualTypeOf<'maxTokens' | 'maxCostUsd' | 'maxTurns'>();
+    };
+    expectTypeOf(onEvent).toBeFunction();
     expectTypeOf(check).toBeFunction();
   });
 });

@@ -15,7 +15,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 const exec = promisify(execFile);
 const ROOT = resolve(__dirname, '..', '..');
-const WATCHED = ['@temporalio/worker', '@temporalio/core-bridge', '@temporalio/client', 'zod', 'openai', '@anthropic-ai/sdk'] as const;
+const WATCHED = ['@temporalio/worker', '@temporalio/core-bridge', '@temporalio/client', 'zod', 'openai', '@anthropic-ai/sdk', 'ioredis'] as const;
 
 /** The watched packages a fresh process has loaded after requiring `file` (a source path relative to the root). */
 async function packagesLoadedBy(file: string): Promise<Record<string, boolean>> {
@@ -49,6 +49,13 @@ describe('what each entry loads', () => {
     expect(loaded.zod).toBe(false);
     expect(loaded.openai).toBe(false);
     expect(loaded['@anthropic-ai/sdk']).toBe(false);
+    expect(loaded.ioredis).toBe(false);
+  });
+
+  it('the redis entry loads ioredis, not the worker', async () => {
+    const loaded = await packagesLoadedBy('entry/redis.ts');
+    expect(loaded.ioredis).toBe(true);
+    expect(loaded['@temporalio/worker']).toBe(false);
   });
 
   it('the worker entry loads the worker (so the checks above can fail)', async () => {
@@ -87,7 +94,7 @@ describe('package.json points at what the build emits', () => {
   const norm = (p: string) => (p.startsWith('./') ? p : `./${p}`);
 
   it('has the three entries', () => {
-    expect(Object.keys(pkg.exports).sort()).toEqual(['.', './client', './package.json', './worker']);
+    expect(Object.keys(pkg.exports).sort()).toEqual(['.', './client', './package.json', './redis', './worker']);
   });
 
   it('every export target, main, types and typesVersions is a file tsconfig.build.json emits', () => {

@@ -93,6 +93,29 @@ describe('EventLog', () => {
     expect(new EventLog(clock(), { count: 400, runId: 'r3', chain: chain.slice(1) }).page(5).earlier).toEqual({ runId: 'r2', before: 250 });
   });
 
+  it('serves the tail the previous execution carried, and points only older cursors to it', () => {
+    const before = logWith(600);
+    const tail = before.tail();
+    expect(tail.length).toBe(500);
+    expect(tail.at(-1)?.seq).toBe(599);
+    const next = new EventLog(clock(), { count: 600, runId: 'r1', chain: [{ runId: 'r1', from: 0 }], tail });
+    expect(next.size).toBe(600);
+    expect(next.offset).toBe(100);
+    const page = next.page(550);
+    expect(page.earlier).toBeUndefined();
+    expect(page.events.map((e) => e.seq)).toEqual(Array.from({ length: 50 }, (_, i) => 550 + i));
+    expect(next.page(99).earlier).toEqual({ runId: 'r1', before: 600 });
+    next.push(text(600));
+    expect(next.page(599).events.map((e) => e.seq)).toEqual([599, 600]);
+    expect(next.chain('r2').at(-1)).toEqual({ runId: 'r2', from: 100 });
+    // A tail that does not end where the count says is not trusted.
+    expect(new EventLog(clock(), { count: 700, runId: 'r1', tail }).offset).toBe(700);
+    // Big events: the tail stays within its byte budget.
+    const big = new EventLog(clock());
+    for (let i = 0; i < 10; i++) big.push({ type: 'text', step: 1, text: 'z'.repeat(50_000) });
+    expect(big.tail().length).toBe(2);
+  });
+
   it('clamps the page size to 1..EVENT_PAGE_LIMIT', () => {
     const log = logWith(EVENT_PAGE_MAX + 20);
     expect(log.page(0).events).toHaveLength(EVENT_PAGE_MAX);
