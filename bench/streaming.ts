@@ -1,8 +1,9 @@
 /**
  * Benchmark, run by hand (not a test): live streaming of a model's answer to clients, through the
- * Temporal-native transport (deltas in the model activity's heartbeat details, read with `describe`).
+ * Temporal-native transport (deltas in the model activity's heartbeat details, read with `describe`) and
+ * through Redis Streams (a redis-server started here, or `--redis <url>`; skipped when there is none).
  *
- *   npx tsx bench/streaming.ts [--steps 3] [--chunks 1000] [--interval-ms 2] [--clients 100]
+ *   npx tsx bench/streaming.ts [--steps 3] [--chunks 1000] [--interval-ms 2] [--clients 100] [--redis URL | --no-redis]
  *
  * 1. Delta latency from the provider to one client's `run.stream()`: the worker's delta publisher
  *    stamps each delta as the model activity receives it, keyed by (run, step, attempt, n); the client
@@ -12,10 +13,12 @@
  *
  * See bench/README.md for what is measured and how to read the output.
  */
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
@@ -32,7 +35,8 @@ import type { ScriptedTurn } from '../providers/scripted';
 import { startDevServer } from '../server/dev-server';
 import { ensureTemporalCli } from '../server/temporal-cli';
 import { FileBlobStore } from '../store/blob-store';
-import type { DeltaPublisher } from '../streaming/transport';
+import { RedisDeltaFeed, RedisDeltaPublisher } from '../streaming/redis';
+import type { DeltaFeed, DeltaPublisher } from '../streaming/transport';
 import { createWorker } from '../worker';
 import { summarizeHistory } from './history';
 import { num, spread, table } from './stats';
@@ -43,6 +47,9 @@ const USAGE = `Usage: npx tsx bench/streaming.ts [options]
   -c, --chunks K        deltas each step streams (default 1000)
   -i, --interval-ms T   time between deltas (default 2)
   -n, --clients M       clients watching one run in part 3, 0 to skip it (default 100)
+      --redis URL       also measure Redis Streams on this server (default: start a redis-server
+                        found on PATH or as DURABLE_AGENT_REDIS_SERVER, if any)
+      --no-redis        measure the Temporal-native transport only
   -h, --help            show this help`;
 
 interface Settings {
@@ -50,6 +57,8 @@ interface Settings {
   chunks: number;
   intervalMs: number;
   clients: number;
+  /** A Redis URL, 'start' (start a redis-server here if one is installed) or 'none'. */
+  redis: string;
 }
 
 function parseSettings(argv: string[]): Settings | undefined {
@@ -60,6 +69,8 @@ function parseSettings(argv: string[]): Settings | undefined {
       chunks: { type: 'string', short: 'c', default: '1000' },
       'interval-ms': { type: 'string', short: 'i', default: '2' },
       clients: { type: 'string', short: 'n', default: '100' },
+      redis: { type: 'string' },
+      'no-redis': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -70,7 +81,8 @@ function parseSettings(argv: string[]): Settings | undefined {
     if (!Number.isInteger(n) || n < min) throw new Error(`--${name} must be an integer >= ${min} (got ${JSON.stringify(text)})`);
     return n;
   };
-  return { steps: int('steps', values.steps, 1), chunks: int('chunks', values.chunks, 1), intervalMs: int('interval-ms', values['interval-ms'], 0), clients: int('clients', values.clients, 0) };
+  const redis = values['no-redis'] ? 'none' : (values.redis ?? 'start');
+  return { steps: int('steps', values.steps, 1), chunks: int('chunks', values.chunks, 1), intervalMs: int('interval-ms', values['interval-ms'], 0), clients: int('clients', values.clients, 0), redis };
 }
 
 const STREAMING = 'bench_streaming';
@@ -130,6 +142,69 @@ class SendTimes implements DeltaPublisher {
   async close(): Promise<void> {}
 }
 
+/** Hands every delta to several publishers (the stamping one first). */
+class Tee implements DeltaPublisher {
+  constructor(private readonly publishers: DeltaPublisher[]) {}
+  publish(d: LiveDelta): void {
+    for (const p of this.publishers) p.publish(d);
+  }
+  async close(): Promise<void> {
+    await Promise.all(this.publishers.map((p) => p.close()));
+  }
+}
+
+/** The redis-server binary: `DURABLE_AGENT_REDIS_SERVER`, else `redis-server` on PATH; undefined if none. */
+function findRedisServer(): string | undefined {
+  const candidates = [process.env.DURABLE_AGENT_REDIS_SERVER, ...(process.env.PATH ?? '').split(delimiter).filter(Boolean).map((d) => join(d, 'redis-server'))];
+  return candidates.find((c): c is string => {
+    if (!c) return false;
+    try {
+      accessSync(c, constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+/** Start a throwaway redis-server (no persistence) on a free port; resolves once it accepts connections. */
+async function startRedis(bin: string, dir: string): Promise<{ url: string; stop: () => Promise<void> }> {
+  const port = await freePort();
+  const child = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`redis-server did not start within 10 s: ${output}`)), 10_000);
+    child.stdout!.on('data', (d: Buffer) => {
+      output += d.toString();
+      if (output.includes('Ready to accept connections')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`redis-server exited (${code}): ${output}`));
+    });
+  });
+  const stop = () => new Promise<void>((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+  return { url: `redis://127.0.0.1:${port}`, stop };
+}
+
 /** What one client saw of a run. */
 interface Watched {
   latencies: number[];
@@ -142,14 +217,14 @@ interface Watched {
 }
 
 /** Watch a run's stream to its end, timing each delta against its send time. */
-async function watch(run: AgentRun, sent: SendTimes): Promise<Watched> {
+async function watch(run: AgentRun, sent: SendTimes, feed?: DeltaFeed): Promise<Watched> {
   const latencies: number[] = [];
   const text = new TextAccumulator();
   const steps = new Set<number>();
   let deltas = 0;
   let durable = 0;
   const lastN = new Map<string, number>();
-  for await (const e of run.stream()) {
+  for await (const e of run.stream(feed ? { deltas: feed } : {})) {
     const now = performance.now();
     if (e.type === 'delta') {
       deltas++;
@@ -206,14 +281,31 @@ async function main(): Promise<void> {
     const note = defineTool({ name: 'note', description: 'Take a note (instant)', input: z.object({ step: z.number() }), readOnly: true, execute: ({ step }) => `noted ${step}` });
     const agents = [STREAMING, QUIET].map((name) => defineAgent({ name, model: { provider: 'scripted', model: name }, tools: [note], maxSteps: settings.steps + 1 }));
     const provider = new ScriptedProvider({ [STREAMING]: script(settings, true), [QUIET]: script(settings, false) });
+    let redisUrl: string | undefined = settings.redis === 'none' || settings.redis === 'start' ? undefined : settings.redis;
+    let redisNote = settings.redis === 'none' ? 'not measured (--no-redis)' : `${redisUrl} (--redis)`;
+    if (settings.redis === 'start') {
+      const bin = findRedisServer();
+      if (bin) {
+        const redis = await startRedis(bin, storeDir);
+        cleanups.push(() => redis.stop());
+        redisUrl = redis.url;
+        redisNote = `redis-server started here at ${redis.url}`;
+      } else {
+        redisNote = 'not measured: no redis-server on PATH (set DURABLE_AGENT_REDIS_SERVER or pass --redis <url>)';
+      }
+    }
+
     const sent = new SendTimes();
+    const publisher = redisUrl ? new Tee([sent, new RedisDeltaPublisher({ url: redisUrl })]) : sent;
+    cleanups.push(() => publisher.close()); // after the worker stops, before redis-server does
     const worker = await createWorker({
       agents,
       providers: { scripted: provider },
       store: new FileBlobStore(storeDir),
       connection: native,
       taskQueue: `bench-streaming-${randomUUID().slice(0, 8)}`,
-      streaming: { publisher: sent }, // deltas still travel in heartbeats (the default); the publisher only stamps them
+      // Deltas travel in heartbeats (the default) and, with Redis, to Redis too; the stamping publisher sees each first.
+      streaming: { publisher },
     });
     const running = worker.run();
     cleanups.push(async () => {
@@ -221,32 +313,51 @@ async function main(): Promise<void> {
       await running;
     });
     const client = new AgentClient(temporal, worker.taskQueue);
+    const transports: Array<{ name: string; feed?: DeltaFeed }> = [
+      { name: 'Temporal-native' },
+      ...(redisUrl ? [{ name: 'Redis Streams', feed: new RedisDeltaFeed({ url: redisUrl }) }] : []),
+    ];
 
     log(`server: ${server}`);
+    log(`redis: ${redisNote}`);
     log(`each run: ${settings.steps} model steps, each streaming ${num(settings.chunks)} deltas of ${DELTA_CHARS} characters, ${settings.intervalMs} ms apart`);
-    log(`transport: Temporal-native (heartbeat details, sent at most every 100 ms; each client polls describe every 100 ms)`);
+    log('Temporal-native: heartbeat details sent at most every 100 ms, each client polls describe every 100 ms; Redis Streams: XREAD BLOCK per client');
 
-    // Part 1: one client.
+    // Part 1: one client, a run per transport.
     log('');
-    log('Part 1: delta latency, provider → one client (ms)');
-    const run = await client.start(STREAMING, { input: 'stream', workflowId: `stream-${randomUUID().slice(0, 8)}` });
-    const started = performance.now();
-    const one = await watch(run, sent);
-    const result = await run.result();
-    const wall = performance.now() - started;
-    if (result.status !== 'success') throw new Error(`the streaming run ended ${result.status}: ${result.error?.message}`);
-    const sentOne = sent.countFor(run.workflowId);
-    log(table([['', 'deltas', 'p50', 'p90', 'p99', 'max'], latencyRow('one client', one.latencies)]));
-    log(`received ${num(one.deltas)} of ${num(sentOne)} deltas sent (${num((100 * one.deltas) / sentOne, 1)}%); the text shown equals the transcript's: ${one.text === expectedText(settings)}; run took ${num(wall / 1000, 1)} s`);
-    const tail = [...sent.byAttempt(run.workflowId)].reduce((sum, [attempt, count]) => sum + count - ((one.lastN.get(attempt) ?? -1) + 1), 0);
-    log(`of the ${num(sentOne - one.deltas)} not received, ${num(tail)} are the last ones of their step (sent after the step's last heartbeat; its text comes whole in the durable text event)`);
+    log('Part 1: delta latency, provider → one client (ms), a run per transport');
+    const rows: string[][] = [['', 'deltas', 'p50', 'p90', 'p99', 'max']];
+    const notes: string[] = [];
+    const single = new Map<string, number[]>();
+    let temporalRun: AgentRun | undefined;
+    for (const t of transports) {
+      const run = await client.start(STREAMING, { input: 'stream', workflowId: `stream-${randomUUID().slice(0, 8)}` });
+      temporalRun ??= run;
+      const started = performance.now();
+      const one = await watch(run, sent, t.feed);
+      const result = await run.result();
+      const wall = performance.now() - started;
+      if (result.status !== 'success') throw new Error(`the streaming run ended ${result.status}: ${result.error?.message}`);
+      const sentOne = sent.countFor(run.workflowId);
+      rows.push(latencyRow(t.name, one.latencies));
+      single.set(t.name, one.latencies);
+      const tail = [...sent.byAttempt(run.workflowId)].reduce((sum, [attempt, count]) => sum + count - ((one.lastN.get(attempt) ?? -1) + 1), 0);
+      notes.push(
+        `${t.name}: received ${num(one.deltas)} of ${num(sentOne)} deltas sent (${num((100 * one.deltas) / sentOne, 1)}%; of those missed, ${num(tail)} are the last ones of their step); ` +
+          `text shown equals the transcript's: ${one.text === expectedText(settings)}; run took ${num(wall / 1000, 1)} s`,
+      );
+    }
+    log(table(rows));
+    for (const n of notes) log(n);
+    const p50 = (v: readonly number[]) => percentile([...v].sort((a, b) => a - b), 50);
+    if (single.size > 1) log(`p50 ratio, Redis Streams / Temporal-native: ${num(p50(single.get('Redis Streams')!) / p50(single.get('Temporal-native')!), 3)}`);
 
     // Part 2: history per step.
     log('');
     log('Part 2: history events per step, streaming against the same run without streaming');
     const quiet = await client.start(QUIET, { input: 'stream', workflowId: `nostrm-${randomUUID().slice(0, 8)}` });
     await quiet.result();
-    const histories = await Promise.all([run, quiet].map(async (r) => summarizeHistory(await temporal.workflow.getHandle(r.workflowId).fetchHistory())));
+    const histories = await Promise.all([temporalRun!, quiet].map(async (r) => summarizeHistory(await temporal.workflow.getHandle(r.workflowId).fetchHistory())));
     const [streamingHistory, quietHistory] = histories as [ReturnType<typeof summarizeHistory>, ReturnType<typeof summarizeHistory>];
     const perStep = (h: ReturnType<typeof summarizeHistory>) => [...h.steps.values()].reduce((s, st) => s + st.events, 0) / h.steps.size;
     const bytesPerStep = (h: ReturnType<typeof summarizeHistory>) => [...h.steps.values()].reduce((s, st) => s + st.bytes, 0) / h.steps.size;
@@ -258,27 +369,29 @@ async function main(): Promise<void> {
         ['ratio', num(streamingHistory.events / quietHistory.events, 2), num(perStep(streamingHistory) / perStep(quietHistory), 2), num(bytesPerStep(streamingHistory) / bytesPerStep(quietHistory), 2)],
       ]),
     );
+    log('(Redis Streams adds nothing to history either: its deltas never touch Temporal; the run above published to both)');
 
-    // Part 3: many clients on one run.
+    // Part 3: many clients on one run, a run per transport.
     if (settings.clients > 0) {
-      log('');
-      log(`Part 3: ${settings.clients} clients watching one run (ms)`);
-      const many = await client.start(STREAMING, { input: 'stream', workflowId: `bench-many-${randomUUID().slice(0, 8)}` });
-      const watchers = await Promise.all(Array.from({ length: settings.clients }, () => watch(client.get(many.workflowId), sent)));
-      const manyResult = await many.result();
-      const sentMany = sent.countFor(many.workflowId);
-      const all = watchers.flatMap((w) => w.latencies);
-      const clientP50 = watchers.map((w) => percentile([...w.latencies].sort((a, b) => a - b), 50));
-      const received = watchers.map((w) => (100 * w.deltas) / sentMany);
-      const durableCounts = new Set(watchers.map((w) => w.durable));
-      log(table([['', 'deltas', 'p50', 'p90', 'p99', 'max'], latencyRow(`${settings.clients} clients, all deltas`, all), latencyRow('one client (part 1)', one.latencies)]));
-      const p50 = (v: number[]) => percentile([...v].sort((a, b) => a - b), 50);
-      log(`p50 ratio, ${settings.clients} clients / one client: ${num(p50(all) / p50(one.latencies), 2)}`);
-      const r = spread(received);
-      const c = spread(clientP50);
-      log(`per client: deltas received ${num(r.min, 1)}% / ${num(r.median, 1)}% / ${num(r.max, 1)}% (min / median / max) of ${num(sentMany)} sent; every client got all of them: ${received.every((x) => x === 100)}`);
-      log(`per client p50 latency ${num(c.min, 1)} / ${num(c.median, 1)} / ${num(c.max, 1)} ms (min / median / max)`);
-      log(`durable events: every client got the same ${[...durableCounts].join(', ')} (${durableCounts.size === 1 ? 'all equal' : 'DIFFERENT'}); text shown equals the transcript's for ${watchers.filter((w) => w.text === expectedText(settings)).length} of ${settings.clients} clients; run ${manyResult.status}`);
+      for (const t of transports) {
+        log('');
+        log(`Part 3: ${settings.clients} clients watching one run, ${t.name} (ms)`);
+        const many = await client.start(STREAMING, { input: 'stream', workflowId: `many-${randomUUID().slice(0, 8)}` });
+        const watchers = await Promise.all(Array.from({ length: settings.clients }, () => watch(client.get(many.workflowId), sent, t.feed)));
+        const manyResult = await many.result();
+        const sentMany = sent.countFor(many.workflowId);
+        const all = watchers.flatMap((w) => w.latencies);
+        const clientP50 = watchers.map((w) => p50(w.latencies));
+        const received = watchers.map((w) => (100 * w.deltas) / sentMany);
+        const durableCounts = new Set(watchers.map((w) => w.durable));
+        log(table([['', 'deltas', 'p50', 'p90', 'p99', 'max'], latencyRow(`${settings.clients} clients, all deltas`, all), latencyRow('one client (part 1)', single.get(t.name)!)]));
+        log(`p50 ratio, ${settings.clients} clients / one client: ${num(p50(all) / p50(single.get(t.name)!), 2)}`);
+        const r = spread(received);
+        const c = spread(clientP50);
+        log(`per client: deltas received ${num(r.min, 1)}% / ${num(r.median, 1)}% / ${num(r.max, 1)}% (min / median / max) of ${num(sentMany)} sent; every client got all of them: ${received.every((x) => x === 100)}`);
+        log(`per client p50 latency ${num(c.min, 1)} / ${num(c.median, 1)} / ${num(c.max, 1)} ms (min / median / max)`);
+        log(`durable events: every client got the same ${[...durableCounts].join(', ')} (${durableCounts.size === 1 ? 'all equal' : 'DIFFERENT'}); text shown equals the transcript's for ${watchers.filter((w) => w.text === expectedText(settings)).length} of ${settings.clients} clients; run ${manyResult.status}`);
+      }
     }
   } finally {
     for (const cleanup of cleanups.reverse()) await cleanup();
