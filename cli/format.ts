@@ -41,8 +41,27 @@ function indent(text: string, prefix: string): string[] {
   return text.split(/\r?\n/).map((l) => prefix + l);
 }
 
+/** What the lines of an event may say about the run they belong to. */
+export interface FormatContext {
+  /** The run's workflow id: commands to type are given with it (else with a `<workflowId>` placeholder). */
+  workflowId?: string;
+}
+
+/** A duration for people: `850 ms`, `1.2 s`, `42 s`, `3 min 05 s`, `2 h 01 min`. */
+export function formatDuration(ms: number): string {
+  if (!Number.isFinite(ms) || ms < 0) return '?';
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 10_000) return `${(Math.floor(ms / 100) / 10).toFixed(1)} s`;
+  const total = Math.floor(ms / 1000);
+  if (total < 60) return `${total} s`;
+  const two = (n: number) => String(n).padStart(2, '0');
+  if (total < 3600) return `${Math.floor(total / 60)} min ${two(total % 60)} s`;
+  return `${Math.floor(total / 3600)} h ${two(Math.floor(total / 60) % 60)} min`;
+}
+
 /** The lines of one event. */
-export function formatEvent(e: AgentEvent, s: Styles): string[] {
+export function formatEvent(e: AgentEvent, s: Styles, context: FormatContext = {}): string[] {
+  const id = context.workflowId ?? '<workflowId>';
   switch (e.type) {
     case 'run_started':
       return [s.bold(`[run] agent ${e.agent}, model ${e.model}, at most ${e.maxSteps} step${e.maxSteps === 1 ? '' : 's'}`)];
@@ -69,7 +88,7 @@ export function formatEvent(e: AgentEvent, s: Styles): string[] {
       const who = e.approvers?.length ? `, approvers: ${e.approvers.join(' ')}` : '';
       return [
         s.yellow(`[step ${e.step}] waiting for a person to approve ${s.bold(e.tool)} ${clip(JSON.stringify(e.args) ?? '', 160)} (${e.callId}${expires}${who})`),
-        s.dim(`    decide with: durable-agent approve|deny|skip <workflowId> ${e.callId}   (list: durable-agent approvals)`),
+        s.dim(`    decide with: durable-agent approve ${id} ${e.callId}   (or deny / skip instead of approve; list: durable-agent approvals)`),
       ];
     }
     case 'approval_decided': {
@@ -89,7 +108,7 @@ export function formatEvent(e: AgentEvent, s: Styles): string[] {
     case 'message_refused':
       return [s.red(`[message] refused${e.by ? ` from ${e.by}` : ''}: ${clip(e.reason, 200)}`)];
     case 'awaiting_message':
-      return [s.yellow(`[turn ${e.turn}] answered; waiting for the next message${e.idleUntil ? ` (ends if idle until ${e.idleUntil})` : ''} — durable-agent send <workflowId> "…" or end <workflowId>`)];
+      return [s.yellow(`[turn ${e.turn}] answered; waiting for the next message${e.idleUntil ? ` (ends if idle until ${e.idleUntil})` : ''} — durable-agent send ${id} "…" or end ${id}`)];
     case 'tool_started':
       return [s.dim(`[step ${e.step}] ${e.tool} running (${e.callId})`)];
     case 'compacted':
@@ -131,17 +150,32 @@ function formatCost(r: AgentRunResult): string {
   return `${formatUsd(r.costUsd ?? 0)}${unpriced ? ` (+ ${unpriced} step${unpriced === 1 ? '' : 's'} with no known price)` : ''}`;
 }
 
-/** The result and its compact run report. */
-export function formatResult(r: AgentRunResult, s: Styles): string[] {
+/** Options of {@link formatResult}. */
+export interface ResultFormatOptions {
+  /** The final text was just shown (streamed live): say so instead of printing it again. */
+  finalTextShown?: boolean;
+}
+
+/** How long a run took, from its report; undefined when the report's times do not parse. */
+export function runDurationMs(r: AgentRunResult): number | undefined {
+  const ms = Date.parse(r.report.endedAt) - Date.parse(r.report.startedAt);
+  return Number.isFinite(ms) && ms >= 0 ? ms : undefined;
+}
+
+/** The result (status, steps, tokens, cost, duration, final text) and its compact run report. */
+export function formatResult(r: AgentRunResult, s: Styles, options: ResultFormatOptions = {}): string[] {
+  const duration = runDurationMs(r);
   const lines = [
     s.bold('Result'),
     `  status:   ${formatStatus(r.status, s)}`,
     `  steps:    ${r.steps}`,
     `  usage:    ${formatUsage(r.usage)}`,
     `  cost:     ${formatCost(r)}`,
+    ...(duration !== undefined ? [`  duration: ${formatDuration(duration)}`] : []),
     ...(r.error ? [`  error:    ${r.error.type ? `${r.error.type}: ` : ''}${clip(r.error.message, 300)}`] : []),
-    `  final text:`,
-    ...(r.finalText ? indent(r.finalText, '    ') : ['    (none)']),
+    ...(options.finalTextShown && r.finalText
+      ? [`  final text: shown above`]
+      : [`  final text:`, ...(r.finalText ? indent(r.finalText, '    ') : ['    (none)'])]),
     s.bold(`Run report`) + s.dim(` (${r.report.workflowId}, ${r.report.startedAt} .. ${r.report.endedAt})`),
   ];
   if (r.report.stepsOmitted) lines.push(s.dim(`  (${r.report.stepsOmitted} earlier steps not in the result; usage and cost count them)`));

@@ -39,7 +39,8 @@ export class Output {
 
   constructor(
     readonly jsonMode = false,
-    private readonly stream: NodeJS.WritableStream & { isTTY?: boolean } = process.stdout,
+    /** Where it writes (a spinner writes there too). */
+    readonly stream: NodeJS.WritableStream & { isTTY?: boolean; columns?: number; rows?: number } = process.stdout,
   ) {
     this.styles = stylesFor(stream);
     guard(stream);
@@ -53,6 +54,16 @@ export class Output {
   line(...lines: string[]): void {
     if (this.jsonMode) return;
     this.write((lines.length ? lines : ['']).join('\n') + '\n');
+  }
+
+  /** Write human text as it is, without a line end (e.g. text streaming in). */
+  text(raw: string): void {
+    if (!this.jsonMode) this.write(raw);
+  }
+
+  /** Print a value as JSON on one line (JSON mode only): one record of a JSON-lines stream. */
+  jsonLine(value: unknown): void {
+    if (this.jsonMode) this.write(JSON.stringify(value) + '\n');
   }
 
   /** Print a dimmed note. */

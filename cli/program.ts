@@ -15,7 +15,7 @@ import type * as ResultModule from './commands/result';
 import type * as RunModule from './commands/run';
 import type * as ScheduleModule from './commands/schedule';
 import type * as ServeModule from './commands/serve';
-import type * as WatchModule from './commands/watch';
+import type * as TailModule from './commands/tail';
 import type * as WorkerModule from './commands/worker';
 
 /*
@@ -32,7 +32,7 @@ const commands = {
   run: () => require('./commands/run') as typeof RunModule,
   schedule: () => require('./commands/schedule') as typeof ScheduleModule,
   serve: () => require('./commands/serve') as typeof ServeModule,
-  watch: () => require('./commands/watch') as typeof WatchModule,
+  tail: () => require('./commands/tail') as typeof TailModule,
   worker: () => require('./commands/worker') as typeof WorkerModule,
 };
 /* eslint-enable @typescript-eslint/no-require-imports */
@@ -45,6 +45,12 @@ function agentsOption(cmd: Command, what: string): Command {
 function positiveInt(value: string): number {
   const n = Number(value);
   if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError('must be a positive integer.');
+  return n;
+}
+
+function nonNegativeInt(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n)) throw new InvalidArgumentError('must be a whole number (0 or more): the seq of the last event already seen.');
   return n;
 }
 
@@ -117,12 +123,12 @@ export function buildProgram(ctx: ProgramContext): Command {
     agentsOption(
       program
         .command('run')
-        .description('Start a run of an agent (the demo agent unless told otherwise), print its events as they arrive, then its result and run report.')
+        .description('Start a run of an agent (the demo agent unless told otherwise), show it live (events, the answer as it streams, running tools), then its summary and run report.')
         .argument('<prompt...>', 'what to ask the agent')
         .option('--agent <name>', `agent to run (default: ${DEMO_AGENT_NAME}, or the only agent of --agents)`)
         .option('--max-steps <n>', 'lower the step cap of this run', positiveInt)
         .option('--workflow-id <id>', 'workflow id of the run (default: <agent>-<uuid>)')
-        .option('--json', 'print only the result (AgentRunResult) as JSON'),
+        .option('--json', 'print one stream event per line (deltas included), then {"type":"result","result":…} (the AgentRunResult)'),
       'an in-process worker hosts them instead of the demo agents',
     ),
     true,
@@ -134,15 +140,17 @@ export function buildProgram(ctx: ProgramContext): Command {
   connectionOptions(
     agentsOption(
       program
-        .command('watch')
-        .description("Follow a run's events until it ends, then print its result.")
+        .command('tail')
+        .alias('watch')
+        .description("Follow a run live until it ends (its events, the model's answer as it streams, running tools), then print its summary.")
         .argument('<workflowId>', 'workflow id of the run')
-        .option('--json', 'print only the result as JSON'),
+        .option('--after <seq>', 'show only events after this seq (where an interrupted tail or run left off)', nonNegativeInt)
+        .option('--json', 'print one stream event per line (deltas included), then {"type":"result","result":…}'),
       hostsFor,
     ),
     true,
   ).action(async (workflowId: string, flags) => {
-    ctx.exitCode = await commands.watch().watchCommand(workflowId, flags, ctx.signal);
+    ctx.exitCode = await commands.tail().tailCommand(workflowId, flags, ctx.signal);
   });
 
   connectionOptions(

@@ -2,7 +2,7 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { INTERRUPTED_EXIT, untilAborted } from '../abort';
 import { CliError } from '../errors';
-import { exitCodeOf, followRun, OFFLINE_NOTE, printResult } from '../follow';
+import { exitCodeOf, followRun, OFFLINE_NOTE, printSummary, resumeHint } from '../follow';
 import { Output } from '../output';
 import { DEMO_AGENT_NAME, servedAgents } from '../served';
 import { Session } from '../session';
@@ -73,13 +73,13 @@ export async function runCommand(promptWords: string[], flags: RunFlags, signal:
           out.note(`worker: the worker on "${taskQueue}" went away; started an in-process one`),
         );
     try {
-      const result = await followRun(run, out, { signal, offlineNoted, check: () => session.checkWorker() });
-      if (!result) {
-        out.line('', `interrupted. The run is durable and continues whenever a worker runs: durable-agent watch ${run.workflowId}`);
+      const followed = await followRun(run, out, { signal, offlineNoted, check: () => session.checkWorker() });
+      if (!followed.result) {
+        out.line('', `interrupted. The run is durable and continues whenever a worker runs: ${resumeHint(run.workflowId, followed.lastSeq)}`);
         return INTERRUPTED_EXIT;
       }
-      printResult(out, result);
-      return exitCodeOf(result);
+      printSummary(out, followed.result, { finalTextShown: followed.finalTextShown });
+      return exitCodeOf(followed.result);
     } finally {
       stopWatching.abort();
       await watching;

@@ -90,11 +90,15 @@ describe('durable-agent run', () => {
     expect(JSON.parse(outputText(calc!.output))).toEqual({ expression: '12*(3+4)', result: 84 });
   });
 
-  it('run --json prints only JSON, and a non-success run exits 1', async () => {
+  it('run --json prints only JSON lines (its stream events, then the result), and a non-success run exits 1', async () => {
     const r = await cli(['run', 'hello there', '--max-steps', '1', '--json', ...onServer]);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(1);
-    const result = JSON.parse(r.stdout) as AgentRunResult;
+    const records = r.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as { type: string; result?: AgentRunResult });
+    expect(records[0]?.type).toBe('run_started');
+    expect(records.at(-2)?.type).toBe('done');
+    expect(records.at(-1)?.type).toBe('result');
+    const result = records.at(-1)!.result!;
     expect(result.status).toBe('max_steps');
     expect(result.steps).toBe(1);
   });

@@ -1,7 +1,10 @@
-/** `durable-agent watch <workflowId>`: follow a run's events until it ends, then print its result. */
+/**
+ * `durable-agent tail <workflowId>` (alias `watch`): follow a run live until it ends — its events and the
+ * model's answer as it streams, from the start or `--after` a cursor — then print its summary.
+ */
 import type { AgentRunResult } from '../../core/result';
 import { aborted, INTERRUPTED_EXIT, untilAborted } from '../abort';
-import { exitCodeOf, followRun, printResult } from '../follow';
+import { exitCodeOf, followRun, printSummary, resumeHint } from '../follow';
 import { Output } from '../output';
 import { repeatEvery } from '../repeat';
 import { ensureRunWorker, noWorkerLine } from '../run-agent';
@@ -12,14 +15,17 @@ import { resolveTarget } from '../target';
 import type { ExistingRun } from './existing';
 import { findRun } from './existing';
 
-/** Options of `watch`. */
-export interface WatchFlags extends ConnectionFlags {
+/** Options of `tail`. */
+export interface TailFlags extends ConnectionFlags {
   /** A module of the user's agents: the CLI may host a worker for runs of these. */
   agents?: string;
+  /** One `run.stream()` event a line (deltas included), then the result. */
   json?: boolean;
+  /** Show only durable events after this `seq` (where an interrupted follower left off). */
+  after?: number;
 }
 
-/** How often `watch` looks for a worker when none polls the run's task queue. */
+/** How often `tail` looks for a worker when none polls the run's task queue. */
 const WORKER_CHECK_MS = 2000;
 
 /**
@@ -47,7 +53,7 @@ async function waitForWorkerOrResult(session: Session, existing: ExistingRun, si
 }
 
 /** Follow the run and return the exit code. */
-export async function watchCommand(workflowId: string, flags: WatchFlags, signal: AbortSignal): Promise<number> {
+export async function tailCommand(workflowId: string, flags: TailFlags, signal: AbortSignal): Promise<number> {
   const out = new Output(flags.json);
   const agents = await servedAgents(flags.agents);
   const session = await Session.open(resolveTarget(flags), { embed: 'if-state', agents, log: (l) => out.note(l) });
@@ -68,15 +74,18 @@ export async function watchCommand(workflowId: string, flags: WatchFlags, signal
       if (first === undefined) return INTERRUPTED_EXIT;
       if (first !== 'worker') {
         out.note('(no worker answered, so the events of the run are not shown; its result follows)');
-        printResult(out, first);
+        printSummary(out, first);
         return exitCodeOf(first);
       }
       out.note(`worker: a worker now polls task queue "${description.taskQueue}"; its events follow`);
     }
-    const result = await followRun(run, out, { signal, check: () => session.checkWorker() });
-    if (!result) return INTERRUPTED_EXIT;
-    printResult(out, result);
-    return exitCodeOf(result);
+    const followed = await followRun(run, out, { signal, check: () => session.checkWorker(), ...(flags.after !== undefined ? { after: flags.after } : {}) });
+    if (!followed.result) {
+      out.line('', `interrupted; go on from here with: ${resumeHint(workflowId, followed.lastSeq)}`);
+      return INTERRUPTED_EXIT;
+    }
+    printSummary(out, followed.result, { finalTextShown: followed.finalTextShown });
+    return exitCodeOf(followed.result);
   } finally {
     await session.close();
   }
