@@ -11,7 +11,7 @@ import type { ScriptedTurn } from '../../providers/scripted';
 import type { ModelCallContext } from '../../providers/types';
 import { FileBlobStore } from '../../store/blob-store';
 import { ScriptedAgents } from '../helpers/agents';
-import { allEvents } from '../helpers/events';
+import { allEvents, resultWithin } from '../helpers/events';
 import type { Harness } from '../helpers/harness';
 import { startHarness, testId } from '../helpers/harness';
 import { big } from '../helpers/tools';
@@ -121,7 +121,7 @@ describe('compaction', () => {
 
   it('a provider\'s "prompt is too long" compacts once and retries the call, with no window configured', async () => {
     const run = await h.client.start('overflowing', { input: 'Read the manual.', workflowId: testId('overflowing') });
-    const result = await run.result();
+    const result = await resultWithin(run);
     expect(result.status).toBe('success');
     expect(result.steps).toBe(15);
     const events = await allEvents(run);
