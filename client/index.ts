@@ -21,6 +21,7 @@ import { AGENT_NAME, AWAITING_APPROVAL_QUERY } from '../workflows/search-attribu
 import type { ConnectionSettings } from './connection-settings';
 import { resolveConnectionSettings } from './connection-settings';
 import type { DeltaFeed } from '../streaming/transport';
+import { EventHub } from './event-hub';
 import { AgentRun } from './run';
 import type { BudgetOptions } from './run-budget';
 import { runBudget } from './run-budget';
@@ -162,9 +163,12 @@ export class AgentClient {
     private readonly options: { ownsConnection?: boolean; deltas?: DeltaFeed | false } = {},
   ) {}
 
-  /** A run object for `handle`, with this client's delta feed. */
-  private run(handle: WorkflowHandle<typeof agentWorkflow>): AgentRun {
-    return new AgentRun(handle, this.options.deltas !== undefined ? { deltas: this.options.deltas } : {});
+  /** Readers of one run in this process share one poller of its durable events. */
+  private readonly hub = new EventHub();
+
+  /** A run object for `handle`, with this client's delta feed and event hub. */
+  private run(handle: WorkflowHandle<typeof agentWorkflow>, runId?: string): AgentRun {
+    return new AgentRun(handle, { hub: this.hub, ...(runId ? { runId } : {}), ...(this.options.deltas !== undefined ? { deltas: this.options.deltas } : {}) });
   }
 
   /**
@@ -331,7 +335,7 @@ export class AgentClient {
    * `RunNotFoundError`). Give the agent's type to type its result and events: `client.get<typeof assistant>(id)`.
    */
   get<A extends AnyAgent = AnyAgent>(workflowId: string, runId?: string): AgentRunOf<A> {
-    return this.run(this.temporal.workflow.getHandle<typeof agentWorkflow>(workflowId, runId)) as AgentRunOf<A>;
+    return this.run(this.temporal.workflow.getHandle<typeof agentWorkflow>(workflowId, runId), runId) as AgentRunOf<A>;
   }
 
   /**

@@ -10,6 +10,7 @@ import { TemporalDeltaFeed } from '../streaming/temporal-feed';
 import type { DeltaFeed } from '../streaming/transport';
 import type { StreamEvent } from './live';
 import { LiveFilter, merge, TextAccumulator } from './live';
+import type { EventHub, FollowedRun } from './event-hub';
 import type { AgentRunResult, AnyToolCall, ToolCallShape } from '../core/result';
 import type { BudgetRequest } from '../core/tool-call';
 import type { agentWorkflow } from '../workflows/agent';
@@ -61,12 +62,19 @@ async function* nothing<T>(): AsyncGenerator<T> {
 export class AgentRun<C extends ToolCallShape = AnyToolCall> {
   /**
    * @param handle the run's workflow handle.
-   * @param options `deltas`: where `stream()` gets live deltas (default: through Temporal; `false`: none).
+   * @param options `deltas`: where `stream()` gets live deltas (default: through Temporal; `false`: none);
+   * `hub`: shares one poller of durable events among this process's readers of the run (the client's);
+   * `runId`: the execution the handle is pinned to, if any.
    */
   constructor(
     readonly handle: WorkflowHandle<typeof agentWorkflow>,
-    private readonly options: { deltas?: DeltaFeed | false } = {},
+    private readonly options: { deltas?: DeltaFeed | false; hub?: EventHub; runId?: string } = {},
   ) {}
+
+  /** Which readers read the same events: the workflow id, and the execution when this run pins one. */
+  get followKey(): string {
+    return this.options.runId ? `${this.workflowId}/${this.options.runId}` : this.workflowId;
+  }
 
   /** The run's workflow id. */
   get workflowId(): string {
@@ -222,6 +230,16 @@ export class AgentRun<C extends ToolCallShape = AnyToolCall> {
    * ```
    */
   async *events(options: EventsOptions = {}): AsyncGenerator<AgentEvent<C>> {
+    if (this.options.hub) {
+      // The hub holds events of any call shape; this run's are of shape C.
+      yield* this.options.hub.follow(this as unknown as FollowedRun, options) as unknown as AsyncGenerator<AgentEvent<C>>;
+      return;
+    }
+    yield* this.ownEvents(options);
+  }
+
+  /** The events loop of one reader, polling on its own (`events()` shares it through the client's hub). */
+  async *ownEvents(options: EventsOptions = {}): AsyncGenerator<AgentEvent<C>> {
     const { signal } = options;
     let cursor = options.from ?? 0;
     const pollMs = options.pollMs ?? 200;
