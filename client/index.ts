@@ -22,6 +22,7 @@ import type { ConnectionSettings } from './connection-settings';
 import { resolveConnectionSettings } from './connection-settings';
 import type { DeltaFeed } from '../streaming/transport';
 import { EventHub } from './event-hub';
+import { TemporalDeltaFeed } from '../streaming/temporal-feed';
 import { AgentRun } from './run';
 import type { BudgetOptions } from './run-budget';
 import { runBudget } from './run-budget';
@@ -166,9 +167,13 @@ export class AgentClient {
   /** Readers of one run in this process share one poller of its durable events. */
   private readonly hub = new EventHub();
 
+  /** The Temporal-native delta feed of this client's runs (its `describe` polls shared), made on first use. */
+  private temporalFeed: TemporalDeltaFeed | undefined;
+
   /** A run object for `handle`, with this client's delta feed and event hub. */
   private run(handle: WorkflowHandle<typeof agentWorkflow>, runId?: string): AgentRun {
-    return new AgentRun(handle, { hub: this.hub, ...(runId ? { runId } : {}), ...(this.options.deltas !== undefined ? { deltas: this.options.deltas } : {}) });
+    const deltas = this.options.deltas ?? (this.temporalFeed ??= new TemporalDeltaFeed(this.temporal.workflow));
+    return new AgentRun(handle, { hub: this.hub, deltas, ...(runId ? { runId } : {}) });
   }
 
   /**

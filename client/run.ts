@@ -37,7 +37,10 @@ export interface StreamOptions {
   signal?: AbortSignal;
   /** Where live deltas come from, for this stream: overrides the client's; `false`: durable events only. */
   deltas?: DeltaFeed | false;
-  /** How often to read durable events (and Temporal-native deltas) while nothing new comes. Default 100 ms. */
+  /**
+   * How often to read durable events while nothing new comes (default 100 ms); also how often a feed made
+   * for this stream alone reads Temporal-native deltas (a client's runs share its feed, polled every 100 ms).
+   */
   pollMs?: number;
 }
 

@@ -3,7 +3,7 @@
  * heartbeat details (no history events), merged with durable events in `run.stream()`, retry-aware text.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { AgentClient, AgentRun } from '../../client';
+import { AgentClient, AgentRun, TemporalDeltaFeed } from '../../client';
 import type { TextChunk } from '../../core/stream';
 import type { StreamEvent } from '../../client/live';
 import { TextAccumulator } from '../../client/live';
@@ -177,6 +177,27 @@ describe('streaming through Temporal', () => {
       expect(seqs(alone)).toHaveLength(first.length);
       const readsOf = (workflowId: string) => reads.mock.contexts.filter((c) => (c as AgentRun).workflowId === workflowId).length;
       // Twenty readers cost about what one costs (measured: 50 reads against 52; 186 without sharing).
+      expect(readsOf(shared.workflowId)).toBeLessThan(2 * readsOf(lone.workflowId));
+    } finally {
+      reads.mockRestore();
+    }
+  });
+
+  it("readers of one run on one client share its describe polls for deltas, and each gets the run's deltas", async () => {
+    const reads = vi.spyOn(TemporalDeltaFeed.prototype, 'read');
+    try {
+      const shared = await h.client.start('streamer', { input: 'compute', workflowId: testId('feed-shared') });
+      const lone = await h.client.start('streamer', { input: 'compute', workflowId: testId('feed-lone') });
+      const [readers] = await Promise.all([
+        Promise.all(Array.from({ length: 10 }, () => collect(h.client.get(shared.workflowId).stream()))),
+        collect(new AgentClient(h.temporal, h.taskQueue).get(lone.workflowId).stream()),
+      ]);
+      for (const r of readers) {
+        const numbers = r.flatMap((e) => (e.type === 'delta' ? [e.n] : []));
+        expect(numbers.length).toBeGreaterThan(5);
+        expect(numbers).toEqual([...numbers].sort((a, b) => a - b));
+      }
+      const readsOf = (workflowId: string) => reads.mock.calls.filter(([id]) => id === workflowId).length;
       expect(readsOf(shared.workflowId)).toBeLessThan(2 * readsOf(lone.workflowId));
     } finally {
       reads.mockRestore();
