@@ -28,6 +28,8 @@ import { checkId, checkSeq, DecisionBody, MessageBody, parseBody, StartBody } fr
 
 /** The largest request body accepted. */
 const MAX_BODY_BYTES = 1024 * 1024;
+/** How long `GET /runs/:id` waits for a worker to answer the snapshot of a running run. */
+export const SNAPSHOT_WAIT_MS = 3_000;
 
 /** Options of {@link createHttpApi}. */
 export interface HttpApiOptions {
@@ -57,6 +59,8 @@ export interface RunView {
   result?: AgentRunResult;
   /** Once the run has ended without a result (the workflow itself failed, e.g. an unknown agent): why. */
   failure?: string;
+  /** Set when the snapshot is left out because no worker answered in time. */
+  note?: string;
 }
 
 /** The run's Temporal description; an unknown id is {@link RunNotFoundError}. */
@@ -148,10 +152,19 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
     const run = client.get(id);
     const d = await describe(run);
     const view: RunView = { workflowId: id, runId: d.runId, status: d.status };
+    // A running run answers its snapshot through a worker: without one the query would wait, so the
+    // answer goes without the snapshot after SNAPSHOT_WAIT_MS (Temporal's status still says where it is).
+    const snapshot = run.snapshot();
+    snapshot.catch(() => undefined);
+    let timer: NodeJS.Timeout | undefined;
     try {
-      view.snapshot = await run.snapshot();
+      const answered = await Promise.race([snapshot, new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), SNAPSHOT_WAIT_MS)))]);
+      if (answered === 'late') view.note = `No worker answered within ${SNAPSHOT_WAIT_MS} ms: the snapshot is left out (is a worker running on the run's task queue?).`;
+      else view.snapshot = answered;
     } catch (err) {
       if (d.running) throw err;
+    } finally {
+      clearTimeout(timer);
     }
     if (!d.running) {
       try {

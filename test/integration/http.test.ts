@@ -14,7 +14,8 @@ import type { Message } from '../../core/messages';
 import type { ModelRequest } from '../../core/model';
 import type { ScriptedTurn } from '../../providers/scripted';
 import type { HttpApi, RunView } from '../../http/app';
-import { createHttpApi } from '../../http/app';
+import { createHttpApi, SNAPSHOT_WAIT_MS } from '../../http/app';
+import { AGENT_WORKFLOW } from '../../core/contract';
 import { parseTokens } from '../../http/auth';
 import type { HttpErrorBody } from '../../http/errors';
 import type { HttpApiServer } from '../../http/server';
@@ -250,6 +251,23 @@ describe('HTTP API: runs and their events', () => {
     expect(await refusal(await call('GET', '/runs/x/events', { headers: { 'Last-Event-ID': 'abc' } }), 400)).toMatchObject({ field: 'Last-Event-ID' });
     expect(await refusal(await call('GET', '/nothing/here'), 404)).toMatchObject({ code: 'not_found' });
     expect(internalErrors).toEqual([]);
+  });
+
+  it('answers GET /runs/:id of a running run no worker serves without waiting for a worker, and says so', async () => {
+    const id = testId('no-worker');
+    // Started on a task queue nobody polls: the workflow exists, no worker will ever answer its queries.
+    await h.temporal.workflow.start(AGENT_WORKFLOW, { taskQueue: testId('nobody'), workflowId: id, args: [{ agent: 'http_streamer', prompt: 'hi' }] });
+    try {
+      const t = Date.now();
+      const res = await call('GET', `/runs/${id}`);
+      expect(res.status).toBe(200);
+      const view = (await res.json()) as { status: string; snapshot?: unknown; note?: string };
+      expect(Date.now() - t).toBeLessThan(SNAPSHOT_WAIT_MS + 3_000);
+      expect(view).toMatchObject({ status: 'running', note: expect.stringMatching(/No worker answered within \d+ ms/) });
+      expect(view.snapshot).toBeUndefined();
+    } finally {
+      await h.temporal.workflow.getHandle(id).terminate('test over');
+    }
   });
 
   it('refuses requests without a known bearer token (401), never echoing the token', async () => {
