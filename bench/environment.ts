@@ -56,6 +56,18 @@ const quietLogger = { log: noop, trace: noop, debug: noop, info: noop, warn: noo
  * with `naive`, also a worker for the naive loop (`bench/naive/`); with `meter`, the agent worker's model
  * provider and blob store are metered by it.
  */
+/**
+ * The Temporal server a bench uses: `TEMPORAL_ADDRESS` when set, else an in-memory dev server started
+ * here (its teardown added to `cleanups`). Returns its address and how to describe it.
+ */
+export async function benchServer(log: (line: string) => void, cleanups: Array<() => Promise<unknown> | unknown>): Promise<{ address: string; server: string }> {
+  const given = process.env.TEMPORAL_ADDRESS;
+  if (given) return { address: given, server: `${given} (TEMPORAL_ADDRESS)` };
+  const env: TestWorkflowEnvironment = await startDevServer({ cli: ensureTemporalCli(log) });
+  cleanups.push(() => env.teardown());
+  return { address: env.address, server: `dev server started here, in-memory, at ${env.address}` };
+}
+
 export async function startBenchEnvironment(options: BenchAgentOptions & { naive?: boolean; meter?: StepMeter }, log: (line: string) => void): Promise<BenchEnvironment> {
   Runtime.install({ logger: new DefaultLogger('WARN') });
   const cleanups: Array<() => Promise<void> | void> = [];
@@ -63,14 +75,7 @@ export async function startBenchEnvironment(options: BenchAgentOptions & { naive
     for (const cleanup of cleanups.reverse()) await cleanup();
   };
   try {
-    let address = process.env.TEMPORAL_ADDRESS;
-    let server = `${address} (TEMPORAL_ADDRESS)`;
-    if (!address) {
-      const env: TestWorkflowEnvironment = await startDevServer({ cli: ensureTemporalCli(log) });
-      cleanups.push(() => env.teardown());
-      address = env.address;
-      server = `dev server started here, in-memory, at ${address}`;
-    }
+    const { address, server } = await benchServer(log, cleanups);
     log('bundling workflows…');
     const [agentBundle, baselineBundle, naiveBundle] = await Promise.all([
       bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietLogger }),

@@ -23,7 +23,6 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { z } from 'zod';
 import { defineAgent, defineTool } from '../agents/define';
 import { AgentClient } from '../client';
@@ -32,12 +31,11 @@ import { TextAccumulator } from '../client/live';
 import type { LiveDelta } from '../core/stream';
 import { ScriptedProvider } from '../providers/scripted';
 import type { ScriptedTurn } from '../providers/scripted';
-import { startDevServer } from '../server/dev-server';
-import { ensureTemporalCli } from '../server/temporal-cli';
 import { FileBlobStore } from '../store/blob-store';
 import { RedisDeltaFeed, RedisDeltaPublisher } from '../streaming/redis';
 import type { DeltaFeed, DeltaPublisher } from '../streaming/transport';
 import { createWorker } from '../worker';
+import { benchServer } from './environment';
 import { summarizeHistory } from './history';
 import { num, spread, table } from './stats';
 
@@ -262,14 +260,7 @@ async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger('WARN'), telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} } } });
   const cleanups: Array<() => Promise<unknown> | unknown> = [];
   try {
-    let address = process.env.TEMPORAL_ADDRESS;
-    let server = `${address} (TEMPORAL_ADDRESS)`;
-    if (!address) {
-      const env: TestWorkflowEnvironment = await startDevServer({ cli: ensureTemporalCli(log) });
-      cleanups.push(() => env.teardown());
-      address = env.address;
-      server = `dev server started here, in-memory, at ${address}`;
-    }
+    const { address, server } = await benchServer(log, cleanups);
     const storeDir = mkdtempSync(join(tmpdir(), 'durable-agent-bench-'));
     cleanups.push(() => rmSync(storeDir, { recursive: true, force: true }));
     const native = await NativeConnection.connect({ address });

@@ -45,9 +45,8 @@ export function describeWithRedis(name: string, fn: () => void): void {
       });
     });
   } else {
-    // Reason for the skip: no redis-server on this (non-CI) machine; said loudly, and a failure under CI.
     console.warn(`\n⚠ SKIPPED "${name}": redis-server not found — ${REDIS_INSTALL_HINT}\n`);
-    describe.skip(name, fn);
+    describe.skip(name, fn); // reason: no redis-server on this machine (said above); under CI this fails instead
   }
 }
 

@@ -72,8 +72,7 @@ function toolResultsOf(wire: WireRequest, index: number): Message {
   };
 }
 
-// Skipped (with the warning above) when ../shared/fixtures is absent: the data lives outside the project.
-describe.skipIf(!present)('shared Anthropic fixtures', () => {
+describe.skipIf(!present)('shared Anthropic fixtures', () => { // reason: ../shared/fixtures absent (warned above); the data lives outside the project
   let server: ReplayServer;
   let provider: AnthropicProvider;
   beforeAll(async () => {
@@ -216,8 +215,7 @@ describe.skipIf(!present)('shared Anthropic fixtures', () => {
   });
 });
 
-// Skipped (with the warning above) when ../shared/fixtures is absent: the data lives outside the project.
-describe.skipIf(!present)('shared OpenAI fixtures', () => {
+describe.skipIf(!present)('shared OpenAI fixtures', () => { // reason: ../shared/fixtures absent (warned above)
   let server: ReplayServer;
   let provider: OpenAIProvider;
   beforeAll(async () => {
