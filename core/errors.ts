@@ -27,7 +27,9 @@ export type DurableAgentErrorCode =
   /** A run with that workflow id does not exist. */
   | 'run_not_found'
   /** A schedule with that id does not exist. */
-  | 'schedule_not_found';
+  | 'schedule_not_found'
+  /** A worker or client setting cannot be used (a store URL, encryption keys). */
+  | 'invalid_config';
 
 /**
  * Base class of durable-agent's errors. Check with `instanceof DurableAgentError` (or a subclass), or

@@ -1,18 +1,29 @@
-import { createHash, randomUUID } from 'node:crypto';
-import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { createHash } from 'node:crypto';
 import { DurableAgentError } from '../core/errors';
 import type { BlobRef } from '../core/messages';
+import { FileObjectStore } from './file-objects';
+import type { ObjectStore } from './objects';
+import { MemoryObjectStore } from './objects';
 
 /**
- * Immutable, content-addressed storage for conversation content. The embedded default keeps blobs in
- * a local directory; a PostgreSQL or S3 store implements the same two methods.
+ * Immutable, content-addressed storage for conversation content. {@link AgentStore} implements it over
+ * any backend (a local directory by default, PostgreSQL, S3); tests may implement the two methods.
  */
 export interface BlobStore {
   /** Store `data` (idempotent) and return its content address. */
   put(data: string): Promise<BlobRef>;
   /** The data stored under `ref`; rejects with {@link BlobNotFoundError} if there is none. */
   get(ref: BlobRef): Promise<string>;
+}
+
+/**
+ * Turns bytes into what a store keeps and back (encryption at rest). `open` must accept what `seal` of
+ * any earlier key produced, and should pass through bytes that were stored before sealing was turned on.
+ */
+export interface BlobCipher {
+  seal(plain: Uint8Array): Uint8Array;
+  /** @throws when the bytes are sealed with a key this cipher does not hold, or were tampered with. */
+  open(stored: Uint8Array): Uint8Array;
 }
 
 /** Raised when a referenced blob is missing from the store (code `storage_error`). */
@@ -33,61 +44,189 @@ export function blobRef(data: string): BlobRef {
   return `sha256-${createHash('sha256').update(data, 'utf8').digest('hex')}`;
 }
 
-function hexOf(ref: BlobRef): string {
-  const m = REF.exec(ref);
-  if (!m?.[1]) throw new Error(`malformed blob ref: ${JSON.stringify(ref)}`);
-  return m[1];
+function checkRef(ref: BlobRef): void {
+  if (!REF.test(ref)) throw new Error(`malformed blob ref: ${JSON.stringify(ref)}`);
 }
 
-/** Blobs as files under a directory, sharded by the first two hex digits. Writes are atomic (rename). */
-export class FileBlobStore implements BlobStore {
-  constructor(readonly dir: string) {}
+/** Who took a claim, kept with it (for people reading an "outcome unknown" case). */
+export interface ClaimRecord {
+  /** The claimed key (the call's idempotency key). */
+  key: string;
+  /** The activity attempt that took it. */
+  attempt: number;
+  /** When it was taken (ISO time of the worker). */
+  at: string;
+  /** The worker identity that took it. */
+  holder: string;
+}
 
-  private path(ref: BlobRef): string {
-    const hex = hexOf(ref);
-    return join(this.dir, hex.slice(0, 2), hex.slice(2));
+/** The claim this attempt took: it may execute. */
+export interface ClaimTaken {
+  kind: 'claimed';
+}
+/** An earlier attempt took the claim and never recorded a result: the call may or may not have taken effect. */
+export interface ClaimInDoubt {
+  kind: 'in_doubt';
+  claim: ClaimRecord;
+}
+/** An earlier attempt executed the call and recorded its result; the result is returned, nothing runs again. */
+export interface ClaimSettled {
+  kind: 'settled';
+  claim: ClaimRecord;
+  /** What that attempt recorded. */
+  result: string;
+}
+/** What {@link ClaimStore.claim} found. */
+export type ClaimState = ClaimTaken | ClaimInDoubt | ClaimSettled;
+
+/**
+ * Claims of at-most-once tool calls, in a store every worker of a run shares: a claim is written before the
+ * tool executes, so an attempt that finds one does not execute again.
+ */
+export interface ClaimStore {
+  /** Take the claim of `key`, atomically across workers, or report the claim found. */
+  claim(key: string, taker: Omit<ClaimRecord, 'key' | 'at'>): Promise<ClaimState>;
+  /** Record the result of the execution holding the claim of `key`. */
+  settle(key: string, result: string): Promise<void>;
+  /** Drop the claim of `key` (the execution failed without effect); a later attempt may claim it again. */
+  release(key: string): Promise<void>;
+}
+
+/** Everything a worker stores: content-addressed blobs and tool claims, over one backend. */
+export interface Store extends BlobStore, ClaimStore {
+  /** Where, for messages (never a secret). */
+  readonly location: string;
+  /** True when workers on other machines read the same content. */
+  readonly shared: boolean;
+  /** Release the backend's connections. */
+  close(): Promise<void>;
+}
+
+/** Options of {@link AgentStore}. */
+export interface AgentStoreOptions {
+  /** Encrypt what is stored (blobs and claims); reads accept content stored before encryption was on. */
+  cipher?: BlobCipher;
+}
+
+interface StoredClaim extends ClaimRecord {
+  v: 1;
+  result?: string;
+}
+
+const utf8 = new TextEncoder();
+const text = new TextDecoder('utf-8', { fatal: false });
+
+/**
+ * A {@link Store} over an {@link ObjectStore}: blobs named by the SHA-256 of their content, claims named
+ * by the SHA-256 of their key, everything sealed by the cipher when one is given.
+ */
+export class AgentStore implements Store {
+  private readonly cipher: BlobCipher | undefined;
+
+  constructor(
+    readonly objects: ObjectStore,
+    options: AgentStoreOptions = {},
+  ) {
+    this.cipher = options.cipher;
+  }
+
+  get location(): string {
+    return this.objects.location;
+  }
+
+  get shared(): boolean {
+    return this.objects.shared;
   }
 
   async put(data: string): Promise<BlobRef> {
     const ref = blobRef(data);
-    const path = this.path(ref);
-    try {
-      await stat(path);
-      return ref;
-    } catch {
-      // not stored yet
-    }
-    const dir = join(this.dir, hexOf(ref).slice(0, 2));
-    await mkdir(dir, { recursive: true });
-    const tmp = join(dir, `.${randomUUID()}.tmp`);
-    await writeFile(tmp, data, 'utf8');
-    await rename(tmp, path);
+    await this.objects.write('blob', ref, this.seal(utf8.encode(data)));
     return ref;
   }
 
   async get(ref: BlobRef): Promise<string> {
+    checkRef(ref);
+    const stored = await this.objects.read('blob', ref);
+    if (stored === undefined) throw new BlobNotFoundError(ref, this.location);
+    return text.decode(this.open(stored));
+  }
+
+  async claim(key: string, taker: Omit<ClaimRecord, 'key' | 'at'>): Promise<ClaimState> {
+    const name = claimName(key);
+    const record: StoredClaim = { v: 1, key, attempt: taker.attempt, holder: taker.holder, at: new Date().toISOString() };
+    if (await this.objects.create('claim', name, this.sealJson(record))) return { kind: 'claimed' };
+    const found = await this.objects.read('claim', name);
+    // Released between our create and read: try once more (a third party's retry).
+    if (found === undefined) return (await this.objects.create('claim', name, this.sealJson(record))) ? { kind: 'claimed' } : this.claimFound(key, await this.objects.read('claim', name));
+    return this.claimFound(key, found);
+  }
+
+  async settle(key: string, result: string): Promise<void> {
+    const name = claimName(key);
+    const found = await this.objects.read('claim', name);
+    const base = found ? this.parseClaim(key, found) : { key, attempt: 0, holder: '', at: new Date().toISOString() };
+    const record: StoredClaim = { v: 1, key, attempt: base.attempt, holder: base.holder, at: base.at, result };
+    await this.objects.write('claim', name, this.sealJson(record));
+  }
+
+  async release(key: string): Promise<void> {
+    await this.objects.remove('claim', claimName(key));
+  }
+
+  close(): Promise<void> {
+    return this.objects.close();
+  }
+
+  private claimFound(key: string, found: Uint8Array | undefined): ClaimState {
+    if (found === undefined) return { kind: 'in_doubt', claim: { key, attempt: 0, holder: '', at: '' } };
+    const stored = this.parseClaim(key, found);
+    const claim: ClaimRecord = { key, attempt: stored.attempt, holder: stored.holder, at: stored.at };
+    return stored.result !== undefined ? { kind: 'settled', claim, result: stored.result } : { kind: 'in_doubt', claim };
+  }
+
+  private parseClaim(key: string, stored: Uint8Array): StoredClaim {
     try {
-      return await readFile(this.path(ref), 'utf8');
+      const parsed = JSON.parse(text.decode(this.open(stored))) as StoredClaim;
+      if (parsed.key !== key) throw new Error(`it belongs to key ${JSON.stringify(parsed.key)}`);
+      return parsed;
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new BlobNotFoundError(ref, this.dir);
+      // An unreadable claim still proves an attempt took it: in doubt, never "free".
+      if (err instanceof SyntaxError) return { v: 1, key, attempt: 0, holder: '', at: '' };
       throw err;
     }
   }
-}
 
-/** Blobs in memory, for tests and single-process use. */
-export class MemoryBlobStore implements BlobStore {
-  private readonly blobs = new Map<BlobRef, string>();
-
-  async put(data: string): Promise<BlobRef> {
-    const ref = blobRef(data);
-    this.blobs.set(ref, data);
-    return ref;
+  private sealJson(value: StoredClaim): Uint8Array {
+    return this.seal(utf8.encode(JSON.stringify(value)));
   }
 
-  async get(ref: BlobRef): Promise<string> {
-    const data = this.blobs.get(ref);
-    if (data === undefined) throw new BlobNotFoundError(ref, 'memory');
-    return data;
+  private seal(plain: Uint8Array): Uint8Array {
+    return this.cipher ? this.cipher.seal(plain) : plain;
+  }
+
+  private open(stored: Uint8Array): Uint8Array {
+    return this.cipher ? this.cipher.open(stored) : stored;
+  }
+}
+
+/** The object name of a claim key. */
+export function claimName(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+/** The embedded default: blobs and claims as files under a directory, for one machine. */
+export class FileBlobStore extends AgentStore {
+  constructor(
+    readonly dir: string,
+    options: AgentStoreOptions = {},
+  ) {
+    super(new FileObjectStore(dir), options);
+  }
+}
+
+/** Blobs and claims in memory, for tests and single-process use. */
+export class MemoryBlobStore extends AgentStore {
+  constructor(options: AgentStoreOptions = {}) {
+    super(new MemoryObjectStore(), options);
   }
 }
