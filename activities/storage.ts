@@ -7,8 +7,8 @@ import { errorMessage } from './heartbeat';
 
 /** How to fix a worker whose store lacks a run's content. */
 export const SHARED_STORE_HINT =
-  'Every worker of a run must read the same blob store: give createWorker({ store }) a store shared by all workers ' +
-  '(or the same DURABLE_AGENT_HOME directory on one machine).';
+  'Every worker of a run must read the same store: set DURABLE_AGENT_STORE=postgres://user:pass@host/db or s3://bucket/prefix ' +
+  'on every worker (or createWorker({ store })), or keep all workers on one machine with the same DURABLE_AGENT_HOME.';
 
 /**
  * A non-retryable `StorageError` failure for an error the blob store raised while doing `what`

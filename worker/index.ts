@@ -15,6 +15,8 @@ import type { ModelProvider } from '../providers/types';
 import { defaultProviders } from '../providers';
 import type { BlobStore } from '../store/blob-store';
 import { FileBlobStore } from '../store/blob-store';
+import { openStore, STORE_ENV } from '../store/open';
+import { localStoreWarning } from './store-warning';
 import { TranscriptStore } from '../store/transcript-store';
 import type { ConnectionSettings } from '../client/connection-settings';
 import { resolveConnectionSettings } from '../client/connection-settings';
@@ -36,10 +38,14 @@ export interface AgentWorkerOptions extends ConnectionSettings {
   /** Extra or replacement model providers by name (defaults: `anthropic` and `openai`, keys from the environment). */
   providers?: Record<string, ModelProvider>;
   /**
-   * Where conversation content is stored. Default: files under `blobs/` of the state folder
-   * (`DURABLE_AGENT_HOME`, else `~/.durable-agent`), the same whatever directory the worker starts in.
+   * Where conversation content and at-most-once claims are stored: a store object, or a setting —
+   * a directory, `postgres://user:pass@host/db`, `s3://bucket/prefix?endpoint=…` (see `openStore`).
+   * Default: `DURABLE_AGENT_STORE` when set, else files under `blobs/` of the state folder
+   * (`DURABLE_AGENT_HOME`, else `~/.durable-agent`), which serves one machine only: workers on several
+   * machines need a shared store (PostgreSQL or S3), or a run moving between them ends `storage_error`.
+   * A store opened from a setting is closed by {@link AgentWorker.close}; a store object is its owner's.
    */
-  store?: BlobStore;
+  store?: BlobStore | string;
   /** An existing connection to Temporal, left open by {@link AgentWorker.close} (its owner closes it). Default: open one from the connection settings. */
   connection?: NativeConnection;
   /** Default `durable-agent`. */
@@ -125,10 +131,15 @@ export const WORKFLOWS_PATH = ['.js', '.ts'].map((ext) => join(__dirname, '..', 
 export async function createWorker(options: AgentWorkerOptions): Promise<AgentWorker> {
   const registry = new AgentRegistry(options.agents);
   const providers = new Map<string, ModelProvider>(Object.entries({ ...defaultProviders(), ...options.providers }));
-  const transcripts = new TranscriptStore(options.store ?? new FileBlobStore(stateDir('blobs')));
+  const setting = typeof options.store === 'string' ? options.store : options.store ? undefined : process.env[STORE_ENV];
+  const store = setting !== undefined ? openStore(setting) : (options.store as BlobStore | undefined) ?? new FileBlobStore(stateDir('blobs'));
+  const ownedStore = setting !== undefined ? (store as ReturnType<typeof openStore>) : undefined;
+  const transcripts = new TranscriptStore(store);
   const taskQueue = options.taskQueue ?? DEFAULT_TASK_QUEUE;
   const settings = resolveConnectionSettings(options);
   const namespace = settings.namespace;
+  const warning = localStoreWarning(store, settings.address);
+  if (warning) console.warn(warning);
   const ownedConnection = options.connection
     ? undefined
     : await NativeConnection.connect({
@@ -153,9 +164,10 @@ export async function createWorker(options: AgentWorkerOptions): Promise<AgentWo
     });
   } catch (err) {
     await ownedConnection?.close().catch(() => undefined);
+    await ownedStore?.close().catch(() => undefined);
     throw err;
   }
-  return new WorkerLifecycle(worker, taskQueue, namespace, registry, transcripts, ownedConnection);
+  return new WorkerLifecycle(worker, taskQueue, namespace, registry, transcripts, ownedConnection, ownedStore);
 }
 
 /** Runs a Temporal worker and closes the connection it owns once the worker has stopped. */
@@ -170,6 +182,7 @@ class WorkerLifecycle implements AgentWorker {
     readonly registry: AgentRegistry,
     readonly transcripts: TranscriptStore,
     private readonly ownedConnection: NativeConnection | undefined,
+    private readonly ownedStore?: { close(): Promise<void> },
   ) {}
 
   run(): Promise<void> {
@@ -203,9 +216,9 @@ class WorkerLifecycle implements AgentWorker {
     return state === 'STOPPED' || state === 'FAILED' ? this.closeConnection() : Promise.resolve();
   }
 
+  /** Close what createWorker opened: the connection and a store opened from a setting. */
   private closeConnection(): Promise<void> {
-    if (!this.ownedConnection) return Promise.resolve();
-    this.connectionClosed ??= this.ownedConnection.close();
+    this.connectionClosed ??= Promise.all([this.ownedConnection?.close(), this.ownedStore?.close().catch(() => undefined)]).then(() => undefined);
     return this.connectionClosed;
   }
 }
