@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { z } from 'zod';
@@ -8,6 +9,7 @@ import type { AgentRegistry } from '../agents/registry';
 import { ToolError } from '../agents/define';
 import { MAX_TOOL_ACTIVITY_RESULT_BYTES, MAX_TOOL_RESULT_INLINE_BYTES } from '../agents/limits';
 import type { TranscriptStore } from '../store/transcript-store';
+import type { ClaimStore } from '../store/blob-store';
 import { errorMessage, keepAlive } from './heartbeat';
 import { withStore } from './storage';
 
@@ -77,17 +79,43 @@ export function fitted(result: RunToolOutput): RunToolOutput {
   return unrecordableResult(`its result is ${size} bytes, over the ${MAX_TOOL_ACTIVITY_RESULT_BYTES}-byte limit of a recorded result`, result.latencyMs, result.attempt);
 }
 
+/** The claim store behind a transcript store, when its blob store keeps claims. */
+export function claimsOf(store: TranscriptStore): ClaimStore | undefined {
+  const b = store.blobs as Partial<ClaimStore>;
+  return typeof b.claim === 'function' && typeof b.settle === 'function' && typeof b.release === 'function' ? (b as ClaimStore) : undefined;
+}
+
+/** The claim key of an at-most-once call: its idempotency key, and which rerun a person allowed. */
+export function claimKey(idempotencyKey: string, rerun: number | undefined): string {
+  return rerun ? `${idempotencyKey}#rerun-${rerun}` : idempotencyKey;
+}
+
+/** The text the model reads for an at-most-once call found claimed without a result. */
+export function outcomeUnknownText(tool: string, claimedAt: string): string {
+  const when = claimedAt ? ` (claimed ${claimedAt})` : '';
+  return (
+    `Outcome unknown: this call of "${tool}" may or may not have taken effect. An earlier attempt started it${when} ` +
+    'but its worker was lost before the result was recorded, and this tool runs at most once, so it was not run again. ' +
+    'Check whether it took effect before calling it again.'
+  );
+}
+
 /**
  * Run one tool call: validate the arguments with the tool's zod schema (invalid arguments become an
  * error result the model can correct), execute it while heartbeating, and store outputs too large for
- * history in the blob store. A throwing tool fails the attempt so Temporal's retry policy applies; once
+ * history in the blob store. A throwing tool fails the attempt so the retry policy applies; once
  * the tool has returned, nothing fails the attempt any more (so a tool that succeeded is never re-run
  * for its output): see {@link toolResult}.
+ *
+ * At-least-once, like every activity: a worker lost after the tool's effect and before its result is
+ * recorded runs the call again. An `atMostOnce` tool claims the call in the store first: an attempt
+ * that finds the claim settled returns the recorded result, one that finds it unsettled does not execute
+ * and returns an "outcome unknown" error result (`outcomeUnknown`).
  */
 export function runToolActivity(registry: AgentRegistry, store: TranscriptStore) {
   return async function runTool(input: RunToolInput): Promise<RunToolOutput> {
     const ctx = Context.current();
-    const { attempt } = ctx.info;
+    const attempt = input.attempt ?? ctx.info.attempt;
     let tool;
     try {
       tool = registry.tool(input.agent, input.tool);
@@ -109,6 +137,28 @@ export function runToolActivity(registry: AgentRegistry, store: TranscriptStore)
     }
     const info = ctx.info.workflowExecution;
     const workflowId = info?.workflowId ?? '';
+    // Scheduled by older workflow code without a key: the old form.
+    const idempotencyKey = input.idempotencyKey ?? `${workflowId}/${input.callId}`;
+    let claim: { claims: ClaimStore; key: string } | undefined;
+    if (tool.atMostOnce) {
+      const claims = claimsOf(store);
+      if (!claims) {
+        throw ApplicationFailure.create({
+          message: `Tool "${tool.name}" runs at most once, but this worker's store keeps no claims: give createWorker a store built on an ObjectStore (FileBlobStore, openStore(…)) rather than a bare BlobStore`,
+          type: 'StoreWithoutClaims',
+          nonRetryable: true,
+          details: [{ attempt, latencyMs: 0 } satisfies ToolFailureDetails],
+        });
+      }
+      const key = claimKey(idempotencyKey, input.rerun);
+      const found = await claimCall(claims, key, attempt, `${hostname()}/${process.pid}`);
+      if (found.kind === 'settled') return { ...(JSON.parse(found.result) as RunToolOutput), attempt };
+      if (found.kind === 'in_doubt') {
+        const text = outcomeUnknownText(tool.name, found.claim.at);
+        return { output: { type: 'text', text }, isError: true, error: text, latencyMs: 0, attempt, outcomeUnknown: true };
+      }
+      claim = { claims, key };
+    }
     const stop = keepAlive(ctx);
     const started = Date.now();
     try {
@@ -117,8 +167,7 @@ export function runToolActivity(registry: AgentRegistry, store: TranscriptStore)
         value = await tool.execute(parsed.data, {
           signal: ctx.cancellationSignal,
           heartbeat: (d) => ctx.heartbeat(d),
-          // Scheduled by older workflow code without a key: the old form.
-          idempotencyKey: input.idempotencyKey ?? `${workflowId}/${input.callId}`,
+          idempotencyKey,
           callId: input.callId,
           attempt,
           agent: input.agent,
@@ -129,6 +178,8 @@ export function runToolActivity(registry: AgentRegistry, store: TranscriptStore)
       } catch (err) {
         const latencyMs = Date.now() - started;
         if (ctx.cancellationSignal.aborted) throw new CancelledFailure('tool call cancelled', [], err as Error);
+        // The tool reported failure, which means no effect: a retry may claim the call again.
+        if (claim) await claim.claims.release(claim.key).catch(() => undefined);
         throw ApplicationFailure.create({
           message: errorMessage(err),
           type: err instanceof Error ? err.name : 'Error',
@@ -136,9 +187,28 @@ export function runToolActivity(registry: AgentRegistry, store: TranscriptStore)
           details: [{ attempt, latencyMs } satisfies ToolFailureDetails],
         });
       }
-      return await toolResult(store, value, input.inlineLimitBytes, Date.now() - started, attempt);
+      const result = await toolResult(store, value, input.inlineLimitBytes, Date.now() - started, attempt);
+      // Best effort: if it fails and this attempt's completion is lost too, the next attempt reports "unknown".
+      if (claim) await claim.claims.settle(claim.key, JSON.stringify(result)).catch(() => undefined);
+      return result;
     } finally {
       stop();
     }
   };
+}
+
+/**
+ * Take the claim of an at-most-once call. A store that cannot answer fails the attempt (retryable:
+ * nothing has run yet).
+ */
+async function claimCall(claims: ClaimStore, key: string, attempt: number, holder: string) {
+  try {
+    return await claims.claim(key, { attempt, holder });
+  } catch (err) {
+    throw ApplicationFailure.create({
+      message: `could not claim the at-most-once call in the store (nothing ran): ${errorMessage(err)}`,
+      type: 'ClaimFailed',
+      details: [{ attempt, latencyMs: 0 } satisfies ToolFailureDetails],
+    });
+  }
 }

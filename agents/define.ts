@@ -35,7 +35,7 @@ export interface ToolContext {
   /** Stable across retries and worker restarts of this call: pass it to the systems you change. */
   idempotencyKey: string;
   callId: string;
-  /** 1-based attempt number of this call. */
+  /** 1-based attempt number of this call (attempts lost with a worker do not count). */
   attempt: number;
   agent: string;
   workflowId: string;
@@ -54,9 +54,23 @@ export interface ToolConfig<N extends string, I extends ToolInputSchema, O> {
   input: I;
   /** Read-only calls may run in parallel with other read-only calls. Default false. */
   readOnly?: boolean;
+  /**
+   * Never execute a call twice, for calls that must not repeat (payments, emails, deployments). Tools run
+   * at least once by default: a worker lost after the tool's effect but before its result was recorded
+   * runs the call again (`ctx.idempotencyKey` lets the systems you call drop the repeat). With
+   * `atMostOnce`, a claim keyed by the idempotency key is written to the worker's store before `execute`;
+   * an attempt that finds a claim without a result does not execute: the model reads "outcome unknown",
+   * or, if the tool names `approvers`, one of them decides whether to run it again. A throwing `execute`
+   * must mean "no effect" (its claim is dropped and the retry policy applies). Needs a store every worker
+   * shares (PostgreSQL, S3) when workers run on several machines. Not with `readOnly`.
+   */
+  atMostOnce?: boolean;
   /** Timeout of one attempt. Default 5 minutes. */
   timeout?: Duration;
-  /** Heartbeat timeout; the runtime heartbeats for the tool. Default 30 s (or the timeout, if shorter). */
+  /**
+   * Heartbeat timeout: how soon a lost worker is noticed and the call runs elsewhere (the runtime
+   * heartbeats every second for the tool). Default 3 s (or the timeout, if shorter).
+   */
   heartbeatTimeout?: Duration;
   /** Retries of a throwing tool. Default 3 attempts. */
   retry?: RetryOptions;

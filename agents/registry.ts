@@ -83,6 +83,7 @@ export function toolSpec(tool: Tool): ToolSpec {
     onError: tool.onError ?? 'report',
     ...(needsApprovalSpec(tool) ? { approval: approvalSpec(tool) } : {}),
     ...(tool.builtin ? { builtin: tool.builtin } : {}),
+    ...(tool.atMostOnce ? { atMostOnce: true as const } : {}),
   };
 }
 

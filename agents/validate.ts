@@ -147,6 +147,12 @@ export function checkToolConfig(value: unknown, agent?: string, index?: number):
   if (value.readOnly !== undefined && typeof value.readOnly !== 'boolean') {
     throw new DefinitionError(`${where}: readOnly must be true or false, got ${describeValue(value.readOnly)}`);
   }
+  if (value.atMostOnce !== undefined && typeof value.atMostOnce !== 'boolean') {
+    throw new DefinitionError(`${where}: atMostOnce must be true or false, got ${describeValue(value.atMostOnce)}`);
+  }
+  if (value.atMostOnce === true && value.readOnly === true) {
+    throw new DefinitionError(`${where}: a tool cannot be both readOnly and atMostOnce (a read-only call has no effect to protect); drop one`);
+  }
   if (value.onError !== undefined && value.onError !== 'report' && value.onError !== 'fail') {
     throw new DefinitionError(`${where}: onError must be "report" or "fail", got ${JSON.stringify(value.onError) ?? describeValue(value.onError)}`);
   }

@@ -51,4 +51,9 @@ export type PendingApproval<C extends ToolCallShape = AnyToolCall> = C & {
   /** ISO time it expires, if it does. */
   expiresAt?: string;
   approvers?: string[];
+  /**
+   * Why a person is asked, when it is not an ordinary approval: e.g. an at-most-once call whose first
+   * execution's outcome is unknown (approve: run it again; deny: the model is told the outcome is unknown).
+   */
+  question?: string;
 };

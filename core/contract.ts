@@ -153,6 +153,13 @@ export interface RunToolInput {
    * workflow id. Absent only in activities scheduled by workflow code older than this field.
    */
   idempotencyKey?: string;
+  /**
+   * The call's attempt number as the workflow counts it (attempts lost with a worker do not count);
+   * absent when Temporal's retry policy runs the attempts (workflow code older than this field).
+   */
+  attempt?: number;
+  /** An at-most-once call a person allowed to run again after an unknown outcome: the how-manieth time (claims differ). */
+  rerun?: number;
 }
 
 /** Output of the `runTool` activity. `isError` is set for results the model should see as errors (invalid arguments). */
@@ -162,6 +169,8 @@ export interface RunToolOutput {
   error?: string;
   latencyMs: number;
   attempt: number;
+  /** An at-most-once call found claimed by an attempt that never recorded a result: it was not executed. */
+  outcomeUnknown?: true;
 }
 
 /** Details attached to a failed `runTool` attempt (ApplicationFailure details[0]). */

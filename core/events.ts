@@ -100,6 +100,8 @@ export type ApprovalRequestedEvent<C extends ToolCallShape = AnyToolCall> = C & 
   /** ISO time the request expires, if it does. */
   expiresAt?: string;
   approvers?: string[];
+  /** Why a person is asked, when it is not an ordinary approval (see `PendingApproval.question`). */
+  question?: string;
 };
 
 /** A person decided on a call (or an earlier "approve all calls of this tool" did). */

@@ -21,6 +21,10 @@ export interface ToolOutcome {
   error?: string;
   latencyMs: number;
   attempts: number;
+  /** Attempts lost with their worker (retried without counting in `attempts`); absent: none. */
+  workerLosses?: number;
+  /** An at-most-once call whose effect is unknown: it was not executed again. */
+  outcomeUnknown?: true;
   /**
    * The run must end after this call, with this status: a tool whose error policy is `fail` failed
    * (`tool_error`), its approval expired with outcome `fail` (`approval_expired`), or the worker could

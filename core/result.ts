@@ -63,6 +63,8 @@ export interface StepReport {
   usage: Usage;
   /** Attempts it took, 1 when the first succeeded. */
   attempts: number;
+  /** Attempts lost with their worker (a worker killed mid-call), retried without counting in `attempts`. */
+  workerLosses?: number;
   /** Cost in USD (failed attempts are not billed by the providers and not counted); absent when the model has no price. */
   costUsd?: number;
 }
@@ -80,6 +82,10 @@ export type ToolCallReport<C extends ToolCallShape = AnyToolCall> = C & {
   isError: boolean;
   error?: string;
   attempts: number;
+  /** Attempts lost with their worker, retried without counting in `attempts`. */
+  workerLosses?: number;
+  /** An at-most-once call whose effect is unknown (an attempt was interrupted): not executed again. */
+  outcomeUnknown?: true;
 };
 
 /** What happened during a run, for people and dashboards. */

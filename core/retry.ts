@@ -11,7 +11,12 @@ export interface AttemptFailure {
   retryAfterMs?: number;
   /** The provider said the prompt is larger than the model's context window. */
   contextOverflow?: boolean;
+  /** The worker running the attempt was lost (no heartbeat): the model did not fail. */
+  workerLost?: boolean;
 }
+
+/** Attempts of one call lost with their workers after which a loss counts as a failed attempt (a call that keeps losing its worker, e.g. one blocking the event loop). */
+export const MAX_WORKER_LOSSES = 20;
 
 /** Whether another attempt should follow the failed attempt number `attempt` (1-based). */
 export function shouldRetry(failure: AttemptFailure, attempt: number, policy: RetrySpec): boolean {

@@ -59,6 +59,11 @@ export interface ToolSpec {
   approval?: ApprovalSpec;
   /** Set for a built-in tool the workflow runs itself (`wait`): no activity, no worker busy. */
   builtin?: BuiltinToolSpec;
+  /**
+   * Calls never execute twice: a claim is stored before `execute`, and an attempt that finds one without a
+   * result does not execute (the outcome is unknown). Absent: at-least-once.
+   */
+  atMostOnce?: true;
 }
 
 /** Limits of a run. */
@@ -137,9 +142,11 @@ export const DEFAULTS = {
   toolResultInlineBytes: 16 * 1024,
   resultMessagesInlineBytes: 256 * 1024,
   modelTimeoutMs: 10 * 60_000,
-  modelHeartbeatTimeoutMs: 60_000,
+  // Short heartbeat timeouts: a lost worker is noticed within seconds, and its call runs again on
+  // another worker (the runtime heartbeats every second while a call runs, whatever the call does).
+  modelHeartbeatTimeoutMs: 3_000,
   toolTimeoutMs: 5 * 60_000,
-  toolHeartbeatTimeoutMs: 30_000,
+  toolHeartbeatTimeoutMs: 3_000,
   maxTokens: 8192,
   modelRetry: { maximumAttempts: 6, initialIntervalMs: 1000, backoffCoefficient: 2, maximumIntervalMs: 60_000 },
   toolRetry: { maximumAttempts: 3, initialIntervalMs: 1000, backoffCoefficient: 2, maximumIntervalMs: 30_000 },

@@ -54,6 +54,8 @@ export interface ModelStep {
   model: string;
   latencyMs: number;
   attempts: number;
+  /** Attempts lost with their worker (retried without counting in `attempts`); absent: none. */
+  workerLosses?: number;
   /** Cost in USD, when the worker's price table knows the model. */
   costUsd?: number;
 }

@@ -59,6 +59,7 @@ export function applyModelStep(state: LoopState, spec: AgentSpec, out: ModelStep
         stopReason: out.stopReason,
         usage: out.usage,
         attempts: out.attempts,
+        ...(out.workerLosses ? { workerLosses: out.workerLosses } : {}),
         ...(out.costUsd !== undefined ? { costUsd: out.costUsd } : {}),
       },
     ],
@@ -184,6 +185,8 @@ function appendToolResults(state: LoopState, calls: readonly ToolUseBlock[], out
       isError: o.isError,
       ...(o.error !== undefined ? { error: o.error } : {}),
       attempts: o.attempts,
+      ...(o.workerLosses ? { workerLosses: o.workerLosses } : {}),
+      ...(o.outcomeUnknown ? { outcomeUnknown: true as const } : {}),
     });
   }
   const message: Message = { role: 'user', content: blocks };

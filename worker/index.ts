@@ -23,6 +23,14 @@ import { resolveConnectionSettings } from '../client/connection-settings';
 import { stateDir } from './paths';
 import { ensureSearchAttributes } from './search-attributes';
 
+/** Longest interval (ms) between two heartbeats a worker sends for a running call. */
+export const HEARTBEAT_THROTTLE_MS = 1000;
+/**
+ * How long (ms) a workflow task waits for the worker that ran the run before (its sticky queue) before
+ * any worker may take it: after a worker dies, its runs move on after this (Temporal's default is 10 s).
+ */
+export const STICKY_TIMEOUT_MS = 2000;
+
 /** Default interval (ms) at which a streaming model call's heartbeat carries its newest deltas. */
 export const DEFAULT_LIVE_INTERVAL_MS = 100;
 
@@ -154,7 +162,11 @@ export async function createWorker(options: AgentWorkerOptions): Promise<AgentWo
     const searchAttributes = options.searchAttributes !== false && (await ensureSearchAttributes(connection, namespace, (m) => console.warn(m)));
     const streaming = options.streaming === false ? undefined : { heartbeat: options.streaming?.heartbeat ?? true, intervalMs: options.streaming?.intervalMs ?? DEFAULT_LIVE_INTERVAL_MS, publisher: options.streaming?.publisher };
     worker = await Worker.create({
-      ...(streaming?.heartbeat ? { maxHeartbeatThrottleInterval: streaming.intervalMs } : {}),
+      // Heartbeats reach Temporal at least every second (the default throttle is 80% of the heartbeat
+      // timeout, too close to it for the short timeouts that let a lost worker's call move on within seconds).
+      maxHeartbeatThrottleInterval: streaming?.heartbeat ? Math.min(streaming.intervalMs, HEARTBEAT_THROTTLE_MS) : HEARTBEAT_THROTTLE_MS,
+      // A run whose worker died waits this long on the dead worker's sticky queue before any worker takes it.
+      stickyQueueScheduleToStartTimeout: STICKY_TIMEOUT_MS,
       ...options.temporal,
       connection,
       namespace,

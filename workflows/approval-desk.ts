@@ -124,7 +124,18 @@ export class ApprovalDesk {
 
   private budgetRequests = 0;
 
-  private open(callId: string, step: number, tool: string, args: JsonObject, spec: ApprovalSpec | undefined): Entry {
+  /**
+   * Ask the tool's approvers whether to run an at-most-once call again after its outcome became unknown:
+   * a pending approval with call id `<callId>~rerun-<n>`, decided like any other. Resolves with the
+   * decision, or undefined when the request expired or was withdrawn.
+   */
+  async askRerun(call: PlannedCall, n: number, spec: ApprovalSpec | undefined, question: string): Promise<Decided | undefined> {
+    const entry = this.open(`${call.callId}~rerun-${n}`, call.step, call.tool.name, call.args, spec, question);
+    await condition(() => entry.decided !== undefined || entry.closed !== undefined);
+    return entry.decided;
+  }
+
+  private open(callId: string, step: number, tool: string, args: JsonObject, spec: ApprovalSpec | undefined, question?: string): Entry {
     const now = Date.now();
     const call = { callId, step };
     const pending: PendingApproval = {
@@ -135,6 +146,7 @@ export class ApprovalDesk {
       requestedAt: new Date(now).toISOString(),
       ...(spec?.timeoutMs !== undefined ? { expiresAt: new Date(now + spec.timeoutMs).toISOString() } : {}),
       ...(spec?.approvers?.length ? { approvers: spec.approvers } : {}),
+      ...(question ? { question } : {}),
     };
     const entry: Entry = { pending, spec };
     this.entries.set(call.callId, entry);
@@ -146,6 +158,7 @@ export class ApprovalDesk {
       args,
       ...(pending.expiresAt ? { expiresAt: pending.expiresAt } : {}),
       ...(pending.approvers ? { approvers: pending.approvers } : {}),
+      ...(question ? { question } : {}),
     });
     const early = this.queued.get(call.callId);
     if (early) {

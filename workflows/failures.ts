@@ -28,22 +28,44 @@ export function modelAttemptFailure(err: unknown): AttemptFailure {
     };
   }
   if (cause instanceof TimeoutFailure) {
+    if (workerLost(cause)) return { message: 'the worker running the model call was lost (no heartbeat)', type: 'worker_lost', retryable: true, workerLost: true };
     return { message: `model call timed out (${String(cause.timeoutType)})`, type: 'timeout', retryable: true };
   }
   return { message: messageOf(cause), retryable: true };
 }
 
+/**
+ * A heartbeat timeout: the worker running the activity stopped answering (killed, partitioned, or its
+ * event loop blocked past the timeout, since the runtime heartbeats every second on its own).
+ */
+export function workerLost(cause: unknown): boolean {
+  return cause instanceof TimeoutFailure && cause.timeoutType === 'HEARTBEAT';
+}
+
+/** A failed tool activity as the loop sees it. */
+export interface ToolFailure {
+  message: string;
+  type?: string;
+  attempts: number;
+  latencyMs: number;
+  /** The tool said not to retry (or the failure cannot be retried). */
+  nonRetryable: boolean;
+  /** The worker was lost: retried without counting the attempt. */
+  workerLost: boolean;
+}
+
 /** Message, failure type and attempt count of a failed tool activity. */
-export function toolFailure(err: unknown): { message: string; type?: string; attempts: number; latencyMs: number } {
+export function toolFailure(err: unknown): ToolFailure {
   const cause = causeOf(err);
   if (cause instanceof ApplicationFailure) {
     const details = cause.details?.[0] as ToolFailureDetails | undefined;
-    return { message: cause.message, ...(cause.type ? { type: cause.type } : {}), attempts: details?.attempt ?? 0, latencyMs: details?.latencyMs ?? 0 };
+    return { message: cause.message, ...(cause.type ? { type: cause.type } : {}), attempts: details?.attempt ?? 0, latencyMs: details?.latencyMs ?? 0, nonRetryable: cause.nonRetryable || cause.type === STORAGE_ERROR, workerLost: false };
   }
   if (cause instanceof TimeoutFailure) {
-    return { message: `timed out (${String(cause.timeoutType)})`, attempts: 0, latencyMs: 0 };
+    if (workerLost(cause)) return { message: 'the worker running it was lost (no heartbeat)', type: 'worker_lost', attempts: 0, latencyMs: 0, nonRetryable: false, workerLost: true };
+    return { message: `timed out (${String(cause.timeoutType)})`, type: 'timeout', attempts: 0, latencyMs: 0, nonRetryable: false, workerLost: false };
   }
-  return { message: messageOf(cause), attempts: 0, latencyMs: 0 };
+  return { message: messageOf(cause), attempts: 0, latencyMs: 0, nonRetryable: false, workerLost: false };
 }
 
 /** True for the failures a run turns into a typed ending (activity failures); false for bugs in workflow code. */

@@ -4,7 +4,7 @@ import { viewOf } from '../core/context';
 import type { AgentActivities } from '../core/contract';
 import type { EventLog } from '../core/event-log';
 import type { AttemptFailure } from '../core/retry';
-import { modelForAttempt, modelLabel, retryDelay, shouldRetry } from '../core/retry';
+import { MAX_WORKER_LOSSES, modelForAttempt, modelLabel, retryDelay, shouldRetry } from '../core/retry';
 import type { AgentSpec, ModelRef } from '../core/spec';
 import type { LoopState, ModelStep } from '../core/state';
 import { modelInput } from '../core/state';
@@ -25,18 +25,28 @@ export async function callModelWithRetries(spec: AgentSpec, loop: LoopState, log
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
   });
   const step = loop.step + 1;
+  // `attempt` numbers every try (events, live deltas); `losses` are tries lost with their worker, which
+  // do not count against the retry policy or move down the fallback chain.
+  let losses = 0;
   for (let attempt = 1; ; attempt++) {
-    const model = withRaisedLimit(modelForAttempt(spec.models, attempt), loop.recoveries ? spec.limits.recoveryMaxTokens : undefined);
+    const counted = attempt - losses;
+    const model = withRaisedLimit(modelForAttempt(spec.models, counted), loop.recoveries ? spec.limits.recoveryMaxTokens : undefined);
     log.push({ type: 'step_started', step, provider: model.provider, model: model.model, attempt });
     try {
       const context = viewOf(loop.context, spec.context);
       const out = await callModel({ agent: spec.name, model, promptRef: spec.promptRef, step, attempt, transcript: modelInput(loop), ...(context ? { context } : {}) });
-      return { step: { ...out, attempts: attempt } };
+      return { step: { ...out, attempts: counted, ...(losses ? { workerLosses: losses } : {}) } };
     } catch (err) {
       if (isCancellation(err)) throw err;
       const failure = modelAttemptFailure(err);
-      if (!shouldRetry(failure, attempt, spec.modelRetry)) return { failure };
-      const delay = retryDelay(spec.modelRetry, attempt, failure.retryAfterMs);
+      // Runs recorded before worker losses were told apart spent an attempt on each: keep that on replay.
+      if (failure.workerLost && losses < MAX_WORKER_LOSSES && patched('worker-loss-free-retry')) {
+        losses++;
+        log.push({ type: 'retrying', step, attempt, error: failure.message, errorType: 'worker_lost', delayMs: 0, nextModel: modelLabel(model) });
+        continue;
+      }
+      if (!shouldRetry(failure, counted, spec.modelRetry)) return { failure };
+      const delay = retryDelay(spec.modelRetry, counted, failure.retryAfterMs);
       // Runs recorded before the cap waited the full Retry-After: keep that on replay.
       const capped = delay.requestedDelayMs !== undefined && patched('cap-retry-after');
       const delayMs = delay.requestedDelayMs !== undefined && !capped ? delay.requestedDelayMs : delay.delayMs;
@@ -48,7 +58,7 @@ export async function callModelWithRetries(spec: AgentSpec, loop: LoopState, log
         ...(failure.type ? { errorType: failure.type } : {}),
         delayMs,
         ...(capped ? { requestedDelayMs: delay.requestedDelayMs } : {}),
-        nextModel: modelLabel(modelForAttempt(spec.models, attempt + 1)),
+        nextModel: modelLabel(modelForAttempt(spec.models, counted + 1)),
       });
       await sleep(delayMs);
     }

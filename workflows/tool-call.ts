@@ -3,7 +3,7 @@
  * for a person if it must → execution as an activity (the tool's own timeouts and retry policy) → its
  * outcome. The step (`tool-step.ts`) records the outcome; the loop puts it in the transcript.
  */
-import { ActivityCancellationType, condition, isCancellation, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { ActivityCancellationType, condition, isCancellation, patched, proxyActivities, sleep, workflowInfo } from '@temporalio/workflow';
 import type { ActivityOptions } from '@temporalio/workflow';
 import type { Gate, RunPolicy } from '../core/approvals';
 import type { AgentActivities } from '../core/contract';
@@ -14,6 +14,7 @@ import { errorOutcome, policyDeniedOutcome } from '../core/outcomes';
 import type { PlannedCall } from '../core/plan';
 import type { AgentSpec, RetrySpec, ToolSpec } from '../core/spec';
 import { waitDuration, waitResultText } from '../core/wait';
+import { MAX_WORKER_LOSSES, retryDelay } from '../core/retry';
 import type { ApprovalDesk } from './approval-desk';
 import { toolFailure } from './failures';
 
@@ -73,47 +74,122 @@ function temporalRetry(r: RetrySpec): ActivityOptions['retry'] {
   };
 }
 
-function toolActivity(proxies: ToolCallContext['proxies'], tool: ToolSpec): AgentActivities['runTool'] {
-  let fn = proxies.get(tool.name);
+function toolActivity(proxies: ToolCallContext['proxies'], tool: ToolSpec, once: boolean): AgentActivities['runTool'] {
+  const key = once ? `${tool.name}\u0000once` : tool.name;
+  let fn = proxies.get(key);
   if (!fn) {
     fn = proxyActivities<AgentActivities>({
       startToCloseTimeout: tool.timeoutMs,
       heartbeatTimeout: tool.heartbeatTimeoutMs,
-      retry: temporalRetry(tool.retry),
+      // `once`: one attempt per activity, the workflow owns retries (worker losses do not count).
+      retry: once ? { maximumAttempts: 1 } : temporalRetry(tool.retry),
       cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
     }).runTool;
-    proxies.set(tool.name, fn);
+    proxies.set(key, fn);
   }
   return fn;
 }
 
 /**
- * Execute one call as a `runTool` activity. A failure after the tool's retries becomes an error outcome
- * the model reads (or ends the run, for a tool whose error policy is `fail`); a storage failure ends
- * the run `storage_error`; cancellation propagates.
+ * Execute one call as `runTool` activities until it has an outcome. A failure after the tool's retries
+ * becomes an error outcome the model reads (or ends the run, for a tool whose error policy is `fail`);
+ * a storage failure ends the run `storage_error`; cancellation propagates. An attempt lost with its worker
+ * (no heartbeat) runs again at once without counting against the retry policy. An at-most-once call
+ * whose outcome is unknown is put to the tool's approvers, if it names any: approve runs it again.
  */
 async function executeCall(ctx: ToolCallContext, call: PlannedCall, inlineLimitBytes: number): Promise<ToolOutcome> {
+  // Runs recorded before the workflow owned tool retries let Temporal's retry policy run them: keep that on replay.
+  if (!patched('tool-attempts-in-workflow')) return executeWithTemporalRetries(ctx, call, inlineLimitBytes);
+  for (let rerun = 0; ; rerun++) {
+    const outcome = await executeAttempts(ctx, call, inlineLimitBytes, rerun);
+    const approvers = call.tool.approval?.approvers;
+    if (!outcome.outcomeUnknown || !approvers?.length) return outcome;
+    const question = `The outcome of this call is unknown (its worker was lost after it started). Approve to run it again, deny to tell the model the outcome is unknown.`;
+    const decided = await ctx.desk.askRerun(call, rerun + 1, call.tool.approval, question);
+    if (decided?.decision !== 'approve') {
+      const why = decided ? ` ${decided.by} decided not to run it again${decided.reason ? `: ${decided.reason}` : ''}.` : ' Nobody decided in time; it was not run again.';
+      const text = `${outcomeText(outcome)}${why}`;
+      return { ...outcome, output: { type: 'text', text }, error: text };
+    }
+  }
+}
+
+function outcomeText(o: ToolOutcome): string {
+  return o.output.type === 'text' ? o.output.text : (o.error ?? '');
+}
+
+/** Attempts of one call, retried by the workflow with the tool's retry policy and durable timers. */
+async function executeAttempts(ctx: ToolCallContext, call: PlannedCall, inlineLimitBytes: number, rerun: number): Promise<ToolOutcome> {
+  const tool = call.tool;
+  const run = toolActivity(ctx.proxies, tool, true);
+  let losses = 0;
+  for (let attempt = 1; ; ) {
+    try {
+      const r = await run({
+        agent: ctx.spec.name,
+        tool: tool.name,
+        callId: call.callId,
+        step: call.step,
+        args: call.args,
+        inlineLimitBytes,
+        // Stable across retries, worker restarts and continue-as-new; unique across runs reusing a workflow id.
+        idempotencyKey: `${workflowInfo().firstExecutionRunId}/${call.callId}`,
+        attempt,
+        ...(rerun ? { rerun } : {}),
+      });
+      return { ...outcomeOf(call, r), ...(losses ? { workerLosses: losses } : {}) };
+    } catch (err) {
+      if (isCancellation(err)) throw err;
+      const f = toolFailure(err);
+      if (f.workerLost && losses < MAX_WORKER_LOSSES) {
+        losses++;
+        continue;
+      }
+      const withLosses = losses ? { workerLosses: losses } : {};
+      if (f.type === STORAGE_ERROR) {
+        return errorOutcome(call.callId, tool.name, `Tool "${tool.name}": ${f.message}`, { attempts: attempt, latencyMs: f.latencyMs, endsRun: 'storage_error', ...withLosses });
+      }
+      if (f.nonRetryable || attempt >= tool.retry.maximumAttempts) {
+        return errorOutcome(call.callId, tool.name, `Tool "${tool.name}" failed: ${f.message}`, {
+          attempts: attempt,
+          latencyMs: f.latencyMs,
+          ...withLosses,
+          ...(tool.onError === 'fail' ? { endsRun: 'tool_error' as const } : {}),
+        });
+      }
+      await sleep(retryDelay(tool.retry, attempt).delayMs);
+      attempt++;
+    }
+  }
+}
+
+function outcomeOf(call: PlannedCall, r: Awaited<ReturnType<AgentActivities['runTool']>>): ToolOutcome {
+  return {
+    callId: call.callId,
+    tool: call.tool.name,
+    output: r.output,
+    isError: r.isError,
+    ...(r.error !== undefined ? { error: r.error } : {}),
+    latencyMs: r.latencyMs,
+    attempts: r.attempt,
+    ...(r.outcomeUnknown ? { outcomeUnknown: true as const } : {}),
+  };
+}
+
+/** The call as runs recorded before `tool-attempts-in-workflow` executed it: Temporal's retry policy ran the attempts. */
+async function executeWithTemporalRetries(ctx: ToolCallContext, call: PlannedCall, inlineLimitBytes: number): Promise<ToolOutcome> {
   const tool = call.tool;
   try {
-    const r = await toolActivity(ctx.proxies, tool)({
+    const r = await toolActivity(ctx.proxies, tool, false)({
       agent: ctx.spec.name,
       tool: tool.name,
       callId: call.callId,
       step: call.step,
       args: call.args,
       inlineLimitBytes,
-      // Stable across retries, worker restarts and continue-as-new; unique across runs reusing a workflow id.
       idempotencyKey: `${workflowInfo().firstExecutionRunId}/${call.callId}`,
     });
-    return {
-      callId: call.callId,
-      tool: tool.name,
-      output: r.output,
-      isError: r.isError,
-      ...(r.error !== undefined ? { error: r.error } : {}),
-      latencyMs: r.latencyMs,
-      attempts: r.attempt,
-    };
+    return outcomeOf(call, r);
   } catch (err) {
     if (isCancellation(err)) throw err;
     const f = toolFailure(err);

@@ -16,7 +16,7 @@ import type { AgentRunResult } from '../../core/result';
 import type { StreamEvent } from '../../client/live';
 import { TextAccumulator } from '../../client/live';
 import type { TextChunk } from '../../core/stream';
-import { APPROVAL_KILL_AGENT, KILL_AGENT, KILL_CALL_ID, LONG_KILL_AGENT, LONG_KILL_STEPS, sideEffectFile, STREAM_KILL_AGENT, STREAM_KILL_ANSWER } from '../fixtures/kill-agent';
+import { APPROVAL_KILL_AGENT, ONCE_APPROVED_AGENT, ONCE_APPROVER, ONCE_KILL_AGENT, KILL_AGENT, KILL_CALL_ID, LONG_KILL_AGENT, LONG_KILL_STEPS, sideEffectFile, STREAM_KILL_AGENT, STREAM_KILL_ANSWER } from '../fixtures/kill-agent';
 import { testId } from '../helpers/harness';
 
 const ROOT = resolve(__dirname, '..', '..');
@@ -169,7 +169,9 @@ describe('worker killed mid-tool', () => {
       expect(started.get(id), `start ${id}`).toBe(id === KILL_CALL_ID ? 2 : 1);
     }
     const killed = result.report.toolCalls.find((c) => c.callId === KILL_CALL_ID);
-    expect(killed?.attempts).toBe(2);
+    // The lost attempt does not count against the retry policy; the report counts it apart.
+    expect(killed?.attempts).toBe(1);
+    expect(killed?.workerLosses).toBe(1);
     // The reference run executed everything once, on its first attempt.
     const refLines = effects(refRun.workflowId);
     for (const id of callIds) {
@@ -280,4 +282,63 @@ describe('worker killed mid-tool', () => {
     const durable = events.filter((e) => 'seq' in e);
     expect(durable.map((e) => ('seq' in e ? e.seq : -1))).toEqual(durable.map((_, i) => i));
   });
+
+  /** Start a run of an at-most-once agent and kill its worker in the middle of the payment. */
+  async function killMidPayment(agent: string, name: string) {
+    connection ??= await Connection.connect({ address: inject('temporalAddress') });
+    const temporal = new Client({ connection });
+    const queue = testId(name);
+    const store = join(work, `store-${name}`);
+    const first = await startWorker(queue, store);
+    const run = await new AgentClient(temporal, queue).start(agent, { input: 'pay invoice inv-1', workflowId: testId(name) });
+    return { temporal, queue, store, first, run };
+  }
+
+  it('at-most-once tool, worker killed mid-call: not executed again; the model reads "outcome unknown"', { timeout: 120_000 }, async () => {
+    const { queue, store, first, run } = await killMidPayment(ONCE_KILL_AGENT, 'kill-once');
+    await waitFor(() => countBy(effects(run.workflowId), 'start').has('call_1_0'), () => `the payment to start; worker said:\n${first.output()}`);
+    first.proc.kill('SIGKILL');
+    await first.exited;
+    const second = await startWorker(queue, store);
+    const result = await run.result();
+    await stopWorker(second);
+    expect(result.status).toBe('success');
+    // Started once, never again, never finished: the kill cut it.
+    expect(effects(run.workflowId)).toEqual(['start call_1_0']);
+    const call = result.report.toolCalls[0];
+    expect(call).toMatchObject({ tool: 'pay', isError: true, outcomeUnknown: true, workerLosses: 1 });
+    expect(call?.error).toMatch(/^Outcome unknown: this call of "pay" may or may not have taken effect/);
+    expect(JSON.stringify(result.messages)).toContain('Outcome unknown: this call of \\"pay\\"');
+  });
+
+  it('at-most-once tool with approvers, worker killed mid-call: a person is asked; approve runs it again, once', { timeout: 120_000 }, async () => {
+    const { queue, store, first, run } = await killMidPayment(ONCE_APPROVED_AGENT, 'kill-once-approved');
+    let pending = await waitForPendingCall(run, 'call_1_0');
+    await run.decide({ callId: pending.callId, decision: 'approve', by: ONCE_APPROVER });
+    await waitFor(() => countBy(effects(run.workflowId), 'start').has('call_1_0'), () => `the payment to start; worker said:\n${first.output()}`);
+    first.proc.kill('SIGKILL');
+    await first.exited;
+    const second = await startWorker(queue, store);
+    pending = await waitForPendingCall(run, 'call_1_0~rerun-1');
+    expect(pending).toMatchObject({ tool: 'pay', approvers: [ONCE_APPROVER], question: expect.stringMatching(/outcome of this call is unknown/) });
+    await expect(run.decide({ callId: pending.callId, decision: 'approve', by: 'ops:mallory' })).rejects.toThrow();
+    await run.decide({ callId: pending.callId, decision: 'approve', by: ONCE_APPROVER });
+    const result = await run.result();
+    await stopWorker(second);
+    expect(result.status).toBe('success');
+    expect(effects(run.workflowId)).toEqual(['start call_1_0', 'start call_1_0', 'done call_1_0']);
+    expect(result.report.toolCalls[0]).toMatchObject({ tool: 'pay', isError: false });
+    expect(result.report.toolCalls[0]).not.toHaveProperty('outcomeUnknown');
+  });
 });
+
+async function waitForPendingCall(run: { pendingApprovals(): Promise<Array<{ callId: string }>> }, callId: string) {
+  for (let i = 0; i < 600; i++) {
+    const found = (await run.pendingApprovals()).find((p) => p.callId === callId);
+    if (found) return found as Awaited<ReturnType<AgentRunPending['pendingApprovals']>>[number];
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`no pending approval ${callId} within 30 s`);
+}
+
+type AgentRunPending = Awaited<ReturnType<AgentClient['start']>>;

@@ -60,6 +60,13 @@ describe('defineTool', () => {
       expect(() => tool('t', { input: input as unknown as ToolInputSchema })).toThrow(/input must be a z\.object/);
     }
   });
+
+  it('checks atMostOnce: a boolean, never with readOnly, and carried into the spec', () => {
+    expect(() => tool('t', { atMostOnce: 'yes' as unknown as boolean })).toThrow(/atMostOnce must be true or false/);
+    expect(() => tool('t', { atMostOnce: true, readOnly: true })).toThrow(/both readOnly and atMostOnce/);
+    expect(toolSpec(tool('t', { atMostOnce: true }))).toMatchObject({ atMostOnce: true });
+    expect(toolSpec(tool('t', { atMostOnce: false }))).not.toHaveProperty('atMostOnce');
+  });
 });
 
 describe('defineAgent', () => {
@@ -95,15 +102,15 @@ describe('toolSpec', () => {
       inputSchema: tool('t').inputSchema,
       readOnly: false,
       timeoutMs: 5 * 60_000,
-      heartbeatTimeoutMs: 30_000,
+      heartbeatTimeoutMs: 3_000,
       retry: { maximumAttempts: 3, initialIntervalMs: 1000, backoffCoefficient: 2, maximumIntervalMs: 30_000 },
       onError: 'report',
     });
   });
 
   it('parses durations and keeps the heartbeat within a short timeout', () => {
-    expect(toolSpec(tool('t', { timeout: '30s' }))).toMatchObject({ timeoutMs: 30_000, heartbeatTimeoutMs: 30_000 });
-    expect(toolSpec(tool('t', { timeout: '10s' }))).toMatchObject({ timeoutMs: 10_000, heartbeatTimeoutMs: 10_000 });
+    expect(toolSpec(tool('t', { timeout: '30s' }))).toMatchObject({ timeoutMs: 30_000, heartbeatTimeoutMs: 3_000 });
+    expect(toolSpec(tool('t', { timeout: '2s' }))).toMatchObject({ timeoutMs: 2_000, heartbeatTimeoutMs: 2_000 });
     expect(toolSpec(tool('t', { timeout: '2m', heartbeatTimeout: '5s' }))).toMatchObject({ timeoutMs: 120_000, heartbeatTimeoutMs: 5_000 });
     expect(toolSpec(tool('t', { timeout: 1500 }))).toMatchObject({ timeoutMs: 1500, heartbeatTimeoutMs: 1500 });
   });
@@ -137,7 +144,7 @@ describe('agentSpec and promptSpec', () => {
       limits: { maxSteps: 25, toolResultInlineBytes: 16 * 1024, resultMessagesInlineBytes: 256 * 1024 },
       modelRetry: { maximumAttempts: 6, initialIntervalMs: 1000, backoffCoefficient: 2, maximumIntervalMs: 60_000 },
       modelTimeoutMs: 10 * 60_000,
-      modelHeartbeatTimeoutMs: 60_000,
+      modelHeartbeatTimeoutMs: 3_000,
       promptRef: 'sha256-p',
       context: { compactAt: 0.8, keepRecentTokens: 20_000, keepToolResults: 10, summarize: true },
     });
