@@ -1,13 +1,42 @@
 import { defineConfig } from 'vitest/config';
 
+/** Options both projects share (written out rather than inherited with `extends: true`, which would
+ * also inherit the root's `globalSetup` and so start a second dev server per project). */
+const shared = {
+  testTimeout: 60_000,
+  hookTimeout: 120_000,
+  pool: 'forks',
+} as const;
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    // One dev server and one workflow bundle for the whole run (test/setup/global-setup.ts).
+    // One dev server and one workflow bundle for the whole run (test/setup/global-setup.ts): the root's
+    // global setup runs once, and every project inherits what it provides (`inject`).
     globalSetup: ['test/setup/global-setup.ts'],
-    testTimeout: 60_000,
-    hookTimeout: 120_000,
-    pool: 'forks',
     reporters: process.env.CI ? ['default', ['json', { outputFile: '.ci/out/vitest.json' }]] : ['default'],
+    projects: [
+      {
+        test: {
+          ...shared,
+          name: 'default',
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/restart/**', '**/node_modules/**'],
+          // Files run in parallel on the shared dev server.
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        test: {
+          ...shared,
+          name: 'server-restart',
+          include: ['test/restart/**/*.test.ts'],
+          // These files stop and restart a Temporal server: that cannot happen on the shared server while
+          // other files use it, so each file starts a file-backed server of its own
+          // (test/helpers/restartable-server.ts). The group runs after all the others, one file at a time.
+          fileParallelism: false,
+          sequence: { groupOrder: 1 },
+        },
+      },
+    ],
   },
 });

@@ -16,6 +16,13 @@ import { FileBlobStore } from '../../store/blob-store';
 
 let runtimeInstalled = false;
 
+/** Install the Temporal runtime of this test process (quiet: warnings and errors only), once. */
+export function installTestRuntime(): void {
+  if (runtimeInstalled) return;
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  runtimeInstalled = true;
+}
+
 /** Everything a test needs. */
 export interface Harness {
   client: AgentClient;
@@ -27,9 +34,11 @@ export interface Harness {
   stop(): Promise<void>;
 }
 
-/** Start a worker for `agents` on the shared server. */
+/** Start a worker for `agents` on the shared server (or on the server at `address`). */
 export async function startHarness(options: {
   agents: Agent[];
+  /** `host:port` of the Temporal server; default the shared dev server. */
+  address?: string;
   providers?: Record<string, ModelProvider>;
   storeDir?: string;
   /** Reuse a task queue (e.g. to start a new worker for runs of an earlier one). */
@@ -37,11 +46,8 @@ export async function startHarness(options: {
   /** Prices merged over the built-in table. */
   prices?: PriceTable;
 }): Promise<Harness> {
-  if (!runtimeInstalled) {
-    Runtime.install({ logger: new DefaultLogger('WARN') });
-    runtimeInstalled = true;
-  }
-  const address = inject('temporalAddress');
+  installTestRuntime();
+  const address = options.address ?? inject('temporalAddress');
   const taskQueue = options.taskQueue ?? `test-${randomUUID()}`;
   const storeDir = options.storeDir ?? mkdtempSync(join(tmpdir(), 'durable-agent-store-'));
   const nativeConnection = await NativeConnection.connect({ address });

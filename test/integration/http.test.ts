@@ -7,7 +7,6 @@ import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { StreamEvent } from '../../client/live';
 import type { AgentEvent } from '../../core/events';
 import { messageText } from '../../core/messages';
 import type { Message } from '../../core/messages';
@@ -26,6 +25,7 @@ import { freePort, runCli, startCli, tempHome } from '../helpers/cli-run';
 import { allEvents } from '../helpers/events';
 import type { Harness } from '../helpers/harness';
 import { startHarness, testId } from '../helpers/harness';
+import { parsed, readFrames } from '../helpers/sse-frames';
 
 const ANSWER = 'Streamed over HTTP in many small pieces, resumed after a disconnect, and never shown twice.';
 
@@ -117,60 +117,6 @@ async function viewUntil(id: string, ok: (v: RunView) => boolean): Promise<RunVi
   throw new Error(`run ${id} never reached the expected state: ${JSON.stringify(last)}`);
 }
 
-/** One server-sent event as it came over the wire. */
-interface Frame {
-  id?: string;
-  event?: string;
-  data: string;
-}
-
-/**
- * Read server-sent events from `res` until the response ends or `stop(frame)` says so (the connection is
- * then closed by aborting `controller`).
- */
-async function readFrames(res: Response, controller?: AbortController, stop?: (f: Frame, all: Frame[]) => boolean): Promise<Frame[]> {
-  expect(res.status).toBe(200);
-  expect(res.headers.get('content-type')).toMatch(/text\/event-stream/);
-  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
-  const frames: Frame[] = [];
-  let buffer = '';
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return frames;
-      buffer += value;
-      let end: number;
-      while ((end = buffer.indexOf('\n\n')) >= 0) {
-        const block = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        const frame: Frame = { data: '' };
-        const data: string[] = [];
-        for (const line of block.split('\n')) {
-          if (line.startsWith(':')) continue;
-          const i = line.indexOf(':');
-          const field = i < 0 ? line : line.slice(0, i);
-          const value = i < 0 ? '' : line.slice(i + 1).replace(/^ /, '');
-          if (field === 'data') data.push(value);
-          else if (field === 'id') frame.id = value;
-          else if (field === 'event') frame.event = value;
-        }
-        if (!data.length && frame.id === undefined) continue;
-        frame.data = data.join('\n');
-        frames.push(frame);
-        if (stop?.(frame, frames)) {
-          controller?.abort();
-          await reader.cancel().catch(() => undefined);
-          return frames;
-        }
-      }
-    }
-  } catch (err) {
-    if (controller?.signal.aborted) return frames;
-    throw err;
-  }
-}
-
-const parsed = (f: Frame) => JSON.parse(f.data) as StreamEvent;
 
 async function waitFor(what: string, ok: () => boolean | Promise<boolean>, ms = 5000): Promise<void> {
   for (const start = Date.now(); Date.now() - start < ms; ) {
