@@ -276,7 +276,9 @@ describe('worker killed mid-tool', () => {
     // The attempt the kill cut streamed, then was voided; a later attempt gave the answer.
     expect(events.some((e) => e.type === 'delta' && e.attempt === 1)).toBe(true);
     expect(events).toContainEqual(expect.objectContaining({ type: 'attempt_voided', step: 1, attempt: 1 }));
-    expect(events).toContainEqual(expect.objectContaining({ type: 'retrying', step: 1, attempt: 1 }));
+    expect(events).toContainEqual(expect.objectContaining({ type: 'retrying', step: 1, attempt: 1, errorType: 'worker_lost', delayMs: 0 }));
+    // The lost attempt is not a failed one: the step took one counted attempt, and one worker loss.
+    expect(result.report.steps[0]).toMatchObject({ attempts: 1, workerLosses: 1 });
     expect(text.textOf(1)).toBe(STREAM_KILL_ANSWER);
     expect(chunks.some((c) => c.type === 'reset')).toBe(true);
     const durable = events.filter((e) => 'seq' in e);
