@@ -88,6 +88,7 @@ export function formatEvent(e: AgentEvent, s: Styles, context: FormatContext = {
       const who = e.approvers?.length ? `, approvers: ${e.approvers.join(' ')}` : '';
       return [
         s.yellow(`[step ${e.step}] waiting for a person to approve ${s.bold(e.tool)} ${clip(JSON.stringify(e.args) ?? '', 160)} (${e.callId}${expires}${who})`),
+        ...(e.question ? [s.yellow(`    ${e.question}`)] : []),
         s.dim(`    decide with: durable-agent approve ${id} ${e.callId}   (or deny / skip instead of approve; list: durable-agent approvals)`),
       ];
     }

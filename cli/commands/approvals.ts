@@ -39,7 +39,8 @@ export function defaultApprover(): string {
 function describePending(p: PendingApproval): string {
   const expires = p.expiresAt ? `, expires ${p.expiresAt}` : '';
   const who = p.approvers?.length ? `, approvers ${p.approvers.join(' ')}` : '';
-  return `${p.callId}  ${p.tool}(${JSON.stringify(p.args)})  step ${p.step}, requested ${p.requestedAt}${expires}${who}`;
+  const question = p.question ? `\n    ${p.question}` : '';
+  return `${p.callId}  ${p.tool}(${JSON.stringify(p.args)})  step ${p.step}, requested ${p.requestedAt}${expires}${who}${question}`;
 }
 
 /** List pending approvals across runs. */

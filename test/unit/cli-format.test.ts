@@ -68,6 +68,13 @@ describe('formatEvent with the run known', () => {
       '    decide with: durable-agent approve wiper-1 call_wipe   (or deny / skip instead of approve; list: durable-agent approvals)',
     );
   });
+
+  it('approval_requested with a question (an at-most-once rerun) shows it before the command', () => {
+    const e = { ...stamp, type: 'approval_requested', step: 1, callId: 'call_1_0~rerun-1', tool: 'pay', args: {}, question: 'The outcome of this call is unknown.' } as AgentEvent;
+    const lines = formatEvent(e, plain, { workflowId: 'payer-1' });
+    expect(lines[1]).toBe('    The outcome of this call is unknown.');
+    expect(lines[2]).toContain('durable-agent approve payer-1 call_1_0~rerun-1');
+  });
 });
 
 describe('formatDuration', () => {
