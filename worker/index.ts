@@ -18,6 +18,10 @@ import { FileBlobStore } from '../store/blob-store';
 import { TranscriptStore } from '../store/transcript-store';
 import type { ConnectionSettings } from '../client/connection-settings';
 import { resolveConnectionSettings } from '../client/connection-settings';
+import { KeyringCipher } from '../encryption/cipher';
+import { EncryptionCodec } from '../encryption/payload-codec';
+import type { EncryptionSetting } from '../encryption/setting';
+import { resolveKeyring } from '../encryption/setting';
 import { stateDir } from './paths';
 import { ensureSearchAttributes } from './search-attributes';
 
@@ -37,9 +41,18 @@ export interface AgentWorkerOptions extends ConnectionSettings {
   providers?: Record<string, ModelProvider>;
   /**
    * Where conversation content is stored. Default: files under `blobs/` of the state folder
-   * (`DURABLE_AGENT_HOME`, else `~/.durable-agent`), the same whatever directory the worker starts in.
+   * (`DURABLE_AGENT_HOME`, else `~/.durable-agent`), the same whatever directory the worker starts in;
+   * encrypted with the `encryption` keys. A store you pass is sealed only with the cipher you give it:
+   * `new FileBlobStore(dir, { cipher: new KeyringCipher(keys) })`, `openStore(url, { cipher })`.
    */
   store?: BlobStore;
+  /**
+   * Encryption (AES-256-GCM) of every payload this worker sends to Temporal (activity and workflow inputs,
+   * results, heartbeats, queries…) and of the default store's content. Default: the keys of
+   * `DURABLE_AGENT_KEYS` when set (`k2:<base64>,k1:<base64>`: the first encrypts, all decrypt); `false`:
+   * none. Clients need the same keys.
+   */
+  encryption?: EncryptionSetting;
   /** An existing connection to Temporal, left open by {@link AgentWorker.close} (its owner closes it). Default: open one from the connection settings. */
   connection?: NativeConnection;
   /** Default `durable-agent`. */
@@ -110,6 +123,7 @@ export const WORKFLOWS_PATH = ['.js', '.ts'].map((ext) => join(__dirname, '..', 
  *
  * @throws {DefinitionError} two agents with the same name (or another invalid definition).
  * @throws {DurableAgentError} code `invalid_input` when the Temporal config file or profile cannot be loaded.
+ * @throws {DurableAgentError} code `invalid_config` when `DURABLE_AGENT_KEYS` is set but unusable.
  * @throws the connection error when Temporal cannot be reached, or Temporal's error when the worker
  * cannot be created (e.g. the workflow bundle fails to build).
  * @example
@@ -125,7 +139,8 @@ export const WORKFLOWS_PATH = ['.js', '.ts'].map((ext) => join(__dirname, '..', 
 export async function createWorker(options: AgentWorkerOptions): Promise<AgentWorker> {
   const registry = new AgentRegistry(options.agents);
   const providers = new Map<string, ModelProvider>(Object.entries({ ...defaultProviders(), ...options.providers }));
-  const transcripts = new TranscriptStore(options.store ?? new FileBlobStore(stateDir('blobs')));
+  const keyring = resolveKeyring(options.encryption);
+  const transcripts = new TranscriptStore(options.store ?? new FileBlobStore(stateDir('blobs'), keyring ? { cipher: new KeyringCipher(keyring) } : {}));
   const taskQueue = options.taskQueue ?? DEFAULT_TASK_QUEUE;
   const settings = resolveConnectionSettings(options);
   const namespace = settings.namespace;
@@ -145,6 +160,7 @@ export async function createWorker(options: AgentWorkerOptions): Promise<AgentWo
     worker = await Worker.create({
       ...(streaming?.heartbeat ? { maxHeartbeatThrottleInterval: streaming.intervalMs } : {}),
       ...options.temporal,
+      dataConverter: { ...options.temporal?.dataConverter, payloadCodecs: [...(options.temporal?.dataConverter?.payloadCodecs ?? []), new EncryptionCodec(keyring)] },
       connection,
       namespace,
       taskQueue,

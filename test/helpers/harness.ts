@@ -13,6 +13,9 @@ import { createWorker } from '../../worker';
 import type { PriceTable } from '../../providers/pricing';
 import type { ModelProvider } from '../../providers/types';
 import { FileBlobStore } from '../../store/blob-store';
+import { KeyringCipher } from '../../encryption/cipher';
+import type { Keyring } from '../../encryption/keyring';
+import { EncryptionCodec } from '../../encryption/payload-codec';
 
 let runtimeInstalled = false;
 
@@ -36,6 +39,8 @@ export async function startHarness(options: {
   taskQueue?: string;
   /** Prices merged over the built-in table. */
   prices?: PriceTable;
+  /** Encrypt payloads (worker and client) and the store with these keys. Default: no encryption, whatever the environment holds. */
+  encryption?: Keyring;
 }): Promise<Harness> {
   if (!runtimeInstalled) {
     Runtime.install({ logger: new DefaultLogger('WARN') });
@@ -48,7 +53,8 @@ export async function startHarness(options: {
   const worker = await createWorker({
     agents: options.agents,
     ...(options.providers ? { providers: options.providers } : {}),
-    store: new FileBlobStore(storeDir),
+    store: new FileBlobStore(storeDir, options.encryption ? { cipher: new KeyringCipher(options.encryption) } : {}),
+    encryption: options.encryption ?? false,
     ...(options.prices ? { prices: options.prices } : {}),
     connection: nativeConnection,
     taskQueue,
@@ -56,7 +62,7 @@ export async function startHarness(options: {
   });
   const running = worker.run();
   const connection = await Connection.connect({ address });
-  const temporal = new Client({ connection });
+  const temporal = new Client({ connection, dataConverter: { payloadCodecs: [new EncryptionCodec(options.encryption)] } });
   return {
     client: new AgentClient(temporal, taskQueue),
     temporal,
