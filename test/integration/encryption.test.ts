@@ -16,6 +16,7 @@ import { Keyring } from '../../encryption/keyring';
 import { ScriptedAgents } from '../helpers/agents';
 import type { Harness } from '../helpers/harness';
 import { startHarness, testId } from '../helpers/harness';
+import { freePort, runCli, soleError, startCli, tempHome } from '../helpers/cli-run';
 
 const exec = promisify(execFile);
 
@@ -36,7 +37,8 @@ const vault = defineTool({
 const S = new ScriptedAgents();
 S.add('sealed', [{ text: 'Looking it up.', toolCalls: [{ name: 'vault_lookup', args: { code: ARG } }] }, { text: 'Done: the vault answered.' }], { tools: [vault] });
 
-const keyring = Keyring.parse(`k2:${Buffer.alloc(32, 2).toString('base64')},k1:${Buffer.alloc(32, 1).toString('base64')}`);
+const KEYS = `k2:${Buffer.alloc(32, 2).toString('base64')},k1:${Buffer.alloc(32, 1).toString('base64')}`;
+const keyring = Keyring.parse(KEYS);
 
 /** Every file under `dir`, read as bytes (latin1, so any clear text would show). */
 function rawFiles(dir: string): string[] {
@@ -160,5 +162,29 @@ describe('encryption', () => {
     } finally {
       await oldClient.close();
     }
+  });
+
+  it('the CLI: `durable-agent codec-server` serves the temporal CLI; `result` reads the run with DURABLE_AGENT_KEYS, and refuses bad keys clearly', async () => {
+    const home = tempHome();
+    const port = await freePort();
+    const server = startCli(['codec-server', '--port', String(port), '--cors-origin', `${UI}/`], { home, env: { DURABLE_AGENT_KEYS: KEYS } });
+    try {
+      await server.waitFor('Press Ctrl-C');
+      expect(server.stdout()).toContain(`CORS origins:      ${UI}`);
+      expect(server.stdout()).not.toContain(KEYS.split(',')[0]!.slice(3));
+      const shown = await workflowShow(workflowId, '--codec-endpoint', `http://127.0.0.1:${port}`);
+      for (const secret of SECRETS) expect(shown).toContain(secret);
+    } finally {
+      server.child.kill('SIGINT');
+      await server.done;
+    }
+    const common = ['--address', inject('temporalAddress'), '--task-queue', sealed.taskQueue];
+    const read = await runCli(['result', workflowId, '--json', ...common], { home, env: { DURABLE_AGENT_KEYS: KEYS } });
+    expect(read.code, read.stderr).toBe(0);
+    expect(read.stdout).toContain(OUTPUT);
+    const bad = await runCli(['result', workflowId, '--json', ...common], { home, env: { DURABLE_AGENT_KEYS: 'k1:c2hvcnQ=' } });
+    expect(soleError(bad)).toMatch(/DURABLE_AGENT_KEYS, key 1 \(id "k1"\): the key is 5 bytes, AES-256 needs exactly 32/);
+    const none = await runCli(['codec-server', '--port', String(port)], { home, env: { DURABLE_AGENT_KEYS: '' } });
+    expect(soleError(none)).toMatch(/DURABLE_AGENT_KEYS is not set: the codec server needs the keys/);
   });
 });
