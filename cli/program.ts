@@ -9,6 +9,7 @@ import { DEMO_AGENT_NAME } from './served';
 import { DEFAULT_UI_PORT } from './target';
 import type * as ApprovalsModule from './commands/approvals';
 import type * as CancelModule from './commands/cancel';
+import type * as CodecServerModule from './commands/codec-server';
 import type * as DevModule from './commands/dev';
 import type * as MessagesModule from './commands/messages';
 import type * as ResultModule from './commands/result';
@@ -26,6 +27,7 @@ import type * as WorkerModule from './commands/worker';
 const commands = {
   approvals: () => require('./commands/approvals') as typeof ApprovalsModule,
   cancel: () => require('./commands/cancel') as typeof CancelModule,
+  codecServer: () => require('./commands/codec-server') as typeof CodecServerModule,
   dev: () => require('./commands/dev') as typeof DevModule,
   messages: () => require('./commands/messages') as typeof MessagesModule,
   result: () => require('./commands/result') as typeof ResultModule,
@@ -58,6 +60,19 @@ function port(value: string): number {
   const n = positiveInt(value);
   if (n > 65535) throw new InvalidArgumentError('must be a port number (1-65535).');
   return n;
+}
+
+/** A browser origin (`scheme://host[:port]`, a trailing path dropped) or `*`. */
+function corsOrigin(value: string): string {
+  const v = value.trim();
+  if (v === '*') return v;
+  try {
+    const url = new URL(v);
+    if (url.protocol === 'http:' || url.protocol === 'https:') return url.origin;
+  } catch {
+    // reported below
+  }
+  throw new InvalidArgumentError('must be an origin such as http://localhost:8233 (the Temporal UI), or *.');
 }
 
 function version(): string {
@@ -281,6 +296,20 @@ export function buildProgram(ctx: ProgramContext): Command {
   ).action(async (flags) => {
     ctx.exitCode = await commands.serve().serveCommand(flags, ctx.signal);
   });
+
+  program
+    .command('codec-server')
+    .description('Serve the codec endpoint (POST /encode, /decode) that decrypts runs for the Temporal UI and CLI (temporal --codec-endpoint), with the keys of DURABLE_AGENT_KEYS; runs until Ctrl-C.')
+    .addOption(new Option('--port <port>', 'port to listen on (default: 8888)').env('DURABLE_AGENT_CODEC_PORT').argParser(port))
+    .addOption(new Option('--host <host>', 'interface to listen on (default: 127.0.0.1)').env('DURABLE_AGENT_CODEC_HOST'))
+    .addOption(
+      new Option('--cors-origin <origin>', 'browser origin allowed to call it, e.g. http://localhost:8233 (the Temporal UI); repeat for more, * for any').argParser(
+        (value: string, previous: string[] | undefined) => [...(previous ?? []), corsOrigin(value)],
+      ),
+    )
+    .action(async (flags) => {
+      ctx.exitCode = await commands.codecServer().codecServerCommand(flags, ctx.signal);
+    });
 
   connectionOptions(
     program.command('end').description('End a session once the model has answered what it was sent.').argument('<workflowId>', 'workflow id of the session'),

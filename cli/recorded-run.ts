@@ -6,6 +6,7 @@
  */
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
+import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
 import { policyRule } from '../core/approvals';
 import type { ApprovalDecision } from '../core/approvals';
 import type { AgentWorkflowInput, CallModelOutput, CheckApprovalsOutput, RunToolInput } from '../core/contract';
@@ -25,14 +26,14 @@ export interface RecordedRun {
 
 type Payload = temporal.api.common.v1.IPayload;
 
-/** Read the recorded facts from the run's whole history, decoding payloads with the client's converter. */
+/** Read the recorded facts from the run's whole history, decoding payloads with the client's converter and codecs. */
 export async function readRecordedRun(client: Client, handle: WorkflowHandle): Promise<RecordedRun> {
   const history = await handle.fetchHistory();
-  const converter = client.options.loadedDataConverter.payloadConverter;
-  const decode = <T>(payload: Payload | null | undefined): T | undefined => {
+  const converter = client.options.loadedDataConverter;
+  const decode = async <T>(payload: Payload | null | undefined): Promise<T | undefined> => {
     if (!payload) return undefined;
     try {
-      return converter.fromPayload<T>(payload);
+      return await decodeFromPayloadsAtIndex<T>(converter, 0, [payload]);
     } catch {
       return undefined;
     }
@@ -41,7 +42,7 @@ export async function readRecordedRun(client: Client, handle: WorkflowHandle): P
   const scheduled = new Map<string, { type: string; input: Payload | undefined }>();
   for (const event of history.events ?? []) {
     const started = event.workflowExecutionStartedEventAttributes;
-    if (started) run.input = decode<AgentWorkflowInput>(started.input?.payloads?.[0]);
+    if (started) run.input = await decode<AgentWorkflowInput>(started.input?.payloads?.[0]);
     const sched = event.activityTaskScheduledEventAttributes;
     if (sched) scheduled.set(String(event.eventId), { type: sched.activityType?.name ?? '', input: sched.input?.payloads?.[0] ?? undefined });
     const done = event.activityTaskCompletedEventAttributes;
@@ -50,18 +51,18 @@ export async function readRecordedRun(client: Client, handle: WorkflowHandle): P
     const result = done.result?.payloads?.[0];
     switch (activity?.type) {
       case 'describeAgent':
-        run.spec = decode<AgentSpec>(result) ?? run.spec;
+        run.spec = (await decode<AgentSpec>(result)) ?? run.spec;
         break;
       case 'callModel':
-        for (const block of decode<CallModelOutput>(result)?.message?.content ?? []) {
+        for (const block of (await decode<CallModelOutput>(result))?.message?.content ?? []) {
           if (block.type === 'tool_use') run.calls.set(block.id, block.name);
         }
         break;
       case 'checkApprovals':
-        for (const c of decode<CheckApprovalsOutput>(result) ?? []) run.checks.set(c.callId, c.needsApproval);
+        for (const c of (await decode<CheckApprovalsOutput>(result)) ?? []) run.checks.set(c.callId, c.needsApproval);
         break;
       case 'runTool': {
-        const callId = decode<RunToolInput>(activity.input)?.callId;
+        const callId = (await decode<RunToolInput>(activity.input))?.callId;
         if (callId) run.ran.add(callId);
         break;
       }

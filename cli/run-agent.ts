@@ -4,6 +4,7 @@
  * any other worker would take the run's tasks and fail them as "unknown agent".
  */
 import type { WorkflowExecutionDescription } from '@temporalio/client';
+import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
 import type { AgentWorkflowInput } from '../core/contract';
 import { AGENT_NAME } from '../workflows/search-attributes';
 import type { Session } from './session';
@@ -24,7 +25,7 @@ export async function runAgentName(session: Session, description: WorkflowExecut
   const payload = page.history?.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
   if (!payload) return undefined;
   try {
-    const input = client.options.loadedDataConverter.payloadConverter.fromPayload<Partial<AgentWorkflowInput>>(payload);
+    const input = await decodeFromPayloadsAtIndex<Partial<AgentWorkflowInput>>(client.options.loadedDataConverter, 0, [payload]);
     return typeof input?.agent === 'string' ? input.agent : undefined;
   } catch {
     return undefined;

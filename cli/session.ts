@@ -8,6 +8,8 @@ import { relative } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { AgentClient } from '../client';
+import { EncryptionCodec } from '../encryption/payload-codec';
+import { resolveKeyring } from '../encryption/setting';
 import type { AgentWorker } from '../worker';
 import { CliError, errorMessage } from './errors';
 import type { StartedWorker } from './hosting';
@@ -72,6 +74,13 @@ export class Session {
   /** Connect to the target, starting the embedded dev server if the policy allows and nothing is there. */
   static async open(target: Target, options: SessionOptions): Promise<Session> {
     const agents = options.agents ?? demoAgents();
+    // Payloads encrypted with DURABLE_AGENT_KEYS (the hosted worker reads the same variable).
+    let dataConverter: { payloadCodecs: EncryptionCodec[] };
+    try {
+      dataConverter = { payloadCodecs: [new EncryptionCodec(resolveKeyring(undefined))] };
+    } catch (err) {
+      throw new CliError(errorMessage(err));
+    }
     if (await isReachable(target.address)) {
       let connection: Connection;
       try {
@@ -79,7 +88,7 @@ export class Session {
       } catch (err) {
         throw new CliError(`cannot reach Temporal at ${target.address}: ${errorMessage(err)}`);
       }
-      return new Session(target, target.address, new Client({ connection }), connection, undefined, agents);
+      return new Session(target, target.address, new Client({ connection, dataConverter }), connection, undefined, agents);
     }
     const canEmbed =
       options.embed === 'never'
@@ -103,7 +112,8 @@ export class Session {
     } catch (err) {
       throw new CliError(`could not start the Temporal dev server on port ${target.serverPort}: ${errorMessage(err)} (see ${displayPath(serverLogFile())})`);
     }
-    return new Session(target, server.address, server.client, undefined, server, agents);
+    const client = new Client({ connection: server.connection, ...(server.namespace ? { namespace: server.namespace } : {}), dataConverter });
+    return new Session(target, server.address, client, undefined, server, agents);
   }
 
   /** True when this session hosts a worker. */

@@ -20,6 +20,9 @@ import type { agentWorkflow } from '../workflows/agent';
 import { AGENT_NAME, AWAITING_APPROVAL_QUERY } from '../workflows/search-attributes';
 import type { ConnectionSettings } from './connection-settings';
 import { resolveConnectionSettings } from './connection-settings';
+import { EncryptionCodec } from '../encryption/payload-codec';
+import type { EncryptionSetting } from '../encryption/setting';
+import { resolveKeyring } from '../encryption/setting';
 import type { DeltaFeed } from '../streaming/transport';
 import { EventHub } from './event-hub';
 import { TemporalDeltaFeed } from '../streaming/temporal-feed';
@@ -78,6 +81,13 @@ export interface AgentClientOptions extends ConnectionSettings {
    * `false` for durable events only.
    */
   deltas?: DeltaFeed | false;
+  /**
+   * Decryption and encryption of payloads, with the keys the workers use. Default: the keys of
+   * `DURABLE_AGENT_KEYS` when set; `false`: none (an encrypted run then fails to read with an error naming
+   * `DURABLE_AGENT_KEYS`). Not applied to a `client` you pass: give it `dataConverter: { payloadCodecs:
+   * [new EncryptionCodec(keys)] }` yourself.
+   */
+  encryption?: EncryptionSetting;
 }
 
 /** Options of one run of agent `A`. */
@@ -181,6 +191,7 @@ export class AgentClient {
    * defaults (`localhost:7233`, namespace `default`).
    *
    * @throws {DurableAgentError} code `invalid_input` when the Temporal config file or profile cannot be loaded.
+   * @throws {DurableAgentError} code `invalid_config` when `DURABLE_AGENT_KEYS` is set but unusable.
    * @throws the connection error when the server cannot be reached.
    * @example
    * ```ts
@@ -192,6 +203,7 @@ export class AgentClient {
   static async connect(options: AgentClientOptions = {}): Promise<AgentClient> {
     if (options.client) return new AgentClient(options.client, options.taskQueue, options.deltas !== undefined ? { deltas: options.deltas } : {});
     const settings = resolveConnectionSettings(options);
+    const codec = new EncryptionCodec(resolveKeyring(options.encryption)); // before connecting: bad keys open nothing
     const ownsConnection = !options.connection;
     const connection =
       options.connection ??
@@ -201,7 +213,7 @@ export class AgentClient {
         ...(settings.tls !== undefined ? { tls: settings.tls } : {}),
         ...(settings.metadata ? { metadata: settings.metadata } : {}),
       }));
-    const client = new Client({ connection, namespace: settings.namespace });
+    const client = new Client({ connection, namespace: settings.namespace, dataConverter: { payloadCodecs: [codec] } });
     return new AgentClient(client, options.taskQueue, { ownsConnection, ...(options.deltas !== undefined ? { deltas: options.deltas } : {}) });
   }
 

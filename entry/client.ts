@@ -56,3 +56,5 @@ export { loadTranscript } from '../client/transcript';
 export { FileBlobStore, MemoryBlobStore, BlobNotFoundError } from '../store/blob-store';
 export { DurableAgentError, DefinitionError, isDurableAgentError } from '../core/errors';
 export type * from '../index';
+export { DecryptionError, EncryptionCodec, EncryptionConfigError, Keyring, KeyringCipher, KEYS_ENV } from '../encryption';
+export type { EncryptionSetting } from '../encryption';

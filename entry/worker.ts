@@ -48,3 +48,5 @@ export type {
 export { BlobNotFoundError, FileBlobStore, MemoryBlobStore, blobRef } from '../store/blob-store';
 export { TranscriptStore } from '../store/transcript-store';
 export { loadTranscript } from '../client/transcript';
+export { DecryptionError, EncryptionCodec, EncryptionConfigError, Keyring, KeyringCipher, KEYS_ENV } from '../encryption';
+export type { EncryptionSetting } from '../encryption';

@@ -20,6 +20,10 @@ import { localStoreWarning } from './store-warning';
 import { TranscriptStore } from '../store/transcript-store';
 import type { ConnectionSettings } from '../client/connection-settings';
 import { resolveConnectionSettings } from '../client/connection-settings';
+import { KeyringCipher } from '../encryption/cipher';
+import { EncryptionCodec } from '../encryption/payload-codec';
+import type { EncryptionSetting } from '../encryption/setting';
+import { resolveKeyring } from '../encryption/setting';
 import { stateDir } from './paths';
 import { ensureSearchAttributes } from './search-attributes';
 
@@ -51,9 +55,18 @@ export interface AgentWorkerOptions extends ConnectionSettings {
    * Default: `DURABLE_AGENT_STORE` when set, else files under `blobs/` of the state folder
    * (`DURABLE_AGENT_HOME`, else `~/.durable-agent`), which serves one machine only: workers on several
    * machines need a shared store (PostgreSQL or S3), or a run moving between them ends `storage_error`.
-   * A store opened from a setting is closed by {@link AgentWorker.close}; a store object is its owner's.
+   * A store opened from a setting (or the default) is encrypted with the `encryption` keys and closed by
+   * {@link AgentWorker.close}; a store object is its owner's, sealed only with the cipher you give it:
+   * `new FileBlobStore(dir, { cipher: new KeyringCipher(keys) })`, `openStore(url, { cipher })`.
    */
   store?: BlobStore | string;
+  /**
+   * Encryption (AES-256-GCM) of every payload this worker sends to Temporal (activity and workflow inputs,
+   * results, heartbeats, queries…) and of the store's content. Default: the keys of
+   * `DURABLE_AGENT_KEYS` when set (`k2:<base64>,k1:<base64>`: the first encrypts, all decrypt); `false`:
+   * none. Clients need the same keys.
+   */
+  encryption?: EncryptionSetting;
   /** An existing connection to Temporal, left open by {@link AgentWorker.close} (its owner closes it). Default: open one from the connection settings. */
   connection?: NativeConnection;
   /** Default `durable-agent`. */
@@ -124,6 +137,7 @@ export const WORKFLOWS_PATH = ['.js', '.ts'].map((ext) => join(__dirname, '..', 
  *
  * @throws {DefinitionError} two agents with the same name (or another invalid definition).
  * @throws {DurableAgentError} code `invalid_input` when the Temporal config file or profile cannot be loaded.
+ * @throws {DurableAgentError} code `invalid_config` when `DURABLE_AGENT_KEYS` is set but unusable.
  * @throws the connection error when Temporal cannot be reached, or Temporal's error when the worker
  * cannot be created (e.g. the workflow bundle fails to build).
  * @example
@@ -139,8 +153,10 @@ export const WORKFLOWS_PATH = ['.js', '.ts'].map((ext) => join(__dirname, '..', 
 export async function createWorker(options: AgentWorkerOptions): Promise<AgentWorker> {
   const registry = new AgentRegistry(options.agents);
   const providers = new Map<string, ModelProvider>(Object.entries({ ...defaultProviders(), ...options.providers }));
+  const keyring = resolveKeyring(options.encryption);
+  const sealed = keyring ? { cipher: new KeyringCipher(keyring) } : {};
   const setting = typeof options.store === 'string' ? options.store : options.store ? undefined : process.env[STORE_ENV];
-  const store = setting !== undefined ? openStore(setting) : (options.store as BlobStore | undefined) ?? new FileBlobStore(stateDir('blobs'));
+  const store = setting !== undefined ? openStore(setting, sealed) : (options.store as BlobStore | undefined) ?? new FileBlobStore(stateDir('blobs'), sealed);
   const ownedStore = setting !== undefined ? (store as ReturnType<typeof openStore>) : undefined;
   const transcripts = new TranscriptStore(store);
   const taskQueue = options.taskQueue ?? DEFAULT_TASK_QUEUE;
@@ -168,6 +184,7 @@ export async function createWorker(options: AgentWorkerOptions): Promise<AgentWo
       // A run whose worker died waits this long on the dead worker's sticky queue before any worker takes it.
       stickyQueueScheduleToStartTimeout: STICKY_TIMEOUT_MS,
       ...options.temporal,
+      dataConverter: { ...options.temporal?.dataConverter, payloadCodecs: [...(options.temporal?.dataConverter?.payloadCodecs ?? []), new EncryptionCodec(keyring)] },
       connection,
       namespace,
       taskQueue,

@@ -13,6 +13,9 @@ import { createWorker } from '../../worker';
 import type { PriceTable } from '../../providers/pricing';
 import type { ModelProvider } from '../../providers/types';
 import { FileBlobStore } from '../../store/blob-store';
+import { KeyringCipher } from '../../encryption/cipher';
+import type { Keyring } from '../../encryption/keyring';
+import { EncryptionCodec } from '../../encryption/payload-codec';
 
 let runtimeInstalled = false;
 
@@ -45,6 +48,8 @@ export async function startHarness(options: {
   taskQueue?: string;
   /** Prices merged over the built-in table. */
   prices?: PriceTable;
+  /** Encrypt payloads (worker and client) and the store with these keys. Default: no encryption, whatever the environment holds. */
+  encryption?: Keyring;
 }): Promise<Harness> {
   installTestRuntime();
   const address = options.address ?? inject('temporalAddress');
@@ -54,7 +59,8 @@ export async function startHarness(options: {
   const worker = await createWorker({
     agents: options.agents,
     ...(options.providers ? { providers: options.providers } : {}),
-    store: new FileBlobStore(storeDir),
+    store: new FileBlobStore(storeDir, options.encryption ? { cipher: new KeyringCipher(options.encryption) } : {}),
+    encryption: options.encryption ?? false,
     ...(options.prices ? { prices: options.prices } : {}),
     connection: nativeConnection,
     taskQueue,
@@ -62,7 +68,7 @@ export async function startHarness(options: {
   });
   const running = worker.run();
   const connection = await Connection.connect({ address });
-  const temporal = new Client({ connection });
+  const temporal = new Client({ connection, dataConverter: { payloadCodecs: [new EncryptionCodec(options.encryption)] } });
   return {
     client: new AgentClient(temporal, taskQueue),
     temporal,

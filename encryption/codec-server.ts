@@ -1,0 +1,163 @@
+/**
+ * The codec server: lets people who hold the keys read encrypted runs in the Temporal Web UI ("Codec
+ * Server" setting) and CLI (`temporal --codec-endpoint http://host:port …`). Temporal's codec protocol:
+ * `POST /encode` and `POST /decode` (also under `/<namespace>/…`) take and return `{ payloads: [...] }`,
+ * payloads in protobuf JSON (base64 `data` and metadata values). The UI calls it from the browser, so it
+ * answers CORS preflights for the origins it is given.
+ */
+import type { AddressInfo } from 'node:net';
+import { timingSafeEqual } from 'node:crypto';
+import { serve } from '@hono/node-server';
+import type { ServerType } from '@hono/node-server';
+import { Hono } from 'hono';
+import type { Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { cors } from 'hono/cors';
+import type { Payload } from '@temporalio/common';
+import type { JSONPayload } from '@temporalio/common/lib/proto-utils';
+import { JSONToPayload, payloadToJSON } from '@temporalio/common/lib/proto-utils';
+import { isDurableAgentError } from '../core/errors';
+import { EncryptionCodec } from './payload-codec';
+import type { Keyring } from './keyring';
+
+/** The largest request body accepted (Temporal caps one payload at 2 MiB; the UI sends many at once). */
+const MAX_BODY_BYTES = 64 * 1024 * 1024;
+
+/** Default port of `durable-agent codec-server`. */
+export const DEFAULT_CODEC_PORT = 8888;
+
+/** Options of {@link createCodecApp}. */
+export interface CodecServerOptions {
+  /** The keys: the first encrypts (`/encode`), all decrypt. */
+  keyring: Keyring;
+  /**
+   * Browser origins allowed to call (the Temporal UI's, e.g. `http://localhost:8233`); `*` for any.
+   * Default: none (the CLI needs no CORS).
+   */
+  corsOrigins?: readonly string[];
+  /** When set, every request but a preflight needs `Authorization: Bearer <token>`. */
+  token?: string;
+  /** Failures that are not the caller's (answered 500). Default: `console.error`. */
+  onError?: (err: unknown) => void;
+}
+
+function bearerMatches(header: string | undefined, token: string): boolean {
+  const match = /^Bearer\s+(.+)$/i.exec(header ?? '');
+  if (!match) return false;
+  const given = Buffer.from(match[1]!.trim());
+  const expected = Buffer.from(token);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/** The `payloads` of a codec request, checked. */
+function requestPayloads(body: unknown): Payload[] {
+  const payloads = (body as { payloads?: unknown } | null)?.payloads;
+  if (typeof body !== 'object' || body === null || !Array.isArray(payloads)) throw new BadRequest('the body must be JSON {"payloads": [...]} (Temporal payloads in protobuf JSON)');
+  return payloads.map((p, i) => {
+    try {
+      return JSONToPayload(p as JSONPayload);
+    } catch (err) {
+      throw new BadRequest(`payloads[${i}] is not a Temporal payload in protobuf JSON ({ metadata: { key: base64 }, data: base64 }): ${(err as Error).message}`);
+    }
+  });
+}
+
+class BadRequest extends Error {}
+
+/**
+ * The codec server's Hono app (serve it with {@link serveCodec}, or mount it).
+ *
+ * @example
+ * ```ts
+ * const app = createCodecApp({ keyring: Keyring.fromEnv()!, corsOrigins: ['http://localhost:8233'] });
+ * const server = await serveCodec(app, { port: 8888 });
+ * // temporal workflow show --workflow-id … --codec-endpoint http://127.0.0.1:8888
+ * ```
+ */
+export function createCodecApp(options: CodecServerOptions): Hono {
+  const codec = new EncryptionCodec(options.keyring);
+  const onError = options.onError ?? ((err: unknown) => console.error(err));
+  const app = new Hono();
+  const origins = [...(options.corsOrigins ?? [])];
+  if (origins.length) {
+    app.use(
+      '*',
+      cors({
+        origin: origins.includes('*') ? '*' : origins,
+        allowMethods: ['POST', 'OPTIONS'],
+        allowHeaders: ['Content-Type', 'X-Namespace', 'Authorization'],
+        // The UI may send its login token ("include cross-origin credentials"); not allowed with '*'.
+        credentials: !origins.includes('*'),
+        maxAge: 600,
+      }),
+    );
+  }
+  if (options.token !== undefined) {
+    const token = options.token;
+    app.use('*', async (c, next) => {
+      if (c.req.method === 'OPTIONS') return next();
+      if (!bearerMatches(c.req.header('Authorization'), token)) return c.json({ error: 'missing or wrong bearer token: send Authorization: Bearer <token> (temporal --codec-auth "Bearer <token>")' }, 401);
+      return next();
+    });
+  }
+  app.use('*', bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => c.json({ error: `request body over ${MAX_BODY_BYTES} bytes` }, 413) }));
+
+  const handle = (direction: 'encode' | 'decode') => async (c: Context) => {
+    let body: unknown;
+    try {
+      body = await c.req.json();
+    } catch {
+      return c.json({ error: 'the body is not JSON: send {"payloads": [...]}' }, 400);
+    }
+    try {
+      const payloads = requestPayloads(body);
+      const out = direction === 'encode' ? await codec.encode(payloads) : await codec.decode(payloads);
+      return c.json({ payloads: out.map((p) => payloadToJSON(p)) });
+    } catch (err) {
+      if (err instanceof BadRequest) return c.json({ error: err.message }, 400);
+      // A payload this server cannot open: say why (key id, never key material).
+      if (isDurableAgentError(err)) return c.json({ error: err.message, code: err.code }, 422);
+      onError(err);
+      return c.json({ error: `internal error while running /${direction}` }, 500);
+    }
+  };
+  for (const direction of ['encode', 'decode'] as const) {
+    app.post(`/${direction}`, handle(direction));
+    app.post(`/:namespace/${direction}`, handle(direction));
+  }
+  app.notFound((c) => c.json({ error: `no route ${c.req.method} ${c.req.path}: the codec server answers POST /encode and POST /decode` }, 404));
+  return app;
+}
+
+/** A listening codec server. */
+export interface CodecServer {
+  port: number;
+  /** Its base URL, for `--codec-endpoint` and the UI's codec server setting. */
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Listen on `port` (0: a free one) of `hostname` (default `127.0.0.1`) and serve `app`.
+ * @throws the listen error (e.g. `EADDRINUSE`).
+ */
+export function serveCodec(app: Hono, options: { port?: number; hostname?: string } = {}): Promise<CodecServer> {
+  const hostname = options.hostname ?? '127.0.0.1';
+  return new Promise((resolve, reject) => {
+    let server: ServerType | undefined = undefined;
+    server = serve({ fetch: app.fetch, port: options.port ?? DEFAULT_CODEC_PORT, hostname }, (info: AddressInfo) => {
+      server?.off('error', reject);
+      const host = hostname.includes(':') ? `[${hostname}]` : hostname;
+      resolve({
+        port: info.port,
+        url: `http://${host}:${info.port}`,
+        close: () =>
+          new Promise<void>((done, fail) => {
+            server?.close((err) => (err ? fail(err) : done()));
+            if (server && 'closeAllConnections' in server) server.closeAllConnections();
+          }),
+      });
+    });
+    server.once('error', reject);
+  });
+}
