@@ -5,7 +5,7 @@
  * (`npm run setup:s3`), and a `python3` on PATH that has `moto[server]`.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { executable, packageRoot } from './temporal-cli';
 
@@ -98,6 +98,8 @@ export function installS3Server(root = packageRoot(), log: (line: string) => voi
   mkdirSync(join(root, '.s3'), { recursive: true });
   const python = projectPython(root);
   const system = isWindows ? 'python' : 'python3';
+  // A venv left without pip (python3-venv missing when it was made) is made again.
+  if (existsSync(python) && spawnSync(python, ['-m', 'pip', '--version'], { stdio: 'ignore' }).status !== 0) rmSync(venv, { recursive: true, force: true });
   if (!existsSync(python) && !run(system, ['-m', 'venv', venv], log)) return undefined;
   if (!run(python, ['-m', 'pip', 'install', '--disable-pip-version-check', '--quiet', `moto[server]==${MOTO_VERSION}`], log)) return undefined;
   if (!hasMoto(python)) {

@@ -54,17 +54,26 @@ export interface S3Server {
   close(): Promise<void>;
 }
 
+/** How to start the test server. */
+export interface S3ServerOptions {
+  /** Check credentials: the server knows none, so every request is refused (moto's `INITIAL_NO_AUTH_ACTION_COUNT=0`). */
+  refuseAll?: boolean;
+}
+
 /**
  * Start the S3 test server on a free port of 127.0.0.1 and wait until it answers HTTP.
  *
  * @throws when there is no server, it exits at once, or it does not answer within 30 s (with its output).
  */
-export async function startS3Server(): Promise<S3Server> {
+export async function startS3Server(options: S3ServerOptions = {}): Promise<S3Server> {
   const found = findS3Server();
   if (!found) throw new Error(`no S3 test server found: ${S3_INSTALL_HINT}`);
   const port = await freePort();
   const endpoint = `http://127.0.0.1:${port}`;
-  const child = spawn(found.command, [...found.args, '-H', '127.0.0.1', '-p', String(port)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(found.command, [...found.args, '-H', '127.0.0.1', '-p', String(port)], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...(options.refuseAll ? { INITIAL_NO_AUTH_ACTION_COUNT: '0' } : {}) },
+  });
   let output = '';
   const keep = (b: Buffer) => (output = (output + b.toString()).slice(-4000));
   child.stdout?.on('data', keep);

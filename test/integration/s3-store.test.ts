@@ -137,6 +137,20 @@ describeWithS3('S3 store (real S3-compatible server)', () => {
     }
   });
 
+  it('credentials the server refuses: the error says access was denied and where to set credentials', async () => {
+    const refusing = await startS3Server({ refuseAll: true });
+    const store = openStore(refusing.setting('agents', 'p'));
+    try {
+      const err = await store.put('x').then(() => undefined, (e: unknown) => e);
+      expect(isDurableAgentError(err, 'invalid_config')).toBe(true);
+      expect((err as Error).message).toMatch(/access to S3 bucket "agents" denied \(s3:\/\/agents at http:\/\/127\.0\.0\.1:\d+, InvalidAccessKeyId\): check AWS_ACCESS_KEY_ID \/ AWS_SECRET_ACCESS_KEY or AWS_PROFILE/);
+      expect((err as Error).message).not.toContain(TEST_S3_CREDENTIALS.AWS_SECRET_ACCESS_KEY);
+    } finally {
+      await store.close();
+      await refusing.close();
+    }
+  });
+
   it('a whole agent run on the dev server with the worker\'s store in S3; a fresh store on the same bucket reads the transcript', async () => {
     const setting = s3.setting(bucket, prefix());
     Runtime.install({ logger: new DefaultLogger('WARN') });
