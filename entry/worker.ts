@@ -45,7 +45,10 @@ export type {
   ScriptedToolCall,
   ScriptedTurn,
 } from '../providers';
-export { BlobNotFoundError, FileBlobStore, MemoryBlobStore, blobRef } from '../store/blob-store';
+export { AgentStore, BlobNotFoundError, FileBlobStore, MemoryBlobStore, blobRef } from '../store/blob-store';
+export type { AgentStoreOptions, BlobCipher, BlobStore, ClaimInDoubt, ClaimRecord, ClaimSettled, ClaimState, ClaimStore, ClaimTaken, Store } from '../store/blob-store';
+export { STORE_ENV, StoreConfigError, objectStoreFor, openStore } from '../store/open';
+export type { ObjectKind, ObjectStore } from '../store/objects';
 export { TranscriptStore } from '../store/transcript-store';
 export { loadTranscript } from '../client/transcript';
 export { DecryptionError, EncryptionCodec, EncryptionConfigError, Keyring, KeyringCipher, KEYS_ENV } from '../encryption';
