@@ -6,7 +6,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
-import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { Keyring } from '../../encryption/keyring';
+import { KeyringCipher } from '../../encryption/cipher';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
@@ -62,6 +64,28 @@ describeWithS3('S3 store (real S3-compatible server)', () => {
       expect(keys).toContain(`${p}/nested/blobs/${ref}`);
       expect(keys.filter((k) => k.startsWith(`${p}/nested/claims/`))).toHaveLength(1);
       expect(keys).toHaveLength(2);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('with encryption keys, the raw objects (blobs and claims) hold none of the content in clear', async () => {
+    const p = prefix();
+    const store = openStore(s3.setting(bucket, p), { cipher: new KeyringCipher(Keyring.parse(`k1:${Keyring.generateKey()}`)) });
+    const secret = 'the customer card ends 4242';
+    try {
+      const ref = await store.put(`note: ${secret}`);
+      expect(await store.claim('run-9/call-9', { attempt: 1, holder: 'w1' })).toMatchObject({ kind: 'claimed' });
+      await store.settle('run-9/call-9', JSON.stringify({ output: secret }));
+      expect(await store.get(ref)).toBe(`note: ${secret}`);
+      const raw = new S3Client({ endpoint: s3.endpoint, forcePathStyle: true });
+      const keys = await listKeys(p);
+      expect(keys).toHaveLength(2);
+      for (const key of keys) {
+        const body = await (await raw.send(new GetObjectCommand({ Bucket: bucket, Key: key }))).Body?.transformToByteArray();
+        expect(Buffer.from(body ?? []).toString('latin1'), key).not.toContain('4242');
+      }
+      raw.destroy();
     } finally {
       await store.close();
     }
