@@ -25,10 +25,17 @@ const OWN_PARAMS = ['schema', 'table', 'max', 'connectTimeoutMs'] as const;
 
 const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
 
-/** A PostgreSQL store that cannot reach its server or whose query failed (code `storage_error`). */
+/**
+ * A PostgreSQL store that cannot reach its server or whose query failed (code `storage_error`). It keeps
+ * no reference to `pg`'s error, whose connection parameters hold the password.
+ */
 export class PostgresStoreError extends DurableAgentError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super('storage_error', message, options);
+  constructor(
+    message: string,
+    /** The server's SQLSTATE or the socket's error code (`ECONNREFUSED`), when there is one. */
+    readonly reason?: string,
+  ) {
+    super('storage_error', message);
   }
 }
 
@@ -81,7 +88,7 @@ export class PostgresObjectStore implements ObjectStore {
     // A socket directory may be given as ?host=/run/postgresql instead of a host name.
     const host = url.hostname ? decodeURIComponent(url.hostname) : (url.searchParams.get('host') ?? 'localhost');
     const database = decodeURIComponent(url.pathname.replace(/^\//, '')) || decodeURIComponent(url.username) || 'postgres';
-    this.location = `postgres://${host.startsWith('/') ? encodeURIComponent(host) : url.hostname || host}:${url.port || '5432'}/${encodeURIComponent(database)}`;
+    this.location = `postgres://${host.startsWith('/') ? encodeURIComponent(host) : url.hostname || host}:${url.port || url.searchParams.get('port') || '5432'}/${encodeURIComponent(database)}`;
     this.config = { connectionString: url.toString(), max, connectionTimeoutMillis: connectTimeoutMs, idleTimeoutMillis: 10_000, allowExitOnIdle: true };
   }
 
@@ -204,7 +211,7 @@ export class PostgresObjectStore implements ObjectStore {
     } else {
       fix = '';
     }
-    return new PostgresStoreError(`PostgreSQL store ${this.location}: ${doing}: ${reason}${code ? ` (${code})` : ''}${fix ? `: ${fix}` : ''}`, { cause: err });
+    return new PostgresStoreError(`PostgreSQL store ${this.location}: ${doing}: ${reason}${code ? ` (${code})` : ''}${fix ? `: ${fix}` : ''}`, code || undefined);
   }
 
   private scrub(message: string): string {

@@ -74,6 +74,8 @@ export interface PostgresServer {
   readonly port: number;
   /** The superuser's password, as it appears in {@link url}. */
   readonly password: string;
+  /** The folder of the server's unix socket (connections there are trusted). */
+  readonly socketDir: string;
   /** Stop the server and remove its folder. Stopping twice is fine. */
   stop(): Promise<void>;
 }
@@ -132,6 +134,7 @@ export async function startPostgres(): Promise<PostgresServer> {
       url,
       port,
       password,
+      socketDir: dir,
       async stop() {
         if (stopped.done) return;
         stopped.done = true;

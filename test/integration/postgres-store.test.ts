@@ -76,6 +76,28 @@ describeWithPostgres('PostgreSQL store', () => {
     }
   });
 
+  it('connects through a unix socket given as ?host=<folder>', async () => {
+    const s = store(`postgres:///agents?host=${encodeURIComponent(pg.socketDir)}&port=${pg.port}&user=agent&schema=${schemaName()}`);
+    expect(s.location).toBe(`postgres://${encodeURIComponent(pg.socketDir)}:${pg.port}/agents`);
+    expect(await s.create('claim', 'c'.repeat(64), bytes('over the socket'))).toBe(true);
+    expect(new TextDecoder().decode(await s.read('claim', 'c'.repeat(64)))).toBe('over the socket');
+  });
+
+  it('survives the server ending its idle connections (restart, failover): the next operation reconnects', async () => {
+    const s = store(agentUrl, { schema: schemaName() });
+    await s.write('blob', blobRef('before'), bytes('before'));
+    const admin = new PgClient({ connectionString: pg.url });
+    await admin.connect();
+    try {
+      const ended = await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'agent' AND pid <> pg_backend_pid()");
+      expect(ended.rowCount).toBeGreaterThan(0);
+    } finally {
+      await admin.end();
+    }
+    await new Promise((r) => setTimeout(r, 200)); // the pool hears of it (an 'error' on an idle client)
+    expect(new TextDecoder().decode(await s.read('blob', blobRef('before')))).toBe('before');
+  });
+
   it('keeps its rows in the table it names, in the schema it names (created on first use)', async () => {
     const schema = schemaName();
     const s = store(`${agentUrl}?schema=${schema}&table=objs`);
@@ -141,6 +163,7 @@ describeWithPostgres('PostgreSQL store', () => {
     const e1 = await unreachable.read('blob', blobRef('x')).catch((err: unknown) => err);
     expect(e1).toBeInstanceOf(PostgresStoreError);
     expect((e1 as PostgresStoreError).code).toBe('storage_error');
+    expect((e1 as PostgresStoreError).reason).toBe('ECONNREFUSED');
     expect((e1 as Error).message).toMatch(new RegExp(`^PostgreSQL store postgres://127\\.0\\.0\\.1:${closedPort}/agents: cannot connect: .*ECONNREFUSED.*running and reachable`));
 
     const wrong = store(`postgres://agent:not-the-${encodeURIComponent(AGENT_PASSWORD)}@127.0.0.1:${pg.port}/agents`);
@@ -153,6 +176,7 @@ describeWithPostgres('PostgreSQL store', () => {
     expect((e3 as Error).message).toMatch(/no_such_db.*does not exist \(3D000\): create the database/);
 
     for (const e of [e1, e2, e3]) {
+      expect(JSON.stringify(e, Object.getOwnPropertyNames(e))).not.toContain(AGENT_PASSWORD); // nothing it carries
       expect((e as Error).message).not.toContain(AGENT_PASSWORD);
       expect((e as Error).message).not.toContain(encodeURIComponent(AGENT_PASSWORD));
       expect((e as Error).message).not.toContain('agent:');
