@@ -3,23 +3,19 @@
  * directory path, `file://…`, `memory:`, `postgres://…` or `s3://bucket/prefix?…`.
  */
 import { resolve } from 'node:path';
-import { DurableAgentError } from '../core/errors';
 import type { AgentStoreOptions } from './blob-store';
 import { AgentStore } from './blob-store';
+import { StoreConfigError, redact } from './config-error';
 import { FileObjectStore } from './file-objects';
 import type { ObjectStore } from './objects';
 import { MemoryObjectStore } from './objects';
+import { PostgresObjectStore } from './postgres-objects';
 import { S3ObjectStore, S3StoreError } from './s3-objects';
 
 /** The environment variable naming the worker's store. */
 export const STORE_ENV = 'DURABLE_AGENT_STORE';
 
-/** A store setting that cannot be used (code `invalid_config`). */
-export class StoreConfigError extends DurableAgentError {
-  constructor(message: string) {
-    super('invalid_config', message);
-  }
-}
+export { StoreConfigError, redact };
 
 /**
  * The backend a store setting names, not yet connected (backends connect on first use).
@@ -34,6 +30,8 @@ export function objectStoreFor(setting: string): ObjectStore {
   if (scheme === undefined) return new FileObjectStore(resolve(spec));
   if (scheme === 'file') return new FileObjectStore(decodeURIComponent(new URL(spec).pathname));
   if (scheme === 's3') return s3ObjectStore(spec);
+  // Options in the query: ?schema=…&table=…&max=… (`pg` itself loads on the first operation).
+  if (scheme === 'postgres' || scheme === 'postgresql') return new PostgresObjectStore(spec);
   throw new StoreConfigError(`unsupported store ${JSON.stringify(redact(spec))}: give a directory, file://…, memory:, postgres://user@host/db or s3://bucket/prefix?endpoint=…`);
 }
 
@@ -82,9 +80,4 @@ function s3ObjectStore(spec: string): ObjectStore {
 /** Open the store a setting names (see {@link objectStoreFor}), sealed by `options.cipher` if given. */
 export function openStore(setting: string, options: AgentStoreOptions = {}): AgentStore {
   return new AgentStore(objectStoreFor(setting), options);
-}
-
-/** A store setting with any password removed, for messages. */
-export function redact(setting: string): string {
-  return setting.replace(/\/\/([^/@:]*):[^/@]*@/, '//$1:***@').replace(/([?&](?:secret|password|key)[^=]*=)[^&]*/gi, '$1***');
 }
