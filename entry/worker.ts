@@ -49,6 +49,10 @@ export { AgentStore, BlobNotFoundError, FileBlobStore, MemoryBlobStore, blobRef 
 export type { AgentStoreOptions, BlobCipher, BlobStore, ClaimInDoubt, ClaimRecord, ClaimSettled, ClaimState, ClaimStore, ClaimTaken, Store } from '../store/blob-store';
 export { STORE_ENV, StoreConfigError, objectStoreFor, openStore } from '../store/open';
 export type { ObjectKind, ObjectStore } from '../store/objects';
+export { FileObjectStore } from '../store/file-objects';
+export { MemoryObjectStore } from '../store/objects';
+export { PostgresObjectStore } from '../store/postgres-objects';
+export { S3ObjectStore } from '../store/s3-objects';
 export { TranscriptStore } from '../store/transcript-store';
 export { loadTranscript } from '../client/transcript';
 export { DecryptionError, EncryptionCodec, EncryptionConfigError, Keyring, KeyringCipher, KEYS_ENV } from '../encryption';
