@@ -11,6 +11,8 @@ import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { AgentClient } from '../../client';
 import { loadTranscript } from '../../client/transcript';
 import { AgentStore, blobRef } from '../../store/blob-store';
+import { Keyring } from '../../encryption/keyring';
+import { KeyringCipher } from '../../encryption/cipher';
 import { StoreConfigError, objectStoreFor, openStore } from '../../store/open';
 import { PostgresObjectStore, PostgresStoreError } from '../../store/postgres-objects';
 import { createWorker } from '../../worker';
@@ -109,6 +111,26 @@ describeWithPostgres('PostgreSQL store', () => {
       expect(rows.rows).toEqual([{ kind: 'blob', name: blobRef('row'), data: 'row' }]);
     } finally {
       await admin.end();
+    }
+  });
+
+  it('with encryption keys, the raw rows (blobs and claims) hold none of the content in clear', async () => {
+    const schema = schemaName();
+    const s = openStore(`${agentUrl}?schema=${schema}`, { cipher: new KeyringCipher(Keyring.parse(`k1:${Keyring.generateKey()}`)) });
+    const secret = 'the customer card ends 4242';
+    const admin = new PgClient({ connectionString: agentUrl });
+    try {
+      const ref = await s.put(`note: ${secret}`);
+      expect(await s.claim('run-9/call-9', { attempt: 1, holder: 'w1' })).toMatchObject({ kind: 'claimed' });
+      await s.settle('run-9/call-9', JSON.stringify({ output: secret }));
+      expect(await s.get(ref)).toBe(`note: ${secret}`);
+      await admin.connect();
+      const rows = await admin.query<{ kind: string; data: Buffer }>(`SELECT kind, data FROM "${schema}".durable_agent_objects`);
+      expect(rows.rows.map((r) => r.kind).sort()).toEqual(['blob', 'claim']);
+      for (const row of rows.rows) expect(row.data.toString('latin1'), row.kind).not.toContain('4242');
+    } finally {
+      await admin.end();
+      await s.close();
     }
   });
 
