@@ -16,7 +16,6 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -38,6 +37,7 @@ import { createWorker } from '../worker';
 import { benchServer } from './environment';
 import { summarizeHistory } from './history';
 import { num, spread, table } from './stats';
+import { freePort } from '../server/processes';
 
 const USAGE = `Usage: npx tsx bench/streaming.ts [options]
 
@@ -165,16 +165,6 @@ function findRedisServer(): string | undefined {
   });
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 /** Start a throwaway redis-server (no persistence) on a free port; resolves once it accepts connections. */
 async function startRedis(bin: string, dir: string): Promise<{ url: string; stop: () => Promise<void> }> {

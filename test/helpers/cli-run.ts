@@ -2,7 +2,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { expect } from 'vitest';
@@ -90,18 +89,7 @@ export function runCli(args: string[], options: CliOptions): Promise<CliResult> 
   return startCli(args, options).done;
 }
 
-/** A TCP port nothing listens on right now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolvePromise, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolvePromise(port));
-    });
-  });
-}
+export { freePort } from '../../server/processes';
 
 /** The non-empty lines of `text`. */
 export function lines(text: string): string[] {

@@ -11,12 +11,12 @@ import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { Client } from 'pg';
 import { describe, it } from 'vitest';
 import { executable } from '../../server/temporal-cli';
+import { freePort, terminate } from '../../server/processes';
 
 /** Environment variable naming a folder holding `initdb` and `postgres`. */
 export const PG_BIN_ENV = 'DURABLE_AGENT_PG_BIN';
@@ -139,12 +139,12 @@ export async function startPostgres(): Promise<PostgresServer> {
         if (stopped.done) return;
         stopped.done = true;
         process.removeListener('exit', cleanup);
-        await terminate(running);
+        await terminate(running, { signal: 'SIGINT', graceMs: 10_000 });
         rmSync(dir, { recursive: true, force: true });
       },
     };
   } catch (err) {
-    if (child) await terminate(child);
+    if (child) await terminate(child, { signal: 'SIGINT', graceMs: 10_000 });
     process.removeListener('exit', cleanup);
     rmSync(dir, { recursive: true, force: true });
     throw err;
@@ -190,27 +190,4 @@ async function accepts(url: string): Promise<boolean> {
   }
 }
 
-/** Fast shutdown (SIGINT: open sessions are ended), then SIGKILL after 10 s. */
-function terminate(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const force = setTimeout(() => child.kill('SIGKILL'), 10_000);
-    child.once('exit', () => {
-      clearTimeout(force);
-      resolve();
-    });
-    child.kill('SIGINT');
-  });
-}
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const address = srv.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}

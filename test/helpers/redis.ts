@@ -8,12 +8,12 @@
 import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import Redis from 'ioredis';
 import { describe, it } from 'vitest';
 import { executable } from '../../server/temporal-cli';
+import { freePort, terminate } from '../../server/processes';
 
 /** Environment variable naming an explicit redis-server binary. */
 export const REDIS_SERVER_ENV = 'DURABLE_AGENT_REDIS_SERVER';
@@ -126,27 +126,5 @@ async function answersPing(port: number): Promise<boolean> {
   }
 }
 
-function terminate(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const force = setTimeout(() => child.kill('SIGKILL'), 5000);
-    child.once('exit', () => {
-      clearTimeout(force);
-      resolve();
-    });
-    child.kill('SIGTERM');
-  });
-}
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const address = srv.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 

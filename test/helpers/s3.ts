@@ -5,13 +5,12 @@
  * with moto[server]. Under CI (`CI=true`, set by `.ci/run`, which installs it) a missing server fails the
  * tests; elsewhere they are skipped with a warning saying what to install.
  */
-import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { describe, it } from 'vitest';
 import { findS3Server, S3_INSTALL_HINT } from '../../server/s3-test-server';
+import { freePort, terminate } from '../../server/processes';
 
 /** Credentials the test server accepts (any will do); tests put them in the environment, as users would. */
 export const TEST_S3_CREDENTIALS = { AWS_ACCESS_KEY_ID: 'durable-agent-test', AWS_SECRET_ACCESS_KEY: 'durable-agent-test-secret', AWS_REGION: 'us-east-1' } as const;
@@ -124,26 +123,4 @@ async function answers(endpoint: string): Promise<boolean> {
   }
 }
 
-function terminate(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const force = setTimeout(() => child.kill('SIGKILL'), 5000);
-    child.once('exit', () => {
-      clearTimeout(force);
-      resolve();
-    });
-    child.kill('SIGTERM');
-  });
-}
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const address = srv.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}

@@ -4,7 +4,6 @@
  * server whose worker keeps its conversation in PostgreSQL.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { Client as PgClient } from 'pg';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
@@ -21,6 +20,7 @@ import { testId } from '../helpers/harness';
 import { objectStoreContract } from '../helpers/object-store-contract';
 import type { PostgresServer } from '../helpers/postgres';
 import { describeWithPostgres, startPostgres } from '../helpers/postgres';
+import { freePort } from '../../server/processes';
 
 /** A password with characters that must be percent-encoded in a URL. */
 const AGENT_PASSWORD = 'p@ss:w/rd#7';
@@ -246,14 +246,3 @@ describeWithPostgres('PostgreSQL store', () => {
   });
 });
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const address = srv.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}

@@ -1,0 +1,32 @@
+/** Small helpers for the local servers that tests and benches start (Temporal, Redis, PostgreSQL, S3, llama.cpp). */
+import type { ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+
+/** A TCP port free on 127.0.0.1 right now (the OS picks it). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Stop a child process: `signal` (default SIGTERM) first, SIGKILL after `graceMs` (default 5 s).
+ * Resolves once it has exited; at once if it already has.
+ */
+export function terminate(child: ChildProcess, options: { signal?: NodeJS.Signals; graceMs?: number } = {}): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const force = setTimeout(() => child.kill('SIGKILL'), options.graceMs ?? 5000);
+    child.once('exit', () => {
+      clearTimeout(force);
+      resolve();
+    });
+    child.kill(options.signal ?? 'SIGTERM');
+  });
+}
