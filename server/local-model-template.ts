@@ -1,6 +1,7 @@
 /**
  * The chat template the project gives the tiny local model. Gemma 3 270M (the base model) ships with
- * none, and without one llama.cpp ignores `tools`. This one lists the tools, shows one example call, and
+ * none, and without one llama.cpp ignores `tools`. This one lists the tools, shows one example (a call,
+ * its result, an answer in words), and
  * renders calls as `<tool_call>{"name": …, "arguments": …}</tool_call>`, a format llama.cpp's tool-call
  * parser recognises (Hermes-style), so the server streams OpenAI `tool_calls` deltas.
  */
@@ -15,35 +16,38 @@ export const TOOL_CALL_END = '</tool_call>';
 export const LOCAL_MODEL_STOP = [TOOL_CALL_END, '\nUser:', '\nTool result:'];
 
 /** Jinja chat template (llama.cpp's minja dialect) for a base model with tools. */
-export const LOCAL_MODEL_CHAT_TEMPLATE = `{{- bos_token -}}
-{%- if tools -%}
-Tools you can call:
-{% for tool in tools -%}
-- {{ tool.function.name }}: {{ tool.function.description }} Arguments (JSON Schema): {{ tool.function.parameters | tojson }}
-{% endfor -%}
-To call a tool, write one line: <tool_call>{"name": "TOOL", "arguments": {...}}</tool_call>
-Example:
-User: What is the weather in Oslo?
-Assistant: <tool_call>{"name": "get_weather", "arguments": {"city": "Oslo"}}</tool_call>
-
-{% endif -%}
-{%- for message in messages -%}
-{%- if message.role == 'system' -%}
-{{ message.content }}
-
-{% elif message.role == 'user' -%}
-User: {{ message.content }}
-{% elif message.role == 'assistant' -%}
-Assistant:
-{%- if message.content %} {{ message.content }}{% endif -%}
-{%- if message.tool_calls -%}
-{%- for call in message.tool_calls %} <tool_call>{"name": "{{ call.function.name }}", "arguments": {{ call.function.arguments if call.function.arguments is string else call.function.arguments | tojson }}}</tool_call>{% endfor -%}
-{%- endif %}
-{% elif message.role == 'tool' -%}
-Tool result: {{ message.content }}
-{% endif -%}
-{%- endfor -%}
-{%- if add_generation_prompt -%}
-Assistant:
-{%- endif -%}
-`;
+export const LOCAL_MODEL_CHAT_TEMPLATE = [
+  // llama.cpp's template engine trims the newline after a block tag: every line break is written out.
+  "{{- bos_token -}}",
+  '{%- if tools -%}',
+  "Tools you can call:{{ '\\n' }}",
+  '{%- for tool in tools -%}',
+  "- {{ tool.function.name }}: {{ tool.function.description }} Arguments (JSON Schema): {{ tool.function.parameters | tojson }}{{ '\\n' }}",
+  '{%- endfor -%}',
+  `To call a tool, write one line: <tool_call>{"name": "TOOL", "arguments": {...}}</tool_call>{{ '\\n' }}`,
+  "Example:{{ '\\n' }}",
+  "User: What is the weather in Oslo?{{ '\\n' }}",
+  `Assistant: <tool_call>{"name": "get_weather", "arguments": {"city": "Oslo"}}</tool_call>{{ '\\n' }}`,
+  `Tool result: {"city": "Oslo", "weather": "sunny, 18 C"}{{ '\\n' }}`,
+  "Assistant: It is sunny and 18 C in Oslo.{{ '\\n\\n' }}",
+  '{%- endif -%}',
+  '{%- for message in messages -%}',
+  "{%- if message.role == 'system' -%}",
+  "{{ message.content }}{{ '\\n\\n' }}",
+  "{%- elif message.role == 'user' -%}",
+  "User: {{ message.content }}{{ '\\n' }}",
+  "{%- elif message.role == 'assistant' -%}",
+  'Assistant:',
+  '{%- if message.content %} {{ message.content }}{% endif -%}',
+  '{%- if message.tool_calls -%}',
+  '{%- for call in message.tool_calls %} <tool_call>{"name": "{{ call.function.name }}", "arguments": {{ call.function.arguments if call.function.arguments is string else call.function.arguments | tojson }}}</tool_call>{% endfor -%}',
+  '{%- endif -%}',
+  "{{ '\\n' }}",
+  "{%- elif message.role == 'tool' -%}",
+  "Tool result: {{ message.content }}{{ '\\n' }}",
+  '{%- endif -%}',
+  '{%- endfor -%}',
+  '{%- if add_generation_prompt -%}',
+  'Assistant:',
+  '{%- endif -%}',
+].join('');
