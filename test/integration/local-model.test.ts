@@ -19,6 +19,7 @@ import { LOCAL_MODEL_PROVIDER, localModelProvider } from '../../providers/local-
 import { COUNT_PROMPT, executions, LOCAL_CALC_AGENT, LOCAL_COUNT_AGENT, LOCAL_CUT_AGENT, localModelAgents } from '../fixtures/local-model-agents';
 import type { Harness } from '../helpers/harness';
 import { startHarness, testId } from '../helpers/harness';
+import { runCli, tempHome } from '../helpers/cli-run';
 import { describeWithLocalModel } from '../helpers/local-model';
 
 const ROOT = resolve(__dirname, '..', '..');
@@ -150,6 +151,18 @@ describeWithLocalModel('a real local model (Gemma 3 270M on llama.cpp)', (server
     expect(text.textOf(1)).toBe(result.finalText);
     const durable = events.filter((e) => 'seq' in e);
     expect(durable.map((e) => ('seq' in e ? e.seq : -1))).toEqual(durable.map((_, i) => i));
+  });
+
+  it('durable-agent run --local-model: the demo agent on its own throwaway local server, labelled as a tiny local model, server stopped after', { timeout: 120_000 }, async () => {
+    const queue = testId('lm-cli');
+    const r = await runCli(['run', '--local-model', '--address', inject('temporalAddress'), '--task-queue', queue, 'What is 12*(3+4)?'], { home: tempHome(), timeoutMs: 110_000 });
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toContain('note: tiny local model (Gemma 3 270M base, llama.cpp)');
+    expect(r.stdout).toContain('[step 1] calling local/gemma-3-270m');
+    expect(r.stdout).toMatch(/^\[done\] /m);
+    const url = /local model: llama\.cpp server at (\S+)/.exec(r.stdout)?.[1];
+    expect(url).toBeDefined();
+    await expect(fetch(`${url}/models`)).rejects.toThrow();
   });
 });
 
