@@ -143,7 +143,8 @@ export function buildProgram(ctx: ProgramContext): Command {
         .option('--agent <name>', `agent to run (default: ${DEMO_AGENT_NAME}, or the only agent of --agents)`)
         .option('--max-steps <n>', 'lower the step cap of this run', positiveInt)
         .option('--workflow-id <id>', 'workflow id of the run (default: <agent>-<uuid>)')
-        .option('--json', 'print one stream event per line (deltas included), then {"type":"result","result":…} (the AgentRunResult)'),
+        .option('--json', 'print one stream event per line (deltas included), then {"type":"result","result":…} (the AgentRunResult)')
+        .option('--local-model', 'run the demo agent on a tiny local model (Gemma 3 270M on llama.cpp, started for this run; install with `npm run setup:llama`): a real model, no key'),
       'an in-process worker hosts them instead of the demo agents',
     ),
     true,

@@ -52,3 +52,21 @@ export async function servedAgents(file: string | undefined): Promise<ServedAgen
   const mod = await loadAgentsModule(file);
   return { label: file, names: mod.agents.map((a) => a.name), load: () => ({ agents: mod.agents, providers: mod.providers }) };
 }
+
+/** The demo agents on the tiny local model served at `baseURL` (`run --local-model`). */
+export function localModelDemoAgents(baseURL: string): ServedAgents {
+  let loaded: WorkerAgents | undefined;
+  return {
+    label: 'the demo agents (tiny local model)',
+    names: [DEMO_AGENT_NAME],
+    load() {
+      if (!loaded) {
+        // eslint-disable-next-line @typescript-eslint/no-require-imports -- the demo pulls in model SDKs: only for a worker
+        const { demoLocalModelConfig } = require('../demo') as typeof DemoModule;
+        const demo = demoLocalModelConfig(baseURL);
+        loaded = { agents: demo.agents, providers: demo.providers, demo: { offline: false, model: demo.model } };
+      }
+      return loaded;
+    },
+  };
+}

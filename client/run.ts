@@ -1,5 +1,5 @@
 /** One agent run, seen from a client: its result, events, state, approvals and cancellation. */
-import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { ServiceError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { ApprovalDecision, PendingApproval } from '../core/approvals';
 import type { DecisionReceipt, RunSnapshot } from '../core/contract';
@@ -246,14 +246,21 @@ export class AgentRun<C extends ToolCallShape = AnyToolCall> {
     const { signal } = options;
     let cursor = options.from ?? 0;
     const pollMs = options.pollMs ?? 200;
+    let interrupted = 0;
     for (;;) {
       if (signal?.aborted) return;
       let page: EventPage<C> | typeof ABORTED;
       try {
         page = await untilAborted(this.readEvents(cursor), signal);
+        interrupted = 0;
       } catch (err) {
         if (err instanceof RunNotFoundError) throw err;
         if (await this.closed()) return;
+        // A query in flight when its worker died comes back cancelled: ask again (another worker answers).
+        if (interruptedQuery(err) && ++interrupted <= 10) {
+          if (await sleep(pollMs, signal)) return;
+          continue;
+        }
         throw err;
       }
       if (page === ABORTED) return;
@@ -339,4 +346,12 @@ export class AgentRun<C extends ToolCallShape = AnyToolCall> {
       throw err;
     }
   }
+}
+
+/** A query the server cancelled or could not deliver (e.g. its worker was killed mid-query): worth asking again. */
+function interruptedQuery(err: unknown): boolean {
+  if (!(err instanceof ServiceError)) return false;
+  const code = (err.cause as { code?: unknown } | undefined)?.code;
+  // gRPC CANCELLED (1), DEADLINE_EXCEEDED (4), UNAVAILABLE (14)
+  return code === 1 || code === 4 || code === 14;
 }

@@ -7,6 +7,8 @@ import type { Agent } from '../agents/define';
 import { defineAgent } from '../agents/define';
 import type { ModelRef } from '../core/spec';
 import { AnthropicProvider } from '../providers/anthropic';
+import { LOCAL_MODEL_PROVIDER, localModelProvider } from '../providers/local-model';
+import { LOCAL_MODEL_ID } from '../server/local-model';
 import { ScriptedProvider } from '../providers/scripted';
 import type { ModelProvider } from '../providers/types';
 import { OFFLINE_MODEL, OFFLINE_PROVIDER, offlineDemoScript } from './offline-model';
@@ -64,4 +66,15 @@ export function demoWorkerConfig(env: NodeJS.ProcessEnv = process.env): DemoWork
   const providers: Record<string, ModelProvider> = { [OFFLINE_PROVIDER]: new ScriptedProvider({ [OFFLINE_MODEL]: offlineDemoScript }) };
   if (!offline) providers.anthropic = new AnthropicProvider(env === process.env ? {} : { apiKey: env.ANTHROPIC_API_KEY as string });
   return { agents: [assistant], providers, offline, model };
+}
+
+/**
+ * The demo agent on the tiny local model served at `baseURL` (llama.cpp running Gemma 3 270M, see
+ * server/local-model.ts): real tool calls from a real model, no key. Short answers and few steps: a
+ * 270M base model picks a tool and its arguments reasonably often, and writes weak prose.
+ */
+export function demoLocalModelConfig(baseURL: string): DemoWorkerConfig {
+  const model: ModelRef = { provider: LOCAL_MODEL_PROVIDER, model: LOCAL_MODEL_ID, maxTokens: 96 };
+  const assistant = defineAgent({ name: DEMO_AGENT, model, tools: demoTools, maxSteps: 4, modelTimeout: '120s' });
+  return { agents: [assistant], providers: { [LOCAL_MODEL_PROVIDER]: localModelProvider(baseURL) }, offline: false, model };
 }

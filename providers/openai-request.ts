@@ -53,21 +53,65 @@ export function argumentsText(call: ToolUseBlock): string {
   return call.inputError !== undefined && typeof call.input === 'string' ? call.input : JSON.stringify(call.input);
 }
 
+/**
+ * Request fields an OpenAI-compatible server may need beyond what an agent's model settings say: small
+ * local models (llama.cpp, Ollama) typically need temperature 0, one tool call per turn and a stop
+ * sequence after a call. Set per provider, or per model id (see `OpenAIProviderOptions`).
+ */
+export interface OpenAIRequestOptions {
+  /** Temperature when the agent's model sets none (an agent's own `temperature` wins). 0 to 2. */
+  temperature?: number;
+  /** `parallel_tool_calls`: false asks for at most one tool call per turn. Sent only with tools. */
+  parallelToolCalls?: boolean;
+  /** `stop`: sequences that end generation (left out of the answer). Non-empty strings. */
+  stop?: string[];
+  /** `stream_options.include_usage`: ask for the usage-only final chunk. Default true. */
+  includeUsage?: boolean;
+}
+
 /** Options of {@link openAIParams}. */
-export interface OpenAIParamsOptions {
+export interface OpenAIParamsOptions extends OpenAIRequestOptions {
   maxTokensField: MaxTokensField;
 }
 
-/** The streamed Chat Completions request for `request`, asking for the usage-only final chunk. */
+/**
+ * Check request options given in code; returns them unchanged.
+ * @throws Error naming the bad field and what is allowed.
+ */
+export function validateRequestOptions(options: OpenAIRequestOptions, where: string): OpenAIRequestOptions {
+  const { temperature, parallelToolCalls, stop, includeUsage } = options;
+  if (temperature !== undefined && !(typeof temperature === 'number' && temperature >= 0 && temperature <= 2)) {
+    throw new Error(`${where}.temperature must be a number from 0 to 2, got ${JSON.stringify(temperature)}`);
+  }
+  if (parallelToolCalls !== undefined && typeof parallelToolCalls !== 'boolean') {
+    throw new Error(`${where}.parallelToolCalls must be true or false, got ${JSON.stringify(parallelToolCalls)}`);
+  }
+  if (includeUsage !== undefined && typeof includeUsage !== 'boolean') {
+    throw new Error(`${where}.includeUsage must be true or false, got ${JSON.stringify(includeUsage)}`);
+  }
+  if (stop !== undefined && !(Array.isArray(stop) && stop.every((s) => typeof s === 'string' && s.length > 0))) {
+    throw new Error(`${where}.stop must be an array of non-empty strings, e.g. ["</tool_call>"], got ${JSON.stringify(stop)}`);
+  }
+  return options;
+}
+
+/**
+ * The streamed Chat Completions request for `request`. Asks for the usage-only final chunk unless
+ * `includeUsage` is false; the agent's temperature wins over the options' default.
+ */
 export function openAIParams(request: ModelRequest, options: OpenAIParamsOptions): OpenAIParams {
+  const temperature = request.temperature ?? options.temperature;
+  const withTools = request.tools.length > 0;
   return {
     model: request.model,
     messages: toOpenAIMessages(request.system, request.messages),
     stream: true,
-    stream_options: { include_usage: true },
+    ...(options.includeUsage === false ? {} : { stream_options: { include_usage: true } }),
     [options.maxTokensField]: request.maxTokens,
-    ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
-    ...(request.tools.length
+    ...(temperature !== undefined ? { temperature } : {}),
+    ...(options.stop?.length ? { stop: [...options.stop] } : {}),
+    ...(withTools && options.parallelToolCalls !== undefined ? { parallel_tool_calls: options.parallelToolCalls } : {}),
+    ...(withTools
       ? {
           tools: request.tools.map(
             (t): OpenAI.Chat.ChatCompletionFunctionTool => ({

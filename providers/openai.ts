@@ -8,14 +8,14 @@ import OpenAI from 'openai';
 import type { ModelRequest, ModelResponse } from '../core/model';
 import { abortReason } from './abortable';
 import { apiFailure, otherFailure, requireEventStream, truncatedStream } from './errors';
-import type { MaxTokensField } from './openai-request';
-import { openAIParams } from './openai-request';
+import type { MaxTokensField, OpenAIRequestOptions } from './openai-request';
+import { openAIParams, validateRequestOptions } from './openai-request';
 import { OpenAIStreamAssembler } from './openai-stream';
 import type { ModelCallContext, ModelProvider, ProviderErrorKind } from './types';
 import { ProviderError } from './types';
 
 export { toOpenAIMessages, openAIParams } from './openai-request';
-export type { MaxTokensField } from './openai-request';
+export type { MaxTokensField, OpenAIRequestOptions } from './openai-request';
 export { OpenAIStreamAssembler } from './openai-stream';
 
 /** Key sent to servers that need none (local servers), when no key is configured. */
@@ -40,6 +40,13 @@ export interface OpenAIProviderOptions {
   maxTokensField?: MaxTokensField;
   /** Time to wait for the response headers of one attempt, in ms. Default: the SDK's (10 minutes). */
   timeoutMs?: number;
+  /**
+   * Request fields sent with every call: `temperature` (default when the agent sets none),
+   * `parallelToolCalls`, `stop`, `includeUsage`. What small local models need, without a proxy.
+   */
+  request?: OpenAIRequestOptions;
+  /** Request fields per model id, over `request` (field by field), so each agent's model gets its own. */
+  models?: Record<string, OpenAIRequestOptions>;
 }
 
 const KIND_BY_CODE: Readonly<Record<string, ProviderErrorKind>> = {
@@ -110,8 +117,21 @@ export class OpenAIProvider implements ModelProvider {
   private maxTokensField: MaxTokensField = 'max_completion_tokens';
   private readonly label: string;
 
+  /**
+   * @throws Error when `request` or a `models` entry holds a bad field (named in the message).
+   */
   constructor(private readonly options: OpenAIProviderOptions = {}) {
     this.label = options.label ?? 'OpenAI';
+    if (options.request) validateRequestOptions(options.request, 'OpenAIProvider options.request');
+    for (const [model, fields] of Object.entries(options.models ?? {})) {
+      validateRequestOptions(fields, `OpenAIProvider options.models[${JSON.stringify(model)}]`);
+    }
+  }
+
+  /** The request fields for `model`: the provider's, overridden field by field by the model's. */
+  requestOptions(model: string): OpenAIRequestOptions {
+    const perModel = this.options.models && Object.hasOwn(this.options.models, model) ? this.options.models[model] : undefined;
+    return { ...this.options.request, ...perModel };
   }
 
   private sdk(): OpenAI {
@@ -144,7 +164,7 @@ export class OpenAIProvider implements ModelProvider {
     try {
       const sdk = this.sdk();
       const { data: stream, response } = await sdk.chat.completions
-        .create(openAIParams(request, { maxTokensField: this.maxTokensField }), { signal: ctx.signal })
+        .create(openAIParams(request, { ...this.requestOptions(request.model), maxTokensField: this.maxTokensField }), { signal: ctx.signal })
         .withResponse();
       await requireEventStream(this.label, response);
       for await (const chunk of stream) {

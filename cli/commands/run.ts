@@ -4,7 +4,10 @@ import { INTERRUPTED_EXIT, untilAborted } from '../abort';
 import { CliError } from '../errors';
 import { exitCodeOf, followRun, OFFLINE_NOTE, printSummary, resumeHint } from '../follow';
 import { Output } from '../output';
-import { DEMO_AGENT_NAME, servedAgents } from '../served';
+import { DEMO_AGENT_NAME, localModelDemoAgents, servedAgents } from '../served';
+import type * as LocalModelModule from '../../server/local-model';
+import type { LocalModelServer } from '../../server/local-model';
+import { LOCAL_MODEL_LABEL } from '../../providers/local-model';
 import { Session } from '../session';
 import type { ConnectionFlags } from '../target';
 import { resolveTarget } from '../target';
@@ -17,6 +20,22 @@ export interface RunFlags extends ConnectionFlags {
   maxSteps?: number;
   workflowId?: string;
   json?: boolean;
+  /** Run the demo agent on the tiny local model (a llama.cpp server started for this run). */
+  localModel?: boolean;
+}
+
+/** Start the local model server for `run --local-model`. @throws {CliError} when it is not installed. */
+async function startLocalModel(out: Output): Promise<LocalModelServer> {
+  // Loaded here: only this option needs it.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { startLocalModelServer } = require('../../server/local-model') as typeof LocalModelModule;
+  try {
+    const server = await startLocalModelServer();
+    out.note(`local model: llama.cpp server at ${server.baseURL} (started in ${(server.startMs / 1000).toFixed(1)} s, stopped when this run ends)`);
+    return server;
+  } catch (err) {
+    throw new CliError(`--local-model: ${(err as Error).message}`);
+  }
 }
 
 /** The agent `run` starts without `--agent`: the demo's, or the module's only one. */
@@ -30,10 +49,22 @@ function defaultAgent(names: readonly string[], file: string | undefined): strin
 export async function runCommand(promptWords: string[], flags: RunFlags, signal: AbortSignal): Promise<number> {
   const prompt = promptWords.join(' ').trim();
   if (!prompt) throw new CliError('the prompt is empty');
-  const served = await servedAgents(flags.agents);
-  const agent = flags.agent ?? defaultAgent(served.names, flags.agents);
+  if (flags.localModel && flags.agents) throw new CliError('--local-model runs the demo agent: it cannot be combined with --agents');
   const out = new Output(flags.json);
-  const target = resolveTarget(flags);
+  const local = flags.localModel ? await startLocalModel(out) : undefined;
+  try {
+    return await runWith(prompt, flags, out, signal, local);
+  } finally {
+    await local?.stop();
+  }
+}
+
+async function runWith(prompt: string, flags: RunFlags, out: Output, signal: AbortSignal, local: LocalModelServer | undefined): Promise<number> {
+  const served = local ? localModelDemoAgents(local.baseURL) : await servedAgents(flags.agents);
+  const agent = flags.agent ?? defaultAgent(served.names, flags.agents);
+  const resolved = resolveTarget(flags);
+  // Its own task queue: a worker already polling the usual one would answer with another model.
+  const target = local ? { ...resolved, taskQueue: `${resolved.taskQueue}-local-model` } : resolved;
   const session = await Session.open(target, { embed: 'auto', agents: served, log: (l) => out.note(l) });
   try {
     out.note(`Temporal: ${session.address}${session.server ? ' (embedded dev server, stopped when this run ends)' : ''}`);
@@ -47,7 +78,9 @@ export async function runCommand(promptWords: string[], flags: RunFlags, signal:
       out.note(`worker: starting an in-process worker on task queue "${taskQueue}" (agents: ${names.join(', ')})...`);
       await untilAborted(session.hostWorker(taskQueue), signal);
       const demo = served.load().demo;
-      if (demo?.offline) {
+      if (local) {
+        out.line(out.styles.yellow(`note: ${LOCAL_MODEL_LABEL}: a 270M-parameter base model on this machine. It drives real tools through real tool calls, but often picks wrong arguments or writes weak answers; it is here to show the machinery, not to be useful.`));
+      } else if (demo?.offline) {
         out.line(out.styles.yellow(`note: ${OFFLINE_NOTE}`));
         offlineNoted = true;
       } else if (demo) {

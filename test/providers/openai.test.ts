@@ -247,6 +247,41 @@ describe('OpenAIProvider: the request', () => {
     expect((err as Error).message).toMatch(/OPENAI_API_KEY is not set/);
   });
 
+  it('sends per-provider request fields (temperature, parallel_tool_calls, stop, include_usage) and lets a model override them', async () => {
+    const p = new OpenAIProvider({
+      apiKey: KEY,
+      baseURL: `${server.origin}/v1`,
+      request: { temperature: 0, parallelToolCalls: false, stop: ['</tool_call>'], includeUsage: true },
+      models: { 'tiny-local': { stop: ['\nUser:'], includeUsage: false } },
+    });
+    const withTools = request('gpt-test', 'hi', { tools });
+    const sentDefault = (await replay(text, withTools, p)).sent.body;
+    expect(sentDefault).toMatchObject({ temperature: 0, parallel_tool_calls: false, stop: ['</tool_call>'], stream_options: { include_usage: true } });
+
+    const sentModel = (await replay(text, { ...withTools, model: 'tiny-local' }, p)).sent.body;
+    expect(sentModel).toMatchObject({ temperature: 0, parallel_tool_calls: false, stop: ['\nUser:'] });
+    expect(sentModel).not.toHaveProperty('stream_options');
+
+    // the agent's own temperature wins; parallel_tool_calls is only sent with tools (OpenAI refuses it alone)
+    const sentNoTools = (await replay(text, request('gpt-test', 'hi', { temperature: 0.7 }), p)).sent.body;
+    expect(sentNoTools.temperature).toBe(0.7);
+    expect(sentNoTools).not.toHaveProperty('parallel_tool_calls');
+    expect(sentNoTools).not.toHaveProperty('tools');
+  });
+
+  it('sends none of those fields unless configured', async () => {
+    const { sent } = await replay(text, request('gpt-test', 'hi', { tools }));
+    expect(sent.body).not.toHaveProperty('stop');
+    expect(sent.body).not.toHaveProperty('parallel_tool_calls');
+    expect(sent.body).not.toHaveProperty('temperature');
+  });
+
+  it('refuses bad request fields at construction, naming the field', () => {
+    expect(() => new OpenAIProvider({ request: { temperature: 3 } })).toThrow('OpenAIProvider options.request.temperature must be a number from 0 to 2, got 3');
+    expect(() => new OpenAIProvider({ models: { m: { stop: [''] } } })).toThrow('OpenAIProvider options.models["m"].stop must be an array of non-empty strings');
+    expect(() => new OpenAIProvider({ request: { parallelToolCalls: 'no' as unknown as boolean } })).toThrow('parallelToolCalls must be true or false');
+  });
+
   it("echoes a call's arguments as the model sent them: the raw text when not valid JSON, else the JSON of the value", async () => {
     const broken = '{"orderId":"A1","amount": 5';
     const messages: Message[] = [

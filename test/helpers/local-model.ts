@@ -1,0 +1,51 @@
+/**
+ * The tiny local model in tests: one throwaway llama.cpp server per test file (it costs ~570 MB and a
+ * few seconds to start), on a free port, with the project's chat template; stopped after the file.
+ * Installed by `npm run setup:llama` (`.ci/run` does it). Under CI (`CI=true`) a missing model fails the
+ * tests; elsewhere they are skipped with a warning saying how to install it.
+ */
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import type { LocalModelServer } from '../../server/local-model';
+import { findLocalModel, LLAMA_INSTALL_HINT, startLocalModelServer } from '../../server/local-model';
+
+/** Why the local model cannot be used, or undefined when it is installed. */
+function missingReason(): string | undefined {
+  try {
+    return findLocalModel() ? undefined : `the local model is not installed: ${LLAMA_INSTALL_HINT}`;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
+/**
+ * `describe(name, fn)` with a local model server started once before the suite and stopped after it;
+ * `fn` gets an accessor for the running server. Without the model: under CI a suite whose one test
+ * fails saying what is missing; locally a skipped suite and a warning.
+ */
+export function describeWithLocalModel(name: string, fn: (server: () => LocalModelServer) => void): void {
+  const missing = missingReason();
+  if (!missing) {
+    describe(name, () => {
+      let server: LocalModelServer | undefined;
+      beforeAll(async () => {
+        server = await startLocalModelServer();
+      }, 90_000);
+      afterAll(async () => {
+        await server?.stop();
+      });
+      fn(() => {
+        if (!server) throw new Error('the local model server did not start (see the beforeAll error)');
+        return server;
+      });
+    });
+  } else if (process.env.CI === 'true') {
+    describe(name, () => {
+      it('needs the local model', () => {
+        throw new Error(`CI=true: the real-model tests must run, but ${missing}`);
+      });
+    });
+  } else {
+    console.warn(`\n⚠ SKIPPED "${name}": ${missing}\n`);
+    describe.skip(name, () => fn(() => undefined as never)); // reason: local model not installed (said above); under CI this fails instead
+  }
+}
