@@ -11,6 +11,7 @@ import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { LOCAL_MODEL_CHAT_TEMPLATE } from './local-model-template';
 import { executable, packageRoot } from './temporal-cli';
+import { terminate as stopProcess } from './processes';
 
 /** Environment variable naming a Python that can `import xllamacpp`. */
 export const LLAMA_PYTHON_ENV = 'DURABLE_AGENT_LLAMA_PYTHON';
@@ -243,14 +244,7 @@ export async function startLocalModelServer(options: LocalModelServerOptions = {
 }
 
 function terminate(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const force = setTimeout(() => child.kill('SIGKILL'), 5000);
-    child.once('exit', () => {
-      clearTimeout(force);
-      resolve();
-    });
-    child.stdin?.end();
-    child.kill('SIGTERM');
-  });
+  // Closing its input stops the server too (it never outlives its parent).
+  child.stdin?.end();
+  return stopProcess(child);
 }

@@ -4,7 +4,8 @@
  * Installed by `npm run setup:llama` (`.ci/run` does it). Under CI (`CI=true`) a missing model fails the
  * tests; elsewhere they are skipped with a warning saying how to install it.
  */
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { afterAll, beforeAll } from 'vitest';
+import { describeNeeding } from './component';
 import type { LocalModelServer } from '../../server/local-model';
 import { findLocalModel, LLAMA_INSTALL_HINT, startLocalModelServer } from '../../server/local-model';
 
@@ -24,28 +25,19 @@ function missingReason(): string | undefined {
  */
 export function describeWithLocalModel(name: string, fn: (server: () => LocalModelServer) => void): void {
   const missing = missingReason();
-  if (!missing) {
-    describe(name, () => {
-      let server: LocalModelServer | undefined;
+  describeNeeding(name, 'the local model', missing, () => {
+    let server: LocalModelServer | undefined;
+    if (!missing) {
       beforeAll(async () => {
         server = await startLocalModelServer();
       }, 90_000);
       afterAll(async () => {
         await server?.stop();
       });
-      fn(() => {
-        if (!server) throw new Error('the local model server did not start (see the beforeAll error)');
-        return server;
-      });
+    }
+    fn(() => {
+      if (!server) throw new Error('the local model server did not start (see the beforeAll error)');
+      return server;
     });
-  } else if (process.env.CI === 'true') {
-    describe(name, () => {
-      it('needs the local model', () => {
-        throw new Error(`CI=true: the real-model tests must run, but ${missing}`);
-      });
-    });
-  } else {
-    console.warn(`\n⚠ SKIPPED "${name}": ${missing}\n`);
-    describe.skip(name, () => fn(() => undefined as never)); // reason: local model not installed (said above); under CI this fails instead
-  }
+  });
 }

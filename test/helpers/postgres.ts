@@ -14,7 +14,7 @@ import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { Client } from 'pg';
-import { describe, it } from 'vitest';
+import { describeNeeding } from './component';
 import { executable } from '../../server/temporal-cli';
 import { freePort, terminate } from '../../server/processes';
 
@@ -52,19 +52,7 @@ function missing(): string | undefined {
  * what is missing; locally, a skipped suite and a warning saying what to install.
  */
 export function describeWithPostgres(name: string, fn: () => void): void {
-  const reason = missing();
-  if (!reason) {
-    describe(name, fn);
-  } else if (process.env.CI === 'true') {
-    describe(name, () => {
-      it('needs PostgreSQL', () => {
-        throw new Error(`${reason} (CI=true: the PostgreSQL store tests must run)`);
-      });
-    });
-  } else {
-    console.warn(`\n⚠ SKIPPED "${name}": ${reason}\n`);
-    describe.skip(name, fn); // reason: no usable PostgreSQL on this machine (said above); under CI this fails instead
-  }
+  describeNeeding(name, 'PostgreSQL', missing(), fn);
 }
 
 /** A running throwaway PostgreSQL server. */

@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import Redis from 'ioredis';
-import { describe, it } from 'vitest';
+import { describeNeeding } from './component';
 import { executable } from '../../server/temporal-cli';
 import { freePort, terminate } from '../../server/processes';
 
@@ -36,18 +36,7 @@ export function findRedisServer(env: NodeJS.ProcessEnv = process.env): string | 
  * naming what is missing; locally, a skipped suite and a warning saying what to install.
  */
 export function describeWithRedis(name: string, fn: () => void): void {
-  if (findRedisServer()) {
-    describe(name, fn);
-  } else if (process.env.CI === 'true') {
-    describe(name, () => {
-      it('needs redis-server', () => {
-        throw new Error(`redis-server not found (CI=true: the Redis Streams tests must run): ${REDIS_INSTALL_HINT}`);
-      });
-    });
-  } else {
-    console.warn(`\n⚠ SKIPPED "${name}": redis-server not found — ${REDIS_INSTALL_HINT}\n`);
-    describe.skip(name, fn); // reason: no redis-server on this machine (said above); under CI this fails instead
-  }
+  describeNeeding(name, 'redis-server', findRedisServer() ? undefined : `redis-server not found: ${REDIS_INSTALL_HINT}`, fn);
 }
 
 /** A running throwaway redis-server. */

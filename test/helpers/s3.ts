@@ -8,7 +8,7 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
-import { describe, it } from 'vitest';
+import { describeNeeding } from './component';
 import { findS3Server, S3_INSTALL_HINT } from '../../server/s3-test-server';
 import { freePort, terminate } from '../../server/processes';
 
@@ -26,18 +26,7 @@ export function describeWithS3(name: string, fn: () => void): void {
   } catch (err) {
     missing = (err as Error).message;
   }
-  if (!missing) {
-    describe(name, fn);
-  } else if (process.env.CI === 'true') {
-    describe(name, () => {
-      it('needs an S3-compatible test server', () => {
-        throw new Error(`${missing} (CI=true: the S3 store tests must run)`);
-      });
-    });
-  } else {
-    console.warn(`\n⚠ SKIPPED "${name}": ${missing}\n`);
-    describe.skip(name, fn); // reason: no S3 test server on this machine (said above); under CI this fails instead
-  }
+  describeNeeding(name, 'an S3-compatible test server', missing, fn);
 }
 
 /** A running throwaway S3 server. */

@@ -5,7 +5,7 @@
  * and a whole agent run on the real dev server whose worker keeps its conversation in S3, read back by a fresh store.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
+import { freePort } from '../../server/processes';
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { Keyring } from '../../encryption/keyring';
 import { KeyringCipher } from '../../encryption/cipher';
@@ -214,14 +214,4 @@ describeWithS3('S3 store (real S3-compatible server)', () => {
 });
 
 /** A port nothing listens on (taken from the OS, then released). */
-async function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const address = srv.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}
+const closedPort = freePort;
