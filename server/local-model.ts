@@ -160,6 +160,7 @@ import xllamacpp as x
 cfg = json.loads(sys.argv[1])
 p = x.CommonParams()
 p.model.path = cfg["model"]
+p.model_alias = {cfg["alias"]}
 p.hostnames = ["127.0.0.1"]
 p.port = cfg["port"]
 p.n_parallel = 1
@@ -199,6 +200,8 @@ export async function startLocalModelServer(options: LocalModelServerOptions = {
   if (!existsSync(found.model)) throw new Error(`model file ${found.model} is missing: ${LLAMA_INSTALL_HINT}`);
   const config = {
     model: found.model,
+    // Reports name the model by this id rather than the GGUF file path.
+    alias: LOCAL_MODEL_ID,
     port: options.port ?? 0,
     threads: options.threads ?? threadsFrom(process.env),
     ctx: options.contextTokens ?? 4096,

@@ -16,6 +16,7 @@ import type { StreamEvent } from '../../client/live';
 import { TextAccumulator } from '../../client/live';
 import type { AgentRunResult } from '../../core/result';
 import { LOCAL_MODEL_PROVIDER, localModelProvider } from '../../providers/local-model';
+import { LOCAL_MODEL_ID } from '../../server/local-model';
 import { COUNT_PROMPT, executions, LOCAL_CALC_AGENT, LOCAL_COUNT_AGENT, LOCAL_CUT_AGENT, localModelAgents } from '../fixtures/local-model-agents';
 import type { Harness } from '../helpers/harness';
 import { startHarness, testId } from '../helpers/harness';
@@ -58,7 +59,7 @@ function expectLoopGuarantees(result: AgentRunResult, effectsDir: string): void 
   expect(result.usage.inputTokens).toBeGreaterThan(0);
   expect(result.usage.outputTokens).toBeGreaterThan(0);
   for (const step of result.report.steps) {
-    expect(step).toMatchObject({ provider: LOCAL_MODEL_PROVIDER });
+    expect(step).toMatchObject({ provider: LOCAL_MODEL_PROVIDER, model: LOCAL_MODEL_ID });
     expect(step.usage.inputTokens).toBeGreaterThan(0);
     expect(step.usage.outputTokens).toBeGreaterThan(0);
   }
