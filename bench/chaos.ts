@@ -29,6 +29,7 @@ const USAGE = `npx tsx bench/chaos.ts [options]
   -s, --store SETTING       store every worker shares: a directory, postgres://…, s3://… (default: a
                             temporary directory)
       --run-timeout S       seconds after which a run that has not ended counts as stuck (default 300)
+      --keep                keep the scratch directory (run logs, worker directories, the store)
   -h, --help                show this help`;
 
 function parseSettings(argv: string[]) {
@@ -42,6 +43,7 @@ function parseSettings(argv: string[]) {
       concurrency: { type: 'string', short: 'c' },
       store: { type: 'string', short: 's' },
       'run-timeout': { type: 'string', default: '300' },
+      keep: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -61,6 +63,7 @@ function parseSettings(argv: string[]) {
     concurrency: values.concurrency === undefined ? 2 * workers : int('concurrency', values.concurrency, 1),
     ...(values.store !== undefined ? { store: values.store } : {}),
     runTimeoutMs: int('run-timeout', values['run-timeout'], 10) * 1000,
+    keep: values.keep,
   };
 }
 
@@ -82,13 +85,15 @@ async function main(): Promise<void> {
     log(`Temporal dev server (file-backed) at ${server.address}; bundling workflows…`);
     const bundlePath = join(workDir, 'workflow-bundle.js');
     writeFileSync(bundlePath, (await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietLogger })).code);
-    const result = await runCampaign({ ...settings, server, bundlePath, workDir, log });
+    const { keep, ...campaign } = settings;
+    const result = await runCampaign({ ...campaign, server, bundlePath, workDir, log });
     console.log(`\n${formatCampaign(result)}`);
     const failed = result.completed < settings.runs || result.transcripts.different.length || result.atMostOnce.executedMoreThanOnce.length || result.approvals.lost.length;
     if (failed) process.exitCode = 1;
   } finally {
     await server.close();
-    rmSync(workDir, { recursive: true, force: true });
+    if (settings.keep) console.log(`kept ${workDir} (run logs in logs/)`);
+    else rmSync(workDir, { recursive: true, force: true });
   }
 }
 

@@ -63,6 +63,20 @@ export interface KillRecord {
   replacementReadyAt?: number;
 }
 
+/** How long one interrupted run took to run its step again. */
+export interface ResumeSample {
+  workflowId: string;
+  /** What the kill cut. */
+  cut: string;
+  killAt: number;
+  afterKillMs: number;
+  afterReplacementMs?: number;
+  /** A server restart happened between the kill and the resume. */
+  acrossServerRestart: boolean;
+  /** Another worker was killed between the kill and the resume (the step may have been cut again before it ran). */
+  acrossOtherKill: boolean;
+}
+
 /** Everything a campaign measured; {@link formatCampaign} prints it. */
 export interface CampaignResult {
   options: { runs: number; kills: number; serverRestarts: number; workers: number; concurrency: number; store: string };
@@ -82,8 +96,11 @@ export interface CampaignResult {
   atLeastOnceRepeats: number;
   approvals: { decided: number; bySignal: number; byUpdate: number; lost: string[] };
   stuck: Array<{ workflowId: string; why: string }>;
-  /** Kill → the interrupted step running again, and replacement ready → the same (ms; negative: resumed before it was up). */
-  resume: { afterKill: number[]; afterReplacement: number[]; neverResumed: string[] };
+  /**
+   * Kill → the interrupted step running again, and replacement ready → the same (ms; negative: resumed
+   * before it was up), for kills whose resume no server restart and no other kill delayed; `samples` has every one.
+   */
+  resume: { afterKill: number[]; afterReplacement: number[]; samples: ResumeSample[]; neverResumed: string[] };
   outcomeUnknown: number;
   workerLosses: { tools: number; models: number };
 }
@@ -169,7 +186,8 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
         await pause(between(300, 1500));
         if (serverDown || allDone) continue;
         const alive = [...workers.values()].filter((w) => !w.dead);
-        if (alive.length === 0) continue;
+        // Never the last living worker of a fleet (a fleet of one excepted): runs resume on the others meanwhile.
+        if (alive.length === 0 || (options.workers > 1 && alive.length < 2)) continue;
         // Runs still short of kills, and what each is doing on which living worker.
         const wanting = [...live.values()].filter((r) => !r.done && (hits.get(r.workflowId) ?? 0) < options.kills);
         type Candidate = { phase: KillRecord['phase']; run: LiveRun; pid: number };
@@ -306,19 +324,22 @@ function analyse(
     workerLosses.models += record.result?.report.steps.reduce((s, c) => s + (c.workerLosses ?? 0), 0) ?? 0;
   }
 
-  const resume: CampaignResult['resume'] = { afterKill: [], afterReplacement: [], neverResumed: [] };
+  const resume: CampaignResult['resume'] = { afterKill: [], afterReplacement: [], samples: [], neverResumed: [] };
   for (const kill of m.killsDone) {
     for (const workflowId of new Set(kill.interrupted.map((i) => i.workflowId))) {
       const next = nextStart(readRunLog(m.logDir, workflowId), kill.at, kill.pid);
-      const what = kill.interrupted.filter((i) => i.workflowId === workflowId).map((i) => `${i.activity.what} ${i.activity.id}${i.activity.tool ? ` (${i.activity.tool})` : ''}`).join(', ');
-      const ended = m.chaos.find((r) => r.workflowId === workflowId);
+      const cut = kill.interrupted.filter((i) => i.workflowId === workflowId).map((i) => `${i.activity.what} ${i.activity.id}${i.activity.tool ? ` (${i.activity.tool})` : ''}`).join(', ');
       if (next === undefined) {
-        // Cut in its last model call or tool and ended without another start: only possible if the run ended otherwise.
-        if (!ended?.result || ended.result.status === 'success') resume.neverResumed.push(`${workflowId}: ${what} (kill at ${new Date(kill.at).toISOString()})`);
+        resume.neverResumed.push(`${workflowId}: ${cut} (kill at ${new Date(kill.at).toISOString()})`);
         continue;
       }
-      resume.afterKill.push(next - kill.at);
-      if (kill.replacementReadyAt !== undefined) resume.afterReplacement.push(next - kill.replacementReadyAt);
+      const acrossServerRestart = m.serverRestartsDone.some((x) => x.stoppedAt < next && x.startedAt > kill.at);
+      const acrossOtherKill = m.killsDone.some((k) => k !== kill && k.at > kill.at && k.at < next);
+      const sample: ResumeSample = { workflowId, cut, killAt: kill.at, afterKillMs: next - kill.at, ...(kill.replacementReadyAt !== undefined ? { afterReplacementMs: next - kill.replacementReadyAt } : {}), acrossServerRestart, acrossOtherKill };
+      resume.samples.push(sample);
+      if (acrossServerRestart || acrossOtherKill) continue;
+      resume.afterKill.push(sample.afterKillMs);
+      if (sample.afterReplacementMs !== undefined) resume.afterReplacement.push(sample.afterReplacementMs);
     }
   }
 
@@ -362,6 +383,9 @@ export function formatCampaign(r: CampaignResult): string {
     return v ? `median ${seconds(v.median)}, p90 ${seconds(v.p90)}, max ${seconds(v.max)} (${v.n} interrupted runs)` : 'none measured';
   };
   const early = r.resume.afterReplacement.filter((ms) => ms < 0).length;
+  const across = r.resume.samples.filter((x) => x.acrossServerRestart).length;
+  const crossed = r.resume.samples.filter((x) => x.acrossOtherKill && !x.acrossServerRestart);
+  const slowest = r.resume.samples.filter((x) => !x.acrossServerRestart && !x.acrossOtherKill).sort((a, b) => b.afterKillMs - a.afterKillMs).slice(0, 3);
   const lines = [
     `chaos campaign: ${o.runs} runs, ${o.workers} worker processes, concurrency ${o.concurrency}, store ${o.store}; ${seconds(r.wallMs)}`,
     `kills: ${r.killsDone.length} kill -9 (${byPhase('model')} aimed mid-model-call, ${byPhase('tool')} mid-tool, ${byPhase('approval')} awaiting approval); kills that hit a run: mean ${hitsMean.toFixed(1)}, min ${Math.min(...r.hitsPerRun)} (target ${o.kills})`,
@@ -372,9 +396,11 @@ export function formatCampaign(r: CampaignResult): string {
     `at-most-once "transfer": ${r.atMostOnce.calls} calls, max executions per call ${r.atMostOnce.maxExecutions}, calls executed more than once: ${r.atMostOnce.executedMoreThanOnce.length}, never executed (cut before execute): ${r.atMostOnce.neverExecuted}`,
     `outcome unknown: ${r.outcomeUnknown} calls; worker losses reported: ${r.workerLosses.tools} tool attempts, ${r.workerLosses.models} model attempts; at-least-once tools re-executed: ${r.atLeastOnceRepeats}`,
     `approvals: ${r.approvals.decided} decided (${r.approvals.bySignal} by signal, ${r.approvals.byUpdate} by update); lost: ${r.approvals.lost.length}; runs stuck: ${r.stuck.length}`,
-    `resume after a kill (kill → interrupted step running again): ${s(r.resume.afterKill)}`,
+    `resume after a kill (kill → interrupted step running again, no other kill or restart in between): ${s(r.resume.afterKill)}`,
+    `  not counted: ${across} resumes across a server restart; ${crossed.length} across another kill (${s(crossed.map((x) => x.afterKillMs))})`,
     `resume after the replacement worker was up: ${s(r.resume.afterReplacement.map((ms) => Math.max(0, ms)))}${early ? `; ${early} resumed on another worker before the replacement was up (counted 0)` : ''}`,
   ];
+  for (const x of slowest) lines.push(`  slowest resume: ${seconds(x.afterKillMs)} after the kill${x.afterReplacementMs !== undefined ? ` (${seconds(x.afterReplacementMs)} after the replacement was up)` : ''}: ${x.workflowId}, cut ${x.cut}, kill at ${new Date(x.killAt).toISOString().slice(11, 23)}`);
   for (const d of r.transcripts.different) lines.push(`  DIFFERENT ${d.workflowId}: ${d.why}`);
   for (const d of r.atMostOnce.executedMoreThanOnce) lines.push(`  EXECUTED ${d.executions}x ${d.workflowId} ${d.callId}`);
   for (const l of r.approvals.lost) lines.push(`  APPROVAL LOST ${l}`);
