@@ -202,9 +202,11 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
           }
         }
         if (candidates.length === 0) continue;
-        const phase = pick([...new Set(candidates.map((c) => c.phase))]);
-        const fewest = Math.min(...candidates.filter((c) => c.phase === phase).map((c) => hits.get(c.run.workflowId) ?? 0));
-        const target = pick(candidates.filter((c) => c.phase === phase && (hits.get(c.run.workflowId) ?? 0) === fewest));
+        // The runs furthest from their kills first; among what they are doing, a random phase.
+        const fewest = Math.min(...candidates.map((c) => hits.get(c.run.workflowId) ?? 0));
+        const lagging = candidates.filter((c) => (hits.get(c.run.workflowId) ?? 0) === fewest);
+        const phase = pick([...new Set(lagging.map((c) => c.phase))]);
+        const target = pick(lagging.filter((c) => c.phase === phase));
         const victim = workers.get(target.pid)!;
         // A random moment inside what it is doing.
         await pause(between(0, 300));
