@@ -8,7 +8,9 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
+import { temporal as proto } from '@temporalio/proto';
 import { AgentClient } from '../../client';
+import { STICKY_TIMEOUT_MS } from '../../worker';
 import { readRunLog } from './agent';
 import type { OpenActivity, TranscriptComparison } from './analysis';
 import { compareTranscripts, executionsPerCall, lostApprovals, nextStart, openActivities, spread } from './analysis';
@@ -103,6 +105,11 @@ export interface CampaignResult {
   resume: { afterKill: number[]; afterReplacement: number[]; samples: ResumeSample[]; neverResumed: string[] };
   outcomeUnknown: number;
   workerLosses: { tools: number; models: number };
+  /**
+   * Workflow tasks of the chaos runs that timed out: start-to-close (a worker died holding one: Temporal
+   * waits the workflow task timeout, 10 s by default) and schedule-to-start (on a dead worker's sticky queue).
+   */
+  workflowTaskTimeouts: { startToClose: number; scheduleToStart: number };
 }
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -263,14 +270,32 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
     })();
 
     const [baseline, chaos] = await Promise.all([baselineRuns, chaosRuns]);
+    const wallMs = Date.now() - started;
     allDone = true;
     await Promise.all([killing, restarting, ...replacements]);
-    return analyse(options, { concurrency, store, wallMs: Date.now() - started, chaos, baseline, killsDone, serverRestartsDone, hits, logDir });
+    const workflowTaskTimeouts = await countWorkflowTaskTimeouts(temporal, chaos.map((r) => r.workflowId));
+    return { ...analyse(options, { concurrency, store, wallMs, chaos, baseline, killsDone, serverRestartsDone, hits, logDir }), workflowTaskTimeouts };
   } finally {
     allDone = true;
     await Promise.allSettled(everyWorker.map((w) => stopWorker(w)));
     await connection.close();
   }
+}
+
+/** Workflow task timeouts in the histories of `workflowIds`, by kind. */
+async function countWorkflowTaskTimeouts(temporal: Client, workflowIds: readonly string[]): Promise<CampaignResult['workflowTaskTimeouts']> {
+  const counts = { startToClose: 0, scheduleToStart: 0 };
+  const { EventType, TimeoutType } = proto.api.enums.v1;
+  for (const workflowId of workflowIds) {
+    const history = await temporal.workflow.getHandle(workflowId).fetchHistory();
+    for (const e of history.events ?? []) {
+      if (e.eventType !== EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT) continue;
+      const type = e.workflowTaskTimedOutEventAttributes?.timeoutType;
+      if (type === TimeoutType.TIMEOUT_TYPE_START_TO_CLOSE) counts.startToClose++;
+      else if (type === TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START) counts.scheduleToStart++;
+    }
+  }
+  return counts;
 }
 
 function countStatuses(records: readonly RunRecord[]): Record<string, number> {
@@ -285,7 +310,7 @@ function countStatuses(records: readonly RunRecord[]): Record<string, number> {
 function analyse(
   options: CampaignOptions,
   m: { concurrency: number; store: string; wallMs: number; chaos: RunRecord[]; baseline: RunRecord[]; killsDone: KillRecord[]; serverRestartsDone: CampaignResult['serverRestartsDone']; hits: Map<string, number>; logDir: string },
-): CampaignResult {
+): Omit<CampaignResult, 'workflowTaskTimeouts'> {
   const transcripts: CampaignResult['transcripts'] = { equal: 0, outcomeUnknownOnly: 0, different: [] };
   const atMostOnce: CampaignResult['atMostOnce'] = { calls: 0, maxExecutions: 0, executedMoreThanOnce: [], neverExecuted: 0 };
   const approvals: CampaignResult['approvals'] = { decided: 0, bySignal: 0, byUpdate: 0, lost: [] };
@@ -397,6 +422,7 @@ export function formatCampaign(r: CampaignResult): string {
     `transcripts equal to the uninterrupted baseline: ${r.transcripts.equal}; equal but for outcome-unknown results: ${r.transcripts.outcomeUnknownOnly}; different: ${r.transcripts.different.length}`,
     `at-most-once "transfer": ${r.atMostOnce.calls} calls, max executions per call ${r.atMostOnce.maxExecutions}, calls executed more than once: ${r.atMostOnce.executedMoreThanOnce.length}, never executed (cut before execute): ${r.atMostOnce.neverExecuted}`,
     `outcome unknown: ${r.outcomeUnknown} calls; worker losses reported: ${r.workerLosses.tools} tool attempts, ${r.workerLosses.models} model attempts; at-least-once tools re-executed: ${r.atLeastOnceRepeats}`,
+    `workflow tasks timed out: ${r.workflowTaskTimeouts.startToClose} start-to-close (a worker died holding one: 10 s each, the default workflow task timeout), ${r.workflowTaskTimeouts.scheduleToStart} schedule-to-start (a dead worker's sticky queue: ${STICKY_TIMEOUT_MS / 1000} s each)`,
     `approvals: ${r.approvals.decided} decided (${r.approvals.bySignal} by signal, ${r.approvals.byUpdate} by update); lost: ${r.approvals.lost.length}; runs stuck: ${r.stuck.length}`,
     `resume after a kill (kill → interrupted step running again, no other kill or restart in between): ${s(r.resume.afterKill)}`,
     `  not counted: ${across} resumes across a server restart; ${crossed.length} across another kill (${s(crossed.map((x) => x.afterKillMs))})`,
