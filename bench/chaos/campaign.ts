@@ -428,7 +428,7 @@ export function formatCampaign(r: CampaignResult): string {
     `  not counted: ${across} resumes across a server restart; ${crossed.length} across another kill (${s(crossed.map((x) => x.afterKillMs))})`,
     `resume after the replacement worker was up: ${s(r.resume.afterReplacement.map((ms) => Math.max(0, ms)))}${early ? `; ${early} resumed on another worker before the replacement was up (counted 0)` : ''}`,
   ];
-  for (const x of slowest) lines.push(`  slowest resume: ${seconds(x.afterKillMs)} after the kill${x.afterReplacementMs !== undefined ? ` (${seconds(x.afterReplacementMs)} after the replacement was up)` : ''}: ${x.workflowId}, cut ${x.cut}, kill at ${new Date(x.killAt).toISOString().slice(11, 23)}`);
+  for (const x of slowest) lines.push(`  slowest resume: ${seconds(x.afterKillMs)} after the kill${x.afterReplacementMs === undefined ? '' : x.afterReplacementMs >= 0 ? ` (${seconds(x.afterReplacementMs)} after the replacement was up)` : ` (${seconds(-x.afterReplacementMs)} before the replacement was up)`}: ${x.workflowId}, cut ${x.cut}, kill at ${new Date(x.killAt).toISOString().slice(11, 23)}`);
   for (const d of r.transcripts.different) lines.push(`  DIFFERENT ${d.workflowId}: ${d.why}`);
   for (const d of r.atMostOnce.executedMoreThanOnce) lines.push(`  EXECUTED ${d.executions}x ${d.workflowId} ${d.callId}`);
   for (const l of r.approvals.lost) lines.push(`  APPROVAL LOST ${l}`);
