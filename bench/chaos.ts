@@ -85,8 +85,7 @@ async function main(): Promise<void> {
     log(`Temporal dev server (file-backed) at ${server.address}; bundling workflows…`);
     const bundlePath = join(workDir, 'workflow-bundle.js');
     writeFileSync(bundlePath, (await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietLogger })).code);
-    const { keep, ...campaign } = settings;
-    const result = await runCampaign({ ...campaign, server, bundlePath, workDir, log });
+    const result = await runCampaign({ ...settings, server, bundlePath, workDir, log });
     console.log(`\n${formatCampaign(result)}`);
     const failed = result.completed < settings.runs || result.transcripts.different.length || result.atMostOnce.executedMoreThanOnce.length || result.approvals.lost.length;
     if (failed) process.exitCode = 1;
