@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { terminate } from '../../server/processes';
 
 const ROOT = resolve(__dirname, '..', '..');
 const WORKER_SCRIPT = join(ROOT, 'bench', 'chaos', 'worker.ts');
@@ -121,10 +122,8 @@ export async function killWorker(w: WorkerProcess): Promise<void> {
 
 /** Stop a worker gracefully, or kill it if it does not exit within 10 s. */
 export async function stopWorker(w: WorkerProcess): Promise<void> {
-  if (w.dead) return;
-  w.proc.kill('SIGTERM');
-  const timeout = new Promise<'timeout'>((res) => setTimeout(() => res('timeout'), 10_000).unref());
-  if ((await Promise.race([w.exited, timeout])) === 'timeout') await killWorker(w);
+  await terminate(w.proc, { graceMs: 10_000 });
+  await w.exited;
 }
 
 /** Kill every worker process this module started that is still alive (cleanup after a failure). */

@@ -3,25 +3,12 @@
  * stop it and start it again with the state it had (test/helpers/restartable-server.ts is the same for
  * vitest files, which get the Temporal CLI's path from the global setup).
  */
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { startDevServer } from '../../server/dev-server';
+import { freePort } from '../../server/processes';
 import type { FoundCli } from '../../server/temporal-cli';
 import type { ServerControl } from './campaign';
-
-/** A free TCP port on 127.0.0.1. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** A started file-backed dev server whose database lives in `dir`; `close()` stops it for good. */
 export async function restartableDevServer(dir: string, cli: FoundCli | undefined): Promise<ServerControl & { close(): Promise<void> }> {
