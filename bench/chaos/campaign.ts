@@ -17,7 +17,7 @@ import { compareTranscripts, executionsPerCall, lostApprovals, nextStart, openAc
 import type { FleetSettings, WorkerProcess } from './fleet';
 import { killWorker, startWorkerProcess, stopWorker } from './fleet';
 import type { LiveRun, RunRecord } from './person';
-import { driveRun } from './person';
+import { abandonedCallsSettled, driveRun } from './person';
 
 /** The Temporal server of a campaign: one it can stop and start again on the same address and database. */
 export interface ServerControl {
@@ -277,6 +277,8 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
     return { ...analyse(options, { concurrency, store, wallMs, chaos, baseline, killsDone, serverRestartsDone, hits, logDir }), workflowTaskTimeouts };
   } finally {
     allDone = true;
+    // Calls given up on may still be retrying: let them end while workers still answer, before closing.
+    await abandonedCallsSettled();
     await Promise.allSettled(everyWorker.map((w) => stopWorker(w)));
     await connection.close();
   }

@@ -50,8 +50,22 @@ export interface LiveRun {
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** `op`, or 'timeout' after `ms`. */
+/**
+ * Calls given up on by {@link within} that may still be running (the client retries them): the
+ * connection must not close under them, or the client's retry timer throws where nothing can catch it.
+ */
+const abandoned = new Set<Promise<unknown>>();
+
+/** Resolves once every call given up on has settled, or after `ms`. */
+export async function abandonedCallsSettled(ms = 60_000): Promise<void> {
+  await within(ms, Promise.allSettled([...abandoned]));
+}
+
+/** `op`, or 'timeout' after `ms` (the call then goes on, tracked until it settles). */
 async function within<T>(ms: number, op: Promise<T>): Promise<T | 'timeout'> {
+  const tracked = op.finally(() => abandoned.delete(tracked));
+  abandoned.add(tracked);
+  tracked.catch(() => undefined);
   let timer: NodeJS.Timeout | undefined;
   try {
     return await Promise.race([op, new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), ms)))]);

@@ -14,7 +14,7 @@ import { executionsPerCall, lostApprovals, openActivities } from '../../bench/ch
 import type { FleetSettings } from '../../bench/chaos/fleet';
 import { killAllWorkers, killWorker, startWorkerProcess, stopWorker } from '../../bench/chaos/fleet';
 import type { LiveRun } from '../../bench/chaos/person';
-import { driveRun } from '../../bench/chaos/person';
+import { abandonedCallsSettled, driveRun } from '../../bench/chaos/person';
 import { testId } from '../helpers/harness';
 
 const work = mkdtempSync(join(tmpdir(), 'durable-agent-fleet-'));
@@ -63,6 +63,7 @@ describe('fleet of worker processes on one shared store', () => {
     expect(cut.length).toBeGreaterThan(0);
 
     const ended = await records;
+    await abandonedCallsSettled();
     const survivors = workers.filter((w) => w !== victim);
     await Promise.all(survivors.map((w) => stopWorker(w)));
     const output = workers.map((w) => `--- worker ${w.pid} ---\n${w.output()}`).join('\n');
