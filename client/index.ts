@@ -8,7 +8,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import type { Duration } from '@temporalio/common';
 import { msToNumber } from '@temporalio/common';
 import type { AnyAgent, ToolCallsOf, ToolNamesOf } from '../agents/define';
-import { AGENT_WORKFLOW, DEFAULT_TASK_QUEUE } from '../core/contract';
+import { AGENT_WORKFLOW, DEFAULT_TASK_QUEUE, WORKFLOW_TASK_TIMEOUT } from '../core/contract';
 import type { AgentWorkflowInput } from '../core/contract';
 import { DurableAgentError } from '../core/errors';
 import type { PendingApproval, RunPolicy } from '../core/approvals';
@@ -242,6 +242,7 @@ export class AgentClient {
     const handle = await this.temporal.workflow.start<typeof agentWorkflow>(AGENT_WORKFLOW, {
       taskQueue: this.taskQueue,
       workflowId: options.workflowId ?? `${name}-${randomUUID()}`,
+      workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT,
       args: [input],
     });
     return this.run(handle);
@@ -278,6 +279,7 @@ export class AgentClient {
     const handle = await this.temporal.workflow.signalWithStart<typeof agentWorkflow, [UserMessageInput | string]>(AGENT_WORKFLOW, {
       taskQueue: this.taskQueue,
       workflowId: conversationId,
+      workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT,
       args: [input],
       signal: messageSignal,
       signalArgs: [parsed.value],

@@ -9,7 +9,7 @@ import type { Duration } from '@temporalio/common';
 import { msToNumber } from '@temporalio/common/lib/time';
 import type { AnyAgent, ToolNamesOf } from '../agents/define';
 import type { RunPolicy } from '../core/approvals';
-import { AGENT_WORKFLOW } from '../core/contract';
+import { AGENT_WORKFLOW, WORKFLOW_TASK_TIMEOUT } from '../core/contract';
 import type { AgentWorkflowInput } from '../core/contract';
 import { DurableAgentError } from '../core/errors';
 import { inputProblems } from '../workflows/input';
@@ -400,7 +400,7 @@ export async function createAgentSchedule(
     const handle = await temporal.schedule.create({
       scheduleId,
       spec: memo.cron !== undefined ? { cronExpressions: [memo.cron] } : { intervals: [{ every: memo.intervalMs as number }] },
-      action: { type: 'startWorkflow', workflowType: AGENT_WORKFLOW, taskQueue, workflowId: scheduleId, args: [input] },
+      action: { type: 'startWorkflow', workflowType: AGENT_WORKFLOW, taskQueue, workflowId: scheduleId, workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT, args: [input] },
       policies: { overlap: OVERLAP_POLICIES[overlap] },
       memo: { [SCHEDULE_MEMO_KEY]: { ...memo, taskQueue } },
       state: {

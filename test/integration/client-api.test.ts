@@ -60,6 +60,15 @@ async function waitForPending(run: AgentRun): Promise<void> {
   throw new Error(`no pending approval on ${run.workflowId}`);
 }
 
+describe('runs start with a short workflow task timeout', () => {
+  it('5 s, so a worker killed holding a workflow task delays its run at most that long', async () => {
+    const run = await h.client.start(plain, { input: 'hi', workflowId: testId('wtt') });
+    await run.result();
+    const started = (await run.handle.fetchHistory()).events?.[0]?.workflowExecutionStartedEventAttributes;
+    expect(Number(started?.workflowTaskTimeout?.seconds ?? 0)).toBe(5);
+  });
+});
+
 describe('run.events({ signal })', () => {
   it('returns promptly when aborted during the poll wait (not after pollMs)', async () => {
     const run = await h.client.start(waits, { input: 'deploy', workflowId: testId('abort-events') });
