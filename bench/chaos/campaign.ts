@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { temporal as proto } from '@temporalio/proto';
 import { AgentClient } from '../../client';
+import { WORKFLOW_TASK_TIMEOUT } from '../../core/contract';
 import { STICKY_TIMEOUT_MS } from '../../worker';
 import { readRunLog } from './agent';
 import type { OpenActivity, TranscriptComparison } from './analysis';
@@ -107,7 +108,7 @@ export interface CampaignResult {
   workerLosses: { tools: number; models: number };
   /**
    * Workflow tasks of the chaos runs that timed out: start-to-close (a worker died holding one: Temporal
-   * waits the workflow task timeout, 10 s by default) and schedule-to-start (on a dead worker's sticky queue).
+   * waits the runs' workflow task timeout) and schedule-to-start (on a dead worker's sticky queue).
    */
   workflowTaskTimeouts: { startToClose: number; scheduleToStart: number };
 }
@@ -424,7 +425,7 @@ export function formatCampaign(r: CampaignResult): string {
     `transcripts equal to the uninterrupted baseline: ${r.transcripts.equal}; equal but for outcome-unknown results: ${r.transcripts.outcomeUnknownOnly}; different: ${r.transcripts.different.length}`,
     `at-most-once "transfer": ${r.atMostOnce.calls} calls, max executions per call ${r.atMostOnce.maxExecutions}, calls executed more than once: ${r.atMostOnce.executedMoreThanOnce.length}, never executed (cut before execute): ${r.atMostOnce.neverExecuted}`,
     `outcome unknown: ${r.outcomeUnknown} calls; worker losses reported: ${r.workerLosses.tools} tool attempts, ${r.workerLosses.models} model attempts; at-least-once tools re-executed: ${r.atLeastOnceRepeats}`,
-    `workflow tasks timed out: ${r.workflowTaskTimeouts.startToClose} start-to-close (a worker died holding one: 10 s each, the default workflow task timeout), ${r.workflowTaskTimeouts.scheduleToStart} schedule-to-start (a dead worker's sticky queue: ${STICKY_TIMEOUT_MS / 1000} s each)`,
+    `workflow tasks timed out: ${r.workflowTaskTimeouts.startToClose} start-to-close (a worker died holding one: ${WORKFLOW_TASK_TIMEOUT} each, the runs' workflow task timeout), ${r.workflowTaskTimeouts.scheduleToStart} schedule-to-start (a dead worker's sticky queue: ${STICKY_TIMEOUT_MS / 1000} s each)`,
     `approvals: ${r.approvals.decided} decided (${r.approvals.bySignal} by signal, ${r.approvals.byUpdate} by update); lost: ${r.approvals.lost.length}; runs stuck: ${r.stuck.length}`,
     `resume after a kill (kill → interrupted step running again, no other kill or restart in between): ${s(r.resume.afterKill)}`,
     `  not counted: ${across} resumes across a server restart; ${crossed.length} across another kill (${s(crossed.map((x) => x.afterKillMs))})`,
