@@ -18,7 +18,7 @@ import { DefaultLogger, Runtime, bundleWorkflowCode } from '@temporalio/worker';
 import { ensureTemporalCli } from '../server/temporal-cli';
 import { WORKFLOWS_PATH } from '../worker';
 import { formatCampaign, runCampaign } from './chaos/campaign';
-import { restartableDevServer } from './chaos/server';
+import { restartableServer } from '../server/restartable-server';
 
 const USAGE = `npx tsx bench/chaos.ts [options]
   -n, --runs N              runs of the chaos agent, and as many baseline runs (default 20)
@@ -80,7 +80,8 @@ async function main(): Promise<void> {
   // Connection failures while the server restarts are expected: keep the core's warnings out of the figures.
   Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} } } });
   const workDir = mkdtempSync(join(tmpdir(), 'durable-agent-chaos-'));
-  const server = await restartableDevServer(workDir, ensureTemporalCli(log));
+  const cli = ensureTemporalCli(log);
+  const server = await restartableServer({ dir: workDir, ...(cli ? { cli } : {}) });
   try {
     log(`Temporal dev server (file-backed) at ${server.address}; bundling workflows…`);
     const bundlePath = join(workDir, 'workflow-bundle.js');
