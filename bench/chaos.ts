@@ -19,6 +19,7 @@ import { ensureTemporalCli } from '../server/temporal-cli';
 import { WORKFLOWS_PATH } from '../worker';
 import { formatCampaign, runCampaign } from './chaos/campaign';
 import { restartableServer } from '../server/restartable-server';
+import { intFlag } from './flags';
 
 const USAGE = `npx tsx bench/chaos.ts [options]
   -n, --runs N              runs of the chaos agent, and as many baseline runs (default 20)
@@ -49,11 +50,7 @@ function parseSettings(argv: string[]) {
     strict: true,
   });
   if (values.help) return undefined;
-  const int = (name: string, text: string, min: number): number => {
-    const n = Number(text);
-    if (!Number.isInteger(n) || n < min) throw new Error(`--${name} must be an integer >= ${min} (got ${JSON.stringify(text)})`);
-    return n;
-  };
+  const int = intFlag;
   const workers = int('workers', values.workers, 1);
   return {
     runs: int('runs', values.runs, 1),

@@ -18,6 +18,7 @@ import type { BenchEnvironment } from './environment';
 import { naiveRun } from './naive-run';
 import { num, spread, table } from './stats';
 import { StepMeter } from './step-meter';
+import { intFlag } from './flags';
 
 const USAGE = `Usage: npx tsx bench/long-run.ts [options]
 
@@ -47,11 +48,7 @@ function parseSettings(argv: string[]): Settings | undefined {
     strict: true,
   });
   if (values.help) return undefined;
-  const int = (name: string, text: string, min: number): number => {
-    const n = Number(text);
-    if (!Number.isInteger(n) || n < min) throw new Error(`--${name} must be an integer >= ${min} (got ${JSON.stringify(text)})`);
-    return n;
-  };
+  const int = intFlag;
   const settings = { steps: int('steps', values.steps, 0), bytes: int('bytes', values.bytes, 1), window: int('window', values.window, 1000), naiveSteps: int('naive-steps', values['naive-steps'], 0) };
   if (settings.steps > 0 && settings.steps < 400) throw new Error('--steps must be 0 (skip the durable-agent run) or at least 400, to compare steps ~100 and ~N-100');
   return settings;

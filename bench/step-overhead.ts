@@ -16,6 +16,7 @@ import type { HistoryRun } from './history-run';
 import { num, spread, table } from './stats';
 import type { BatchSize, Side } from './throughput';
 import { timeBatch } from './throughput';
+import { intFlag } from './flags';
 
 const USAGE = `Usage: npx tsx bench/step-overhead.ts [options]
 
@@ -50,11 +51,7 @@ function parseSettings(argv: string[]): Settings | undefined {
     strict: true,
   });
   if (values.help) return undefined;
-  const int = (name: string, text: string, min: number): number => {
-    const n = Number(text);
-    if (!Number.isInteger(n) || n < min) throw new Error(`--${name} must be an integer >= ${min} (got ${JSON.stringify(text)})`);
-    return n;
-  };
+  const int = intFlag;
   const settings = {
     runs: int('runs', values.runs, 1),
     steps: int('steps', values.steps, 1),

