@@ -18,7 +18,7 @@ import { compareTranscripts, executionsPerCall, lostApprovals, nextStart, openAc
 import type { FleetSettings, WorkerProcess } from './fleet';
 import { killWorker, startWorkerProcess, stopWorker } from './fleet';
 import type { LiveRun, RunRecord } from './person';
-import { abandonedCallsSettled, driveRun } from './person';
+import { abandonedCallsSettled, driveRun, readMissingEvents } from './person';
 
 /** The Temporal server of a campaign: one it can stop and start again on the same address and database. */
 export interface ServerControl {
@@ -178,7 +178,7 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
     });
     const chaosRuns = pool(options.runs, concurrency, async (n) => {
       const workflowId = `chaos-${id}-${n}`;
-      const l: LiveRun = { n, workflowId, awaiting: new Map(), done: false };
+      const l: LiveRun = { n, workflowId, awaiting: new Map(), done: false, wantsKills: () => (hits.get(workflowId) ?? 0) < options.kills };
       live.set(workflowId, l);
       hits.set(workflowId, 0);
       const record = await driveRun(chaosClient, n, workflowId, l, { timeoutMs: runTimeoutMs, thinkMs });
@@ -274,6 +274,7 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
     const wallMs = Date.now() - started;
     allDone = true;
     await Promise.all([killing, restarting, ...replacements]);
+    await Promise.all([readMissingEvents(chaosClient, chaos), readMissingEvents(baselineClient, baseline)]);
     const workflowTaskTimeouts = await countWorkflowTaskTimeouts(temporal, chaos.map((r) => r.workflowId));
     return { ...analyse(options, { concurrency, store, wallMs, chaos, baseline, killsDone, serverRestartsDone, hits, logDir }), workflowTaskTimeouts };
   } finally {

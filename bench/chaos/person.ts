@@ -46,6 +46,20 @@ export interface LiveRun {
   /** Calls pending and not yet decided by the person, by call id → when seen. */
   readonly awaiting: Map<string, number>;
   done: boolean;
+  /**
+   * True while the run has been hit by fewer kills than the campaign wants: the person then holds its
+   * decisions (at most {@link HOLD_MS}), so that every run meets its kills before it can end.
+   */
+  readonly wantsKills?: () => boolean;
+}
+
+/** Longest time the person holds a decision for a run still short of kills. */
+export const HOLD_MS = 30_000;
+
+/** Wait while `live` still wants kills, at most {@link HOLD_MS}. */
+async function holdForKills(live: LiveRun): Promise<void> {
+  const until = Date.now() + HOLD_MS;
+  while (live.wantsKills?.() && Date.now() < until) await pause(200);
 }
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -97,6 +111,17 @@ async function startRun(client: AgentClient, n: number, workflowId: string, dead
       throw err;
     }
   });
+}
+
+/**
+ * Read the events of the ended runs whose events could not be read while workers were being killed (a
+ * query lost with its worker, retried past its deadline), now that the fleet is left alone.
+ */
+export async function readMissingEvents(client: AgentClient, records: readonly RunRecord[]): Promise<void> {
+  for (const record of records) {
+    if (record.events || record.stuck) continue;
+    record.events = await readAllEvents(client.get(record.workflowId), Date.now() + 60_000).catch(() => undefined);
+  }
 }
 
 /** Every event of an ended run. */
@@ -154,6 +179,7 @@ export async function driveRun(client: AgentClient, n: number, workflowId: strin
           live.awaiting.set(p.callId, seenAt);
           deciding.push(
             pause(options.thinkMs())
+              .then(() => holdForKills(live))
               .then(() => decide(run, n, p.callId, seenAt, deadline))
               .then((sent) => void record.decisions.push(sent))
               .finally(() => live.awaiting.delete(p.callId)),
