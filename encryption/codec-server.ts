@@ -5,10 +5,7 @@
  * payloads in protobuf JSON (base64 `data` and metadata values). The UI calls it from the browser, so it
  * answers CORS preflights for the origins it is given.
  */
-import type { AddressInfo } from 'node:net';
 import { timingSafeEqual } from 'node:crypto';
-import { serve } from '@hono/node-server';
-import type { ServerType } from '@hono/node-server';
 import { Hono } from 'hono';
 import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
@@ -17,6 +14,7 @@ import type { Payload } from '@temporalio/common';
 import type { JSONPayload } from '@temporalio/common/lib/proto-utils';
 import { JSONToPayload, payloadToJSON } from '@temporalio/common/lib/proto-utils';
 import { isDurableAgentError } from '../core/errors';
+import { listen } from '../http/server';
 import { EncryptionCodec } from './payload-codec';
 import type { Keyring } from './keyring';
 
@@ -142,22 +140,5 @@ export interface CodecServer {
  * @throws the listen error (e.g. `EADDRINUSE`).
  */
 export function serveCodec(app: Hono, options: { port?: number; hostname?: string } = {}): Promise<CodecServer> {
-  const hostname = options.hostname ?? '127.0.0.1';
-  return new Promise((resolve, reject) => {
-    let server: ServerType | undefined = undefined;
-    server = serve({ fetch: app.fetch, port: options.port ?? DEFAULT_CODEC_PORT, hostname }, (info: AddressInfo) => {
-      server?.off('error', reject);
-      const host = hostname.includes(':') ? `[${hostname}]` : hostname;
-      resolve({
-        port: info.port,
-        url: `http://${host}:${info.port}`,
-        close: () =>
-          new Promise<void>((done, fail) => {
-            server?.close((err) => (err ? fail(err) : done()));
-            if (server && 'closeAllConnections' in server) server.closeAllConnections();
-          }),
-      });
-    });
-    server.once('error', reject);
-  });
+  return listen(app.fetch, options, DEFAULT_CODEC_PORT);
 }

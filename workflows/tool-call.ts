@@ -6,7 +6,7 @@
 import { ActivityCancellationType, condition, isCancellation, patched, proxyActivities, sleep, workflowInfo } from '@temporalio/workflow';
 import type { ActivityOptions } from '@temporalio/workflow';
 import type { Gate, RunPolicy } from '../core/approvals';
-import type { AgentActivities } from '../core/contract';
+import type { AgentActivities, RunToolInput } from '../core/contract';
 import { STORAGE_ERROR } from '../core/contract';
 import type { EventLog } from '../core/event-log';
 import type { ToolOutcome } from '../core/outcomes';
@@ -16,6 +16,7 @@ import type { AgentSpec, RetrySpec, ToolSpec } from '../core/spec';
 import { waitDuration, waitResultText } from '../core/wait';
 import { MAX_WORKER_LOSSES, retryDelay } from '../core/retry';
 import type { ApprovalDesk } from './approval-desk';
+import type { ToolFailure } from './failures';
 import { toolFailure } from './failures';
 
 /** What running a call needs from the run. */
@@ -125,18 +126,7 @@ async function executeAttempts(ctx: ToolCallContext, call: PlannedCall, inlineLi
   let losses = 0;
   for (let attempt = 1; ; ) {
     try {
-      const r = await run({
-        agent: ctx.spec.name,
-        tool: tool.name,
-        callId: call.callId,
-        step: call.step,
-        args: call.args,
-        inlineLimitBytes,
-        // Stable across retries, worker restarts and continue-as-new; unique across runs reusing a workflow id.
-        idempotencyKey: `${workflowInfo().firstExecutionRunId}/${call.callId}`,
-        attempt,
-        ...(rerun ? { rerun } : {}),
-      });
+      const r = await run({ ...toolInput(ctx, call, inlineLimitBytes), attempt, ...(rerun ? { rerun } : {}) });
       return { ...outcomeOf(call, r), ...(losses ? { workerLosses: losses } : {}) };
     } catch (err) {
       if (isCancellation(err)) throw err;
@@ -145,17 +135,8 @@ async function executeAttempts(ctx: ToolCallContext, call: PlannedCall, inlineLi
         losses++;
         continue;
       }
-      const withLosses = losses ? { workerLosses: losses } : {};
-      if (f.type === STORAGE_ERROR) {
-        return errorOutcome(call.callId, tool.name, `Tool "${tool.name}": ${f.message}`, { attempts: attempt, latencyMs: f.latencyMs, endsRun: 'storage_error', ...withLosses });
-      }
-      if (f.nonRetryable || attempt >= tool.retry.maximumAttempts) {
-        return errorOutcome(call.callId, tool.name, `Tool "${tool.name}" failed: ${f.message}`, {
-          attempts: attempt,
-          latencyMs: f.latencyMs,
-          ...withLosses,
-          ...(tool.onError === 'fail' ? { endsRun: 'tool_error' as const } : {}),
-        });
+      if (f.type === STORAGE_ERROR || f.nonRetryable || attempt >= tool.retry.maximumAttempts) {
+        return { ...failedOutcome(call, f, attempt), ...(losses ? { workerLosses: losses } : {}) };
       }
       await sleep(retryDelay(tool.retry, attempt).delayMs);
       attempt++;
@@ -176,30 +157,43 @@ function outcomeOf(call: PlannedCall, r: Awaited<ReturnType<AgentActivities['run
   };
 }
 
+/** The input of a call's `runTool` activity, the same for every attempt. */
+function toolInput(ctx: ToolCallContext, call: PlannedCall, inlineLimitBytes: number): RunToolInput {
+  return {
+    agent: ctx.spec.name,
+    tool: call.tool.name,
+    callId: call.callId,
+    step: call.step,
+    args: call.args,
+    inlineLimitBytes,
+    // Stable across retries, worker restarts and continue-as-new; unique across runs reusing a workflow id.
+    idempotencyKey: `${workflowInfo().firstExecutionRunId}/${call.callId}`,
+  };
+}
+
+/**
+ * The outcome of a call that failed for good after `attempts` attempts: a storage failure ends the run
+ * `storage_error`; any other is an error result the model reads (or ends the run, for `onError: 'fail'`).
+ */
+function failedOutcome(call: PlannedCall, f: ToolFailure, attempts: number): ToolOutcome {
+  const tool = call.tool;
+  if (f.type === STORAGE_ERROR) {
+    return errorOutcome(call.callId, tool.name, `Tool "${tool.name}": ${f.message}`, { attempts, latencyMs: f.latencyMs, endsRun: 'storage_error' });
+  }
+  return errorOutcome(call.callId, tool.name, `Tool "${tool.name}" failed: ${f.message}`, {
+    attempts,
+    latencyMs: f.latencyMs,
+    ...(tool.onError === 'fail' ? { endsRun: 'tool_error' as const } : {}),
+  });
+}
+
 /** The call as runs recorded before `tool-attempts-in-workflow` executed it: Temporal's retry policy ran the attempts. */
 async function executeWithTemporalRetries(ctx: ToolCallContext, call: PlannedCall, inlineLimitBytes: number): Promise<ToolOutcome> {
-  const tool = call.tool;
   try {
-    const r = await toolActivity(ctx.proxies, tool, false)({
-      agent: ctx.spec.name,
-      tool: tool.name,
-      callId: call.callId,
-      step: call.step,
-      args: call.args,
-      inlineLimitBytes,
-      idempotencyKey: `${workflowInfo().firstExecutionRunId}/${call.callId}`,
-    });
-    return outcomeOf(call, r);
+    return outcomeOf(call, await toolActivity(ctx.proxies, call.tool, false)(toolInput(ctx, call, inlineLimitBytes)));
   } catch (err) {
     if (isCancellation(err)) throw err;
     const f = toolFailure(err);
-    if (f.type === STORAGE_ERROR) {
-      return errorOutcome(call.callId, tool.name, `Tool "${tool.name}": ${f.message}`, { attempts: f.attempts, latencyMs: f.latencyMs, endsRun: 'storage_error' });
-    }
-    return errorOutcome(call.callId, tool.name, `Tool "${tool.name}" failed: ${f.message}`, {
-      attempts: f.attempts,
-      latencyMs: f.latencyMs,
-      ...(tool.onError === 'fail' ? { endsRun: 'tool_error' as const } : {}),
-    });
+    return failedOutcome(call, f, f.attempts);
   }
 }
