@@ -51,6 +51,16 @@ function streamedArguments(events: StreamEvent[], step: number): { tool?: string
   return { ...(tool ? { tool } : {}), json };
 }
 
+/** Whether `text` parses as JSON. */
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** What holds for every run of the calculator agents, whatever the model said. */
 function expectLoopGuarantees(result: AgentRunResult, effectsDir: string): void {
   const calls = result.report.toolCalls;
@@ -90,7 +100,11 @@ describeWithLocalModel('a real local model (Gemma 3 270M on llama.cpp)', (server
       const args = streamedArguments(events, 1);
       expect(args.tool).toBe('calculator');
       expect(events.filter((e) => e.type === 'delta' && e.step === 1).length).toBeGreaterThan(1);
-      expect(JSON.parse(args.json)).toEqual(first.args);
+      // Live deltas may miss the call's last pieces (the activity ends between two reads of its
+      // heartbeat: README, "Live streaming"); what came is the start of the arguments, and whole when complete.
+      expect(args.json.length).toBeGreaterThan(0);
+      expect(JSON.stringify(first.args).replace(/\s/g, '').startsWith(args.json.replace(/\s/g, ''))).toBe(true);
+      if (isJson(args.json)) expect(JSON.parse(args.json)).toEqual(first.args);
       // The result went back to the model: the message after the call holds it, and the model answered.
       const callAt = result.messages.findIndex((m) => m.role === 'assistant' && m.content.some((b) => b.type === 'tool_use' && b.id === first.callId));
       expect(result.messages[callAt + 1]?.content).toContainEqual(expect.objectContaining({ type: 'tool_result', toolUseId: first.callId }));
