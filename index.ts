@@ -7,6 +7,8 @@
  */
 export { defineAgent, defineTool, ToolError } from './agents/define';
 export { waitTool } from './agents/wait';
+export { mcpServer, mcpTools, McpServerError } from './mcp/server';
+export type { McpHttpServerConfig, McpServer, McpServerConfig, McpSource, McpStdioServerConfig, McpToolOptions, McpToolset, McpToolsetOptions } from './mcp/server';
 export type { WaitToolOptions } from './agents/wait';
 export type {
   Agent,

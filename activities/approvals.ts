@@ -2,13 +2,15 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { CheckApprovalsInput, CheckApprovalsOutput } from '../core/contract';
 import type { AgentRegistry } from '../agents/registry';
 import { errorMessage } from './heartbeat';
+import type { McpCatalog } from '../mcp/tools';
+import { mcpToolOf } from '../mcp/activity';
 
 /**
  * Evaluate the approval predicates of a step's calls (tools declared with `needsApproval: (args) => …`).
  * Arguments that fail the tool's schema need no approval (the call will fail validation and not run).
  * A predicate that throws asks for approval: when in doubt, a person decides.
  */
-export function checkApprovalsActivity(registry: AgentRegistry) {
+export function checkApprovalsActivity(registry: AgentRegistry, mcp?: McpCatalog) {
   return async function checkApprovals(input: CheckApprovalsInput): Promise<CheckApprovalsOutput> {
     return Promise.all(
       input.calls.map(async (call) => {
@@ -18,6 +20,7 @@ export function checkApprovalsActivity(registry: AgentRegistry) {
         } catch (err) {
           throw ApplicationFailure.nonRetryable(errorMessage(err), 'UnknownAgent');
         }
+        tool ??= await mcpToolOf(registry.get(input.agent), call.tool, mcp, { attempt: 0, latencyMs: 0 });
         if (!tool) return { callId: call.callId, needsApproval: false, note: 'unknown tool' };
         const predicate = tool.needsApproval;
         // Not a predicate: `true`, or approvers named (which implies approval).

@@ -6,9 +6,11 @@ import { agentSpec, promptSpec } from '../agents/registry';
 import type { TranscriptStore } from '../store/transcript-store';
 import type { ContextWindowTable } from '../providers/context-windows';
 import { withStore } from './storage';
+import type { McpCatalog } from '../mcp/tools';
+import { withMcpTools } from '../mcp/activity';
 
 /** Resolve an agent into the data the workflow runs on; the prompt and tool schemas are stored as one blob. */
-export function describeAgentActivity(registry: AgentRegistry, store: TranscriptStore, searchAttributes: boolean, windows?: ContextWindowTable) {
+export function describeAgentActivity(registry: AgentRegistry, store: TranscriptStore, searchAttributes: boolean, windows?: ContextWindowTable, mcp?: McpCatalog) {
   return async function describeAgent(input: DescribeAgentInput): Promise<AgentSpec> {
     let agent;
     try {
@@ -16,6 +18,8 @@ export function describeAgentActivity(registry: AgentRegistry, store: Transcript
     } catch (err) {
       throw ApplicationFailure.nonRetryable((err as Error).message, 'UnknownAgent');
     }
+    // Tools of MCP servers are listed now and recorded with the rest: replay never asks the servers.
+    agent = await withMcpTools(agent, mcp);
     const prompt = promptSpec(agent);
     const promptRef = await withStore("store the agent's prompt", () => store.putJson(prompt));
     return agentSpec(agent, promptRef, searchAttributes, windows);

@@ -10,6 +10,7 @@ import type { LiveOptions, ProviderRegistry } from './model';
 import { callModelActivity } from './model';
 import { withStore } from './storage';
 import { runToolActivity } from './tool';
+import type { McpCatalog } from '../mcp/tools';
 
 export type { ProviderRegistry } from './model';
 
@@ -26,13 +27,15 @@ export function createActivities(deps: {
   contextWindows?: ContextWindowTable;
   /** Where streaming model calls send their deltas. */
   live?: LiveOptions;
+  /** The worker's MCP tools (agents declaring `mcp`). */
+  mcp?: McpCatalog;
 }): AgentActivities {
   return {
-    describeAgent: describeAgentActivity(deps.registry, deps.store, deps.searchAttributes ?? false, deps.contextWindows),
+    describeAgent: describeAgentActivity(deps.registry, deps.store, deps.searchAttributes ?? false, deps.contextWindows, deps.mcp),
     callModel: callModelActivity(deps.providers, deps.store, deps.prices, deps.live),
     compactContext: compactContextActivity(deps.providers, deps.store, deps.prices),
-    runTool: runToolActivity(deps.registry, deps.store),
+    runTool: runToolActivity(deps.registry, deps.store, deps.mcp),
     commitTranscript: (input) => withStore('store the last messages of the transcript', () => deps.store.append(input.head, input.append)),
-    checkApprovals: checkApprovalsActivity(deps.registry),
+    checkApprovals: checkApprovalsActivity(deps.registry, deps.mcp),
   };
 }

@@ -12,6 +12,8 @@ import type { TranscriptStore } from '../store/transcript-store';
 import type { ClaimStore } from '../store/blob-store';
 import { errorMessage, keepAlive } from './heartbeat';
 import { withStore } from './storage';
+import type { McpCatalog } from '../mcp/tools';
+import { mcpToolOf } from '../mcp/activity';
 
 /**
  * Render a tool's return value as the text the model reads: strings as they are, nothing as empty text,
@@ -112,7 +114,7 @@ export function outcomeUnknownText(tool: string, claimedAt: string): string {
  * that finds the claim settled returns the recorded result, one that finds it unsettled does not execute
  * and returns an "outcome unknown" error result (`outcomeUnknown`).
  */
-export function runToolActivity(registry: AgentRegistry, store: TranscriptStore) {
+export function runToolActivity(registry: AgentRegistry, store: TranscriptStore, mcp?: McpCatalog) {
   return async function runTool(input: RunToolInput): Promise<RunToolOutput> {
     const ctx = Context.current();
     const attempt = input.attempt ?? ctx.info.attempt;
@@ -122,6 +124,7 @@ export function runToolActivity(registry: AgentRegistry, store: TranscriptStore)
     } catch (err) {
       throw ApplicationFailure.create({ message: errorMessage(err), type: 'UnknownAgent', nonRetryable: true, details: [{ attempt, latencyMs: 0 }] });
     }
+    tool ??= await mcpToolOf(registry.get(input.agent), input.tool, mcp, { attempt, latencyMs: 0 }, ctx);
     if (!tool) {
       throw ApplicationFailure.create({
         message: `Unknown tool "${input.tool}" on this worker's agent "${input.agent}"`,

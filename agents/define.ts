@@ -14,6 +14,8 @@ import type { BuiltinToolSpec } from '../core/wait';
 import { DEFAULTS } from '../core/spec';
 import { checkAgentConfig, checkToolConfig, inputSchemaOf } from './validate';
 import type { BudgetOptions } from './budget-options';
+import type { McpSource } from '../mcp/server';
+import { checkAgentMcp } from '../mcp/server';
 
 export type { BudgetOptions } from './budget-options';
 
@@ -213,6 +215,12 @@ export interface AgentConfig<N extends string = string, T extends readonly AnyTo
    * ```
    */
   context?: ContextOptions;
+  /**
+   * Tools from MCP servers: servers (every tool they list) or `mcpTools(server, { include, exclude, defaults, tools })`.
+   * The worker lists them when a run starts; the run records the list (names `server__tool`), so replay
+   * never asks the server. See `mcpServer`.
+   */
+  mcp?: readonly McpSource[];
 }
 
 /** How an agent's context is managed (see `AgentConfig.context`); every field optional. */
@@ -264,6 +272,7 @@ export type ToolNamesOf<A> = ToolCallsOf<A>['tool'];
  */
 export function defineAgent<const N extends string, const T extends readonly AnyTool[] = readonly []>(config: AgentConfig<N, T>): Agent<N, T> {
   const tools = checkAgentConfig(config as AgentConfig<string, readonly AnyTool[]>) as unknown as T;
+  checkAgentMcp(config.name, config.mcp);
   return Object.freeze({ ...config, kind: 'agent' as const, tools });
 }
 

@@ -11,6 +11,7 @@ import type { Agent, Tool } from './define';
 import { retrySpec } from './define';
 import { toBudget } from './budget-options';
 import { checkWorkerAgent, describeValue } from './validate';
+import { checkAgentMcp } from '../mcp/server';
 
 /** Raised for a name no registered agent has (code `unknown_agent`; `name` is `UnknownAgent`). */
 export class UnknownAgentError extends DurableAgentError {
@@ -36,6 +37,7 @@ export class AgentRegistry {
     if (!Array.isArray(agents)) throw new DefinitionError(`agents must be an array of agents made by defineAgent, got ${describeValue(agents)}`);
     agents.forEach((given: unknown, i) => {
       const a = checkWorkerAgent(given, i);
+      checkAgentMcp(a.name, a.mcp);
       if (this.agents.has(a.name)) throw new DefinitionError(`two agents named "${a.name}": agent names must be unique on a worker`);
       this.agents.set(a.name, a);
     });

@@ -26,6 +26,8 @@ import type { EncryptionSetting } from '../encryption/setting';
 import { resolveKeyring } from '../encryption/setting';
 import { stateDir } from './paths';
 import { ensureSearchAttributes } from './search-attributes';
+import { McpClientPool } from '../mcp/client-pool';
+import { McpCatalog } from '../mcp/tools';
 
 /** Longest interval (ms) between two heartbeats a worker sends for a running call. */
 export const HEARTBEAT_THROTTLE_MS = 1000;
@@ -159,6 +161,8 @@ export async function createWorker(options: AgentWorkerOptions): Promise<AgentWo
   const store = setting !== undefined ? openStore(setting, sealed) : (options.store as BlobStore | undefined) ?? new FileBlobStore(stateDir('blobs'), sealed);
   const ownedStore = setting !== undefined ? (store as ReturnType<typeof openStore>) : undefined;
   const transcripts = new TranscriptStore(store);
+  // MCP servers of the agents: connected on first use, closed with the worker.
+  const mcpClients = new McpClientPool();
   const taskQueue = options.taskQueue ?? DEFAULT_TASK_QUEUE;
   const settings = resolveConnectionSettings(options);
   const namespace = settings.namespace;
@@ -188,7 +192,7 @@ export async function createWorker(options: AgentWorkerOptions): Promise<AgentWo
       connection,
       namespace,
       taskQueue,
-      activities: createActivities({ registry, providers, store: transcripts, searchAttributes, prices: { ...DEFAULT_PRICES, ...options.prices }, contextWindows: { ...DEFAULT_CONTEXT_WINDOWS, ...options.contextWindows }, live: { heartbeat: streaming?.heartbeat ?? false, ...(streaming?.publisher ? { publisher: streaming.publisher } : {}) } }),
+      activities: createActivities({ registry, providers, store: transcripts, searchAttributes, prices: { ...DEFAULT_PRICES, ...options.prices }, contextWindows: { ...DEFAULT_CONTEXT_WINDOWS, ...options.contextWindows }, live: { heartbeat: streaming?.heartbeat ?? false, ...(streaming?.publisher ? { publisher: streaming.publisher } : {}) }, mcp: new McpCatalog(mcpClients) }),
       ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
     });
   } catch (err) {
@@ -196,7 +200,7 @@ export async function createWorker(options: AgentWorkerOptions): Promise<AgentWo
     await ownedStore?.close().catch(() => undefined);
     throw err;
   }
-  return new WorkerLifecycle(worker, taskQueue, namespace, registry, transcripts, ownedConnection, ownedStore);
+  return new WorkerLifecycle(worker, taskQueue, namespace, registry, transcripts, ownedConnection, ownedStore, mcpClients);
 }
 
 /** Runs a Temporal worker and closes the connection it owns once the worker has stopped. */
@@ -212,6 +216,7 @@ class WorkerLifecycle implements AgentWorker {
     readonly transcripts: TranscriptStore,
     private readonly ownedConnection: NativeConnection | undefined,
     private readonly ownedStore?: { close(): Promise<void> },
+    private readonly mcpClients?: McpClientPool,
   ) {}
 
   run(): Promise<void> {
@@ -245,9 +250,9 @@ class WorkerLifecycle implements AgentWorker {
     return state === 'STOPPED' || state === 'FAILED' ? this.closeConnection() : Promise.resolve();
   }
 
-  /** Close what createWorker opened: the connection and a store opened from a setting. */
+  /** Close what createWorker opened: the connection, a store opened from a setting, the MCP clients. */
   private closeConnection(): Promise<void> {
-    this.connectionClosed ??= Promise.all([this.ownedConnection?.close(), this.ownedStore?.close().catch(() => undefined)]).then(() => undefined);
+    this.connectionClosed ??= Promise.all([this.ownedConnection?.close(), this.ownedStore?.close().catch(() => undefined), this.mcpClients?.close()]).then(() => undefined);
     return this.connectionClosed;
   }
 }
