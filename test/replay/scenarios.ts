@@ -7,6 +7,7 @@ import type { BudgetOptions, SessionOption } from '../../client';
 import type { RunPolicy } from '../../core/approvals';
 import type { RunStatus } from '../../core/result';
 import { waitTool } from '../../agents/wait';
+import { mcpServer, mcpTools } from '../../mcp/server';
 import { ScriptedAgents } from '../helpers/agents';
 import { big, boom, echo, fatalBoom, slowRead, slowWrite, typed, waitForever } from '../helpers/tools';
 import { charge, deploy, refund, wire } from './approval-tools';
@@ -229,6 +230,25 @@ const reading = (steps: number) => (_request: unknown, ctx: { step: number; purp
 replayAgents.add('compaction', reading(12), { tools: [big], maxSteps: 20, context: { windowTokens: 3_000, keepRecentTokens: 800, keepToolResults: 3 } });
 replayAgents.add('compaction_overflow', reading(10), { tools: [big], maxSteps: 20, context: { keepRecentTokens: 800, keepToolResults: 0 } });
 replayAgents.provider.setWindow('compaction', 3_000).setWindow('compaction_overflow', 3_000);
+// Added with MCP tools: tools of the reference MCP server (stdio, started by the recording worker) listed
+// at run start and recorded, two calls (one read-only pair in parallel), and a call with invalid arguments.
+replayAgents.add(
+  'mcp_tools',
+  [
+    { toolCalls: [{ name: 'everything__echo', args: { message: 'recorded' } }, { name: 'everything__get-sum', args: { a: 20, b: 22 } }] },
+    { toolCalls: [{ name: 'everything__echo', args: { text: 'wrong field' } }] },
+    { text: 'echoed and summed' },
+  ],
+  {
+    tools: [],
+    mcp: [
+      mcpTools(mcpServer({ name: 'everything', command: process.execPath, args: [require.resolve('@modelcontextprotocol/server-everything/dist/index.js'), 'stdio'] }), {
+        include: ['echo', 'get-sum'],
+        defaults: { readOnly: true },
+      }),
+    ],
+  },
+);
 
 /** Throw unless the run's events of `type` are `expected` (compared on the listed fields). */
 async function expectEvents(run: AgentRun, type: 'approval_decided' | 'approval_refused', expected: readonly Record<string, unknown>[]): Promise<void> {
@@ -426,4 +446,6 @@ export const SCENARIOS: readonly Scenario[] = [
   { name: 'budget_timeout', input: 'wait', budget: { timeout: '1s' }, status: 'timeout', covers: ['TIMER_FIRED', 'ACTIVITY_TASK_CANCEL_REQUESTED'] },
   { name: 'compaction', input: 'read', status: 'success', covers: ['patch:context-compaction'] },
   { name: 'compaction_overflow', input: 'read', status: 'success', covers: ['patch:context-compaction'] },
+  // MCP tools.
+  { name: 'mcp_tools', input: 'echo and sum', status: 'success' },
 ];
