@@ -9,6 +9,13 @@ export { defineAgent, defineTool, ToolError } from './agents/define';
 export { waitTool } from './agents/wait';
 export { mcpServer, mcpTools, McpServerError } from './mcp/server';
 export type { McpHttpServerConfig, McpServer, McpServerConfig, McpSource, McpStdioServerConfig, McpToolOptions, McpToolset, McpToolsetOptions } from './mcp/server';
+export { agentTool } from './agents/agent-tool';
+export type { AgentToolInput, AgentToolOptions } from './agents/agent-tool';
+export { chain } from './agents/chain';
+export type { Chain } from './agents/chain';
+export type { ChildRunSummary, SubAgentSpend } from './core/child-run';
+export type { ChildPendingApproval, ChildTag } from './core/sub-agent';
+export type { ChildAgentEvent } from './client/child-events';
 export type { WaitToolOptions } from './agents/wait';
 export type {
   Agent,

@@ -103,6 +103,8 @@ export interface Tool<N extends string = string, I extends ToolInputSchema = Too
   readonly kind: 'tool';
   /** Set on built-in tools the workflow runs itself (see `waitTool`); never on tools you define. */
   readonly builtin?: BuiltinToolSpec;
+  /** Set on agent tools (see `agentTool`): the agent each call runs as a child workflow. */
+  readonly subAgent?: { readonly agent: string; readonly definition: Agent<string, readonly AnyTool[]> };
   /** JSON Schema of the input, from zod. */
   readonly inputSchema: JsonObject;
 }

@@ -12,6 +12,7 @@ import { retrySpec } from './define';
 import { toBudget } from './budget-options';
 import { checkWorkerAgent, describeValue } from './validate';
 import { checkAgentMcp } from '../mcp/server';
+import { subAgentsOf } from './sub-agents';
 
 /** Raised for a name no registered agent has (code `unknown_agent`; `name` is `UnknownAgent`). */
 export class UnknownAgentError extends DurableAgentError {
@@ -41,6 +42,13 @@ export class AgentRegistry {
       if (this.agents.has(a.name)) throw new DefinitionError(`two agents named "${a.name}": agent names must be unique on a worker`);
       this.agents.set(a.name, a);
     });
+    // The agents of agent tools are served too (an agent listed by the same name wins).
+    for (const a of subAgentsOf([...this.agents.values()])) {
+      if (this.agents.has(a.name)) continue;
+      const checked = checkWorkerAgent(a, this.agents.size);
+      checkAgentMcp(checked.name, checked.mcp);
+      this.agents.set(checked.name, checked);
+    }
   }
 
   /** Names of every agent. */
@@ -86,6 +94,7 @@ export function toolSpec(tool: Tool): ToolSpec {
     ...(needsApprovalSpec(tool) ? { approval: approvalSpec(tool) } : {}),
     ...(tool.builtin ? { builtin: tool.builtin } : {}),
     ...(tool.atMostOnce ? { atMostOnce: true as const } : {}),
+    ...(tool.subAgent ? { subAgent: { agent: tool.subAgent.agent } } : {}),
   };
 }
 

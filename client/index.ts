@@ -17,6 +17,10 @@ import type { UserMessageInput } from '../core/inbox';
 import { parseUserMessage } from '../core/inbox';
 import { messageSignal } from '../workflows/definitions';
 import type { agentWorkflow } from '../workflows/agent';
+import type { chainWorkflow } from '../workflows/chain';
+import type { ChainWorkflowInput } from '../core/sub-agent';
+import { CHAIN_WORKFLOW } from '../core/sub-agent';
+import type { Chain } from '../agents/chain';
 import { AGENT_NAME, AWAITING_APPROVAL_QUERY } from '../workflows/search-attributes';
 import type { ConnectionSettings } from './connection-settings';
 import { resolveConnectionSettings } from './connection-settings';
@@ -139,6 +143,8 @@ export interface AwaitingRun {
   runId: string;
   agent: string | undefined;
   pending: PendingApproval[];
+  /** Set for a sub-agent's run (a child workflow): the run that started it, which lists these approvals too. */
+  parent?: { workflowId: string; runId: string };
 }
 
 /**
@@ -249,6 +255,33 @@ export class AgentClient {
   }
 
   /**
+   * Start a chain of agents (see `chain`): each agent runs as a child workflow on the previous one's answer.
+   * The run's result is the last agent's result with the chain's usage and cost; its events are the
+   * children's starts and ends (`events({ children: true })` adds theirs); its pending approvals are the
+   * children's, decided through it.
+   *
+   * @throws {DurableAgentError} code `invalid_input` for a chain that is not one, or a missing `input`.
+   * @example
+   * ```ts
+   * const run = await client.startChain(chain(researcher, writer), { input: 'Durable execution' });
+   * ```
+   */
+  async startChain<L extends AnyAgent>(agents: Chain<L>, options: { input: string; policy?: RunPolicy; workflowId?: string }): Promise<AgentRunOf<L>> {
+    if (agents?.kind !== 'chain' || !Array.isArray(agents.agents)) throw new DurableAgentError('invalid_input', 'startChain(chain, options): pass a chain made by chain(a, b, …)');
+    if (typeof options?.input !== 'string' || !options.input) throw new DurableAgentError('invalid_input', "startChain(chain, options): options.input must be the first agent's prompt as a non-empty string");
+    const names = agents.agents.map((a) => a.name);
+    const input: ChainWorkflowInput = { agents: names, prompt: options.input, ...(options.policy ? { policy: options.policy } : {}) };
+    const handle = await this.temporal.workflow.start<typeof chainWorkflow>(CHAIN_WORKFLOW, {
+      taskQueue: this.taskQueue,
+      workflowId: options.workflowId ?? `chain-${names.join('-').slice(0, 80)}-${randomUUID()}`,
+      workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT,
+      args: [input],
+    });
+    // A chain's workflow answers the same result and events as an agent run.
+    return this.run(this.temporal.workflow.getHandle<typeof agentWorkflow>(handle.workflowId)) as AgentRunOf<L>;
+  }
+
+  /**
    * Send a message to the session `conversationId`, starting it if it does not exist (signal-with-start):
    * a stateless HTTP handler can route every message of a conversation to one durable run. Concurrent
    * senders to a new conversation create one run that gets every message. The message is delivered as
@@ -344,7 +377,8 @@ export class AgentClient {
       } catch {
         continue; // closed or unreadable since visibility was written
       }
-      if (pending.length) runs.push({ workflowId: w.workflowId, runId: w.runId, agent: w.typedSearchAttributes.get(AGENT_NAME), pending });
+      const parent = w.parentExecution ? { parent: { workflowId: w.parentExecution.workflowId ?? '', runId: w.parentExecution.runId ?? '' } } : {};
+      if (pending.length) runs.push({ workflowId: w.workflowId, runId: w.runId, agent: w.typedSearchAttributes.get(AGENT_NAME), pending, ...parent });
     }
     return runs;
   }

@@ -17,6 +17,8 @@ import type { agentWorkflow } from '../workflows/agent';
 import type { MessageReceipt, UserMessageInput } from '../core/inbox';
 import { approvalSignal, decideUpdate, endSignal, eventsQuery, messageSignal, pendingApprovalsQuery, sendUpdate, snapshotQuery } from '../workflows/definitions';
 import { ABORTED, sleep, untilAborted } from './abortable';
+import type { ChildAgentEvent } from './child-events';
+import { withChildEvents } from './child-events';
 import { ApprovalRefusedError, MessageRefusedError, RunNotFoundError } from './errors';
 
 /** Options of {@link AgentRun.events}. */
@@ -27,6 +29,11 @@ export interface EventsOptions {
   pollMs?: number;
   /** Stop iterating (promptly, even mid-wait) when this aborts; the run itself goes on. */
   signal?: AbortSignal;
+  /**
+   * Also follow the run's sub-agents: when a `sub_agent_started` event comes, the child's events are read
+   * too and yielded tagged `child: <its workflow id>` (see `ChildAgentEvent`). Default false.
+   */
+  children?: boolean;
 }
 
 /** Options of {@link AgentRun.stream}. */
@@ -42,6 +49,8 @@ export interface StreamOptions {
    * for this stream alone reads Temporal-native deltas (a client's runs share its feed, polled every 100 ms).
    */
   pollMs?: number;
+  /** Also yield the run's sub-agents' durable events, tagged `child: <workflow id>` (as `events({ children: true })`). Default false. */
+  children?: boolean;
 }
 
 interface Tagged<T extends string, V> {
@@ -232,7 +241,18 @@ export class AgentRun<C extends ToolCallShape = AnyToolCall> {
    * }
    * ```
    */
-  async *events(options: EventsOptions = {}): AsyncGenerator<AgentEvent<C>> {
+  events(options: EventsOptions & { children: true }): AsyncGenerator<AgentEvent<C> | ChildAgentEvent>;
+  events(options?: EventsOptions): AsyncGenerator<AgentEvent<C>>;
+  events(options: EventsOptions = {}): AsyncGenerator<AgentEvent<C> | ChildAgentEvent> {
+    if (!options.children) return this.ownRunEvents(options);
+    const { children: _children, ...rest } = options;
+    const client = this.handle.client;
+    const open = (workflowId: string) => new AgentRun(client.getHandle<typeof agentWorkflow>(workflowId), { deltas: false }).events({ ...rest, from: 0, children: true });
+    // The parent's events are of shape C; the merge only looks at their `type`.
+    return withChildEvents(this.ownRunEvents(rest) as unknown as AsyncIterable<AgentEvent>, open) as AsyncGenerator<AgentEvent<C> | ChildAgentEvent>;
+  }
+
+  private async *ownRunEvents(options: EventsOptions): AsyncGenerator<AgentEvent<C>> {
     if (this.options.hub) {
       // The hub holds events of any call shape; this run's are of shape C.
       yield* this.options.hub.follow(this as unknown as FollowedRun, options) as unknown as AsyncGenerator<AgentEvent<C>>;
@@ -305,13 +325,24 @@ export class AgentRun<C extends ToolCallShape = AnyToolCall> {
     options.signal?.addEventListener('abort', onAbort, { once: true });
     const feed = options.deltas ?? this.options.deltas ?? new TemporalDeltaFeed(this.handle.client, options.pollMs !== undefined ? { pollMs: options.pollMs } : {});
     const filter = new LiveFilter<C>();
-    const durable = tagged('durable' as const, this.events({ from: options.after ?? 0, signal: stop.signal, pollMs: options.pollMs ?? 100 }));
-    const live = feed ? tagged('live' as const, feed.follow(this.workflowId, { signal: stop.signal })) : tagged('live' as const, nothing<LiveDelta>());
+    const durable = tagged('durable' as const, this.events({ from: options.after ?? 0, signal: stop.signal, pollMs: options.pollMs ?? 100, ...(options.children ? { children: true as const } : {}) }));
+    // Deltas stop with the run's `done`; with children, their events may still be coming then.
+    const liveStop = new AbortController();
+    stop.signal.addEventListener('abort', () => liveStop.abort(), { once: true });
+    const live = feed ? tagged('live' as const, feed.follow(this.workflowId, { signal: liveStop.signal })) : tagged('live' as const, nothing<LiveDelta>());
     try {
       for await (const item of merge<Tagged<'durable', AgentEvent<C>> | Tagged<'live', LiveDelta>>(durable, live)) {
         if (item.tag === 'durable') {
+          // A sub-agent's event goes out as it is (its deltas are not followed).
+          if ('child' in item.value) {
+            yield item.value as StreamEvent<C>;
+            continue;
+          }
           for (const e of filter.durable(item.value)) yield e;
-          if (item.value.type === 'done') return;
+          if (item.value.type === 'done') {
+            if (!options.children) return;
+            liveStop.abort();
+          }
         } else {
           const e = filter.delta(item.value);
           if (e) yield e;

@@ -14,6 +14,7 @@ import type { ExecutionStart } from './event-log';
 import type { AgentEvent } from './events';
 import type { RunStatus } from './result';
 import type { Usage } from './usage';
+import type { ParentLink } from './child-run';
 
 /** Name of the workflow type that runs agents. */
 export const AGENT_WORKFLOW = 'agentWorkflow';
@@ -42,6 +43,8 @@ export interface AgentWorkflowInput {
   budget?: Budget;
   /** Set by the run itself when it continues as new: the state the new execution starts from. */
   continued?: ContinuedRun;
+  /** Set when a parent agent run started this one as a sub-agent: the run reports its pending approvals there. */
+  parent?: ParentLink;
 }
 
 /**

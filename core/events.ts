@@ -209,6 +209,30 @@ export interface CompactionFailedEvent {
   error: string;
 }
 
+/** A tool call started a sub-agent as a child workflow (its events: read the run `workflowId`). */
+export interface SubAgentStartedEvent {
+  type: 'sub_agent_started';
+  step: number;
+  callId: string;
+  tool: string;
+  agent: string;
+  workflowId: string;
+}
+
+/** A sub-agent's child run ended (or could not run: `status` absent, `error` says why); its result follows as `tool_result`. */
+export interface SubAgentFinishedEvent {
+  type: 'sub_agent_finished';
+  step: number;
+  callId: string;
+  tool: string;
+  agent: string;
+  workflowId: string;
+  status?: RunStatus;
+  usage?: Usage;
+  costUsd?: number;
+  error?: string;
+}
+
 /** The run ended; the same status and error as its result. */
 export interface DoneEvent {
   type: 'done';
@@ -241,6 +265,8 @@ export type AgentEventBody<C extends ToolCallShape = AnyToolCall> =
   | ContinuedEvent
   | CompactedEvent
   | CompactionFailedEvent
+  | SubAgentStartedEvent
+  | SubAgentFinishedEvent
   | DoneEvent;
 
 /** Every kind of run event. */

@@ -9,6 +9,7 @@ import { preview, utf8Bytes } from './json';
 import type { ToolOutput } from './messages';
 import { outputText } from './messages';
 import type { FailureStatus } from './result';
+import type { ChildRunSummary } from './child-run';
 
 /** What one tool call produced. */
 export interface ToolOutcome {
@@ -31,6 +32,8 @@ export interface ToolOutcome {
    * not store its output (`storage_error`).
    */
   endsRun?: FailureStatus;
+  /** The call ran a sub-agent as a child workflow: how that run ended, and what it spent. */
+  child?: ChildRunSummary;
 }
 
 /** An error outcome with a message the model can read. */

@@ -52,7 +52,7 @@ export function finishRun(state: LoopState, status: RunStatus, meta: RunMeta, er
   const here = runCost(state.steps);
   const earlier = state.earlier;
   // Summaries written by compaction are paid for too.
-  const other = (earlier?.costUsd ?? 0) + (state.context?.costUsd ?? 0);
+  const other = (earlier?.costUsd ?? 0) + (state.context?.costUsd ?? 0) + (state.subAgents?.costUsd ?? 0);
   const cost = other > 0 || earlier
     ? { costUsd: Math.round((here.costUsd + other) * 1e8) / 1e8, unpricedSteps: here.unpricedSteps + (earlier?.unpricedSteps ?? 0) }
     : here;

@@ -6,6 +6,7 @@
 import type { Message } from './messages';
 import type { StopReason } from './model';
 import type { Usage } from './usage';
+import type { ChildRunSummary } from './child-run';
 import type { AnyToolCall, ToolCallShape } from './tool-call';
 
 export type { AnyToolCall, ToolCallShape } from './tool-call';
@@ -86,6 +87,8 @@ export type ToolCallReport<C extends ToolCallShape = AnyToolCall> = C & {
   workerLosses?: number;
   /** An at-most-once call whose effect is unknown (an attempt was interrupted): not executed again. */
   outcomeUnknown?: true;
+  /** The call ran a sub-agent as a child workflow: its run, status, usage and cost (in the run's totals too). */
+  child?: ChildRunSummary;
 };
 
 /** What happened during a run, for people and dashboards. */

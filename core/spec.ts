@@ -3,6 +3,7 @@ import type { Budget } from './budget';
 import type { BlobRef } from './messages';
 import type { JsonObject } from './json';
 import type { BuiltinToolSpec } from './wait';
+import type { SubAgentToolSpec } from './child-run';
 
 /**
  * Retry policy, in the shape of Temporal's RetryPolicy with durations in milliseconds.
@@ -64,6 +65,8 @@ export interface ToolSpec {
    * result does not execute (the outcome is unknown). Absent: at-least-once.
    */
   atMostOnce?: true;
+  /** Set for a tool that runs another agent as a child workflow (`agentTool`): no activity, the child is the call. */
+  subAgent?: SubAgentToolSpec;
 }
 
 /** Limits of a run. */

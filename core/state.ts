@@ -5,6 +5,7 @@ import type { StopReason } from './model';
 import type { StepReport, ToolCallReport } from './result';
 import type { AgentSpec } from './spec';
 import type { Usage } from './usage';
+import type { SubAgentSpend } from './child-run';
 import { ZERO_USAGE } from './usage';
 
 /** Loop state: the conversation, what is stored of it, counters and the report so far. */
@@ -31,6 +32,8 @@ export interface LoopState {
   toolCalls: ToolCallReport[];
   /** What the model is shown of the conversation (summary, start), and the token count it is estimated from. */
   context?: ContextState;
+  /** What sub-agents (child runs) spent: their usage is in `usage` too; their cost counts in the run's. Absent: none ran. */
+  subAgents?: SubAgentSpend;
 }
 
 /** The part of a long run's state an execution no longer holds (it is in the store, or counted). */

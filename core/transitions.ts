@@ -18,6 +18,7 @@ import type { AgentSpec } from './spec';
 import type { LoopState, ModelStep } from './state';
 import { dropIncompleteCalls } from './state';
 import { addUsage } from './usage';
+import { withChildSpend } from './sub-agent';
 
 /** What the model is told after an answer cut off at its output limit, when the agent recovers from it. */
 export const MAX_TOKENS_CONTINUE =
@@ -187,8 +188,9 @@ function appendToolResults(state: LoopState, calls: readonly ToolUseBlock[], out
       attempts: o.attempts,
       ...(o.workerLosses ? { workerLosses: o.workerLosses } : {}),
       ...(o.outcomeUnknown ? { outcomeUnknown: true as const } : {}),
+      ...(o.child ? { child: o.child } : {}),
     });
   }
   const message: Message = { role: 'user', content: blocks };
-  return { ...state, messages: [...state.messages, message], toolCalls: [...state.toolCalls, ...reports] };
+  return withChildSpend({ ...state, messages: [...state.messages, message], toolCalls: [...state.toolCalls, ...reports] }, outcomes);
 }

@@ -32,6 +32,7 @@ import { callModelWithRetries } from './model-call';
 import type { ToolCallContext } from './tool-call';
 import { ToolStep } from './tool-step';
 import { Visibility } from './visibility';
+import { ChildApprovals, parentNotifier } from './sub-agent';
 
 const { describeAgent, commitTranscript } = proxyActivities<AgentActivities>({
   startToCloseTimeout: '1 minute',
@@ -61,10 +62,19 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
     () => {
       if (phase === 'running' || phase === 'awaiting_approval') phase = desk.pending().length ? 'awaiting_approval' : 'running';
       visibility.update(loop.agent, phase, desk.pending().length);
+      reportToParent();
     },
     (callId) => loop.messages.some((m) => m.role === 'assistant' && m.content.some((b) => b.type === 'tool_use' && b.id === callId)),
   );
   desk.install();
+  // Sub-agents: the approvals this run's children wait for; a child run reports its own (and theirs) to its parent.
+  const notifyParent = parentNotifier(input?.parent, () => loop.agent);
+  const children = new ChildApprovals(() => reportToParent());
+  children.install();
+  desk.forwardTo(children);
+  function reportToParent(): void {
+    notifyParent?.([...desk.pending(), ...children.pending()]);
+  }
   const inbox = new Inbox(log, () => loop.turn);
   inbox.install();
   setHandler(eventsQuery, (cursor, limit) => log.page(cursor, limit));
@@ -139,7 +149,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
     log.push({ type: 'run_started', agent: spec.name, model: modelLabel(modelForAttempt(spec.models, 1)), maxSteps: loop.maxSteps });
   }
 
-  const tools: ToolCallContext = { spec, policy: input.policy, desk, log, running, proxies: new Map(), messageWaiting: () => inbox.size > 0 };
+  const tools: ToolCallContext = { spec, policy: input.policy, desk, log, running, proxies: new Map(), messageWaiting: () => inbox.size > 0, children };
   // Extended by people when the agent asks (onBudgetExhausted: 'ask'); carried across continue-as-new in the input.
   let budget: Budget = continued?.budget ?? effectiveBudget(spec.budget, input.budget);
   let step: ToolStep | undefined;
@@ -216,7 +226,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
    */
   async function overBudget(turns = loop.turn): Promise<Ending | undefined> {
     for (;;) {
-      const steps = [...loop.steps, { costUsd: (loop.earlier?.costUsd ?? 0) + (loop.context?.costUsd ?? 0) }];
+      const steps = [...loop.steps, { costUsd: (loop.earlier?.costUsd ?? 0) + (loop.context?.costUsd ?? 0) + (loop.subAgents?.costUsd ?? 0) }];
       const spent = exhaustedBudget(budget, budgetSpent(loop.usage, steps, turns));
       if (!spent) return undefined;
       const ending: Ending = { status: 'budget_exceeded', error: { message: budgetMessage(spent), type: 'BudgetExceeded' } };

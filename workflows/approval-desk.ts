@@ -14,6 +14,7 @@ import { decisionOutcome, expiredOutcome, withdrawnOutcome } from '../core/outco
 import type { JsonObject } from '../core/json';
 import type { PlannedCall } from '../core/plan';
 import { approvalSignal, decideUpdate, pendingApprovalsQuery } from './definitions';
+import type { ChildApprovals } from './sub-agent';
 
 /** Failure type of a refused `decide` update: non-retryable, the reason is the message. */
 export const APPROVAL_REFUSED = 'ApprovalRefused';
@@ -44,6 +45,18 @@ export class ApprovalDesk {
   private readonly queued = new Map<string, ApprovalDecision>();
   /** Tools approved for the rest of the run. */
   readonly approvedTools = new Set<string>();
+  /** The approvals the run's sub-agents wait for: listed with the run's own, decisions on them forwarded. */
+  private children: ChildApprovals | undefined;
+
+  /** List the approvals `children` wait for with the run's own, and forward decisions on them to the child that waits. */
+  forwardTo(children: ChildApprovals): void {
+    this.children = children;
+  }
+
+  /** The child that waits for `callId`, when the run itself has no such call. */
+  private inChild(callId: string): ReturnType<ChildApprovals['find']> {
+    return this.entries.has(callId) ? undefined : this.children?.find(callId);
+  }
 
   /**
    * @param log the run's event log
@@ -58,15 +71,24 @@ export class ApprovalDesk {
 
   /** Register the signal, update and query handlers. */
   install(): void {
-    setHandler(pendingApprovalsQuery, () => this.pending());
+    setHandler(pendingApprovalsQuery, () => [...this.pending(), ...(this.children?.pending() ?? [])]);
     setHandler(approvalSignal, (payload: unknown) => this.onSignal(payload));
-    setHandler(decideUpdate, (payload: unknown) => this.apply((parseDecision(payload) as { value: ApprovalDecision }).value, 'update'), {
+    setHandler(decideUpdate, (payload: unknown) => {
+      const d = (parseDecision(payload) as { value: ApprovalDecision }).value;
+      const child = this.inChild(d.callId);
+      if (child && this.children) {
+        // A sub-agent's call: the child decides it (a signal; the validator checked it against the child's last report).
+        return this.children.forward(child.via, d).then(() => ({ callId: d.callId, tool: child.pending.tool, decision: d.decision, by: d.by, applied: [d.callId] }));
+      }
+      return this.apply(d, 'update');
+    }, {
       // Refusals are final (nothing to retry) and typed, so any client — the `temporal` CLI included —
       // reads `ApprovalRefused` with the reason. The validator writes nothing to history.
       validator: (payload: unknown) => {
         const parsed = parseDecision(payload);
         if (!parsed.ok) throw ApplicationFailure.nonRetryable(parsed.error, APPROVAL_REFUSED);
-        const why = refusal(parsed.value, this.stateOf(parsed.value.callId), Date.now());
+        const child = this.inChild(parsed.value.callId);
+        const why = refusal(parsed.value, child ? { kind: 'pending', pending: child.pending } : this.stateOf(parsed.value.callId), Date.now());
         if (why) throw ApplicationFailure.nonRetryable(why, APPROVAL_REFUSED);
       },
     });
@@ -76,6 +98,12 @@ export class ApprovalDesk {
     const parsed = parseDecision(payload);
     if (!parsed.ok) return this.refused(payload, parsed.error);
     const d = parsed.value;
+    const child = this.inChild(d.callId);
+    if (child && this.children) {
+      // A sub-agent's call: the child decides it (and refuses it there if it no longer applies).
+      void this.children.forward(child.via, d).catch(() => undefined);
+      return;
+    }
     const state = this.stateOf(d.callId);
     // Runs recorded before decisions could wait for their call refused them at once: keep that on replay.
     if (state.kind === 'not_reached' && !patched('queue-early-decisions')) return this.refused(payload, refusal(d, state, Date.now()) as string);

@@ -1,2 +1,3 @@
 /** Entry point of the workflow bundle: every workflow a durable-agent worker runs. */
 export { agentWorkflow } from './agent';
+export { chainWorkflow } from './chain';

@@ -18,6 +18,8 @@ import { MAX_WORKER_LOSSES, retryDelay } from '../core/retry';
 import type { ApprovalDesk } from './approval-desk';
 import type { ToolFailure } from './failures';
 import { toolFailure } from './failures';
+import type { ChildApprovals } from './sub-agent';
+import { runSubAgentCall } from './sub-agent';
 
 /** What running a call needs from the run. */
 export interface ToolCallContext {
@@ -31,6 +33,8 @@ export interface ToolCallContext {
   proxies: Map<string, AgentActivities['runTool']>;
   /** True while a message people sent waits for the model (it ends a `wait` early). */
   messageWaiting: () => boolean;
+  /** The approvals the run's sub-agents wait for (their calls drop them when the child ends). */
+  children?: ChildApprovals;
 }
 
 /**
@@ -47,6 +51,7 @@ export async function runCall(ctx: ToolCallContext, call: PlannedCall, gate: Gat
   ctx.log.push({ type: 'tool_started', step: call.step, callId: call.callId, tool: call.tool.name });
   try {
     if (call.tool.builtin?.kind === 'wait') return await waitCall(ctx, call, call.tool.builtin.maxWaitMs);
+    if (call.tool.subAgent) return await runSubAgentCall(ctx, call, inlineLimitBytes);
     return await executeCall(ctx, call, inlineLimitBytes);
   } finally {
     ctx.running.delete(call.callId);

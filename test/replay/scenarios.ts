@@ -8,6 +8,7 @@ import type { RunPolicy } from '../../core/approvals';
 import type { RunStatus } from '../../core/result';
 import { waitTool } from '../../agents/wait';
 import { mcpServer, mcpTools } from '../../mcp/server';
+import { agentTool } from '../../agents/agent-tool';
 import { ScriptedAgents } from '../helpers/agents';
 import { big, boom, echo, fatalBoom, slowRead, slowWrite, typed, waitForever } from '../helpers/tools';
 import { charge, deploy, refund, wire } from './approval-tools';
@@ -229,6 +230,9 @@ const reading = (steps: number) => (_request: unknown, ctx: { step: number; purp
   ctx.purpose === 'summary' ? { text: `Read ${ctx.step - 1} pages so far.` } : ctx.step <= steps ? { toolCalls: [{ name: 'big', args: { kb: 2 } }] } : { text: 'all read' };
 replayAgents.add('compaction', reading(12), { tools: [big], maxSteps: 20, context: { windowTokens: 3_000, keepRecentTokens: 800, keepToolResults: 3 } });
 replayAgents.add('compaction_overflow', reading(10), { tools: [big], maxSteps: 20, context: { keepRecentTokens: 800, keepToolResults: 0 } });
+// Sub-agents: the parent's model calls an agent tool; the child asks for approval, decided through the parent.
+const subAgentChild = replayAgents.add('sub_agent_child', [{ toolCalls: [{ name: 'deploy', args: { service: 'api' } }] }, { text: 'deployed api' }], { tools: [deploy] });
+replayAgents.add('sub_agent', [{ toolCalls: [{ name: 'sub_agent_child', args: { input: 'deploy api' } }] }, { text: 'the child deployed api' }], { tools: [agentTool(subAgentChild)] });
 replayAgents.provider.setWindow('compaction', 3_000).setWindow('compaction_overflow', 3_000);
 // Added with MCP tools: tools of the reference MCP server (stdio, started by the recording worker) listed
 // at run start and recorded, two calls (one read-only pair in parallel), and a call with invalid arguments.
@@ -448,4 +452,17 @@ export const SCENARIOS: readonly Scenario[] = [
   { name: 'compaction_overflow', input: 'read', status: 'success', covers: ['patch:context-compaction'] },
   // MCP tools.
   { name: 'mcp_tools', input: 'echo and sum', status: 'success' },
+  // Sub-agents: the parent's history holds the child's start and completion (its result), and the
+  // decision forwarded to the child (a signal to it); the child's own history is its own run.
+  {
+    name: 'sub_agent',
+    input: 'deploy through the child',
+    status: 'success',
+    covers: ['START_CHILD_WORKFLOW_EXECUTION_INITIATED', 'CHILD_WORKFLOW_EXECUTION_COMPLETED', 'SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED', 'WORKFLOW_EXECUTION_SIGNALED', UPDATE],
+    during: async (run) => {
+      // The child's call, listed on the parent; the decision is forwarded to the child.
+      await waitForPending(run, ['call_1_0']);
+      await run.decide({ callId: 'call_1_0', decision: 'approve', by: 'ops:alice' });
+    },
+  },
 ];

@@ -1,0 +1,73 @@
+/**
+ * A chain of agents (`chain(a, b, …)`): each runs as a child workflow on the previous one's answer, in
+ * turn. The chain's events are the children's `sub_agent_started` / `sub_agent_finished` and `done`; its
+ * pending approvals are its children's (decided through the chain, forwarded); its result is the last
+ * agent's result with the usage and cost of the whole chain. A child that does not succeed ends the chain
+ * with its result.
+ */
+import { isCancellation, setHandler, workflowInfo } from '@temporalio/workflow';
+import { EventLog } from '../core/event-log';
+import { doneEvent, finishRun } from '../core/report';
+import type { AgentRunResult } from '../core/result';
+import { startLoop } from '../core/state';
+import type { ChainWorkflowInput } from '../core/sub-agent';
+import { chainPrompt } from '../core/sub-agent';
+import { addUsage, ZERO_USAGE } from '../core/usage';
+import { ApprovalDesk } from './approval-desk';
+import { eventsQuery } from './definitions';
+import { inputProblems } from './input';
+import { ChildApprovals, childSummary, startSubAgent } from './sub-agent';
+
+
+/** Run `agents` in turn, each on the previous one's answer; returns the last result with the chain's usage and cost. */
+export async function chainWorkflow(input: ChainWorkflowInput): Promise<AgentRunResult> {
+  const info = workflowInfo();
+  const startedAt = new Date().toISOString();
+  const log = new EventLog(() => new Date());
+  setHandler(eventsQuery, (cursor, limit) => log.page(cursor, limit));
+  const desk = new ApprovalDesk(log, () => undefined, () => false);
+  desk.install();
+  const children = new ChildApprovals(() => undefined);
+  children.install();
+  desk.forwardTo(children);
+
+  const fail = (status: 'invalid_input' | 'internal_error' | 'cancelled', message: string, prompt = ''): AgentRunResult => {
+    const result = finishRun(startLoop({ name: 'chain', limits: { maxSteps: 1, toolResultInlineBytes: 0 } }, prompt), status, { workflowId: info.workflowId, runId: info.runId, startedAt, endedAt: new Date().toISOString() }, { message, type: status === 'invalid_input' ? 'InvalidInput' : status === 'cancelled' ? 'CancelledFailure' : 'ChildWorkflowFailure' });
+    log.push(doneEvent(result));
+    return result;
+  };
+  const agents = input?.agents;
+  if (!Array.isArray(agents) || agents.length === 0 || agents.some((a) => typeof a !== 'string' || !a)) return fail('invalid_input', 'Invalid chain input: agents must be a non-empty list of agent names');
+  const problems = inputProblems({ agent: agents[0] as string, prompt: input.prompt, ...(input.policy ? { policy: input.policy } : {}) });
+  if (problems) return fail('invalid_input', `Invalid chain input: ${problems}`);
+
+  let prompt = input.prompt;
+  let usage = ZERO_USAGE;
+  let costUsd = 0;
+  let last: AgentRunResult | undefined;
+  for (const [i, agent] of agents.entries()) {
+    const callId = `chain_${i + 1}`;
+    const workflowId = `${info.workflowId}--${i + 1}-${agent}`;
+    const base = { step: i + 1, callId, tool: agent, agent, workflowId };
+    try {
+      const child = await startSubAgent(agent, { input: prompt, ...(input.policy ? { policy: input.policy } : {}), workflowId, parent: { workflowId: info.workflowId, callId } });
+      log.push({ type: 'sub_agent_started', ...base });
+      last = await child.result();
+    } catch (err) {
+      children.drop(workflowId);
+      const message = err instanceof Error ? (err.cause instanceof Error ? `${err.message}: ${err.cause.message}` : err.message) : String(err);
+      log.push({ type: 'sub_agent_finished', ...base, error: message });
+      return fail(isCancellation(err) ? 'cancelled' : 'internal_error', `Agent "${agent}" (step ${i + 1} of the chain) could not run: ${message}`, prompt);
+    }
+    children.drop(workflowId);
+    const summary = childSummary(workflowId, agent, last);
+    log.push({ type: 'sub_agent_finished', ...base, status: summary.status, usage: summary.usage, costUsd: summary.costUsd });
+    usage = addUsage(usage, last.usage);
+    costUsd = Math.round((costUsd + last.costUsd) * 1e8) / 1e8;
+    if (last.status !== 'success') break;
+    prompt = chainPrompt(last);
+  }
+  const result = { ...(last as AgentRunResult), usage, costUsd };
+  log.push(doneEvent(result));
+  return result;
+}

@@ -1,0 +1,192 @@
+/**
+ * Sub-agents in workflow code: an agent run as a child workflow of the run (or of any workflow) that
+ * needs it. `runSubAgent` starts `agentWorkflow` as a child and returns its typed result; `runSubAgentCall`
+ * is the tool-call form (an `agentTool` call of the loop: events, outcome, spend). `ChildApprovals` keeps,
+ * on the parent, the approvals its children wait for (reported by their `childApprovals` signals) and
+ * forwards decisions made on the parent to the child that waits; `parentNotifier` is the child's side.
+ */
+import {
+  ChildWorkflowCancellationType,
+  CancellationScope,
+  defineSignal,
+  getExternalWorkflowHandle,
+  isCancellation,
+  ParentClosePolicy,
+  setHandler,
+  startChild,
+  uuid4,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { ChildWorkflowHandle } from '@temporalio/workflow';
+import type { ApprovalDecision, PendingApproval, RunPolicy } from '../core/approvals';
+import type { ChildRunSummary } from '../core/child-run';
+import type { AgentWorkflowInput } from '../core/contract';
+import { AGENT_WORKFLOW, WORKFLOW_TASK_TIMEOUT } from '../core/contract';
+import type { ToolOutcome } from '../core/outcomes';
+import type { PlannedCall } from '../core/plan';
+import type { AgentRunResult } from '../core/result';
+import type { ChildApprovalsReport, ChildPendingApproval, ChildTag, ParentLink } from '../core/sub-agent';
+import { childFailedOutcome, childOutcome, childWorkflowId, subAgentPrompt, tagChildApprovals } from '../core/sub-agent';
+import { errorOutcome } from '../core/outcomes';
+import { approvalSignal } from './definitions';
+import type { ToolCallContext } from './tool-call';
+
+/** The agent workflow's signature (named by type, so this module does not import the workflow itself). */
+type AgentWorkflowFn = (input: AgentWorkflowInput) => Promise<AgentRunResult>;
+
+/** A child's report of the approvals it (and its own children) wait for, sent to its parent on every change. */
+export const childApprovalsSignal = defineSignal<[ChildApprovalsReport]>('childApprovals');
+
+/** Options of {@link startSubAgent} and {@link runSubAgent}. */
+export interface SubAgentOptions {
+  /** The agent's prompt. */
+  input: string;
+  /** The child's run policy (an agent tool passes the parent's). */
+  policy?: RunPolicy;
+  /** Lower the agent's step cap. */
+  maxSteps?: number;
+  /** The child's workflow id. Default `<this workflow's id>--<agent>-<uuid>` (a workflow uuid: the same on replay). */
+  workflowId?: string;
+  /** Set when the caller is an agent run that lists the child's approvals (see {@link ChildApprovals}). */
+  parent?: ParentLink;
+}
+
+/**
+ * Start agent `agent` as a child workflow: cancelling this workflow's scope cancels the child and waits for
+ * its `cancelled` result (`WAIT_CANCELLATION_COMPLETED`); if this workflow closes first, the child is asked
+ * to cancel (`REQUEST_CANCEL`), never killed, so it always ends with a result. Returns the child's handle.
+ */
+export async function startSubAgent(agent: string, options: SubAgentOptions): Promise<ChildWorkflowHandle<AgentWorkflowFn>> {
+  const input: AgentWorkflowInput = {
+    agent,
+    prompt: options.input,
+    ...(options.policy ? { policy: options.policy } : {}),
+    ...(options.maxSteps !== undefined ? { maxSteps: options.maxSteps } : {}),
+    ...(options.parent ? { parent: options.parent } : {}),
+  };
+  return startChild<AgentWorkflowFn>(AGENT_WORKFLOW, {
+    workflowId: options.workflowId ?? `${workflowInfo().workflowId}--${agent}-${uuid4()}`,
+    args: [input],
+    workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT,
+    cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
+    parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
+  });
+}
+
+/**
+ * Run agent `agent` as a child workflow and return its typed result (every ending of the child is a
+ * result, `cancelled` included). Workflow code only.
+ *
+ * @throws ChildWorkflowFailure (from `@temporalio/workflow`) when the child could not run (failed to
+ * start, was terminated, its workflow failed).
+ * @example
+ * ```ts
+ * const result = await runSubAgent('researcher', { input: 'Find three sources on X' });
+ * ```
+ */
+export async function runSubAgent(agent: string, options: SubAgentOptions): Promise<AgentRunResult> {
+  const child = await startSubAgent(agent, options);
+  return child.result();
+}
+
+/** The summary of a finished child, for its parent's report, outcome and event. */
+export function childSummary(workflowId: string, agent: string, result: AgentRunResult): ChildRunSummary {
+  return { workflowId, agent, status: result.status, usage: result.usage, costUsd: result.costUsd };
+}
+
+/**
+ * An agent-tool call: its child runs the agent on the call's `input` (with the run's policy), the parent
+ * logs `sub_agent_started` / `sub_agent_finished`, and the child's answer (or ending) is the outcome.
+ * Cancellation of the run propagates to the child; the call then ends with the child's `cancelled` result.
+ */
+export async function runSubAgentCall(ctx: ToolCallContext, call: PlannedCall, inlineLimitBytes: number): Promise<ToolOutcome> {
+  const agent = call.tool.subAgent?.agent as string;
+  const tool = call.tool.name;
+  const asked = subAgentPrompt(call.args);
+  if ('error' in asked) return errorOutcome(call.callId, tool, `Invalid arguments for tool "${tool}": ${asked.error}. The sub-agent was not started.`);
+  const parentId = workflowInfo().workflowId;
+  const workflowId = childWorkflowId(parentId, call.callId);
+  const begun = Date.now();
+  const base = { step: call.step, callId: call.callId, tool, agent, workflowId };
+  let result: AgentRunResult;
+  try {
+    const child = await startSubAgent(agent, { input: asked.prompt, ...(ctx.policy ? { policy: ctx.policy } : {}), workflowId, parent: { workflowId: parentId, callId: call.callId } });
+    ctx.log.push({ type: 'sub_agent_started', ...base });
+    result = await child.result();
+  } catch (err) {
+    ctx.children?.drop(workflowId);
+    if (isCancellation(err)) throw err;
+    const message = err instanceof Error ? (err.cause instanceof Error ? `${err.message}: ${err.cause.message}` : err.message) : String(err);
+    ctx.log.push({ type: 'sub_agent_finished', ...base, error: message });
+    return childFailedOutcome(call.callId, tool, agent, workflowId, message, Date.now() - begun);
+  }
+  ctx.children?.drop(workflowId);
+  const summary = childSummary(workflowId, agent, result);
+  ctx.log.push({ type: 'sub_agent_finished', ...base, status: summary.status, usage: summary.usage, costUsd: summary.costUsd });
+  return childOutcome(call.callId, tool, summary, result, Date.now() - begun, inlineLimitBytes);
+}
+
+/**
+ * The approvals a run's children wait for, from their `childApprovals` reports: listed with the run's own
+ * (tagged with the child), and decided through the run (the decision is forwarded to the child).
+ */
+export class ChildApprovals {
+  private readonly reports = new Map<string, ChildApprovalsReport>();
+
+  /** @param changed called when the children's pending approvals change (a child run reports them to its own parent). */
+  constructor(private readonly changed: () => void) {}
+
+  /** Register the `childApprovals` signal handler. */
+  install(): void {
+    setHandler(childApprovalsSignal, (report: ChildApprovalsReport) => {
+      if (!report || typeof report.workflowId !== 'string' || !Array.isArray(report.pending)) return;
+      const known = this.reports.get(report.workflowId);
+      if (known && known.seq >= report.seq) return;
+      this.reports.set(report.workflowId, report);
+      this.changed();
+    });
+  }
+
+  /** The child ended: nothing waits in it any more. */
+  drop(workflowId: string): void {
+    if (this.reports.delete(workflowId)) this.changed();
+  }
+
+  /** Every approval the children wait for, tagged with the child it waits in. */
+  pending(): ChildPendingApproval[] {
+    return [...this.reports.values()].flatMap(tagChildApprovals);
+  }
+
+  /** The pending approval `callId` of a child, and the direct child that reported it; undefined when none waits. */
+  find(callId: string): { via: string; pending: ChildPendingApproval } | undefined {
+    for (const report of this.reports.values()) {
+      const pending = tagChildApprovals(report).find((p) => p.callId === callId);
+      if (pending) return { via: report.workflowId, pending };
+    }
+    return undefined;
+  }
+
+  /** Send `decision` to the child `via` (which decides it, or forwards it to its own child). */
+  async forward(via: string, decision: ApprovalDecision): Promise<void> {
+    await CancellationScope.nonCancellable(() => getExternalWorkflowHandle(via).signal(approvalSignal, decision));
+  }
+}
+
+/**
+ * The child side: a function that reports the approvals this run waits for to its parent, or undefined
+ * for a run without a parent agent (which then issues no command for it).
+ */
+export function parentNotifier(parent: ParentLink | undefined, agent: () => string): ((pending: Array<PendingApproval & { child?: ChildTag }>) => void) | undefined {
+  if (!parent) return undefined;
+  let n = 0;
+  let last = '[]';
+  return (pending) => {
+    const text = JSON.stringify(pending);
+    if (text === last) return;
+    last = text;
+    // Workflow time orders the reports across continue-as-new too (a new execution counts from 0 again).
+    const report: ChildApprovalsReport = { workflowId: workflowInfo().workflowId, agent: agent(), seq: Date.now() * 1000 + (++n % 1000), pending };
+    // Fire and forget; a parent that has closed meanwhile has no use for it.
+    void CancellationScope.nonCancellable(() => getExternalWorkflowHandle(parent.workflowId).signal(childApprovalsSignal, report)).catch(() => undefined);
+  };
+}
