@@ -7,6 +7,9 @@
  */
 export { defineAgent, defineTool, ToolError } from './agents/define';
 export { waitTool } from './agents/wait';
+export { defineGuardrail } from './agents/guardrails';
+export type { Guardrail, GuardrailConfig, GuardrailContext, GuardrailKind, GuardrailsOptions, GuardrailVerdict } from './agents/guardrails';
+export type { AfterToolCallResult, BeforeToolCallResult, ToolHookContext, ToolHooks } from './agents/hooks';
 export type { WaitToolOptions } from './agents/wait';
 export type {
   Agent,

@@ -10,6 +10,7 @@ import { DefinitionError, DurableAgentError } from '../core/errors';
 import type { Agent, Tool } from './define';
 import { retrySpec } from './define';
 import { toBudget } from './budget-options';
+import { guardrailsField } from './guardrails';
 import { checkWorkerAgent, describeValue } from './validate';
 
 /** Raised for a name no registered agent has (code `unknown_agent`; `name` is `UnknownAgent`). */
@@ -84,6 +85,7 @@ export function toolSpec(tool: Tool): ToolSpec {
     ...(needsApprovalSpec(tool) ? { approval: approvalSpec(tool) } : {}),
     ...(tool.builtin ? { builtin: tool.builtin } : {}),
     ...(tool.atMostOnce ? { atMostOnce: true as const } : {}),
+    ...(tool.untrusted ? { untrusted: true as const } : {}),
   };
 }
 
@@ -153,5 +155,6 @@ export function agentSpec(agent: Agent, promptRef: string, searchAttributes = fa
     ...(searchAttributes ? { searchAttributes: true } : {}),
     ...budgetField(agent),
     context: contextSpec(agent, windows),
+    ...guardrailsField(agent.guardrails),
   };
 }

@@ -9,6 +9,8 @@ import { preview, utf8Bytes } from './json';
 import type { ToolOutput } from './messages';
 import { outputText } from './messages';
 import type { FailureStatus } from './result';
+import type { JsonObject } from './json';
+import type { ToolHookNote } from './tool-hooks';
 
 /** What one tool call produced. */
 export interface ToolOutcome {
@@ -31,6 +33,10 @@ export interface ToolOutcome {
    * not store its output (`storage_error`).
    */
   endsRun?: FailureStatus;
+  /** The arguments the call ran with, when a `beforeToolCall` hook rewrote them. */
+  ranArgs?: JsonObject;
+  /** What the worker's tool hooks did to the call. */
+  hooks?: ToolHookNote[];
 }
 
 /** An error outcome with a message the model can read. */

@@ -3,6 +3,7 @@ import type { Budget } from './budget';
 import type { BlobRef } from './messages';
 import type { JsonObject } from './json';
 import type { BuiltinToolSpec } from './wait';
+import type { GuardrailsSpec } from './guardrail-types';
 
 /**
  * Retry policy, in the shape of Temporal's RetryPolicy with durations in milliseconds.
@@ -64,6 +65,8 @@ export interface ToolSpec {
    * result does not execute (the outcome is unknown). Absent: at-least-once.
    */
   atMostOnce?: true;
+  /** The output comes from an untrusted source: the model is shown it fenced, as data (`core/fence.ts`). */
+  untrusted?: true;
 }
 
 /** Limits of a run. */
@@ -128,6 +131,8 @@ export interface AgentSpec {
    * runs recorded before compaction existed: they show the model the whole transcript.
    */
   context?: ContextSpec;
+  /** Input and output guardrails (names and flags; their code runs in the worker). Absent: none. */
+  guardrails?: GuardrailsSpec;
 }
 
 /** The part of an agent the model sees, stored once per run as a blob. */

@@ -31,6 +31,8 @@ export interface LoopState {
   toolCalls: ToolCallReport[];
   /** What the model is shown of the conversation (summary, start), and the token count it is estimated from. */
   context?: ContextState;
+  /** The run's final text when it is not the last answer's (a tripped guardrail's reason). */
+  finalText?: string;
 }
 
 /** The part of a long run's state an execution no longer holds (it is in the store, or counted). */
