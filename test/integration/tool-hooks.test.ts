@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { defineTool } from '../../agents/define';
 import type { ToolHooks } from '../../agents/hooks';
 import { FENCE_TAG } from '../../core/fence';
-import type { Message, ToolResultBlock } from '../../core/messages';
+import type { ContentBlock, Message, ToolResultBlock } from '../../core/messages';
 import type { ModelRequest } from '../../core/model';
 import { ScriptedAgents } from '../helpers/agents';
 import { allEvents } from '../helpers/events';
@@ -96,7 +96,7 @@ afterAll(async () => {
 });
 
 const start = (agent: string) => h.client.start(agent, { input: 'go', workflowId: testId(agent) });
-const resultBlock = (messages: Message[]): ToolResultBlock => messages.flatMap((m) => m.content).find((b): b is ToolResultBlock => b.type === 'tool_result')!;
+const resultBlock = (messages: Message[]): ToolResultBlock => messages.flatMap((m): ContentBlock[] => m.content).find((b): b is ToolResultBlock => b.type === 'tool_result')!;
 const text = (b: ToolResultBlock) => (b.output.type === 'text' ? b.output.text : b.output.preview);
 
 describe('tool hooks', () => {

@@ -7,6 +7,7 @@ import type { BudgetOptions, SessionOption } from '../../client';
 import type { RunPolicy } from '../../core/approvals';
 import type { RunStatus } from '../../core/result';
 import { waitTool } from '../../agents/wait';
+import { defineGuardrail } from '../../agents/guardrails';
 import { ScriptedAgents } from '../helpers/agents';
 import { big, boom, echo, fatalBoom, slowRead, slowWrite, typed, waitForever } from '../helpers/tools';
 import { charge, deploy, refund, wire } from './approval-tools';
@@ -229,6 +230,20 @@ const reading = (steps: number) => (_request: unknown, ctx: { step: number; purp
 replayAgents.add('compaction', reading(12), { tools: [big], maxSteps: 20, context: { windowTokens: 3_000, keepRecentTokens: 800, keepToolResults: 3 } });
 replayAgents.add('compaction_overflow', reading(10), { tools: [big], maxSteps: 20, context: { keepRecentTokens: 800, keepToolResults: 0 } });
 replayAgents.provider.setWindow('compaction', 3_000).setWindow('compaction_overflow', 3_000);
+// Added with guardrails and tool hooks: an answer an output guardrail sends back (feedback), then a call
+// whose arguments the agent's beforeToolCall hook rewrites, then an answer that passes.
+replayAgents.add(
+  'guardrail_hook',
+  [{ text: 'The code is 1234.' }, { toolCalls: [{ name: 'echo', args: { text: 'raw' } }] }, { text: 'I cannot share the code.' }],
+  {
+    tools: [echo],
+    guardrails: {
+      input: [defineGuardrail({ name: 'input_ok', check: () => ({ pass: true }) })],
+      output: [defineGuardrail({ name: 'no_codes', check: ({ text }) => (/\d{4}/.test(text) ? { pass: false, reason: 'the answer reveals a code' } : { pass: true }) })],
+    },
+    hooks: { beforeToolCall: ({ tool }) => (tool === 'echo' ? { args: { text: 'rewritten' } } : undefined) },
+  },
+);
 
 /** Throw unless the run's events of `type` are `expected` (compared on the listed fields). */
 async function expectEvents(run: AgentRun, type: 'approval_decided' | 'approval_refused', expected: readonly Record<string, unknown>[]): Promise<void> {
@@ -426,4 +441,6 @@ export const SCENARIOS: readonly Scenario[] = [
   { name: 'budget_timeout', input: 'wait', budget: { timeout: '1s' }, status: 'timeout', covers: ['TIMER_FIRED', 'ACTIVITY_TASK_CANCEL_REQUESTED'] },
   { name: 'compaction', input: 'read', status: 'success', covers: ['patch:context-compaction'] },
   { name: 'compaction_overflow', input: 'read', status: 'success', covers: ['patch:context-compaction'] },
+  // Guardrails and tool hooks.
+  { name: 'guardrail_hook', input: 'what is the code?', status: 'success' },
 ];
