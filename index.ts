@@ -16,6 +16,9 @@ export type { Chain } from './agents/chain';
 export type { ChildRunSummary, SubAgentSpend } from './core/child-run';
 export type { ChildPendingApproval, ChildTag } from './core/sub-agent';
 export type { ChildAgentEvent } from './client/child-events';
+export { defineGuardrail } from './agents/guardrails';
+export type { Guardrail, GuardrailConfig, GuardrailContext, GuardrailKind, GuardrailsOptions, GuardrailVerdict } from './agents/guardrails';
+export type { AfterToolCallResult, BeforeToolCallResult, ToolHookContext, ToolHooks } from './agents/hooks';
 export type { WaitToolOptions } from './agents/wait';
 export type {
   Agent,

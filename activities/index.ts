@@ -5,6 +5,7 @@ import type { AgentRegistry } from '../agents/registry';
 import type { TranscriptStore } from '../store/transcript-store';
 import { checkApprovalsActivity } from './approvals';
 import { compactContextActivity } from './compact';
+import { checkGuardrailsActivity } from './guardrails';
 import { describeAgentActivity } from './describe';
 import type { LiveOptions, ProviderRegistry } from './model';
 import { callModelActivity } from './model';
@@ -37,5 +38,6 @@ export function createActivities(deps: {
     runTool: runToolActivity(deps.registry, deps.store, deps.mcp),
     commitTranscript: (input) => withStore('store the last messages of the transcript', () => deps.store.append(input.head, input.append)),
     checkApprovals: checkApprovalsActivity(deps.registry, deps.mcp),
+    checkGuardrails: checkGuardrailsActivity(deps.registry, deps.store),
   };
 }

@@ -14,6 +14,10 @@ import { errorMessage, keepAlive } from './heartbeat';
 import { withStore } from './storage';
 import type { McpCatalog } from '../mcp/tools';
 import { mcpToolOf } from '../mcp/activity';
+import { fenceUntrusted } from '../core/fence';
+import type { ToolHookContext } from '../agents/hooks';
+import { afterToolCall, beforeToolCall } from '../agents/hooks';
+import type { ToolHookNote } from '../core/tool-hooks';
 
 /**
  * Render a tool's return value as the text the model reads: strings as they are, nothing as empty text,
@@ -59,10 +63,18 @@ export function unrecordableResult(reason: string, latencyMs: number, attempt: n
  *
  * @throws a non-retryable `StorageError` failure when the blob store cannot store the output.
  */
-export async function toolResult(store: TranscriptStore, value: unknown, inlineLimitBytes: number, latencyMs: number, attempt: number): Promise<RunToolOutput> {
+export async function toolResult(
+  store: TranscriptStore,
+  value: unknown,
+  inlineLimitBytes: number,
+  latencyMs: number,
+  attempt: number,
+  /** Set for an untrusted tool (its name): the text is fenced as data (`core/fence.ts`) before the size check. */
+  untrusted?: string,
+): Promise<RunToolOutput> {
   const rendered = recordToolValue(value);
   if (!rendered.ok) return unrecordableResult(rendered.reason, latencyMs, attempt);
-  const { text } = rendered;
+  const text = untrusted !== undefined ? fenceUntrusted(untrusted, rendered.text) : rendered.text;
   const bytes = utf8Bytes(text);
   let output: ToolOutput;
   if (bytes <= Math.min(inlineLimitBytes, MAX_TOOL_RESULT_INLINE_BYTES)) {
@@ -142,6 +154,14 @@ export function runToolActivity(registry: AgentRegistry, store: TranscriptStore,
     const workflowId = info?.workflowId ?? '';
     // Scheduled by older workflow code without a key: the old form.
     const idempotencyKey = input.idempotencyKey ?? `${workflowId}/${input.callId}`;
+    // The agent's hooks: block or rewrite the call before anything runs (or is claimed).
+    const hooks = registry.get(input.agent).hooks;
+    const hookCall: ToolHookContext = { tool: tool.name, args: input.args, callId: input.callId, agent: input.agent, workflowId, runId: info?.runId ?? '', step: input.step, attempt, signal: ctx.cancellationSignal };
+    const beating = keepAlive(ctx);
+    const before = await beforeToolCall(hooks, tool.input, hookCall).finally(beating);
+    if (!before.run) return fitted({ output: { type: 'text', text: before.text }, isError: true, error: before.text, latencyMs: 0, attempt, hooks: before.notes });
+    const args = before.ranArgs ? (before.data as typeof parsed.data) : parsed.data;
+    const hooked = (notes: ToolHookNote[]): Partial<RunToolOutput> => ({ ...(before.ranArgs ? { ranArgs: before.ranArgs } : {}), ...(notes.length ? { hooks: notes } : {}) });
     let claim: { claims: ClaimStore; key: string } | undefined;
     if (tool.atMostOnce) {
       const claims = claimsOf(store);
@@ -167,7 +187,7 @@ export function runToolActivity(registry: AgentRegistry, store: TranscriptStore,
     try {
       let value: unknown;
       try {
-        value = await tool.execute(parsed.data, {
+        value = await tool.execute(args, {
           signal: ctx.cancellationSignal,
           heartbeat: (d) => ctx.heartbeat(d),
           idempotencyKey,
@@ -190,7 +210,15 @@ export function runToolActivity(registry: AgentRegistry, store: TranscriptStore,
           details: [{ attempt, latencyMs } satisfies ToolFailureDetails],
         });
       }
-      const result = await toolResult(store, value, input.inlineLimitBytes, Date.now() - started, attempt);
+      const latencyMs = Date.now() - started;
+      // The output as the agent's afterToolCall hook leaves it (redacted, say), before it is rendered and recorded.
+      const after = await afterToolCall(hooks, { ...hookCall, args: before.ranArgs ?? input.args }, value);
+      const notes = [...before.notes, ...after.notes];
+      const result = fitted(
+        after.ok
+          ? { ...(await toolResult(store, after.value, input.inlineLimitBytes, latencyMs, attempt, tool.untrusted ? tool.name : undefined)), ...hooked(notes) }
+          : { output: { type: 'text', text: after.text }, isError: true, error: after.text, latencyMs, attempt, ...hooked(notes) },
+      );
       // Best effort: if it fails and this attempt's completion is lost too, the next attempt reports "unknown".
       if (claim) await claim.claims.settle(claim.key, JSON.stringify(result)).catch(() => undefined);
       return result;

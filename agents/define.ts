@@ -16,6 +16,8 @@ import { checkAgentConfig, checkToolConfig, inputSchemaOf } from './validate';
 import type { BudgetOptions } from './budget-options';
 import type { McpSource } from '../mcp/server';
 import { checkAgentMcp } from '../mcp/server';
+import type { GuardrailsOptions } from './guardrails';
+import type { ToolHooks } from './hooks';
 
 export type { BudgetOptions } from './budget-options';
 
@@ -94,6 +96,12 @@ export interface ToolConfig<N extends string, I extends ToolInputSchema, O> {
   approvalTimeout?: Duration;
   /** When the approval expires: `deny` the call (default; the model is told) or `fail` the run. */
   onApprovalTimeout?: ApprovalTimeoutOutcome;
+  /**
+   * The output comes from an untrusted source (web pages, emails, other people's files): the model is shown
+   * it fenced between tags it cannot close, with a note to treat it as data, never as instructions.
+   * Default false.
+   */
+  untrusted?: boolean;
   /** Runs in the worker. Return a string or any JSON-serialisable value. */
   execute(args: z.output<I>, ctx: ToolContext): O | Promise<O>;
 }
@@ -223,6 +231,14 @@ export interface AgentConfig<N extends string = string, T extends readonly AnyTo
    * never asks the server. See `mcpServer`.
    */
   mcp?: readonly McpSource[];
+  /**
+   * Checks run in the worker: `input` guardrails before each model call, `output` guardrails after each
+   * answer (the final one included). A failure with `tripwire` ends the run `guardrail`; an output
+   * failure with `feedback` (default) is sent back to the model to revise. See `defineGuardrail`.
+   */
+  guardrails?: GuardrailsOptions;
+  /** Code run around each tool call in the worker: block or rewrite a call, transform its output. */
+  hooks?: ToolHooks;
 }
 
 /** How an agent's context is managed (see `AgentConfig.context`); every field optional. */

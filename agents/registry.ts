@@ -10,6 +10,7 @@ import { DefinitionError, DurableAgentError } from '../core/errors';
 import type { Agent, Tool } from './define';
 import { retrySpec } from './define';
 import { toBudget } from './budget-options';
+import { guardrailsField } from './guardrails';
 import { checkWorkerAgent, describeValue } from './validate';
 import { checkAgentMcp } from '../mcp/server';
 import { subAgentsOf } from './sub-agents';
@@ -95,6 +96,7 @@ export function toolSpec(tool: Tool): ToolSpec {
     ...(tool.builtin ? { builtin: tool.builtin } : {}),
     ...(tool.atMostOnce ? { atMostOnce: true as const } : {}),
     ...(tool.subAgent ? { subAgent: { agent: tool.subAgent.agent } } : {}),
+    ...(tool.untrusted ? { untrusted: true as const } : {}),
   };
 }
 
@@ -164,5 +166,6 @@ export function agentSpec(agent: Agent, promptRef: string, searchAttributes = fa
     ...(searchAttributes ? { searchAttributes: true } : {}),
     ...budgetField(agent),
     context: contextSpec(agent, windows),
+    ...guardrailsField(agent.guardrails),
   };
 }

@@ -11,6 +11,8 @@ import type { JsonObject } from '../core/json';
 import type { AgentConfig, AnyAgent, AnyTool, Tool, ToolConfig, ToolInputSchema } from './define';
 import { MAX_TOOL_RESULT_INLINE_BYTES } from './limits';
 import { budgetOptionsProblems } from './budget-options';
+import { checkGuardrails } from './guardrails';
+import { checkHooks } from './hooks';
 
 /** Names of tools and agents: what model APIs accept as tool names. */
 export const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -150,6 +152,9 @@ export function checkToolConfig(value: unknown, agent?: string, index?: number):
   if (value.atMostOnce !== undefined && typeof value.atMostOnce !== 'boolean') {
     throw new DefinitionError(`${where}: atMostOnce must be true or false, got ${describeValue(value.atMostOnce)}`);
   }
+  if (value.untrusted !== undefined && typeof value.untrusted !== 'boolean') {
+    throw new DefinitionError(`${where}: untrusted must be true or false, got ${describeValue(value.untrusted)}`);
+  }
   if (value.atMostOnce === true && value.readOnly === true) {
     throw new DefinitionError(`${where}: a tool cannot be both readOnly and atMostOnce (a read-only call has no effect to protect); drop one`);
   }
@@ -253,6 +258,8 @@ export function checkAgentConfig(config: AgentConfig<string, readonly AnyTool[]>
   if (budget.length) throw new DefinitionError(budget.join('; '));
   const context = contextOptionsProblems(config.context, `agent "${name}": context`);
   if (context.length) throw new DefinitionError(context.join('; '));
+  checkGuardrails(name, config.guardrails);
+  checkHooks(name, config.hooks);
   return tools;
 }
 

@@ -15,6 +15,8 @@ import type { AgentEvent } from './events';
 import type { RunStatus } from './result';
 import type { Usage } from './usage';
 import type { ParentLink } from './child-run';
+import type { GuardrailDecision, GuardrailKind } from './guardrail-types';
+import type { ToolHookNote } from './tool-hooks';
 
 /** Name of the workflow type that runs agents. */
 export const AGENT_WORKFLOW = 'agentWorkflow';
@@ -174,6 +176,10 @@ export interface RunToolOutput {
   attempt: number;
   /** An at-most-once call found claimed by an attempt that never recorded a result: it was not executed. */
   outcomeUnknown?: true;
+  /** The arguments the call ran with, when the agent's `beforeToolCall` hook rewrote them. */
+  ranArgs?: JsonObject;
+  /** What the agent's tool hooks did (absent: nothing). */
+  hooks?: ToolHookNote[];
 }
 
 /** Details attached to a failed `runTool` attempt (ApplicationFailure details[0]). */
@@ -223,6 +229,20 @@ export interface CheckApprovalsInput {
   calls: Array<{ callId: string; tool: string; args: JsonObject }>;
 }
 
+/** Input of the `checkGuardrails` activity: which guardrails to run on which conversation. */
+export interface CheckGuardrailsInput {
+  agent: string;
+  kind: GuardrailKind;
+  /** The step whose model call follows (input) or just answered (output). */
+  step: number;
+  /** Names of the guardrails to run, from the spec, in order. */
+  names: string[];
+  /** The transcript's head and the messages not stored yet (stored first, as for `callModel`). */
+  transcript: { head: string | null; append: Message[] };
+  /** What of the transcript the model is shown; absent: all of it. */
+  context?: ContextView;
+}
+
 /** Whether each call needs a person, as the tool's predicate said. Recorded, so replay never re-evaluates it. */
 export type CheckApprovalsOutput = Array<{ callId: string; needsApproval: boolean; note?: string }>;
 
@@ -244,6 +264,7 @@ export interface AgentActivities {
   runTool(input: RunToolInput): Promise<RunToolOutput>;
   commitTranscript(input: CommitTranscriptInput): Promise<string | null>;
   checkApprovals(input: CheckApprovalsInput): Promise<CheckApprovalsOutput>;
+  checkGuardrails(input: CheckGuardrailsInput): Promise<GuardrailDecision[]>;
 }
 
 /** A run's state as the `snapshot` query reports it. */

@@ -7,6 +7,7 @@ import type { ApprovalTimeoutOutcome, Decision } from './approval-types';
 import type { StopReason } from './model';
 import type { RunError, RunStatus } from './result';
 import type { AnyToolCall, BudgetRequest, ToolCallShape } from './tool-call';
+import type { JsonObject } from './json';
 import type { Usage } from './usage';
 
 /** The run started: the agent, its first model and its step cap. */
@@ -233,6 +234,39 @@ export interface SubAgentFinishedEvent {
   error?: string;
 }
 
+/**
+ * A guardrail failed (passing ones are recorded only in history, as the `checkGuardrails` result).
+ * `action`: the failure `ended` the run (tripwire, or feedback with no step left), was sent back to the
+ * model as `feedback`, or was only `logged`.
+ */
+export interface GuardrailEvent {
+  type: 'guardrail';
+  kind: 'input' | 'output';
+  /** The step whose call follows (input) or that answered (output). */
+  step: number;
+  name: string;
+  pass: boolean;
+  reason: string;
+  tripwire: boolean;
+  action: 'ended' | 'feedback' | 'logged';
+}
+
+/**
+ * A tool hook acted on a call: `beforeToolCall` blocked it or rewrote its arguments (`args`: what ran),
+ * `afterToolCall` transformed its output, or a hook threw (the model read an error result).
+ */
+export interface ToolHookEvent {
+  type: 'tool_hook';
+  step: number;
+  callId: string;
+  tool: string;
+  hook: 'beforeToolCall' | 'afterToolCall';
+  action: 'blocked' | 'rewritten' | 'transformed' | 'failed';
+  reason?: string;
+  /** The arguments the call ran with (`rewritten`). */
+  args?: JsonObject;
+}
+
 /** The run ended; the same status and error as its result. */
 export interface DoneEvent {
   type: 'done';
@@ -267,6 +301,8 @@ export type AgentEventBody<C extends ToolCallShape = AnyToolCall> =
   | CompactionFailedEvent
   | SubAgentStartedEvent
   | SubAgentFinishedEvent
+  | GuardrailEvent
+  | ToolHookEvent
   | DoneEvent;
 
 /** Every kind of run event. */

@@ -1,4 +1,4 @@
-import type { JsonValue } from './json';
+import type { JsonObject, JsonValue } from './json';
 
 /** A reference to an immutable, content-addressed blob in a {@link BlobStore}: `sha256-<hex>`. */
 export type BlobRef = string;
@@ -54,6 +54,8 @@ export interface ToolResultBlock {
   toolUseId: string;
   output: ToolOutput;
   isError: boolean;
+  /** The arguments the call ran with, when a `beforeToolCall` hook rewrote the model's (recorded, not sent to the model). */
+  ranArgs?: JsonObject;
 }
 
 /** Blocks a user message may hold. */

@@ -10,6 +10,8 @@ import type { ToolOutput } from './messages';
 import { outputText } from './messages';
 import type { FailureStatus } from './result';
 import type { ChildRunSummary } from './child-run';
+import type { JsonObject } from './json';
+import type { ToolHookNote } from './tool-hooks';
 
 /** What one tool call produced. */
 export interface ToolOutcome {
@@ -34,6 +36,10 @@ export interface ToolOutcome {
   endsRun?: FailureStatus;
   /** The call ran a sub-agent as a child workflow: how that run ended, and what it spent. */
   child?: ChildRunSummary;
+  /** The arguments the call ran with, when a `beforeToolCall` hook rewrote them. */
+  ranArgs?: JsonObject;
+  /** What the worker's tool hooks did to the call. */
+  hooks?: ToolHookNote[];
 }
 
 /** An error outcome with a message the model can read. */

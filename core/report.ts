@@ -59,7 +59,7 @@ export function finishRun(state: LoopState, status: RunStatus, meta: RunMeta, er
   const steps = recentWithin(state.steps, REPORT_DETAIL_BYTES);
   const toolCalls = recentWithin(state.toolCalls, REPORT_DETAIL_BYTES);
   const base = {
-    finalText: lastAssistant ? messageText(lastAssistant) : '',
+    finalText: state.finalText ?? (lastAssistant ? messageText(lastAssistant) : ''),
     messages: recent.messages,
     messagesOmitted: recent.omitted + (earlier?.messages ?? 0),
     steps: state.step,

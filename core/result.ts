@@ -3,6 +3,7 @@
  * Every ending is a result, failures included; the type parameter carries the agent's tool names and
  * argument types (see `ToolCallsOf` in the agent definitions).
  */
+import type { JsonValue } from './json';
 import type { Message } from './messages';
 import type { StopReason } from './model';
 import type { Usage } from './usage';
@@ -31,7 +32,9 @@ export type FailureStatus =
   /** The run's input was malformed, or names an agent the worker does not have. */
   | 'invalid_input'
   /** An activity failed in a way the loop does not classify (a bug or an outage); the message says which. */
-  | 'internal_error';
+  | 'internal_error'
+  /** A guardrail with tripwire failed: `finalText` is its reason. */
+  | 'guardrail';
 
 /** How a run ended. */
 export type RunStatus = SuccessStatus | LimitStatus | 'cancelled' | FailureStatus;
@@ -50,6 +53,7 @@ export const RUN_STATUSES: readonly RunStatus[] = [
   'storage_error',
   'invalid_input',
   'internal_error',
+  'guardrail',
 ];
 
 /** One model call in the run report. */
@@ -89,6 +93,8 @@ export type ToolCallReport<C extends ToolCallShape = AnyToolCall> = C & {
   outcomeUnknown?: true;
   /** The call ran a sub-agent as a child workflow: its run, status, usage and cost (in the run's totals too). */
   child?: ChildRunSummary;
+  /** The arguments the model asked for, when a `beforeToolCall` hook rewrote them (`args` is what ran). */
+  requestedArgs?: JsonValue;
 };
 
 /** What happened during a run, for people and dashboards. */

@@ -4,6 +4,7 @@ import type { BlobRef } from './messages';
 import type { JsonObject } from './json';
 import type { BuiltinToolSpec } from './wait';
 import type { SubAgentToolSpec } from './child-run';
+import type { GuardrailsSpec } from './guardrail-types';
 
 /**
  * Retry policy, in the shape of Temporal's RetryPolicy with durations in milliseconds.
@@ -67,6 +68,8 @@ export interface ToolSpec {
   atMostOnce?: true;
   /** Set for a tool that runs another agent as a child workflow (`agentTool`): no activity, the child is the call. */
   subAgent?: SubAgentToolSpec;
+  /** The output comes from an untrusted source: the model is shown it fenced, as data (`core/fence.ts`). */
+  untrusted?: true;
 }
 
 /** Limits of a run. */
@@ -131,6 +134,8 @@ export interface AgentSpec {
    * runs recorded before compaction existed: they show the model the whole transcript.
    */
   context?: ContextSpec;
+  /** Input and output guardrails (names and flags; their code runs in the worker). Absent: none. */
+  guardrails?: GuardrailsSpec;
 }
 
 /** The part of an agent the model sees, stored once per run as a blob. */

@@ -34,6 +34,8 @@ export interface LoopState {
   context?: ContextState;
   /** What sub-agents (child runs) spent: their usage is in `usage` too; their cost counts in the run's. Absent: none ran. */
   subAgents?: SubAgentSpend;
+  /** The run's final text when it is not the last answer's (a tripped guardrail's reason). */
+  finalText?: string;
 }
 
 /** The part of a long run's state an execution no longer holds (it is in the store, or counted). */

@@ -174,12 +174,13 @@ function appendToolResults(state: LoopState, calls: readonly ToolUseBlock[], out
   for (const call of calls) {
     const o = byId.get(call.id);
     if (!o) throw new Error(`no outcome for tool call ${call.id}`);
-    blocks.push({ type: 'tool_result', toolUseId: call.id, output: o.output, isError: o.isError });
+    blocks.push({ type: 'tool_result', toolUseId: call.id, output: o.output, isError: o.isError, ...(o.ranArgs ? { ranArgs: o.ranArgs } : {}) });
     reports.push({
       step: state.step,
       callId: call.id,
       tool: call.name,
-      args: call.input,
+      args: o.ranArgs ?? call.input,
+      ...(o.ranArgs ? { requestedArgs: call.input } : {}),
       latencyMs: o.latencyMs,
       resultBytes: outputBytes(o.output),
       stored: o.output.type === 'stored',

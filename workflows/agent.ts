@@ -23,6 +23,8 @@ import { modelInput, startLoop } from '../core/state';
 import { applyModelStep, applyToolOutcomes, applyUserMessages, closeOpenCalls } from '../core/transitions';
 import { ZERO_USAGE } from '../core/usage';
 import { ApprovalDesk } from './approval-desk';
+import { hasGuardrails, judgesAnswer } from '../core/guardrails';
+import { inputGuardrails, outputGuardrails } from './guardrails';
 import { eventsQuery, snapshotQuery } from './definitions';
 import { failureEnding, isActivityFailure } from './failures';
 import { Inbox } from './inbox';
@@ -290,6 +292,12 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
       }
       if (loop.step >= loop.maxSteps) return { status: 'max_steps', error: { message: `Reached the step limit (${loop.maxSteps}).`, type: 'MaxSteps' } };
       if (compactionDue(loop, spec.context) && patched('context-compaction')) loop = (await compactContext(spec, loop, log, 'threshold')).loop;
+      if (hasGuardrails(spec, 'input')) {
+        const g = await inputGuardrails(spec, loop);
+        loop = g.state;
+        log.push(...g.events);
+        if (g.next.type === 'finish') return { status: g.next.status, ...(g.next.error ? { error: g.next.error } : {}) };
+      }
       let model = await callModelWithRetries(spec, loop, log);
       if ('failure' in model && model.failure.contextOverflow && spec.context?.summarize && patched('context-compaction')) {
         // The provider said the prompt is too long: compact once and try again.
@@ -302,9 +310,14 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
         const status = failure.type === STORAGE_ERROR ? 'storage_error' : 'provider_error';
         return { status, error: { message: failure.message, ...(failure.type ? { type: failure.type } : {}) } };
       }
-      const t = applyModelStep(loop, spec, model.step);
+      let t = applyModelStep(loop, spec, model.step);
       loop = t.state;
       log.push(...t.events);
+      if (hasGuardrails(spec, 'output') && judgesAnswer(t.next)) {
+        t = await outputGuardrails(spec, t);
+        loop = t.state;
+        log.push(...t.events);
+      }
       const over = await overBudget();
       if (over && t.next.type === 'run_tools') return endOverBudget(over);
       if (t.next.type === 'finish') {

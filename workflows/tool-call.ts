@@ -159,6 +159,8 @@ function outcomeOf(call: PlannedCall, r: Awaited<ReturnType<AgentActivities['run
     latencyMs: r.latencyMs,
     attempts: r.attempt,
     ...(r.outcomeUnknown ? { outcomeUnknown: true as const } : {}),
+    ...(r.ranArgs ? { ranArgs: r.ranArgs } : {}),
+    ...(r.hooks?.length ? { hooks: r.hooks } : {}),
   };
 }
 

@@ -11,6 +11,7 @@ import type { ToolOutcome } from '../core/outcomes';
 import { notExecutedOutcome, policyDeniedOutcome, toolResultEvent } from '../core/outcomes';
 import type { PlannedCall, StepPlan } from '../core/plan';
 import { inlineLimitPerCall } from '../core/plan';
+import { toolHookEvents } from '../core/tool-hooks';
 import type { ToolCallContext } from './tool-call';
 import { runCall } from './tool-call';
 
@@ -67,7 +68,7 @@ export class ToolStep {
 
   private record(o: ToolOutcome): void {
     this.outcomes.set(o.callId, o);
-    this.ctx.log.push(toolResultEvent(this.plan.step, o));
+    this.ctx.log.push(...toolHookEvents(this.plan.step, o), toolResultEvent(this.plan.step, o));
     // The run will end: nobody should be left deciding (or waiting on) calls that will not run.
     if (o.endsRun) this.ctx.desk.withdrawAll();
   }

@@ -9,6 +9,7 @@ import type { RunStatus } from '../../core/result';
 import { waitTool } from '../../agents/wait';
 import { mcpServer, mcpTools } from '../../mcp/server';
 import { agentTool } from '../../agents/agent-tool';
+import { defineGuardrail } from '../../agents/guardrails';
 import { ScriptedAgents } from '../helpers/agents';
 import { big, boom, echo, fatalBoom, slowRead, slowWrite, typed, waitForever } from '../helpers/tools';
 import { charge, deploy, refund, wire } from './approval-tools';
@@ -253,6 +254,20 @@ replayAgents.add(
     ],
   },
 );
+// Added with guardrails and tool hooks: an answer an output guardrail sends back (feedback), then a call
+// whose arguments the agent's beforeToolCall hook rewrites, then an answer that passes.
+replayAgents.add(
+  'guardrail_hook',
+  [{ text: 'The code is 1234.' }, { toolCalls: [{ name: 'echo', args: { text: 'raw' } }] }, { text: 'I cannot share the code.' }],
+  {
+    tools: [echo],
+    guardrails: {
+      input: [defineGuardrail({ name: 'input_ok', check: () => ({ pass: true }) })],
+      output: [defineGuardrail({ name: 'no_codes', check: ({ text }) => (/\d{4}/.test(text) ? { pass: false, reason: 'the answer reveals a code' } : { pass: true }) })],
+    },
+    hooks: { beforeToolCall: ({ tool }) => (tool === 'echo' ? { args: { text: 'rewritten' } } : undefined) },
+  },
+);
 
 /** Throw unless the run's events of `type` are `expected` (compared on the listed fields). */
 async function expectEvents(run: AgentRun, type: 'approval_decided' | 'approval_refused', expected: readonly Record<string, unknown>[]): Promise<void> {
@@ -465,4 +480,6 @@ export const SCENARIOS: readonly Scenario[] = [
       await run.decide({ callId: 'call_1_0', decision: 'approve', by: 'ops:alice' });
     },
   },
+  // Guardrails and tool hooks.
+  { name: 'guardrail_hook', input: 'what is the code?', status: 'success' },
 ];
