@@ -7,7 +7,6 @@ import type { JsonValue } from './json';
 import type { Message } from './messages';
 import type { StopReason } from './model';
 import type { Usage } from './usage';
-import type { ChildRunSummary } from './child-run';
 import type { AnyToolCall, ToolCallShape } from './tool-call';
 
 export type { AnyToolCall, ToolCallShape } from './tool-call';
@@ -55,6 +54,17 @@ export const RUN_STATUSES: readonly RunStatus[] = [
   'internal_error',
   'guardrail',
 ];
+
+/** What a finished child run was, on its parent's tool call (report entry, outcome, event). */
+export interface ChildRunSummary {
+  workflowId: string;
+  agent: string;
+  status: RunStatus;
+  /** The child's usage (its own children's included). */
+  usage: Usage;
+  /** The child's cost in USD (its own children's included). */
+  costUsd: number;
+}
 
 /** One model call in the run report. */
 export interface StepReport {

@@ -3,7 +3,6 @@ import type { Budget } from './budget';
 import type { BlobRef } from './messages';
 import type { JsonObject } from './json';
 import type { BuiltinToolSpec } from './wait';
-import type { SubAgentToolSpec } from './child-run';
 import type { GuardrailsSpec } from './guardrail-types';
 
 /**
@@ -41,6 +40,12 @@ export interface ThinkingSpec {
 
 /** What happens to a run when a tool call fails after its retries. */
 export type ToolErrorPolicy = 'report' | 'fail';
+
+/** A tool that runs an agent as a child workflow, as recorded in its `ToolSpec`. */
+export interface SubAgentToolSpec {
+  /** Name of the agent the child runs (registered on the workers of the parent's task queue). */
+  agent: string;
+}
 
 /** A tool as the workflow and the model see it: data only, no code. */
 export interface ToolSpec {
