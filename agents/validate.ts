@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { DefinitionError } from '../core/errors';
 import type { JsonObject } from '../core/json';
 import type { AgentConfig, AnyAgent, AnyTool, Tool, ToolConfig, ToolInputSchema } from './define';
+import { checkOutputOptions } from './output';
 import { MAX_TOOL_RESULT_INLINE_BYTES } from './limits';
 import { budgetOptionsProblems } from './budget-options';
 
@@ -253,6 +254,7 @@ export function checkAgentConfig(config: AgentConfig<string, readonly AnyTool[]>
   if (budget.length) throw new DefinitionError(budget.join('; '));
   const context = contextOptionsProblems(config.context, `agent "${name}": context`);
   if (context.length) throw new DefinitionError(context.join('; '));
+  checkOutputOptions(config);
   return tools;
 }
 

@@ -29,6 +29,7 @@ export const STATUS_MEANINGS: Partial<Record<RunStatus, string>> = {
   internal_error: 'an activity failed in a way the loop does not classify (a bug or an outage): see the error',
   budget_exceeded: "a token, cost or turn budget of the run is spent (see the error)",
   timeout: "the run's wall-clock budget ran out",
+  output_invalid: "the final answer did not match the agent's output schema, after the corrections allowed (see the error)",
 };
 
 /** A run status, coloured, with its meaning when it needs one. */
@@ -116,6 +117,8 @@ export function formatEvent(e: AgentEvent, s: Styles, context: FormatContext = {
       return [s.yellow(`[context] compacted before step ${e.step} (${e.reason === 'overflow' ? 'the prompt was too long' : 'near the window'}): ~${e.tokensBefore} → ~${e.tokensAfter} tokens, ${e.messagesSummarized} messages summarised by ${e.summaryModel}`)];
     case 'compaction_failed':
       return [s.red(`[context] compaction before step ${e.step} failed, going on unchanged: ${clip(e.error, 200)}`)];
+    case 'output_rejected':
+      return [s.red(`[step ${e.step}] the final answer does not match the output schema${e.retrying ? ': the model is asked to fix it' : ''}: ${clip(e.errors, 300)}`)];
     case 'step_finished':
       return [s.dim(`[step ${e.step}] finished: ${e.stopReason}, ${formatUsage(e.usage)}, ${e.latencyMs} ms${e.costUsd !== undefined ? `, ${formatUsd(e.costUsd)}` : ''}`)];
     case 'done': {

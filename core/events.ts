@@ -209,6 +209,18 @@ export interface CompactionFailedEvent {
   error: string;
 }
 
+/**
+ * A final answer did not match the agent's output schema: `retrying` when the errors were fed back to the
+ * model, else the run ends `output_invalid`.
+ */
+export interface OutputRejectedEvent {
+  type: 'output_rejected';
+  step: number;
+  /** What is wrong with the answer, one issue a line. */
+  errors: string;
+  retrying: boolean;
+}
+
 /** The run ended; the same status and error as its result. */
 export interface DoneEvent {
   type: 'done';
@@ -241,6 +253,7 @@ export type AgentEventBody<C extends ToolCallShape = AnyToolCall> =
   | ContinuedEvent
   | CompactedEvent
   | CompactionFailedEvent
+  | OutputRejectedEvent
   | DoneEvent;
 
 /** Every kind of run event. */

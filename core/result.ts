@@ -3,6 +3,7 @@
  * Every ending is a result, failures included; the type parameter carries the agent's tool names and
  * argument types (see `ToolCallsOf` in the agent definitions).
  */
+import type { JsonValue } from './json';
 import type { Message } from './messages';
 import type { StopReason } from './model';
 import type { Usage } from './usage';
@@ -30,7 +31,9 @@ export type FailureStatus =
   /** The run's input was malformed, or names an agent the worker does not have. */
   | 'invalid_input'
   /** An activity failed in a way the loop does not classify (a bug or an outage); the message says which. */
-  | 'internal_error';
+  | 'internal_error'
+  /** The final answer did not match the agent's output schema, after the model was asked to fix it as often as allowed. */
+  | 'output_invalid';
 
 /** How a run ended. */
 export type RunStatus = SuccessStatus | LimitStatus | 'cancelled' | FailureStatus;
@@ -49,6 +52,7 @@ export const RUN_STATUSES: readonly RunStatus[] = [
   'storage_error',
   'invalid_input',
   'internal_error',
+  'output_invalid',
 ];
 
 /** One model call in the run report. */
@@ -141,29 +145,50 @@ export interface RunResultBase<C extends ToolCallShape = AnyToolCall> {
   transcriptHead: string | null;
 }
 
-/** The model answered without asking for more tools. */
-export interface SuccessResult<C extends ToolCallShape = AnyToolCall> extends RunResultBase<C> {
+/**
+ * What a successful run's `output` is when its agent's output type is not known statically: the validated
+ * JSON of an agent with an `output` schema, absent for an agent without one.
+ */
+export type UnknownOutput = JsonValue | undefined;
+
+/** The `output` field of a successful run: required when the agent has an output schema, else optional. */
+export type OutputField<O> = undefined extends O ? { output?: O } : { output: O };
+
+/**
+ * The model answered without asking for more tools; for an agent with an `output` schema, `output` is its
+ * final answer, validated against that schema (typed `O` from it).
+ */
+export type SuccessResult<C extends ToolCallShape = AnyToolCall, O = UnknownOutput> = RunResultBase<C> & {
   status: SuccessStatus;
   error?: undefined;
-}
+} & OutputField<O>;
 
 /** A limit stopped the run: the step cap, or the model's output token limit. */
 export interface LimitResult<C extends ToolCallShape = AnyToolCall> extends RunResultBase<C> {
   status: LimitStatus;
   error: RunError;
+  /** Only a successful run has an output. */
+  output?: undefined;
 }
 
 /** The run was cancelled; the transcript holds what completed, every open call closed with a result. */
 export interface CancelledResult<C extends ToolCallShape = AnyToolCall> extends RunResultBase<C> {
   status: 'cancelled';
   error: RunError;
+  /** Only a successful run has an output. */
+  output?: undefined;
 }
 
 /** The run failed; `error` says why and `status` what kind of failure it was. */
 export interface FailedResult<C extends ToolCallShape = AnyToolCall> extends RunResultBase<C> {
   status: FailureStatus;
   error: RunError;
+  /** Only a successful run has an output. */
+  output?: undefined;
 }
 
-/** The typed result of an agent run: every ending, failures included, discriminated by `status`. */
-export type AgentRunResult<C extends ToolCallShape = AnyToolCall> = SuccessResult<C> | LimitResult<C> | CancelledResult<C> | FailedResult<C>;
+/**
+ * The typed result of an agent run: every ending, failures included, discriminated by `status`. `O` is
+ * the type of a successful run's `output` (from the agent's output schema); other endings have none.
+ */
+export type AgentRunResult<C extends ToolCallShape = AnyToolCall, O = UnknownOutput> = SuccessResult<C, O> | LimitResult<C> | CancelledResult<C> | FailedResult<C>;
