@@ -63,7 +63,7 @@ async function* nothing<T>(): AsyncGenerator<T> {
  * agent is known: see `AgentClient.start`), so results, events and pending approvals narrow on `tool`;
  * `O` is the type of a successful result's `output` (from the agent's output schema).
  */
-export class AgentRun<C extends ToolCallShape = AnyToolCall, O = UnknownOutput> {
+export class AgentRun<C extends ToolCallShape = AnyToolCall, out O = UnknownOutput> {
   /**
    * @param handle the run's workflow handle.
    * @param options `deltas`: where `stream()` gets live deltas (default: through Temporal; `false`: none);

@@ -4,7 +4,7 @@ import { jsonBytes } from './json';
 import type { Message } from './messages';
 import { messageText } from './messages';
 import { finalAnswerText } from './output';
-import type { AgentRunResult, RunError, RunStatus, StepReport } from './result';
+import type { AgentRunResult, RunError, RunStatus, StepReport, SuccessResult } from './result';
 import type { LoopState } from './state';
 
 /** Identity and timing of a run, known only to the workflow. */
@@ -80,7 +80,8 @@ export function finishRun(state: LoopState, status: RunStatus, meta: RunMeta, er
     },
     transcriptHead: state.head,
   };
-  if (status === 'success') return { status, ...base, ...(state.output !== undefined ? { output: state.output } : {}) };
+  // `output` is absent (rather than undefined) for agents without an output schema.
+  if (status === 'success') return { status, ...base, ...(state.output !== undefined ? { output: state.output } : {}) } as SuccessResult;
   return { status, error: error ?? { message: `The run ended: ${status}.` }, ...base };
 }
 

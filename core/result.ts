@@ -151,17 +151,16 @@ export interface RunResultBase<C extends ToolCallShape = AnyToolCall> {
  */
 export type UnknownOutput = JsonValue | undefined;
 
-/** The `output` field of a successful run: required when the agent has an output schema, else optional. */
-export type OutputField<O> = undefined extends O ? { output?: O } : { output: O };
-
 /**
  * The model answered without asking for more tools; for an agent with an `output` schema, `output` is its
- * final answer, validated against that schema (typed `O` from it).
+ * final answer, validated against that schema (typed `O` from it). For an agent without one, `output` is
+ * absent (`O` is then `JsonValue | undefined`).
  */
-export type SuccessResult<C extends ToolCallShape = AnyToolCall, O = UnknownOutput> = RunResultBase<C> & {
+export interface SuccessResult<C extends ToolCallShape = AnyToolCall, O = UnknownOutput> extends RunResultBase<C> {
   status: SuccessStatus;
   error?: undefined;
-} & OutputField<O>;
+  output: O;
+}
 
 /** A limit stopped the run: the step cap, or the model's output token limit. */
 export interface LimitResult<C extends ToolCallShape = AnyToolCall> extends RunResultBase<C> {

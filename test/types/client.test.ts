@@ -165,6 +165,9 @@ describe('a successful result’s output is typed by the agent’s output schema
       expectTypeOf(check).toBeFunction();
       expectTypeOf(client.start(triage, { input: 'x' })).resolves.toEqualTypeOf<AgentRun<{ tool: 'lookup'; args: { key: string } }, Triage>>();
       expectTypeOf(client.get<typeof triage>('wf-1')).toEqualTypeOf<AgentRun<{ tool: 'lookup'; args: { key: string } }, Triage>>();
+      // A run typed by its output is still an AgentRun (e.g. for helpers that take any run).
+      const toolless = defineAgent({ name: 'toolless', model: { provider: 'scripted', model: 'x' }, output: z.object({ n: z.number() }) });
+      expectTypeOf<AgentRunOf<typeof toolless>>().toExtend<AgentRun>();
       void (async () => {
         const result = await (await client.start(triage, { input: 'x' })).result();
         if (result.status === 'success') {
