@@ -166,8 +166,8 @@ describe('a successful result’s output is typed by the agent’s output schema
       expectTypeOf(client.start(triage, { input: 'x' })).resolves.toEqualTypeOf<AgentRun<{ tool: 'lookup'; args: { key: string } }, Triage>>();
       expectTypeOf(client.get<typeof triage>('wf-1')).toEqualTypeOf<AgentRun<{ tool: 'lookup'; args: { key: string } }, Triage>>();
       // A run typed by its output is still an AgentRun (e.g. for helpers that take any run).
-      const toolless = defineAgent({ name: 'toolless', model: { provider: 'scripted', model: 'x' }, output: z.object({ n: z.number() }) });
-      expectTypeOf<AgentRunOf<typeof toolless>>().toExtend<AgentRun>();
+      const _toolless = defineAgent({ name: 'toolless', model: { provider: 'scripted', model: 'x' }, output: z.object({ n: z.number() }) });
+      expectTypeOf(client.get<typeof _toolless>('wf-2')).toExtend<AgentRun>();
       void (async () => {
         const result = await (await client.start(triage, { input: 'x' })).result();
         if (result.status === 'success') {
