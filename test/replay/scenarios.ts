@@ -6,6 +6,7 @@ import type { AgentRun } from '../../client';
 import type { BudgetOptions, SessionOption } from '../../client';
 import type { RunPolicy } from '../../core/approvals';
 import type { RunStatus } from '../../core/result';
+import { z } from 'zod';
 import { waitTool } from '../../agents/wait';
 import { ScriptedAgents } from '../helpers/agents';
 import { big, boom, echo, fatalBoom, slowRead, slowWrite, typed, waitForever } from '../helpers/tools';
@@ -229,6 +230,16 @@ const reading = (steps: number) => (_request: unknown, ctx: { step: number; purp
 replayAgents.add('compaction', reading(12), { tools: [big], maxSteps: 20, context: { windowTokens: 3_000, keepRecentTokens: 800, keepToolResults: 3 } });
 replayAgents.add('compaction_overflow', reading(10), { tools: [big], maxSteps: 20, context: { keepRecentTokens: 800, keepToolResults: 0 } });
 replayAgents.provider.setWindow('compaction', 3_000).setWindow('compaction_overflow', 3_000);
+// Added with structured output: a final answer through the final_answer tool that fails the schema, is
+// fed back with zod's errors, and is fixed.
+replayAgents.add(
+  'output_fixed',
+  [
+    { toolCalls: [{ name: 'final_answer', args: { city: 'Rome', temperature: 'hot' } }] },
+    { toolCalls: [{ name: 'final_answer', args: { city: 'Rome', temperature: 31 } }] },
+  ],
+  { tools: [], output: z.object({ city: z.string(), temperature: z.number() }) },
+);
 
 /** Throw unless the run's events of `type` are `expected` (compared on the listed fields). */
 async function expectEvents(run: AgentRun, type: 'approval_decided' | 'approval_refused', expected: readonly Record<string, unknown>[]): Promise<void> {
@@ -426,4 +437,6 @@ export const SCENARIOS: readonly Scenario[] = [
   { name: 'budget_timeout', input: 'wait', budget: { timeout: '1s' }, status: 'timeout', covers: ['TIMER_FIRED', 'ACTIVITY_TASK_CANCEL_REQUESTED'] },
   { name: 'compaction', input: 'read', status: 'success', covers: ['patch:context-compaction'] },
   { name: 'compaction_overflow', input: 'read', status: 'success', covers: ['patch:context-compaction'] },
+  // Structured output: an invalid final answer fed back, then a valid one.
+  { name: 'output_fixed', input: 'Weather in Rome?', status: 'success' },
 ];
