@@ -82,6 +82,16 @@ S.provider.set(
 );
 S.agents.push(defineAgent({ name: 'never_valid', model: { provider: 'scripted', model: 'never_valid' }, output: weather, outputRetries: 2 }));
 
+// A session: each turn ends with a final answer; the next message follows the final_answer call's result.
+S.provider.set(
+  'session_output',
+  recorded('session_output', [
+    { toolCalls: [{ name: FINAL_ANSWER_TOOL, args: { city: 'Paris', temperature: 21, conditions: 'sunny' } }] },
+    { toolCalls: [{ name: FINAL_ANSWER_TOOL, args: { city: 'Berlin', temperature: 12, conditions: 'cloudy' } }] },
+  ]),
+);
+S.agents.push(defineAgent({ name: 'session_output', model: { provider: 'scripted', model: 'session_output' }, output: weather }));
+
 let h: Harness;
 beforeAll(async () => {
   h = await startHarness({ agents: S.agents, providers: { scripted: S.provider, native } });
@@ -161,5 +171,21 @@ describe('structured final output', () => {
     expect(events.at(-1)).toMatchObject({ type: 'done', status: 'output_invalid' });
     // Every call has its result, the last one included.
     expect(result.messages.at(-1)).toMatchObject({ role: 'user', content: [{ type: 'tool_result', isError: true }] });
+  });
+
+  it('a session: each turn’s final answer is validated; the next message joins the final_answer result (well-formed transcript)', async () => {
+    const run = await h.client.start('session_output', { input: 'Weather in Paris?', session: true, workflowId: testId('output-session') });
+    for (let i = 0; i < 200 && !(await allEvents(run)).some((e) => e.type === 'awaiting_message'); i++) await new Promise((r) => setTimeout(r, 50));
+    await run.send('And in Berlin?');
+    for (let i = 0; i < 200 && (await allEvents(run)).filter((e) => e.type === 'awaiting_message').length < 2; i++) await new Promise((r) => setTimeout(r, 50));
+    await run.end();
+    const result = await run.result();
+    expect(result).toMatchObject({ status: 'success', output: { city: 'Berlin', temperature: 12, conditions: 'cloudy' } });
+    const second = requests.get('session_output')![1]!;
+    expect(second.messages.map((m) => [m.role, m.content.map((b) => b.type)])).toEqual([
+      ['user', ['text']],
+      ['assistant', ['tool_use']],
+      ['user', ['tool_result', 'text']],
+    ]);
   });
 });
