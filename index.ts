@@ -27,6 +27,8 @@ export type {
   AnyTool,
   BudgetOptions,
   ContextOptions,
+  OutputOf,
+  OutputSchema,
   RetryOptions,
   Tool,
   ToolCallOf,
@@ -49,7 +51,7 @@ export type * from './core/stream';
 export type { AnyToolCall, BudgetRequest, ToolCallShape } from './core/tool-call';
 export type { StopReason, ModelRequest, ModelResponse } from './core/model';
 export type { AgentWorkflowInput, DecisionReceipt, RunSnapshot } from './core/contract';
-export type { ModelRef, PromptSpec, ThinkingSpec, ToolErrorPolicy } from './core/spec';
+export type { ModelRef, OutputSpec, PromptSpec, ThinkingSpec, ToolErrorPolicy } from './core/spec';
 export type { Budget, BudgetExhausted, BudgetName, BudgetSpent } from './core/budget';
 export type * from './core/approval-types';
 export type { ModelCallContext, ModelProvider, ProviderErrorKind, ProviderErrorOptions } from './providers/types';

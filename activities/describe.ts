@@ -5,12 +5,14 @@ import type { AgentRegistry } from '../agents/registry';
 import { agentSpec, promptSpec } from '../agents/registry';
 import type { TranscriptStore } from '../store/transcript-store';
 import type { ContextWindowTable } from '../providers/context-windows';
+import { outputSpec } from '../agents/output';
+import type { ProviderRegistry } from './model';
 import { withStore } from './storage';
 import type { McpCatalog } from '../mcp/tools';
 import { withMcpTools } from '../mcp/activity';
 
 /** Resolve an agent into the data the workflow runs on; the prompt and tool schemas are stored as one blob. */
-export function describeAgentActivity(registry: AgentRegistry, store: TranscriptStore, searchAttributes: boolean, windows?: ContextWindowTable, mcp?: McpCatalog) {
+export function describeAgentActivity(registry: AgentRegistry, store: TranscriptStore, searchAttributes: boolean, windows?: ContextWindowTable, mcp?: McpCatalog, providers?: ProviderRegistry) {
   return async function describeAgent(input: DescribeAgentInput): Promise<AgentSpec> {
     let agent;
     try {
@@ -22,6 +24,7 @@ export function describeAgentActivity(registry: AgentRegistry, store: Transcript
     agent = await withMcpTools(agent, mcp);
     const prompt = promptSpec(agent);
     const promptRef = await withStore("store the agent's prompt", () => store.putJson(prompt));
-    return agentSpec(agent, promptRef, searchAttributes, windows);
+    const output = outputSpec(agent, (name) => providers?.get(name)?.nativeOutput === true);
+    return { ...agentSpec(agent, promptRef, searchAttributes, windows), ...(output ? { output } : {}) };
   };
 }

@@ -32,8 +32,8 @@ export function createActivities(deps: {
   mcp?: McpCatalog;
 }): AgentActivities {
   return {
-    describeAgent: describeAgentActivity(deps.registry, deps.store, deps.searchAttributes ?? false, deps.contextWindows, deps.mcp),
-    callModel: callModelActivity(deps.providers, deps.store, deps.prices, deps.live),
+    describeAgent: describeAgentActivity(deps.registry, deps.store, deps.searchAttributes ?? false, deps.contextWindows, deps.mcp, deps.providers),
+    callModel: callModelActivity(deps.providers, deps.store, deps.prices, deps.live, deps.registry),
     compactContext: compactContextActivity(deps.providers, deps.store, deps.prices),
     runTool: runToolActivity(deps.registry, deps.store, deps.mcp),
     commitTranscript: (input) => withStore('store the last messages of the transcript', () => deps.store.append(input.head, input.append)),

@@ -22,6 +22,8 @@ import type { LiveDetails } from '../streaming/live-window';
 import { LiveWindow } from '../streaming/live-window';
 import type { DeltaPublisher } from '../streaming/transport';
 import { errorMessage, keepAlive } from './heartbeat';
+import type { AgentRegistry } from '../agents/registry';
+import { judgeAnswer, outputRequest, outputSchemaFor } from './output';
 import { withStore } from './storage';
 
 /** Providers by the name agents use in `model.provider`. */
@@ -34,12 +36,14 @@ export type ProviderRegistry = ReadonlyMap<string, ModelProvider>;
  * blob-store failure is a `StorageError` (final), an answer too large for history a
  * `ModelOutputTooLarge` (final).
  */
-export function callModelActivity(providers: ProviderRegistry, store: TranscriptStore, prices: PriceTable = DEFAULT_PRICES, live: LiveOptions = {}) {
+export function callModelActivity(providers: ProviderRegistry, store: TranscriptStore, prices: PriceTable = DEFAULT_PRICES, live: LiveOptions = {}, registry?: AgentRegistry) {
   return async function callModel(input: CallModelInput): Promise<CallModelOutput> {
     const ctx = Context.current();
     const stream = liveStream(ctx, input, live);
     const provider = providerFor(providers, input.model.provider);
-    const prompt = await withStore("read the agent's prompt", () => store.getJson<PromptSpec>(input.promptRef));
+    const stored = await withStore("read the agent's prompt", () => store.getJson<PromptSpec>(input.promptRef));
+    const schema = input.output ? outputSchemaFor(registry, input.agent) : undefined;
+    const prompt = input.output ? outputRequest(stored, input.output) : stored;
     const head = await withStore('add the new messages to the transcript', () => store.append(input.transcript.head, input.transcript.append));
     const all = await withStore('load the transcript', () => store.load(head));
     const messages = await withStore('load what the model is shown', () => shownMessages(store, all, input.context, input.step));
@@ -75,6 +79,7 @@ export function callModelActivity(providers: ProviderRegistry, store: Transcript
       model: response.model,
       latencyMs,
       ...priced(response.model, input.model.model, response.usage, prices),
+      ...(schema && input.output ? judgeAnswer(schema, message, response.stopReason, input.output) : {}),
     };
     checkOutputSize(output);
     const newHead = await withStore("store the model's answer", () => store.append(head, [message]));

@@ -9,10 +9,11 @@ import { DurableAgentError } from '../core/errors';
 import type { JsonObject } from '../core/json';
 import type { ApprovalTimeoutOutcome } from '../core/approvals';
 import type { ModelRef, RetrySpec, ToolErrorPolicy } from '../core/spec';
-import type { AnyToolCall } from '../core/result';
+import type { AnyToolCall, UnknownOutput } from '../core/result';
 import type { BuiltinToolSpec } from '../core/wait';
 import { DEFAULTS } from '../core/spec';
 import { checkAgentConfig, checkToolConfig, inputSchemaOf } from './validate';
+import { outputSchemaOf } from './output';
 import type { BudgetOptions } from './budget-options';
 import type { McpSource } from '../mcp/server';
 import { checkAgentMcp } from '../mcp/server';
@@ -154,8 +155,14 @@ export function defineTool<const N extends string, I extends ToolInputSchema, O>
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tools of any input and output type
 export type AnyTool = Tool<string, any, any>;
 
-/** How an agent is declared. `N` is its name and `T` its tools, so names and argument types flow to runs. */
-export interface AgentConfig<N extends string = string, T extends readonly AnyTool[] = readonly AnyTool[]> {
+/** Output schemas of agents: zod objects (the answer is a JSON object). */
+export type OutputSchema = z.ZodObject;
+
+/**
+ * How an agent is declared. `N` is its name, `T` its tools and `S` its output schema, so names, argument
+ * types and the output type flow to runs.
+ */
+export interface AgentConfig<N extends string = string, T extends readonly AnyTool[] = readonly AnyTool[], S extends OutputSchema | undefined = OutputSchema | undefined> {
   /** Name clients start runs by. */
   name: N;
   /** The model to call. Credentials are configured on the worker's provider, never here. */
@@ -239,6 +246,26 @@ export interface AgentConfig<N extends string = string, T extends readonly AnyTo
   guardrails?: GuardrailsOptions;
   /** Code run around each tool call in the worker: block or rewrite a call, transform its output. */
   hooks?: ToolHooks;
+  /**
+   * The run's final answer must match this schema (a `z.object(...)`); a successful result's `output` is
+   * the validated answer, typed from it. The model answers through its provider's native structured
+   * output when the provider has one (OpenAI-compatible: `response_format: json_schema`), else by calling
+   * a `final_answer` tool whose input schema is this one. An answer that does not validate is fed back
+   * with the errors, at most `outputRetries` times, then the run ends `output_invalid`.
+   *
+   * @example
+   * ```ts
+   * defineAgent({ name: 'triage', model, output: z.object({ severity: z.enum(['low', 'high']), summary: z.string() }) });
+   * ```
+   */
+  output?: S;
+  /** With `output`: how many times an invalid final answer is fed back before the run ends `output_invalid`. Default 2. */
+  outputRetries?: number;
+  /**
+   * With `output`: `native` (the provider constrains the answer) or `tool` (a `final_answer` tool).
+   * Default: `native` when every model's provider supports it, else `tool`.
+   */
+  outputMode?: 'native' | 'tool';
 }
 
 /** How an agent's context is managed (see `AgentConfig.context`); every field optional. */
@@ -260,13 +287,16 @@ export interface ContextOptions {
 }
 
 /** A defined agent. */
-export interface Agent<N extends string = string, T extends readonly AnyTool[] = readonly AnyTool[]> extends AgentConfig<N, T> {
+export interface Agent<N extends string = string, T extends readonly AnyTool[] = readonly AnyTool[], S extends OutputSchema | undefined = OutputSchema | undefined>
+  extends AgentConfig<N, T, S> {
   readonly kind: 'agent';
   readonly tools: T;
+  /** JSON Schema of the output, from zod (set when `output` is). */
+  readonly outputSchema?: JsonObject;
 }
 
-/** An agent of any name and tools. */
-export type AnyAgent = Agent<string, readonly AnyTool[]>;
+/** An agent of any name, tools and output. */
+export type AnyAgent = Agent<string, readonly AnyTool[], OutputSchema | undefined>;
 
 /** The call shape (`{ tool, args }`) of one tool: its name and the arguments its schema accepts. */
 export type ToolCallOf<T> = T extends Tool<infer N, infer I, infer _O> ? { tool: N; args: z.input<I> } : never;
@@ -283,15 +313,24 @@ export type ToolCallsOf<A> = A extends Agent<string, infer T> ? (T[number] exten
 export type ToolNamesOf<A> = ToolCallsOf<A>['tool'];
 
 /**
+ * The type of a successful run's `output` for agent `A`: what its output schema parses to; for an agent
+ * without one (or not known statically), any JSON or nothing.
+ */
+export type OutputOf<A> = A extends Agent<string, readonly AnyTool[], infer S> ? ([S] extends [OutputSchema] ? z.output<S> : UnknownOutput) : UnknownOutput;
+
+/**
  * Declare an agent. Its tools are checked too (a tool made by hand, not by `defineTool`, must have the
  * same shape: a valid name, a description, a `z.object(...)` input and an `execute` function).
  *
  * @throws {DefinitionError} naming the agent (and tool) and the field that is wrong, and how to fix it.
  */
-export function defineAgent<const N extends string, const T extends readonly AnyTool[] = readonly []>(config: AgentConfig<N, T>): Agent<N, T> {
+export function defineAgent<const N extends string, const T extends readonly AnyTool[] = readonly [], S extends OutputSchema | undefined = undefined>(
+  config: AgentConfig<N, T, S>,
+): Agent<N, T, S> {
   const tools = checkAgentConfig(config as AgentConfig<string, readonly AnyTool[]>) as unknown as T;
   checkAgentMcp(config.name, config.mcp);
-  return Object.freeze({ ...config, kind: 'agent' as const, tools });
+  const outputSchema = config.output !== undefined ? outputSchemaOf(config as AgentConfig) : undefined;
+  return Object.freeze({ ...config, kind: 'agent' as const, tools, ...(outputSchema ? { outputSchema } : {}) });
 }
 
 /** Resolve retry options against defaults. */

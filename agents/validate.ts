@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { DefinitionError } from '../core/errors';
 import type { JsonObject } from '../core/json';
 import type { AgentConfig, AnyAgent, AnyTool, Tool, ToolConfig, ToolInputSchema } from './define';
+import { checkOutputOptions } from './output';
 import { MAX_TOOL_RESULT_INLINE_BYTES } from './limits';
 import { budgetOptionsProblems } from './budget-options';
 import { checkGuardrails } from './guardrails';
@@ -260,6 +261,7 @@ export function checkAgentConfig(config: AgentConfig<string, readonly AnyTool[]>
   if (context.length) throw new DefinitionError(context.join('; '));
   checkGuardrails(name, config.guardrails);
   checkHooks(name, config.hooks);
+  checkOutputOptions(config);
   return tools;
 }
 

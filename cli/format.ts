@@ -30,6 +30,7 @@ export const STATUS_MEANINGS: Partial<Record<RunStatus, string>> = {
   budget_exceeded: "a token, cost or turn budget of the run is spent (see the error)",
   timeout: "the run's wall-clock budget ran out",
   guardrail: 'a guardrail with tripwire failed: the final text is its reason',
+  output_invalid: "the final answer did not match the agent's output schema, after the corrections allowed (see the error)",
 };
 
 /** A run status, coloured, with its meaning when it needs one. */
@@ -121,6 +122,8 @@ export function formatEvent(e: AgentEvent, s: Styles, context: FormatContext = {
       return [(e.action === 'ended' ? s.red : s.yellow)(`[step ${e.step}] ${e.kind} guardrail ${e.name} failed${e.action === 'feedback' ? ' (sent back to the model)' : e.action === 'ended' ? ' (the run ends)' : ''}: ${clip(e.reason, 200)}`)];
     case 'tool_hook':
       return [s.yellow(`[step ${e.step}] ${e.hook} ${e.action} ${e.tool} (${e.callId})${e.reason ? `: ${clip(e.reason, 200)}` : ''}${e.args ? ` → ${clip(JSON.stringify(e.args) ?? '', 160)}` : ''}`)];
+    case 'output_rejected':
+      return [s.red(`[step ${e.step}] the final answer does not match the output schema${e.retrying ? ': the model is asked to fix it' : ''}: ${clip(e.errors, 300)}`)];
     case 'step_finished':
       return [s.dim(`[step ${e.step}] finished: ${e.stopReason}, ${formatUsage(e.usage)}, ${e.latencyMs} ms${e.costUsd !== undefined ? `, ${formatUsd(e.costUsd)}` : ''}`)];
     case 'done': {

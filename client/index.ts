@@ -7,7 +7,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { Duration } from '@temporalio/common';
 import { msToNumber } from '@temporalio/common';
-import type { AnyAgent, ToolCallsOf, ToolNamesOf } from '../agents/define';
+import type { AnyAgent, OutputOf, ToolCallsOf, ToolNamesOf } from '../agents/define';
 import { AGENT_WORKFLOW, DEFAULT_TASK_QUEUE, WORKFLOW_TASK_TIMEOUT } from '../core/contract';
 import type { AgentWorkflowInput } from '../core/contract';
 import { DurableAgentError } from '../core/errors';
@@ -64,8 +64,11 @@ export type {
  */
 export type RunCallsOf<A> = string extends ToolNamesOf<A> ? AnyToolCall : ToolCallsOf<A>;
 
-/** A run of agent `A`: its result, events and pending approvals typed by the agent's tools. */
-export type AgentRunOf<A> = AgentRun<RunCallsOf<A>>;
+/**
+ * A run of agent `A`: its result, events and pending approvals typed by the agent's tools, and a
+ * successful result's `output` by its output schema.
+ */
+export type AgentRunOf<A> = AgentRun<RunCallsOf<A>, OutputOf<A>>;
 
 /**
  * Options of {@link AgentClient.connect}. Connection settings not given here come from Temporal's
@@ -251,7 +254,7 @@ export class AgentClient {
       workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT,
       args: [input],
     });
-    return this.run(handle);
+    return this.run(handle) as unknown as AgentRunOf<A>;
   }
 
   /**
@@ -317,7 +320,7 @@ export class AgentClient {
       signal: messageSignal,
       signalArgs: [parsed.value],
     });
-    return this.run(this.temporal.workflow.getHandle<typeof agentWorkflow>(handle.workflowId)) as AgentRunOf<A>;
+    return this.run(this.temporal.workflow.getHandle<typeof agentWorkflow>(handle.workflowId)) as unknown as AgentRunOf<A>;
   }
 
   /**
@@ -388,7 +391,7 @@ export class AgentClient {
    * `RunNotFoundError`). Give the agent's type to type its result and events: `client.get<typeof assistant>(id)`.
    */
   get<A extends AnyAgent = AnyAgent>(workflowId: string, runId?: string): AgentRunOf<A> {
-    return this.run(this.temporal.workflow.getHandle<typeof agentWorkflow>(workflowId, runId), runId) as AgentRunOf<A>;
+    return this.run(this.temporal.workflow.getHandle<typeof agentWorkflow>(workflowId, runId), runId) as unknown as AgentRunOf<A>;
   }
 
   /**

@@ -11,7 +11,7 @@ import type { DeltaFeed } from '../streaming/transport';
 import type { StreamEvent } from './live';
 import { LiveFilter, merge, TextAccumulator } from './live';
 import type { EventHub, FollowedRun } from './event-hub';
-import type { AgentRunResult, AnyToolCall, ToolCallShape } from '../core/result';
+import type { AgentRunResult, AnyToolCall, ToolCallShape, UnknownOutput } from '../core/result';
 import type { BudgetRequest } from '../core/tool-call';
 import type { agentWorkflow } from '../workflows/agent';
 import type { MessageReceipt, UserMessageInput } from '../core/inbox';
@@ -69,9 +69,10 @@ async function* nothing<T>(): AsyncGenerator<T> {
 
 /**
  * One agent run. `C` is the shape of its tool calls (`{ tool, args }`, a union by tool name when the
- * agent is known: see `AgentClient.start`), so results, events and pending approvals narrow on `tool`.
+ * agent is known: see `AgentClient.start`), so results, events and pending approvals narrow on `tool`;
+ * `O` is the type of a successful result's `output` (from the agent's output schema).
  */
-export class AgentRun<C extends ToolCallShape = AnyToolCall> {
+export class AgentRun<C extends ToolCallShape = AnyToolCall, out O = UnknownOutput> {
   /**
    * @param handle the run's workflow handle.
    * @param options `deltas`: where `stream()` gets live deltas (default: through Temporal; `false`: none);
@@ -107,8 +108,8 @@ export class AgentRun<C extends ToolCallShape = AnyToolCall> {
    * else console.error(result.status, result.error.message);
    * ```
    */
-  result(): Promise<AgentRunResult<C>> {
-    return this.call(() => this.handle.result() as Promise<AgentRunResult<C>>);
+  result(): Promise<AgentRunResult<C, O>> {
+    return this.call(() => this.handle.result() as Promise<AgentRunResult<C, O>>);
   }
 
   /**

@@ -7,7 +7,7 @@ import type { ApprovalDecision, PendingApproval, RunPolicy } from './approvals';
 import type { UserMessageInput } from './inbox';
 import type { Message, ToolOutput } from './messages';
 import type { LoopState, ModelStep } from './state';
-import type { AgentSpec, ModelRef } from './spec';
+import type { AgentSpec, ModelRef, OutputSpec } from './spec';
 import type { Budget } from './budget';
 import type { ContextView } from './context';
 import type { ExecutionStart } from './event-log';
@@ -99,6 +99,8 @@ export interface CallModelInput {
   transcript: { head: string | null; append: Message[] };
   /** What of the transcript the model is shown (summary, start, stubs); absent: all of it. */
   context?: ContextView;
+  /** The agent's output contract: the final answer is asked for accordingly and validated (absent: free text). */
+  output?: OutputSpec;
 }
 
 /** Input of the `compactContext` activity: summarise the older part of what the model is shown. */

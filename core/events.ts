@@ -267,6 +267,18 @@ export interface ToolHookEvent {
   args?: JsonObject;
 }
 
+/**
+ * A final answer did not match the agent's output schema: `retrying` when the errors were fed back to the
+ * model, else the run ends `output_invalid`.
+ */
+export interface OutputRejectedEvent {
+  type: 'output_rejected';
+  step: number;
+  /** What is wrong with the answer, one issue a line. */
+  errors: string;
+  retrying: boolean;
+}
+
 /** The run ended; the same status and error as its result. */
 export interface DoneEvent {
   type: 'done';
@@ -303,6 +315,7 @@ export type AgentEventBody<C extends ToolCallShape = AnyToolCall> =
   | SubAgentFinishedEvent
   | GuardrailEvent
   | ToolHookEvent
+  | OutputRejectedEvent
   | DoneEvent;
 
 /** Every kind of run event. */

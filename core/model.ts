@@ -1,3 +1,4 @@
+import type { JsonObject } from './json';
 import type { AssistantMessage, Message } from './messages';
 import type { PromptSpec, ThinkingSpec } from './spec';
 import type { Usage } from './usage';
@@ -13,6 +14,11 @@ export interface ModelRequest extends PromptSpec {
   temperature?: number;
   /** Extended thinking, for providers that support it (ignored by the others). */
   thinking?: ThinkingSpec;
+  /**
+   * Native structured output: the answer's text must be JSON matching `schema` (providers that support it
+   * constrain the answer, e.g. OpenAI's `response_format: json_schema`). Absent: free text.
+   */
+  output?: { name: string; schema: JsonObject };
 }
 
 /** A provider's answer. */

@@ -3,7 +3,8 @@ import type { DoneEvent } from './events';
 import { jsonBytes } from './json';
 import type { Message } from './messages';
 import { messageText } from './messages';
-import type { AgentRunResult, RunError, RunStatus, StepReport } from './result';
+import { finalAnswerText } from './output';
+import type { AgentRunResult, RunError, RunStatus, StepReport, SuccessResult } from './result';
 import type { LoopState } from './state';
 
 /** Identity and timing of a run, known only to the workflow. */
@@ -59,7 +60,8 @@ export function finishRun(state: LoopState, status: RunStatus, meta: RunMeta, er
   const steps = recentWithin(state.steps, REPORT_DETAIL_BYTES);
   const toolCalls = recentWithin(state.toolCalls, REPORT_DETAIL_BYTES);
   const base = {
-    finalText: state.finalText ?? (lastAssistant ? messageText(lastAssistant) : ''),
+    // An answer given through the final_answer tool (agents with an output schema) has no text of its own.
+    finalText: state.finalText ?? (lastAssistant ? messageText(lastAssistant) || (state.output !== undefined || status === 'output_invalid' ? finalAnswerText(lastAssistant) : '') : ''),
     messages: recent.messages,
     messagesOmitted: recent.omitted + (earlier?.messages ?? 0),
     steps: state.step,
@@ -78,7 +80,8 @@ export function finishRun(state: LoopState, status: RunStatus, meta: RunMeta, er
     },
     transcriptHead: state.head,
   };
-  if (status === 'success') return { status, ...base };
+  // `output` is absent (rather than undefined) for agents without an output schema.
+  if (status === 'success') return { status, ...base, ...(state.output !== undefined ? { output: state.output } : {}) } as SuccessResult;
   return { status, error: error ?? { message: `The run ended: ${status}.` }, ...base };
 }
 

@@ -33,7 +33,9 @@ export type FailureStatus =
   /** An activity failed in a way the loop does not classify (a bug or an outage); the message says which. */
   | 'internal_error'
   /** A guardrail with tripwire failed: `finalText` is its reason. */
-  | 'guardrail';
+  | 'guardrail'
+  /** The final answer did not match the agent's output schema, after the model was asked to fix it as often as allowed. */
+  | 'output_invalid';
 
 /** How a run ended. */
 export type RunStatus = SuccessStatus | LimitStatus | 'cancelled' | FailureStatus;
@@ -53,6 +55,7 @@ export const RUN_STATUSES: readonly RunStatus[] = [
   'invalid_input',
   'internal_error',
   'guardrail',
+  'output_invalid',
 ];
 
 /** What a finished child run was, on its parent's tool call (report entry, outcome, event). */
@@ -160,29 +163,49 @@ export interface RunResultBase<C extends ToolCallShape = AnyToolCall> {
   transcriptHead: string | null;
 }
 
-/** The model answered without asking for more tools. */
-export interface SuccessResult<C extends ToolCallShape = AnyToolCall> extends RunResultBase<C> {
+/**
+ * What a successful run's `output` is when its agent's output type is not known statically: the validated
+ * JSON of an agent with an `output` schema, absent for an agent without one.
+ */
+export type UnknownOutput = JsonValue | undefined;
+
+/**
+ * The model answered without asking for more tools; for an agent with an `output` schema, `output` is its
+ * final answer, validated against that schema (typed `O` from it). For an agent without one, `output` is
+ * absent (`O` is then `JsonValue | undefined`).
+ */
+export interface SuccessResult<C extends ToolCallShape = AnyToolCall, O = UnknownOutput> extends RunResultBase<C> {
   status: SuccessStatus;
   error?: undefined;
+  output: O;
 }
 
 /** A limit stopped the run: the step cap, or the model's output token limit. */
 export interface LimitResult<C extends ToolCallShape = AnyToolCall> extends RunResultBase<C> {
   status: LimitStatus;
   error: RunError;
+  /** Only a successful run has an output. */
+  output?: undefined;
 }
 
 /** The run was cancelled; the transcript holds what completed, every open call closed with a result. */
 export interface CancelledResult<C extends ToolCallShape = AnyToolCall> extends RunResultBase<C> {
   status: 'cancelled';
   error: RunError;
+  /** Only a successful run has an output. */
+  output?: undefined;
 }
 
 /** The run failed; `error` says why and `status` what kind of failure it was. */
 export interface FailedResult<C extends ToolCallShape = AnyToolCall> extends RunResultBase<C> {
   status: FailureStatus;
   error: RunError;
+  /** Only a successful run has an output. */
+  output?: undefined;
 }
 
-/** The typed result of an agent run: every ending, failures included, discriminated by `status`. */
-export type AgentRunResult<C extends ToolCallShape = AnyToolCall> = SuccessResult<C> | LimitResult<C> | CancelledResult<C> | FailedResult<C>;
+/**
+ * The typed result of an agent run: every ending, failures included, discriminated by `status`. `O` is
+ * the type of a successful run's `output` (from the agent's output schema); other endings have none.
+ */
+export type AgentRunResult<C extends ToolCallShape = AnyToolCall, O = UnknownOutput> = SuccessResult<C, O> | LimitResult<C> | CancelledResult<C> | FailedResult<C>;

@@ -141,6 +141,21 @@ export interface AgentSpec {
   context?: ContextSpec;
   /** Input and output guardrails (names and flags; their code runs in the worker). Absent: none. */
   guardrails?: GuardrailsSpec;
+  /** The contract the run's final answer must meet (absent: any answer ends the run). */
+  output?: OutputSpec;
+}
+
+/**
+ * How a final answer must look, as recorded in the spec. `native`: the provider constrains the answer to
+ * the schema (e.g. OpenAI's `response_format: json_schema`) and its text is parsed as JSON; `tool`: the
+ * model answers by calling the `final_answer` tool with the schema as its input schema.
+ */
+export interface OutputSpec {
+  /** JSON Schema of the answer (an object), from the agent's zod schema. */
+  schema: JsonObject;
+  mode: 'native' | 'tool';
+  /** How many times an answer that does not validate is fed back (with the errors) before the run ends `output_invalid`. */
+  maxRetries: number;
 }
 
 /** The part of an agent the model sees, stored once per run as a blob. */

@@ -1,5 +1,6 @@
 /** The loop's state, rebuilt by replay from history (never persisted by hand), and what a model step brings. */
 import type { ContextState } from './context';
+import type { JsonValue } from './json';
 import type { AssistantMessage, Message } from './messages';
 import type { StopReason } from './model';
 import type { StepReport, ToolCallReport } from './result';
@@ -36,6 +37,10 @@ export interface LoopState {
   subAgents?: SubAgentSpend;
   /** The run's final text when it is not the last answer's (a tripped guardrail's reason). */
   finalText?: string;
+  /** The last final answer that matched the agent's output schema (agents with `output` only). */
+  output?: JsonValue;
+  /** Final answers of the current turn fed back for not matching the output schema. */
+  outputRetries?: number;
 }
 
 /** The part of a long run's state an execution no longer holds (it is in the store, or counted). */
@@ -63,6 +68,10 @@ export interface ModelStep {
   workerLosses?: number;
   /** Cost in USD, when the worker's price table knows the model. */
   costUsd?: number;
+  /** A final answer that matched the agent's output schema: the validated value (agents with `output` only). */
+  output?: JsonValue;
+  /** A final answer that did not match the agent's output schema: what is wrong, for the model to fix. */
+  outputErrors?: string;
 }
 
 /** The first state of a run: the user's prompt, nothing stored yet. */

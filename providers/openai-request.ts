@@ -111,6 +111,7 @@ export function openAIParams(request: ModelRequest, options: OpenAIParamsOptions
     ...(temperature !== undefined ? { temperature } : {}),
     ...(options.stop?.length ? { stop: [...options.stop] } : {}),
     ...(withTools && options.parallelToolCalls !== undefined ? { parallel_tool_calls: options.parallelToolCalls } : {}),
+    ...(request.output ? { response_format: responseFormat(request.output) } : {}),
     ...(withTools
       ? {
           tools: request.tools.map(
@@ -122,4 +123,26 @@ export function openAIParams(request: ModelRequest, options: OpenAIParamsOptions
         }
       : {}),
   };
+}
+
+/**
+ * Native structured output as Chat Completions' `response_format`. `strict` (OpenAI's guarantee that the
+ * answer matches) only when the schema is one strict mode accepts: every object closed
+ * (`additionalProperties: false`) with every property required.
+ */
+export function responseFormat(output: NonNullable<ModelRequest['output']>): OpenAI.ResponseFormatJSONSchema {
+  return { type: 'json_schema', json_schema: { name: output.name, schema: output.schema, strict: strictCompatible(output.schema) } };
+}
+
+/** Whether OpenAI's strict mode accepts `schema`: every object schema in it closed, with all its properties required. */
+export function strictCompatible(schema: unknown): boolean {
+  if (Array.isArray(schema)) return schema.every(strictCompatible);
+  if (schema === null || typeof schema !== 'object') return true;
+  const s = schema as Record<string, unknown>;
+  if (s.type === 'object' || s.properties !== undefined) {
+    const props = s.properties && typeof s.properties === 'object' ? Object.keys(s.properties) : [];
+    const required = Array.isArray(s.required) ? s.required : [];
+    if (s.additionalProperties !== false || !props.every((p) => required.includes(p))) return false;
+  }
+  return Object.values(s).every(strictCompatible);
 }

@@ -113,6 +113,8 @@ export function classifyOpenAIError(err: unknown, provider = 'OpenAI'): Provider
 
 /** The OpenAI-compatible provider: register it as `openai` (the default), or e.g. `ollama` with a base URL. */
 export class OpenAIProvider implements ModelProvider {
+  /** Structured output is sent as `response_format: json_schema` (OpenAI, llama.cpp, vLLM, Ollama). */
+  readonly nativeOutput = true;
   private client: OpenAI | undefined;
   private maxTokensField: MaxTokensField = 'max_completion_tokens';
   private readonly label: string;

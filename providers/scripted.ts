@@ -74,6 +74,11 @@ export interface ScriptedProviderOptions {
    * fails as a real API does: HTTP 400 "prompt is too long: N tokens > W maximum", not retryable.
    */
   windows?: Record<string, number>;
+  /**
+   * Say the provider supports native structured output (`request.output`), as OpenAI's does: agents with an
+   * output schema then ask it for JSON text instead of a `final_answer` tool call. Default false.
+   */
+  nativeOutput?: boolean;
 }
 
 /**
@@ -86,10 +91,13 @@ export class ScriptedProvider implements ModelProvider {
   private readonly windows: Record<string, number>;
   /** The largest request (estimated tokens) each script was sent, summaries included. */
   readonly largestRequest = new Map<string, number>();
+  /** See {@link ScriptedProviderOptions.nativeOutput}. */
+  readonly nativeOutput: boolean;
 
   constructor(scripts: Record<string, Script> = {}, options: ScriptedProviderOptions = {}) {
     for (const [name, script] of Object.entries(scripts)) this.scripts.set(name, script);
     this.windows = { ...options.windows };
+    this.nativeOutput = options.nativeOutput ?? false;
   }
 
   /** Set the context window of a script (see {@link ScriptedProviderOptions.windows}). */

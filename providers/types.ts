@@ -21,6 +21,12 @@ export interface ModelCallContext {
 /** A model provider, registered on the worker by name. Credentials live inside it, never in history. */
 export interface ModelProvider {
   generate(request: ModelRequest, ctx: ModelCallContext): Promise<ModelResponse>;
+  /**
+   * True when the provider honours `request.output` (native structured output: the answer's text is JSON
+   * matching the schema). Agents with an output schema on such providers answer that way by default;
+   * on the others, through a `final_answer` tool.
+   */
+  readonly nativeOutput?: boolean;
 }
 
 /** Classes of provider failure. */

@@ -13,6 +13,7 @@ import { budgetMessage, budgetSpent, effectiveBudget, exhaustedBudget } from '..
 import type { AgentActivities, AgentWorkflowInput, ContinuedRun, RunSnapshot } from '../core/contract';
 import { STORAGE_ERROR } from '../core/contract';
 import { EventLog } from '../core/event-log';
+import { applyOutputAnswer } from '../core/output';
 import { doneEvent, finishRun } from '../core/report';
 import type { AgentRunResult, RunError, RunStatus } from '../core/result';
 import { modelForAttempt, modelLabel } from '../core/retry';
@@ -311,6 +312,8 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
         return { status, error: { message: failure.message, ...(failure.type ? { type: failure.type } : {}) } };
       }
       let t = applyModelStep(loop, spec, model.step);
+      // An agent with an output schema: a final answer that does not validate is fed back, or ends the run.
+      if (spec.output) t = applyOutputAnswer(t, spec, model.step);
       loop = t.state;
       log.push(...t.events);
       if (hasGuardrails(spec, 'output') && judgesAnswer(t.next)) {
@@ -319,7 +322,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
         log.push(...t.events);
       }
       const over = await overBudget();
-      if (over && t.next.type === 'run_tools') return endOverBudget(over);
+      if (over && (t.next.type === 'run_tools' || (spec.output && t.next.type === 'call_model'))) return endOverBudget(over);
       if (t.next.type === 'finish') {
         if (t.next.status === 'success') {
           // Messages that arrived during the step are answered before the run ends or waits — within budget.

@@ -34,7 +34,7 @@ export async function callModelWithRetries(spec: AgentSpec, loop: LoopState, log
     log.push({ type: 'step_started', step, provider: model.provider, model: model.model, attempt });
     try {
       const context = viewOf(loop.context, spec.context);
-      const out = await callModel({ agent: spec.name, model, promptRef: spec.promptRef, step, attempt, transcript: modelInput(loop), ...(context ? { context } : {}) });
+      const out = await callModel({ agent: spec.name, model, promptRef: spec.promptRef, step, attempt, transcript: modelInput(loop), ...(context ? { context } : {}), ...(spec.output ? { output: spec.output } : {}) });
       return { step: { ...out, attempts: counted, ...(losses ? { workerLosses: losses } : {}) } };
     } catch (err) {
       if (isCancellation(err)) throw err;

@@ -6,6 +6,7 @@ import type { AgentRun } from '../../client';
 import type { BudgetOptions, SessionOption } from '../../client';
 import type { RunPolicy } from '../../core/approvals';
 import type { RunStatus } from '../../core/result';
+import { z } from 'zod';
 import { waitTool } from '../../agents/wait';
 import { mcpServer, mcpTools } from '../../mcp/server';
 import { agentTool } from '../../agents/agent-tool';
@@ -268,6 +269,16 @@ replayAgents.add(
     hooks: { beforeToolCall: ({ tool }) => (tool === 'echo' ? { args: { text: 'rewritten' } } : undefined) },
   },
 );
+// Added with structured output: a final answer through the final_answer tool that fails the schema, is
+// fed back with zod's errors, and is fixed.
+replayAgents.add(
+  'output_fixed',
+  [
+    { toolCalls: [{ name: 'final_answer', args: { city: 'Rome', temperature: 'hot' } }] },
+    { toolCalls: [{ name: 'final_answer', args: { city: 'Rome', temperature: 31 } }] },
+  ],
+  { tools: [], output: z.object({ city: z.string(), temperature: z.number() }) },
+);
 
 /** Throw unless the run's events of `type` are `expected` (compared on the listed fields). */
 async function expectEvents(run: AgentRun, type: 'approval_decided' | 'approval_refused', expected: readonly Record<string, unknown>[]): Promise<void> {
@@ -482,4 +493,6 @@ export const SCENARIOS: readonly Scenario[] = [
   },
   // Guardrails and tool hooks.
   { name: 'guardrail_hook', input: 'what is the code?', status: 'success' },
+  // Structured output: an invalid final answer fed back, then a valid one.
+  { name: 'output_fixed', input: 'Weather in Rome?', status: 'success' },
 ];

@@ -15,6 +15,7 @@ import type { DefinitionError, DurableAgentError } from '../../core/errors';
 import type { AgentEvent, ToolCallEvent } from '../../core/events';
 import type { BudgetRequest } from '../../core/tool-call';
 import type { AgentRunResult, AnyToolCall, RunError, RunStatus } from '../../core/result';
+import type { JsonValue } from '../../core/json';
 
 const refund = defineTool({
   name: 'refund',
@@ -143,5 +144,52 @@ describe('errors keep their code', () => {
     expectTypeOf<RunNotFoundError['workflowId']>().toBeString();
     expectTypeOf<'approval_refused'>().toExtend<DurableAgentErrorCode>();
     expectTypeOf<'run_not_found'>().toExtend<DurableAgentErrorCode>();
+  });
+});
+
+describe('a successful result’s output is typed by the agent’s output schema', () => {
+  const triage = defineAgent({
+    name: 'triage',
+    model: { provider: 'scripted', model: 'x' },
+    tools: [lookup],
+    output: z.object({ severity: z.enum(['low', 'high']), tags: z.array(z.string()), note: z.string().optional() }),
+  });
+  type Triage = { severity: 'low' | 'high'; tags: string[]; note?: string | undefined };
+
+  it('start(agent) gives result.output the schema’s type on success, and nothing on other endings', () =>
+    staticOnly(() => {
+      const check = (r: AgentRunResult<{ tool: 'lookup'; args: { key: string } }, Triage>) => {
+        if (r.status === 'success') expectTypeOf(r.output).toEqualTypeOf<Triage>();
+        else expectTypeOf(r.output).toEqualTypeOf<undefined>();
+      };
+      expectTypeOf(check).toBeFunction();
+      expectTypeOf(client.start(triage, { input: 'x' })).resolves.toEqualTypeOf<AgentRun<{ tool: 'lookup'; args: { key: string } }, Triage>>();
+      expectTypeOf(client.get<typeof triage>('wf-1')).toEqualTypeOf<AgentRun<{ tool: 'lookup'; args: { key: string } }, Triage>>();
+      // A run typed by its output is still an AgentRun (e.g. for helpers that take any run).
+      const _toolless = defineAgent({ name: 'toolless', model: { provider: 'scripted', model: 'x' }, output: z.object({ n: z.number() }) });
+      expectTypeOf(client.get<typeof _toolless>('wf-2')).toExtend<AgentRun>();
+      void (async () => {
+        const result = await (await client.start(triage, { input: 'x' })).result();
+        if (result.status === 'success') {
+          expectTypeOf(result.output.severity).toEqualTypeOf<'low' | 'high'>();
+          // @ts-expect-error -- not a field of the output schema
+          void result.output.priority;
+        }
+      });
+    }));
+
+  it('an agent without an output schema, or one not known statically, has any JSON or nothing as output', () =>
+    staticOnly(() => {
+      expectTypeOf(client.start(assistant, { input: 'x' })).resolves.toEqualTypeOf<AgentRun<AssistantCalls, JsonValue | undefined>>();
+      const check = (r: AgentRunResult) => {
+        if (r.status === 'success') expectTypeOf(r.output).toEqualTypeOf<JsonValue | undefined>();
+      };
+      expectTypeOf(check).toBeFunction();
+    }));
+
+  it('output must be a zod object schema', () => {
+    // @ts-expect-error -- a string schema is not an object schema
+    const bad = () => defineAgent({ name: 'bad', model: { provider: 'scripted', model: 'x' }, output: z.string() });
+    expectTypeOf(bad).toBeFunction();
   });
 });
