@@ -9,7 +9,7 @@
  * See ./README.md for when to re-record.
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import type { AgentRun } from '../../client';
@@ -46,10 +46,14 @@ function parseArgs(argv: readonly string[]): Args {
   return args;
 }
 
-async function runScenario(client: AgentClient, s: Scenario): Promise<AgentRun> {
+/**
+ * Run one scenario under `workflowId`: the stem of its history file, the id the replay test replays it
+ * under (a workflow that derives ids from its own, such as a sub-agent's child id, replays identically).
+ */
+async function runScenario(client: AgentClient, s: Scenario, workflowId: string): Promise<AgentRun> {
   const run = await client.start(s.name, {
     input: s.input,
-    workflowId: `replay-${s.name}`,
+    workflowId,
     ...(s.maxSteps ? { maxSteps: s.maxSteps } : {}),
     ...(s.policy ? { policy: s.policy } : {}),
     ...(s.session ? { session: s.session } : {}),
@@ -109,7 +113,7 @@ async function main(): Promise<void> {
         console.log(`${s.name}: ${s.status}, ${(json as { events: unknown[] }).events.length} events, ${text.length} bytes -> ${file.slice(root.length + 1)}`);
       };
       for (const s of scenarios) {
-        const run = await runScenario(client, s);
+        const run = await runScenario(client, s, basename(target(s), '.json'));
         save(s, scrub(JSON.parse(historyToJSON(await run.handle.fetchHistory())) as unknown), target(s), s.covers ?? []);
         // A run that continued as new: its first execution (which ends handing over) is recorded too.
         const first = (run.handle as { firstExecutionRunId?: string }).firstExecutionRunId;
