@@ -124,6 +124,14 @@ export function formatEvent(e: AgentEvent, s: Styles, context: FormatContext = {
       return [s.yellow(`[step ${e.step}] ${e.hook} ${e.action} ${e.tool} (${e.callId})${e.reason ? `: ${clip(e.reason, 200)}` : ''}${e.args ? ` → ${clip(JSON.stringify(e.args) ?? '', 160)}` : ''}`)];
     case 'output_rejected':
       return [s.red(`[step ${e.step}] the final answer does not match the output schema${e.retrying ? ': the model is asked to fix it' : ''}: ${clip(e.errors, 300)}`)];
+    case 'sub_agent_started':
+      return [s.cyan(`[step ${e.step}] ${e.tool} (${e.callId}) started sub-agent ${e.agent}: run ${e.workflowId}`)];
+    case 'sub_agent_finished':
+      return [
+        (e.status === 'success' ? s.green : s.red)(
+          `[step ${e.step}] sub-agent ${e.agent} (${e.workflowId}) ${e.status ?? 'did not run'}${e.usage ? `, ${formatUsage(e.usage)}` : ''}${e.costUsd !== undefined ? `, ${formatUsd(e.costUsd)}` : ''}${e.error ? `: ${clip(e.error, 200)}` : ''}`,
+        ),
+      ];
     case 'step_finished':
       return [s.dim(`[step ${e.step}] finished: ${e.stopReason}, ${formatUsage(e.usage)}, ${e.latencyMs} ms${e.costUsd !== undefined ? `, ${formatUsd(e.costUsd)}` : ''}`)];
     case 'done': {

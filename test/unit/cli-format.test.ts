@@ -30,6 +30,15 @@ describe('formatEvent', () => {
     expect(formatEvent(base, plain)).toEqual(['[step 2] attempt 1 failed (rate_limit_error: rate limited); retrying in 60000 ms with anthropic/claude']);
   });
 
+  it('sub-agent events name the child run, its status and spend', () => {
+    const base = { ...stamp, step: 1, callId: 'call_1_0', tool: 'researcher', agent: 'researcher', workflowId: 'run-1--call_1_0' };
+    expect(formatEvent({ ...base, type: 'sub_agent_started' }, plain)).toEqual(['[step 1] researcher (call_1_0) started sub-agent researcher: run run-1--call_1_0']);
+    expect(formatEvent({ ...base, type: 'sub_agent_finished', status: 'success', usage, costUsd: 0.5 }, plain)).toEqual([
+      '[step 1] sub-agent researcher (run-1--call_1_0) success, 1 input / 2 output tokens, $0.5000',
+    ]);
+    expect(formatEvent({ ...base, type: 'sub_agent_finished', error: 'no input' }, plain)).toEqual(['[step 1] sub-agent researcher (run-1--call_1_0) did not run: no input']);
+  });
+
   it.each([
     ['storage_error', "blob store"],
     ['invalid_input', 'names an agent the worker does not have'],
