@@ -51,6 +51,17 @@ export function tagChildApprovals(report: ChildApprovalsReport): ChildPendingApp
   return report.pending.map((p) => ({ ...p, child: p.child ?? { workflowId: report.workflowId, agent: report.agent } }));
 }
 
+/** What a finished child answered: its text, and its validated output when its agent has an output schema. */
+export interface ChildAnswer {
+  finalText: string;
+  output?: unknown;
+}
+
+/** A child's answer as text: its structured output as JSON when it has one, else its final text. */
+export function answerOf(result: ChildAnswer): string {
+  return result.output !== undefined ? JSON.stringify(result.output) : result.finalText;
+}
+
 /** The text the parent's model reads from a child's answer, cut to `maxBytes` (the child's run keeps it whole). */
 export function childAnswerText(finalText: string, workflowId: string, maxBytes: number): string {
   if (utf8Bytes(finalText) <= maxBytes) return finalText;
@@ -65,12 +76,12 @@ export function childOutcome(
   callId: string,
   tool: string,
   child: ChildRunSummary,
-  result: { finalText: string; error?: { message: string } },
+  result: ChildAnswer & { error?: { message: string } },
   latencyMs: number,
   maxBytes: number,
 ): ToolOutcome {
   if (child.status === 'success') {
-    return { callId, tool, output: { type: 'text', text: childAnswerText(result.finalText, child.workflowId, maxBytes) }, isError: false, latencyMs, attempts: 1, child };
+    return { callId, tool, output: { type: 'text', text: childAnswerText(answerOf(result), child.workflowId, maxBytes) }, isError: false, latencyMs, attempts: 1, child };
   }
   const partial = result.finalText ? ` Its last answer: ${result.finalText}` : '';
   const message = `Sub-agent "${child.agent}" ended ${child.status}: ${result.error?.message ?? 'no reason given'}.${partial}`;
@@ -96,8 +107,8 @@ export function withChildSpend(state: LoopState, outcomes: readonly ToolOutcome[
 }
 
 /** The prompt of the next agent of a chain: the previous agent's answer. */
-export function chainPrompt(previous: { finalText: string }): string {
-  return previous.finalText;
+export function chainPrompt(previous: ChildAnswer): string {
+  return answerOf(previous);
 }
 
 /** Name of the workflow type that runs chains of agents (`chain(a, b, …)`). */

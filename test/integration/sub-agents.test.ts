@@ -5,6 +5,7 @@
  * child, and `chain(a, b)`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { agentTool } from '../../agents/agent-tool';
 import { chain } from '../../agents/chain';
 import type { AgentRun } from '../../client';
@@ -32,6 +33,12 @@ for (const name of ['sa_mission', 'sa_mission_inbox', 'sa_mission_cancel']) {
 const looper = S.add('sa_looper', [{ toolCalls: [{ name: 'echo', args: { text: 'again' } }] }], { tools: [echo], maxSteps: 1 });
 S.add('sa_boss', [{ toolCalls: [{ name: 'ask_looper', args: { input: 'loop' } }] }, { text: 'the helper failed' }], { tools: [agentTool(looper, { name: 'ask_looper' })] });
 S.add('sa_bad_args', [{ toolCalls: [{ name: 'sa_researcher', args: { question: 'no input field' } }] }, { text: 'ok' }], { tools: [agentTool(researcher)] });
+// A child with an output schema answers through final_answer; the parent reads its validated output as JSON.
+const analyst = S.add('sa_analyst', [{ toolCalls: [{ name: 'final_answer', args: { city: 'Paris', people: 2.1 } }] }], {
+  tools: [],
+  output: z.object({ city: z.string(), people: z.number() }),
+});
+S.add('sa_typed_parent', [{ toolCalls: [{ name: 'sa_analyst', args: { input: 'Size of Paris?' } }] }, { text: 'done' }], { tools: [agentTool(analyst)] });
 const first = S.add('sa_first', [{ text: 'draft: durable agents', usage: { inputTokens: 11, outputTokens: 4 } }], { tools: [] });
 const lastUserText = (messages: ReadonlyArray<{ role: string }>) => messageText([...messages].reverse().find((m) => m.role === 'user') as never);
 const second = S.add('sa_second', (req) => ({ text: `polished(${lastUserText(req.messages)})`, usage: { inputTokens: 13, outputTokens: 5 } }), { tools: [] });
@@ -39,7 +46,7 @@ const second = S.add('sa_second', (req) => ({ text: `polished(${lastUserText(req
 let h: Harness;
 beforeAll(async () => {
   // Only the top-level agents are listed: the agents of agent tools are served with them.
-  const top = S.agents.filter((a) => !['sa_researcher', 'sa_launcher', 'sa_looper'].includes(a.name));
+  const top = S.agents.filter((a) => !['sa_researcher', 'sa_launcher', 'sa_looper', 'sa_analyst'].includes(a.name));
   h = await startHarness({ agents: top, providers: { scripted: S.provider } });
 });
 afterAll(async () => h?.stop());
@@ -112,6 +119,17 @@ describe('agent tools run as child workflows', () => {
     expect(res!.isError).toBe(true);
     expect(outputText(res!.output)).toMatch(/^Sub-agent "sa_looper" ended max_steps: Reached the step limit \(1\)\./);
     expect(result.report.toolCalls[0]!.child).toMatchObject({ status: 'max_steps', agent: 'sa_looper' });
+  });
+
+  it("a child with an output schema gives the parent its validated output as JSON", { timeout: 60_000 }, async () => {
+    const run = await start('sa_typed_parent');
+    const result = await resultWithin(run);
+    expect(result.status).toBe('success');
+    const [res] = toolResults(result);
+    expect(res!.isError).toBe(false);
+    expect(JSON.parse(outputText(res!.output))).toEqual({ city: 'Paris', people: 2.1 });
+    const child = await h.client.get(`${run.workflowId}--call_1_0`).result();
+    expect(child.status === 'success' && child.output).toEqual({ city: 'Paris', people: 2.1 });
   });
 
   it('arguments without an "input" string start no child and get an error result', { timeout: 60_000 }, async () => {
