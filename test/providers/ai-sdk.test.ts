@@ -10,6 +10,7 @@ import { simulateReadableStream } from 'ai';
 import { MockLanguageModelV2, MockProviderV2 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../core/messages';
+import type { ModelRequest } from '../../core/model';
 import { aiSdkProvider, toAiSdkPrompt } from '../../providers/ai-sdk';
 import { ProviderError } from '../../providers/types';
 import { callContext, expectDeltasAddUp, rejection, request } from './context';
@@ -60,7 +61,7 @@ const toolParts: LanguageModelV2StreamPart[] = [
   { type: 'finish', finishReason: 'tool-calls', usage: usage(200, 40, 128) },
 ];
 
-const tools = [
+const tools: ModelRequest['tools'] = [
   { name: 'weather', description: 'Weather of a city', inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
   { name: 'time', description: 'Time in a zone', inputSchema: { type: 'object', properties: { tz: { type: 'string' } } } },
 ];
