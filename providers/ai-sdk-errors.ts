@@ -111,6 +111,13 @@ function apiCallFailure(err: APICallError, provider: string): ProviderError {
     // No response: the SDK could not reach the server ("Cannot connect to API").
     return new ProviderError(`${provider} connection failed: ${err.message}`, { kind: 'connection', retryable: err.isRetryable, cause: err });
   }
+  if (err.statusCode < 400) {
+    // The response had started ("Failed to process successful response"): the connection dropped while
+    // the body was read, or the body broke off. The SDK calls that final (a 2xx is not retryable to it);
+    // it is as transient as a dropped stream.
+    const detail = err.cause instanceof Error ? `${err.message}: ${err.cause.message}` : err.message;
+    return otherFailure(provider, Object.assign(new Error(detail, { cause: err.cause }), { name: err.name }));
+  }
   const body = bodyOf(err);
   const type = body.code ?? body.type;
   const kindOfType = (body.code ? KIND_BY_TYPE[body.code] : undefined) ?? (body.type ? KIND_BY_TYPE[body.type] : undefined);
