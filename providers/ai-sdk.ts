@@ -168,7 +168,7 @@ export class AiSdkProvider implements ModelProvider {
     const assembler = new AiSdkStreamAssembler(model.provider, ctx.onDelta);
     try {
       if (ctx.signal.aborted) throw abortReason(ctx.signal);
-      const { stream } = await model.doStream(aiSdkCallOptions(request, ctx.signal, this.settings(request.model)));
+      const { stream } = await untilAborted(model.doStream(aiSdkCallOptions(request, ctx.signal, this.settings(request.model))), ctx.signal);
       await readStream(stream, ctx.signal, (part) => {
         ctx.heartbeat();
         assembler.push(part);
@@ -188,6 +188,28 @@ export class AiSdkProvider implements ModelProvider {
 }
 
 /**
+ * `started`, or the signal's reason as soon as it aborts (a model that ignores its abort signal is not
+ * waited for; the stream it answers with later is cancelled).
+ */
+function untilAborted<T extends { stream: ReadableStream<unknown> }>(started: PromiseLike<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(abortReason(signal));
+    signal.addEventListener('abort', onAbort, { once: true });
+    Promise.resolve(started).then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        if (signal.aborted) void value.stream.cancel(abortReason(signal)).catch(() => undefined);
+        resolve(value);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    );
+  });
+}
+
+/**
  * Read `stream` to its end, or until `onPart` returns false, or until `signal` aborts (the stream is then
  * cancelled, so a model that ignores its abort signal stops too).
  */
@@ -195,6 +217,7 @@ async function readStream(stream: ReadableStream<LanguageModelV2StreamPart>, sig
   const reader = stream.getReader();
   const onAbort = () => void reader.cancel(abortReason(signal)).catch(() => undefined);
   signal.addEventListener('abort', onAbort, { once: true });
+  if (signal.aborted) onAbort();
   try {
     for (;;) {
       const { done, value } = await reader.read();

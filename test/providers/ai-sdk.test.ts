@@ -13,7 +13,7 @@ import type { Message } from '../../core/messages';
 import type { ModelRequest } from '../../core/model';
 import { aiSdkProvider, toAiSdkPrompt } from '../../providers/ai-sdk';
 import { ProviderError } from '../../providers/types';
-import { callContext, expectDeltasAddUp, rejection, request } from './context';
+import { callContext, expectDeltasAddUp, rejection, request, waitFor } from './context';
 
 const usage = (input: number, output: number, cached?: number): LanguageModelV2Usage => ({
   inputTokens: input,
@@ -344,6 +344,33 @@ describe('aiSdkProvider: failures', () => {
     expect(ctx.deltas.length).toBeLessThan(50);
     // The model was given the signal.
     expect(slow.doStreamCalls[0]!.abortSignal?.aborted).toBe(true);
+  });
+  it('does not wait for a model that ignores its signal before its stream starts', async () => {
+    let cancelled = false;
+    const stalled = new MockLanguageModelV2({
+      doStream: () =>
+        new Promise((resolve) =>
+          setTimeout(
+            () =>
+              resolve({
+                stream: new ReadableStream<LanguageModelV2StreamPart>({
+                  cancel() {
+                    cancelled = true;
+                  },
+                }),
+              }),
+            600,
+          ),
+        ),
+    });
+    const ctx = callContext();
+    const pending = aiSdkProvider(stalled).generate(request('m'), ctx);
+    setTimeout(() => ctx.controller.abort(new Error('run cancelled')), 50);
+    const started = Date.now();
+    expect(await rejection(pending)).toEqual(new Error('run cancelled'));
+    expect(Date.now() - started).toBeLessThan(400);
+    // The stream it answers with later is cancelled, not left open.
+    await waitFor(() => cancelled);
   });
 });
 
