@@ -151,7 +151,16 @@ export class AiSdkProvider implements ModelProvider {
     try {
       model = this.resolve(modelId);
     } catch (err) {
-      throw classifyAiSdkError(err, this.options.label ?? 'AI SDK');
+      const label = this.options.label ?? 'AI SDK';
+      const classified = classifyAiSdkError(err, label);
+      if (!classified.retryable) throw classified;
+      // Finding a model is configuration, not a call to the network: trying again gives the same answer.
+      throw new ProviderError(`${label}: no model for the id ${JSON.stringify(modelId)}: ${classified.message}`, {
+        kind: 'not_found',
+        retryable: false,
+        type: 'model_not_found',
+        cause: err,
+      });
     }
     this.resolved.set(modelId, model);
     return model;

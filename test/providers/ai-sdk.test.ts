@@ -393,6 +393,14 @@ describe('aiSdkProvider: which model answers', () => {
     expect(await answer(aiSdkProvider(a), 'anything')).toBe('from a');
     // The provider instance's own "no such model" is final.
     expect(await rejection(aiSdkProvider(source).generate(request('zzz'), callContext()))).toMatchObject({ kind: 'not_found', retryable: false });
+    // So is a function that throws for an id it does not know.
+    const picky = aiSdkProvider((id) => {
+      if (id !== 'a') throw new Error(`unknown model ${id}`);
+      return a;
+    });
+    const thrown = await rejection(picky.generate(request('b'), callContext()));
+    expect(thrown).toMatchObject({ kind: 'not_found', retryable: false });
+    expect((thrown as Error).message).toContain('unknown model b');
   });
 
   it('refuses what is not a V2 language model, saying what to pass', async () => {
