@@ -238,6 +238,10 @@ describe('aiSdkProvider: answers', () => {
         ],
       },
     ]);
+    // An empty unsigned thinking block (reasoning that streamed nothing) is not sent.
+    expect(toAiSdkPrompt(undefined, [{ role: 'assistant', content: [{ type: 'thinking', thinking: '', signature: '' }, { type: 'text', text: 'x' }] }])).toEqual([
+      { role: 'assistant', content: [{ type: 'text', text: 'x' }] },
+    ]);
   });
 });
 
