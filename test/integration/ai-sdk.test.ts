@@ -1,0 +1,181 @@
+/**
+ * An AI SDK language model in the full agent loop on the real dev server: the AI SDK's own mock model
+ * (`MockLanguageModelV2`), served through `aiSdkProvider`, calls a tool and answers; a retryable
+ * `APICallError` (a 429 with Retry-After) is retried by the workflow on its durable timer; a final one
+ * ends the run with the API's message.
+ */
+import type { LanguageModelV2CallOptions, LanguageModelV2StreamPart } from '@ai-sdk/provider';
+import { APICallError } from '@ai-sdk/provider';
+import { simulateReadableStream } from 'ai';
+import { MockLanguageModelV2 } from 'ai/test';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RetryOptions } from '../../agents/define';
+import { defineAgent } from '../../agents/define';
+import type { ToolResultBlock } from '../../core/messages';
+import { aiSdkProvider } from '../../providers/ai-sdk';
+import { allEvents, resultWithin } from '../helpers/events';
+import type { Harness } from '../helpers/harness';
+import { startHarness, testId } from '../helpers/harness';
+import { echo } from '../helpers/tools';
+
+const fast: RetryOptions = { maximumAttempts: 4, initialInterval: '50ms', maximumInterval: '5s' };
+
+/** Assistant turns in a prompt: the turn the model is asked for (0 for the first call). */
+const turnOf = (options: LanguageModelV2CallOptions): number => options.prompt.filter((m) => m.role === 'assistant').length;
+
+const finish = (reason: 'stop' | 'tool-calls', input: number, output: number): LanguageModelV2StreamPart => ({
+  type: 'finish',
+  finishReason: reason,
+  usage: { inputTokens: input, outputTokens: output, totalTokens: input + output },
+});
+
+/** Calls `echo` with streamed arguments, then answers with what the tool returned. */
+function echoTurn(options: LanguageModelV2CallOptions): LanguageModelV2StreamPart[] {
+  if (turnOf(options) === 0) {
+    return [
+      { type: 'stream-start', warnings: [] },
+      { type: 'text-start', id: 't' },
+      { type: 'text-delta', id: 't', delta: 'Echoing.' },
+      { type: 'text-end', id: 't' },
+      { type: 'tool-input-start', id: 'call_echo_1', toolName: 'echo' },
+      { type: 'tool-input-delta', id: 'call_echo_1', delta: '{"text":' },
+      { type: 'tool-input-delta', id: 'call_echo_1', delta: '"ping"}' },
+      { type: 'tool-input-end', id: 'call_echo_1' },
+      { type: 'tool-call', toolCallId: 'call_echo_1', toolName: 'echo', input: '{"text":"ping"}' },
+      finish('tool-calls', 40, 12),
+    ];
+  }
+  const tool = options.prompt.find((m) => m.role === 'tool');
+  const output = tool?.role === 'tool' ? tool.content[0]?.output : undefined;
+  const said = output?.type === 'text' ? output.value : '(nothing)';
+  return [
+    { type: 'text-start', id: 't' },
+    { type: 'text-delta', id: 't', delta: 'The echo said ' },
+    { type: 'text-delta', id: 't', delta: `${said}.` },
+    { type: 'text-end', id: 't' },
+    finish('stop', 70, 6),
+  ];
+}
+
+const stream = (parts: LanguageModelV2StreamPart[]) => ({ stream: simulateReadableStream({ chunks: parts, chunkDelayInMs: 5 }) });
+
+const echoModel = new MockLanguageModelV2({ provider: 'mock.chat', modelId: 'mock-echo', doStream: async (options) => stream(echoTurn(options)) });
+
+/** Rate limited on its first call (429, Retry-After 1 s), then the echo model's answers. */
+let limitedCalls = 0;
+const limitedModel = new MockLanguageModelV2({
+  provider: 'mock.chat',
+  modelId: 'mock-limited',
+  doStream: async (options) => {
+    if (++limitedCalls === 1) {
+      throw new APICallError({
+        message: 'Rate limit reached',
+        url: 'http://model.test/v1/chat/completions',
+        requestBodyValues: {},
+        statusCode: 429,
+        responseHeaders: { 'retry-after': '1' },
+        responseBody: JSON.stringify({ error: { message: 'Rate limit reached for requests', type: 'requests', code: 'rate_limit_exceeded' } }),
+      });
+    }
+    return stream(echoTurn(options));
+  },
+});
+
+let deniedCalls = 0;
+const deniedModel = new MockLanguageModelV2({
+  provider: 'mock.chat',
+  modelId: 'mock-denied',
+  doStream: () => {
+    deniedCalls++;
+    return Promise.reject(
+      new APICallError({
+        message: 'Unauthorized',
+        url: 'http://model.test/v1/chat/completions',
+        requestBodyValues: {},
+        statusCode: 401,
+        data: { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } },
+      }),
+    );
+  },
+});
+
+const agents = [
+  defineAgent({ name: 'aisdk_echo', model: { provider: 'aisdk', model: 'echo' }, system: 'You echo things.', tools: [echo], modelRetry: fast }),
+  defineAgent({ name: 'aisdk_limited', model: { provider: 'aisdk', model: 'limited' }, tools: [echo], modelRetry: fast }),
+  defineAgent({ name: 'aisdk_denied', model: { provider: 'aisdk', model: 'denied' }, modelRetry: fast }),
+];
+
+let h: Harness;
+
+beforeAll(async () => {
+  h = await startHarness({ agents, providers: { aisdk: aiSdkProvider({ echo: echoModel, limited: limitedModel, denied: deniedModel }) } });
+});
+afterAll(async () => {
+  await h?.stop();
+});
+
+const toolResults = (r: { messages: Array<{ content: Array<{ type: string }> }> }): ToolResultBlock[] =>
+  r.messages.flatMap((m) => m.content.filter((b): b is ToolResultBlock => b.type === 'tool_result'));
+
+describe('an AI SDK model in the agent loop (real dev server)', () => {
+  it('runs a full tool cycle durably: the call streamed, the tool run, its result sent back, usage summed', async () => {
+    const run = await h.client.start('aisdk_echo', { input: 'echo ping please', workflowId: testId('aisdk-echo') });
+    const result = await resultWithin(run);
+    expect(result.status).toBe('success');
+    expect(result.finalText).toBe('The echo said ping.');
+    expect(result.steps).toBe(2);
+    expect(result.messages[1]).toEqual({
+      role: 'assistant',
+      content: [
+        { type: 'text', text: 'Echoing.' },
+        { type: 'tool_use', id: 'call_echo_1', name: 'echo', input: { text: 'ping' } },
+      ],
+    });
+    expect(toolResults(result)).toEqual([{ type: 'tool_result', toolUseId: 'call_echo_1', output: { type: 'text', text: 'ping' }, isError: false }]);
+    expect(result.usage).toEqual({ inputTokens: 110, outputTokens: 18, cacheReadTokens: 0, cacheWriteTokens: 0 });
+    // The report names the model that answered (the mock's modelId: it streams no response metadata).
+    expect(result.report.steps.map((s) => [s.provider, s.model, s.stopReason, s.attempts])).toEqual([
+      ['aisdk', 'mock-echo', 'tool_use', 1],
+      ['aisdk', 'mock-echo', 'end_turn', 1],
+    ]);
+    // What the model was sent on its second call: the system prompt, the call, the tool's result.
+    const second = echoModel.doStreamCalls.at(-1)!;
+    expect(second.prompt).toEqual([
+      { role: 'system', content: 'You echo things.' },
+      { role: 'user', content: [{ type: 'text', text: 'echo ping please' }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'Echoing.' },
+          { type: 'tool-call', toolCallId: 'call_echo_1', toolName: 'echo', input: { text: 'ping' } },
+        ],
+      },
+      { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'call_echo_1', toolName: 'echo', output: { type: 'text', value: 'ping' } }] },
+    ]);
+    const events = await allEvents(run);
+    expect(events.map((e) => e.type)).toContain('tool_call');
+    expect(events.find((e) => e.type === 'tool_call')).toMatchObject({ tool: 'echo', args: { text: 'ping' } });
+  });
+
+  it('retries a retryable APICallError (429) after its Retry-After, with a retrying event, and succeeds', async () => {
+    const run = await h.client.start('aisdk_limited', { input: 'echo pong', workflowId: testId('aisdk-limited') });
+    const result = await resultWithin(run);
+    expect(result.status).toBe('success');
+    expect(result.finalText).toBe('The echo said ping.');
+    expect(limitedCalls).toBe(3);
+    const retrying = (await allEvents(run)).filter((e) => e.type === 'retrying');
+    expect(retrying).toHaveLength(1);
+    expect(retrying[0]).toMatchObject({ type: 'retrying', step: 1, attempt: 1, delayMs: 1000, errorType: 'rate_limit_exceeded' });
+    expect(retrying[0]?.type === 'retrying' && retrying[0].error).toContain('Rate limit reached for requests');
+    expect(result.report.steps.map((s) => s.attempts)).toEqual([2, 1]);
+  });
+
+  it('ends the run on a final APICallError (401) without retrying, with the API message', async () => {
+    const run = await h.client.start('aisdk_denied', { input: 'hi', workflowId: testId('aisdk-denied') });
+    const result = await resultWithin(run);
+    expect(result.status).toBe('provider_error');
+    expect(deniedCalls).toBe(1);
+    expect(result.error?.message).toContain('Incorrect API key provided');
+    expect((await allEvents(run)).filter((e) => e.type === 'retrying')).toEqual([]);
+  });
+});
