@@ -98,11 +98,24 @@ export class TextAccumulator {
 }
 
 /** Merge async iterables into one, in arrival order; ends when all end (or when the consumer stops). */
-export async function* merge<T>(...sources: Array<AsyncIterable<T>>): AsyncGenerator<T> {
-  const iterators = sources.map((s) => s[Symbol.asyncIterator]());
+export function merge<T>(...sources: Array<AsyncIterable<T>>): AsyncGenerator<T> {
+  return mergeGrowing(sources);
+}
+
+/**
+ * Merge async iterables into one, in arrival order, where `seen` may add sources as values pass (it gets
+ * each value, the index of its source, and `add`). Every value of each source once, in its source's order;
+ * ends when all sources end (or when the consumer stops, which closes them all).
+ */
+export async function* mergeGrowing<T>(sources: ReadonlyArray<AsyncIterable<T>>, seen?: (value: T, from: number, add: (source: AsyncIterable<T>) => void) => void): AsyncGenerator<T> {
+  const iterators: Array<AsyncIterator<T>> = [];
   const pending = new Map<number, Promise<{ i: number; r: IteratorResult<T> }>>();
   const pull = (i: number) => pending.set(i, iterators[i]!.next().then((r) => ({ i, r })));
-  iterators.forEach((_, i) => pull(i));
+  const add = (source: AsyncIterable<T>) => {
+    iterators.push(source[Symbol.asyncIterator]());
+    pull(iterators.length - 1);
+  };
+  sources.forEach(add);
   try {
     while (pending.size > 0) {
       const { i, r } = await Promise.race(pending.values());
@@ -111,6 +124,7 @@ export async function* merge<T>(...sources: Array<AsyncIterable<T>>): AsyncGener
         continue;
       }
       pull(i);
+      seen?.(r.value, i, add);
       yield r.value;
     }
   } finally {
