@@ -10,6 +10,7 @@
  * the bundler with the plugin's `configureBundler`).
  */
 import type { ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,7 +28,8 @@ import { combinedWorkflowsEntry, WORKFLOWS_PATH } from '../../worker/workflows-e
 import * as refund from '../../examples/refund-workflow';
 import type { AgentResultOf } from '../../workflows/run-agent';
 import { effects, pluginApp, userActivities } from '../fixtures/plugin-app';
-import { orderStateQuery, orderWithAgentWorkflow, proceedSignal } from '../fixtures/user-workflows';
+import { agentsNexusHandler } from '../fixtures/nexus-handler';
+import { nexusCallerWorkflow, orderStateQuery, orderWithAgentWorkflow, proceedSignal } from '../fixtures/user-workflows';
 import type { OrderState } from '../fixtures/user-workflows';
 import { installTestRuntime, testId } from '../helpers/harness';
 
@@ -59,7 +61,7 @@ beforeAll(async () => {
   const configured = await plugin.configureWorker({ connection: nativeConnection, taskQueue, workflowsPath: USER_WORKFLOWS });
   const bundle = await bundleWorkflowCode({ workflowsPath: configured.workflowsPath as string, plugins: [plugin], logger: quiet });
   writeFileSync(bundlePath, bundle.code);
-  worker = await Worker.create({ connection: nativeConnection, taskQueue, workflowBundle: { codePath: bundlePath }, activities: userActivities(effectsDir), plugins: [plugin] });
+  worker = await Worker.create({ connection: nativeConnection, taskQueue, workflowBundle: { codePath: bundlePath }, activities: userActivities(effectsDir), nexusServices: [agentsNexusHandler], plugins: [plugin] });
   running = worker.run();
   connection = await Connection.connect({ address });
   temporal = new Client({ connection, plugins: [durableAgentsClient({ encryption: false })] });
@@ -175,6 +177,21 @@ describe('the durableAgents plugin', () => {
     expect(outcome).toMatchObject({ status: 'paid', amount: 25, approvedBy: 'ops:alice' });
     expect(lines).toContain('proposal: 25 (Refund 2 damaged item(s): mug, mug)');
     expect(lines).toContain('  agent: order_details({"orderId":"42"})');
+  });
+
+  it('Nexus: a workflow calls an agent through a Nexus endpoint (an operation backed by an agent run)', async () => {
+    const endpoint = `agents-${randomUUID().slice(0, 8)}`;
+    await connection.operatorService.createNexusEndpoint({ spec: { name: endpoint, target: { worker: { namespace: 'default', taskQueue } } } });
+    const id = testId('nexus-caller');
+    const result = await temporal.workflow.execute(nexusCallerWorkflow, { taskQueue, workflowId: id, args: [{ endpoint, agent: 'helper', prompt: 'Look up order 7' }] });
+    expect(result).toEqual({ status: 'success', finalText: 'Order 7 looked up.' });
+    // The operation ran an ordinary agent run, linked from the caller's history.
+    const history = await temporal.workflow.getHandle(id).fetchHistory();
+    const started = history.events?.find((e) => e.nexusOperationStartedEventAttributes);
+    expect(started?.nexusOperationStartedEventAttributes?.operationToken ?? started?.nexusOperationStartedEventAttributes?.operationId).toBeTruthy();
+    const runs = [];
+    for await (const w of temporal.workflow.list({ query: `WorkflowId STARTS_WITH 'nexus-helper-'` })) runs.push(w.workflowId);
+    expect(runs.length).toBeGreaterThanOrEqual(1);
   });
 
   it('runAgent results are typed by the agent', () => {
