@@ -29,7 +29,7 @@ import * as refund from '../../examples/refund-workflow';
 import type { AgentResultOf } from '../../workflows/run-agent';
 import { effects, pluginApp, userActivities } from '../fixtures/plugin-app';
 import { agentsNexusHandler } from '../fixtures/nexus-handler';
-import { nexusCallerWorkflow, orderStateQuery, orderWithAgentWorkflow, proceedSignal } from '../fixtures/user-workflows';
+import { nexusCallerWorkflow, orderStateQuery, orderWithAgentWorkflow, proceedSignal, runAgentWorkflow } from '../fixtures/user-workflows';
 import type { OrderState } from '../fixtures/user-workflows';
 import { installTestRuntime, testId } from '../helpers/harness';
 
@@ -192,6 +192,16 @@ describe('the durableAgents plugin', () => {
     const runs = [];
     for await (const w of temporal.workflow.list({ query: `WorkflowId STARTS_WITH 'nexus-helper-'` })) runs.push(w.workflowId);
     expect(runs.length).toBeGreaterThanOrEqual(1);
+  });
+
+  it('runAgent returns every ending as a result (its options reach the run), and fails the workflow clearly on malformed options', async () => {
+    const capped = await temporal.workflow.execute(runAgentWorkflow, { taskQueue, workflowId: testId('run-agent'), args: [{ agent: 'helper', options: { input: 'Look up order 7', maxSteps: 1, budget: { timeout: '1h' } } }] });
+    expect(capped.status).toBe('max_steps');
+    expect(capped.report.toolCalls.map((c) => c.tool)).toEqual(['lookup']);
+    const bad = temporal.workflow.execute(runAgentWorkflow, { taskQueue, workflowId: testId('run-agent-bad'), args: [{ agent: 'helper', options: { input: 'x', budget: { timeout: 'soon' } } }] });
+    await expect(bad).rejects.toMatchObject({ cause: { type: 'invalid_input', message: expect.stringMatching(/runAgent\("helper", options\): options\.budget\.timeout must be a positive duration/) } });
+    const noInput = temporal.workflow.execute(runAgentWorkflow, { taskQueue, workflowId: testId('run-agent-bad'), args: [{ agent: 'helper', options: {} as { input: string } }] });
+    await expect(noInput).rejects.toMatchObject({ cause: { type: 'invalid_input', message: expect.stringContaining('options.input must be the user') } });
   });
 
   it('runAgent results are typed by the agent', () => {
