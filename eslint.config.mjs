@@ -25,7 +25,8 @@ export default tseslint.config(
         {
           patterns: [
             { group: ['node:*', 'fs', 'path', 'crypto', 'child_process', 'http', 'https', 'net', 'os'], message: 'Workflow code must not import Node modules.' },
-            { group: ['zod', '@temporalio/activity', '@temporalio/worker', '@temporalio/client', '**/activities/**', '**/providers/**', '**/store/**', '**/agents/**', '**/worker/**'], message: 'Workflow code may import only pure modules and @temporalio/workflow.' },
+            // Type-only imports are erased before bundling; agents/budget-options is pure (core and @temporalio/common).
+            { group: ['zod', '@temporalio/activity', '@temporalio/worker', '@temporalio/client', '**/activities/**', '**/providers/**', '**/store/**', '**/agents/**', '!**/agents/budget-options', '**/worker/**'], allowTypeImports: true, message: 'Workflow code may import only pure modules and @temporalio/workflow.' },
           ],
         },
       ],

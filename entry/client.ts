@@ -53,6 +53,8 @@ export type {
   TemporalFeedOptions,
 } from '../client';
 export { loadTranscript } from '../client/transcript';
+export { durableAgentsClient } from '../client/plugin';
+export type { DurableAgentsClientOptions } from '../client/plugin';
 export { FileBlobStore, MemoryBlobStore, BlobNotFoundError } from '../store/blob-store';
 export { DurableAgentError, DefinitionError, isDurableAgentError } from '../core/errors';
 export type * from '../index';

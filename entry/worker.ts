@@ -16,8 +16,9 @@
  * ```
  */
 export * from '../index';
-export { createWorker, WORKFLOWS_PATH } from '../worker';
-export type { AgentWorker, AgentWorkerOptions } from '../worker';
+export { createWorker, durableAgents, DurableAgentsPlugin, WORKFLOWS_PATH } from '../worker';
+export type { AgentWorker, AgentWorkerOptions, DurableAgentsOptions } from '../worker';
+export { durableAgentsClient } from '../client/plugin';
 export { stateDir } from '../worker/paths';
 export { contextWindowFor, DEFAULT_CONTEXT_WINDOWS } from '../providers/context-windows';
 export type { ContextWindowTable } from '../providers/context-windows';

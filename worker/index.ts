@@ -1,44 +1,24 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import type { WorkerOptions as TemporalWorkerOptions } from '@temporalio/worker';
 import { DEFAULT_TASK_QUEUE } from '../core/contract';
 import type { Agent } from '../agents/define';
-import { AgentRegistry } from '../agents/registry';
-import { createActivities } from '../activities';
-import type { PriceTable } from '../providers/pricing';
-import { DEFAULT_PRICES } from '../providers/pricing';
+import type { AgentRegistry } from '../agents/registry';
 import type { ContextWindowTable } from '../providers/context-windows';
-import { DEFAULT_CONTEXT_WINDOWS } from '../providers/context-windows';
+import type { PriceTable } from '../providers/pricing';
 import type { DeltaPublisher } from '../streaming/transport';
 import type { ModelProvider } from '../providers/types';
-import { defaultProviders } from '../providers';
 import type { BlobStore } from '../store/blob-store';
-import { FileBlobStore } from '../store/blob-store';
-import { openStore, STORE_ENV } from '../store/open';
 import { localStoreWarning } from './store-warning';
-import { TranscriptStore } from '../store/transcript-store';
+import type { TranscriptStore } from '../store/transcript-store';
 import type { ConnectionSettings } from '../client/connection-settings';
 import { resolveConnectionSettings } from '../client/connection-settings';
-import { KeyringCipher } from '../encryption/cipher';
-import { EncryptionCodec } from '../encryption/payload-codec';
 import type { EncryptionSetting } from '../encryption/setting';
-import { resolveKeyring } from '../encryption/setting';
-import { stateDir } from './paths';
-import { ensureSearchAttributes } from './search-attributes';
-import { McpClientPool } from '../mcp/client-pool';
-import { McpCatalog } from '../mcp/tools';
+import { durableAgents } from './plugin';
+import type { DurableAgentsPlugin } from './plugin';
 
-/** Longest interval (ms) between two heartbeats a worker sends for a running call. */
-export const HEARTBEAT_THROTTLE_MS = 1000;
-/**
- * How long (ms) a workflow task waits for the worker that ran the run before (its sticky queue) before
- * any worker may take it: after a worker dies, its runs move on after this (Temporal's default is 10 s).
- */
-export const STICKY_TIMEOUT_MS = 2000;
-
-/** Default interval (ms) at which a streaming model call's heartbeat carries its newest deltas. */
-export const DEFAULT_LIVE_INTERVAL_MS = 100;
+export { DEFAULT_LIVE_INTERVAL_MS, HEARTBEAT_THROTTLE_MS, STICKY_TIMEOUT_MS, DurableAgentsPlugin, durableAgents } from './plugin';
+export type { DurableAgentsOptions } from './plugin';
+export { WORKFLOWS_PATH, combinedWorkflowsEntry } from './workflows-entry';
 
 /**
  * Options of {@link createWorker}. Connection settings not given here (`address`, `namespace`, `apiKey`,
@@ -129,9 +109,6 @@ export interface AgentWorker {
   close(): Promise<void>;
 }
 
-/** Path of the workflow entry point, for bundling (compiled `.js` when running from `dist/`, else `.ts`). */
-export const WORKFLOWS_PATH = ['.js', '.ts'].map((ext) => join(__dirname, '..', 'workflows', `index${ext}`)).find((p) => existsSync(p)) ?? join(__dirname, '..', 'workflows');
-
 /**
  * Create a worker that runs the agent workflow and its activities for `agents`: the tools' code, the
  * model providers (and their credentials) and the blob store live here. Call `run()` to start polling
@@ -153,54 +130,47 @@ export const WORKFLOWS_PATH = ['.js', '.ts'].map((ext) => join(__dirname, '..', 
  * ```
  */
 export async function createWorker(options: AgentWorkerOptions): Promise<AgentWorker> {
-  const registry = new AgentRegistry(options.agents);
-  const providers = new Map<string, ModelProvider>(Object.entries({ ...defaultProviders(), ...options.providers }));
-  const keyring = resolveKeyring(options.encryption);
-  const sealed = keyring ? { cipher: new KeyringCipher(keyring) } : {};
-  const setting = typeof options.store === 'string' ? options.store : options.store ? undefined : process.env[STORE_ENV];
-  const store = setting !== undefined ? openStore(setting, sealed) : (options.store as BlobStore | undefined) ?? new FileBlobStore(stateDir('blobs'), sealed);
-  const ownedStore = setting !== undefined ? (store as ReturnType<typeof openStore>) : undefined;
-  const transcripts = new TranscriptStore(store);
-  // MCP servers of the agents: connected on first use, closed with the worker.
-  const mcpClients = new McpClientPool();
+  const plugin = durableAgents({
+    agents: options.agents,
+    ...(options.providers ? { providers: options.providers } : {}),
+    ...(options.store !== undefined ? { store: options.store } : {}),
+    encryption: options.encryption,
+    ...(options.prices ? { prices: options.prices } : {}),
+    ...(options.contextWindows ? { contextWindows: options.contextWindows } : {}),
+    ...(options.streaming !== undefined ? { streaming: options.streaming } : {}),
+    ...(options.searchAttributes !== undefined ? { searchAttributes: options.searchAttributes } : {}),
+  });
   const taskQueue = options.taskQueue ?? DEFAULT_TASK_QUEUE;
   const settings = resolveConnectionSettings(options);
   const namespace = settings.namespace;
-  const warning = localStoreWarning(store, settings.address);
+  const warning = localStoreWarning(plugin.store, settings.address);
   if (warning) console.warn(warning);
-  const ownedConnection = options.connection
-    ? undefined
-    : await NativeConnection.connect({
-        address: settings.address,
-        ...(settings.apiKey !== undefined ? { apiKey: settings.apiKey } : {}),
-        ...(settings.tls !== undefined ? { tls: settings.tls } : {}),
-        ...(settings.metadata ? { metadata: settings.metadata } : {}),
-      });
-  const connection = options.connection ?? (ownedConnection as NativeConnection);
+  let ownedConnection: NativeConnection | undefined;
   let worker: Worker;
   try {
-    const searchAttributes = options.searchAttributes !== false && (await ensureSearchAttributes(connection, namespace, (m) => console.warn(m)));
-    const streaming = options.streaming === false ? undefined : { heartbeat: options.streaming?.heartbeat ?? true, intervalMs: options.streaming?.intervalMs ?? DEFAULT_LIVE_INTERVAL_MS, publisher: options.streaming?.publisher };
+    ownedConnection = options.connection
+      ? undefined
+      : await NativeConnection.connect({
+          address: settings.address,
+          ...(settings.apiKey !== undefined ? { apiKey: settings.apiKey } : {}),
+          ...(settings.tls !== undefined ? { tls: settings.tls } : {}),
+          ...(settings.metadata ? { metadata: settings.metadata } : {}),
+        });
     worker = await Worker.create({
-      // Heartbeats reach Temporal at least every second (the default throttle is 80% of the heartbeat
-      // timeout, too close to it for the short timeouts that let a lost worker's call move on within seconds).
-      maxHeartbeatThrottleInterval: streaming?.heartbeat ? Math.min(streaming.intervalMs, HEARTBEAT_THROTTLE_MS) : HEARTBEAT_THROTTLE_MS,
-      // A run whose worker died waits this long on the dead worker's sticky queue before any worker takes it.
-      stickyQueueScheduleToStartTimeout: STICKY_TIMEOUT_MS,
       ...options.temporal,
-      dataConverter: { ...options.temporal?.dataConverter, payloadCodecs: [...(options.temporal?.dataConverter?.payloadCodecs ?? []), new EncryptionCodec(keyring)] },
-      connection,
+      connection: options.connection ?? (ownedConnection as NativeConnection),
       namespace,
       taskQueue,
-      activities: createActivities({ registry, providers, store: transcripts, searchAttributes, prices: { ...DEFAULT_PRICES, ...options.prices }, contextWindows: { ...DEFAULT_CONTEXT_WINDOWS, ...options.contextWindows }, live: { heartbeat: streaming?.heartbeat ?? false, ...(streaming?.publisher ? { publisher: streaming.publisher } : {}) }, mcp: new McpCatalog(mcpClients) }),
-      ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
+      // No workflowsPath: the plugin bundles durable-agent's workflows.
+      ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : {}),
+      plugins: [...(options.temporal?.plugins ?? []), plugin],
     });
   } catch (err) {
     await ownedConnection?.close().catch(() => undefined);
-    await ownedStore?.close().catch(() => undefined);
+    await plugin.close();
     throw err;
   }
-  return new WorkerLifecycle(worker, taskQueue, namespace, registry, transcripts, ownedConnection, ownedStore, mcpClients);
+  return new WorkerLifecycle(worker, taskQueue, namespace, plugin.registry, plugin.transcripts, ownedConnection, plugin);
 }
 
 /** Runs a Temporal worker and closes the connection it owns once the worker has stopped. */
@@ -215,8 +185,7 @@ class WorkerLifecycle implements AgentWorker {
     readonly registry: AgentRegistry,
     readonly transcripts: TranscriptStore,
     private readonly ownedConnection: NativeConnection | undefined,
-    private readonly ownedStore?: { close(): Promise<void> },
-    private readonly mcpClients?: McpClientPool,
+    private readonly plugin: DurableAgentsPlugin,
   ) {}
 
   run(): Promise<void> {
@@ -250,9 +219,9 @@ class WorkerLifecycle implements AgentWorker {
     return state === 'STOPPED' || state === 'FAILED' ? this.closeConnection() : Promise.resolve();
   }
 
-  /** Close what createWorker opened: the connection, a store opened from a setting, the MCP clients. */
+  /** Close what createWorker opened: the connection, and what the plugin opened (a store opened from a setting, the MCP clients). */
   private closeConnection(): Promise<void> {
-    this.connectionClosed ??= Promise.all([this.ownedConnection?.close(), this.ownedStore?.close().catch(() => undefined), this.mcpClients?.close()]).then(() => undefined);
+    this.connectionClosed ??= Promise.all([this.ownedConnection?.close(), this.plugin.close()]).then(() => undefined);
     return this.connectionClosed;
   }
 }

@@ -19,6 +19,7 @@ import {
 } from '@temporalio/workflow';
 import type { ChildWorkflowHandle } from '@temporalio/workflow';
 import type { ApprovalDecision, PendingApproval, RunPolicy } from '../core/approvals';
+import type { Budget } from '../core/budget';
 import type { ChildRunSummary } from '../core/child-run';
 import type { AgentWorkflowInput } from '../core/contract';
 import { AGENT_WORKFLOW, WORKFLOW_TASK_TIMEOUT } from '../core/contract';
@@ -49,6 +50,8 @@ export interface SubAgentOptions {
   workflowId?: string;
   /** Set when the caller is an agent run that lists the child's approvals (see {@link ChildApprovals}). */
   parent?: ParentLink;
+  /** Lower the agent's budget for the child (the workflow's form: milliseconds). */
+  budget?: Budget;
 }
 
 /**
@@ -63,6 +66,7 @@ export async function startSubAgent(agent: string, options: SubAgentOptions): Pr
     ...(options.policy ? { policy: options.policy } : {}),
     ...(options.maxSteps !== undefined ? { maxSteps: options.maxSteps } : {}),
     ...(options.parent ? { parent: options.parent } : {}),
+    ...(options.budget ? { budget: options.budget } : {}),
   };
   return startChild<AgentWorkflowFn>(AGENT_WORKFLOW, {
     workflowId: options.workflowId ?? `${workflowInfo().workflowId}--${agent}-${uuid4()}`,

@@ -74,3 +74,20 @@ describe('the replay check', () => {
     expect(results.map((r) => r.error?.message)).toEqual(files.map(() => undefined));
   });
 });
+
+describe('histories of a user workflow that runs an agent (./composed)', () => {
+  const dir = join(__dirname, 'composed');
+  const composed = historyFiles(dir);
+
+  it('are there (the user workflow and its agent) and name no machine', () => {
+    expect(composed).toEqual(['order_with_agent--guarded.json', 'order_with_agent.json']);
+    for (const f of composed) expect(leaks(JSON.parse(readFileSync(join(dir, f), 'utf8')), resolve(__dirname, '..', '..')), f).toEqual([]);
+  });
+
+  it('replay against a bundle of the user workflows that exports the agent workflows beside them', async () => {
+    const { code } = await bundleWorkflowCode({ workflowsPath: join(__dirname, 'composed-workflows.ts'), logger: new DefaultLogger('ERROR') });
+    const results: ReplayResult[] = [];
+    for await (const r of Worker.runReplayHistories({ workflowBundle: { code } }, composed.map((f) => loadHistory(f, dir)))) results.push(r);
+    expect(results.map((r) => ({ workflowId: r.workflowId, error: r.error?.message }))).toEqual(composed.map((f) => ({ workflowId: basename(f, '.json'), error: undefined })));
+  });
+});

@@ -58,6 +58,13 @@ describe('what each entry loads', () => {
     expect(loaded['@temporalio/worker']).toBe(false);
   });
 
+  it('the workflow entry (workflow code) loads neither the worker, the client nor zod', async () => {
+    const loaded = await packagesLoadedBy('entry/workflow.ts');
+    expect(loaded['@temporalio/worker']).toBe(false);
+    expect(loaded['@temporalio/client']).toBe(false);
+    expect(loaded.zod).toBe(false);
+  });
+
   it('the worker entry loads the worker (so the checks above can fail)', async () => {
     const loaded = await packagesLoadedBy('entry/worker.ts');
     expect(loaded['@temporalio/worker']).toBe(true);
@@ -94,7 +101,7 @@ describe('package.json points at what the build emits', () => {
   const norm = (p: string) => (p.startsWith('./') ? p : `./${p}`);
 
   it('has the three entries', () => {
-    expect(Object.keys(pkg.exports).sort()).toEqual(['.', './client', './package.json', './redis', './worker']);
+    expect(Object.keys(pkg.exports).sort()).toEqual(['.', './client', './package.json', './redis', './worker', './workflow']);
   });
 
   it('every export target, main, types and typesVersions is a file tsconfig.build.json emits', () => {
