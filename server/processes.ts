@@ -32,6 +32,26 @@ export function terminate(child: ChildProcess, options: { signal?: NodeJS.Signal
   });
 }
 
+/** What a started server process has printed (its last 4,000 characters) and whether it has exited. */
+export interface WatchedChild {
+  /** The end of what it wrote to stdout and stderr. */
+  output(): string;
+  /** How it ended (`exited (1)`, `exited (SIGKILL)`, a spawn error), or undefined while it runs. */
+  exited(): string | undefined;
+}
+
+/** Keep the end of a child's output and note its exit, for error messages when it fails to start. */
+export function watchChild(child: ChildProcess): WatchedChild {
+  let output = '';
+  let exited: string | undefined;
+  const keep = (b: Buffer) => (output = (output + b.toString()).slice(-4000));
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  child.once('exit', (code, signal) => (exited = `exited (${code ?? signal})`));
+  child.once('error', (err) => (exited = err.message));
+  return { output: () => output, exited: () => exited };
+}
+
 /**
  * Run an installer step (`cmd args…`) to completion, logging the command and, if it fails, the last
  * lines it printed. Returns whether it succeeded.

@@ -12,6 +12,7 @@ import type { AgentWorker } from '../../worker';
 import { createWorker } from '../../worker';
 import type { PriceTable } from '../../providers/pricing';
 import type { ModelProvider } from '../../providers/types';
+import type { BlobStore } from '../../store/blob-store';
 import { FileBlobStore } from '../../store/blob-store';
 import { KeyringCipher } from '../../encryption/cipher';
 import type { Keyring } from '../../encryption/keyring';
@@ -44,6 +45,8 @@ export async function startHarness(options: {
   address?: string;
   providers?: Record<string, ModelProvider>;
   storeDir?: string;
+  /** The worker's store (a PostgreSQL or S3 one, say), instead of files in `storeDir`; its owner closes it. */
+  store?: BlobStore;
   /** Reuse a task queue (e.g. to start a new worker for runs of an earlier one). */
   taskQueue?: string;
   /** Prices merged over the built-in table. */
@@ -59,7 +62,7 @@ export async function startHarness(options: {
   const worker = await createWorker({
     agents: options.agents,
     ...(options.providers ? { providers: options.providers } : {}),
-    store: new FileBlobStore(storeDir, options.encryption ? { cipher: new KeyringCipher(options.encryption) } : {}),
+    store: options.store ?? new FileBlobStore(storeDir, options.encryption ? { cipher: new KeyringCipher(options.encryption) } : {}),
     encryption: options.encryption ?? false,
     ...(options.prices ? { prices: options.prices } : {}),
     connection: nativeConnection,

@@ -16,7 +16,7 @@ import { delimiter, join } from 'node:path';
 import { Client } from 'pg';
 import { describeNeeding } from './component';
 import { executable } from '../../server/temporal-cli';
-import { freePort, terminate } from '../../server/processes';
+import { freePort, terminate, watchChild } from '../../server/processes';
 
 /** Environment variable naming a folder holding `initdb` and `postgres`. */
 export const PG_BIN_ENV = 'DURABLE_AGENT_PG_BIN';
@@ -102,19 +102,13 @@ export async function startPostgres(): Promise<PostgresServer> {
       { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], ...(owner ? { uid: owner.uid, gid: owner.gid } : {}) },
     );
     process.once('exit', cleanup);
-    let output = '';
-    const keep = (b: Buffer) => (output = (output + b.toString()).slice(-4000));
-    child.stdout?.on('data', keep);
-    child.stderr?.on('data', keep);
-    let exited: string | undefined;
-    child.once('exit', (code, signal) => (exited = `exited (${code ?? signal})`));
-    child.once('error', (err) => (exited = err.message));
+    const watched = watchChild(child);
     const url = `postgres://postgres:${password}@127.0.0.1:${port}/postgres`;
     const deadline = Date.now() + 30_000;
     for (;;) {
-      if (exited) throw new Error(`postgres on port ${port} ${exited}:\n${output}`);
+      if (watched.exited()) throw new Error(`postgres on port ${port} ${watched.exited()}:\n${watched.output()}`);
       if (await accepts(url)) break;
-      if (Date.now() > deadline) throw new Error(`postgres on port ${port} did not accept connections within 30 s:\n${output}`);
+      if (Date.now() > deadline) throw new Error(`postgres on port ${port} did not accept connections within 30 s:\n${watched.output()}`);
       await new Promise((r) => setTimeout(r, 100));
     }
     const running = child;
@@ -155,12 +149,9 @@ function systemUser(name: string): { uid: number; gid: number } | undefined {
 function runToEnd(bin: string, args: string[], owner: { uid: number; gid: number } | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(bin, args, { cwd: tmpdir(), stdio: ['ignore', 'pipe', 'pipe'], ...(owner ? { uid: owner.uid, gid: owner.gid } : {}) });
-    let output = '';
-    const keep = (b: Buffer) => (output = (output + b.toString()).slice(-4000));
-    child.stdout.on('data', keep);
-    child.stderr.on('data', keep);
+    const watched = watchChild(child);
     child.once('error', reject);
-    child.once('exit', (code, signal) => (code === 0 ? resolve() : reject(new Error(`${bin} ${args.join(' ')} ${code ?? signal}:\n${output}`))));
+    child.once('exit', (code, signal) => (code === 0 ? resolve() : reject(new Error(`${bin} ${args.join(' ')} ${code ?? signal}:\n${watched.output()}`))));
   });
 }
 

@@ -13,7 +13,7 @@ import { delimiter, join } from 'node:path';
 import Redis from 'ioredis';
 import { describeNeeding } from './component';
 import { executable } from '../../server/temporal-cli';
-import { freePort, terminate } from '../../server/processes';
+import { freePort, terminate, watchChild } from '../../server/processes';
 
 /** Environment variable naming an explicit redis-server binary. */
 export const REDIS_SERVER_ENV = 'DURABLE_AGENT_REDIS_SERVER';
@@ -86,20 +86,15 @@ export async function startRedisServer(): Promise<RedisServer> {
 
 async function launch(bin: string, port: number, dir: string): Promise<ChildProcess> {
   const child = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout?.on('data', (b: Buffer) => (output = (output + b.toString()).slice(-4000)));
-  child.stderr?.on('data', (b: Buffer) => (output = (output + b.toString()).slice(-4000)));
-  let exited: string | undefined;
-  child.once('exit', (code, signal) => (exited = `exited (${code ?? signal})`));
-  child.once('error', (err) => (exited = err.message));
+  const watched = watchChild(child);
   const deadline = Date.now() + 10_000;
   while (Date.now() < deadline) {
-    if (exited) throw new Error(`redis-server on port ${port} ${exited}:\n${output}`);
+    if (watched.exited()) throw new Error(`redis-server on port ${port} ${watched.exited()}:\n${watched.output()}`);
     if (await answersPing(port)) return child;
     await new Promise((r) => setTimeout(r, 50));
   }
   await terminate(child);
-  throw new Error(`redis-server on port ${port} did not answer PING within 10 s:\n${output}`);
+  throw new Error(`redis-server on port ${port} did not answer PING within 10 s:\n${watched.output()}`);
 }
 
 async function answersPing(port: number): Promise<boolean> {

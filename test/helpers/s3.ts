@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { describeNeeding } from './component';
 import { findS3Server, S3_INSTALL_HINT } from '../../server/s3-test-server';
-import { freePort, terminate } from '../../server/processes';
+import { freePort, terminate, watchChild } from '../../server/processes';
 
 /** Credentials the test server accepts (any will do); tests put them in the environment, as users would. */
 export const TEST_S3_CREDENTIALS = { AWS_ACCESS_KEY_ID: 'durable-agent-test', AWS_SECRET_ACCESS_KEY: 'durable-agent-test-secret', AWS_REGION: 'us-east-1' } as const;
@@ -62,20 +62,14 @@ export async function startS3Server(options: S3ServerOptions = {}): Promise<S3Se
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...(options.refuseAll ? { INITIAL_NO_AUTH_ACTION_COUNT: '0' } : {}) },
   });
-  let output = '';
-  const keep = (b: Buffer) => (output = (output + b.toString()).slice(-4000));
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
-  let exited: string | undefined;
-  child.once('exit', (code, signal) => (exited = `exited (${code ?? signal})`));
-  child.once('error', (err) => (exited = err.message));
+  const watched = watchChild(child);
   const deadline = Date.now() + 30_000;
   for (;;) {
-    if (exited) throw new Error(`S3 test server (${found.command}) on port ${port} ${exited}:\n${output}`);
+    if (watched.exited()) throw new Error(`S3 test server (${found.command}) on port ${port} ${watched.exited()}:\n${watched.output()}`);
     if (await answers(endpoint)) break;
     if (Date.now() > deadline) {
       await terminate(child);
-      throw new Error(`S3 test server (${found.command}) on port ${port} did not answer within 30 s:\n${output}`);
+      throw new Error(`S3 test server (${found.command}) on port ${port} did not answer within 30 s:\n${watched.output()}`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }

@@ -4,19 +4,16 @@
  * server whose worker keeps its conversation in PostgreSQL.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Client as PgClient } from 'pg';
-import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import { AgentClient } from '../../client';
 import { loadTranscript } from '../../client/transcript';
 import { AgentStore, blobRef } from '../../store/blob-store';
 import { Keyring } from '../../encryption/keyring';
 import { KeyringCipher } from '../../encryption/cipher';
 import { StoreConfigError, objectStoreFor, openStore } from '../../store/open';
 import { PostgresObjectStore, PostgresStoreError } from '../../store/postgres-objects';
-import { createWorker } from '../../worker';
 import { ScriptedAgents } from '../helpers/agents';
-import { testId } from '../helpers/harness';
+import { installTestRuntime, startHarness, testId } from '../helpers/harness';
 import { objectStoreContract } from '../helpers/object-store-contract';
 import type { PostgresServer } from '../helpers/postgres';
 import { describeWithPostgres, startPostgres } from '../helpers/postgres';
@@ -42,7 +39,7 @@ describeWithPostgres('PostgreSQL store', () => {
   };
 
   beforeAll(async () => {
-    Runtime.install({ logger: new DefaultLogger('WARN') });
+    installTestRuntime();
     pg = await startPostgres();
     const admin = new PgClient({ connectionString: pg.url });
     await admin.connect();
@@ -208,18 +205,8 @@ describeWithPostgres('PostgreSQL store', () => {
   it('an agent run whose worker keeps the conversation in PostgreSQL: a second, fresh store over the database loads its transcript', async () => {
     const setting = `${agentUrl}?schema=${schemaName()}`;
     const workerStore = openStore(setting);
-    const taskQueue = `test-${randomUUID()}`;
-    const nativeConnection = await NativeConnection.connect({ address: inject('temporalAddress') });
-    const worker = await createWorker({
-      agents: S.agents,
-      providers: { scripted: S.provider },
-      store: workerStore,
-      connection: nativeConnection,
-      taskQueue,
-      workflowBundle: { codePath: inject('workflowBundlePath') },
-    });
-    const running = worker.run();
-    const client = await AgentClient.connect({ address: inject('temporalAddress'), taskQueue });
+    const h = await startHarness({ agents: S.agents, providers: { scripted: S.provider }, store: workerStore });
+    const client = h.client;
     try {
       const result = await (await client.start('pg_echo', { input: 'echo something', workflowId: testId('pg-run') })).result();
       expect(result.status, JSON.stringify(result.error)).toBe('success');
@@ -237,10 +224,7 @@ describeWithPostgres('PostgreSQL store', () => {
         await elsewhere.objects.close();
       }
     } finally {
-      worker.shutdown();
-      await running;
-      await nativeConnection.close();
-      await client.close();
+      await h.stop();
       await workerStore.objects.close();
     }
   });

@@ -10,18 +10,13 @@ import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/clien
 import { Keyring } from '../../encryption/keyring';
 import { KeyringCipher } from '../../encryption/cipher';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { inject } from 'vitest';
-import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import { AgentClient } from '../../client';
 import { loadTranscript } from '../../client/transcript';
 import { isDurableAgentError } from '../../core/errors';
 import { AgentStore, blobRef } from '../../store/blob-store';
 import { objectStoreFor, openStore } from '../../store/open';
 import { S3ObjectStore, S3StoreError } from '../../store/s3-objects';
-import { createWorker } from '../../worker';
 import { ScriptedAgents } from '../helpers/agents';
-import { testId } from '../helpers/harness';
+import { startHarness, testId } from '../helpers/harness';
 import { objectStoreContract } from '../helpers/object-store-contract';
 import type { S3Server } from '../helpers/s3';
 import { describeWithS3, startS3Server, TEST_S3_CREDENTIALS } from '../helpers/s3';
@@ -158,23 +153,10 @@ describeWithS3('S3 store (real S3-compatible server)', () => {
 
   it('a whole agent run on the dev server with the worker\'s store in S3; a fresh store on the same bucket reads the transcript', async () => {
     const setting = s3.setting(bucket, prefix());
-    Runtime.install({ logger: new DefaultLogger('WARN') });
-    const address = inject('temporalAddress');
-    const taskQueue = `test-${randomUUID()}`;
-    const nativeConnection = await NativeConnection.connect({ address });
     const workerStore = openStore(setting);
-    const worker = await createWorker({
-      agents: S.agents,
-      providers: { scripted: S.provider },
-      store: workerStore,
-      connection: nativeConnection,
-      taskQueue,
-      workflowBundle: { codePath: inject('workflowBundlePath') },
-    });
-    const running = worker.run();
-    const connection = await Connection.connect({ address });
+    const h = await startHarness({ agents: S.agents, providers: { scripted: S.provider }, store: workerStore });
     try {
-      const client = new AgentClient(new Client({ connection }), taskQueue);
+      const client = h.client;
       const run = await client.start('s3_agent', { input: 'What does the echo say?', workflowId: testId('s3-agent') });
       const result = await run.result();
       expect(result.status).toBe('success');
@@ -194,11 +176,8 @@ describeWithS3('S3 store (real S3-compatible server)', () => {
         await reader.close();
       }
     } finally {
-      worker.shutdown();
-      await running;
+      await h.stop();
       await workerStore.close();
-      await connection.close();
-      await nativeConnection.close();
     }
   });
 
