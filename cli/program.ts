@@ -12,8 +12,10 @@ import type * as CancelModule from './commands/cancel';
 import type * as CodecServerModule from './commands/codec-server';
 import type * as DevModule from './commands/dev';
 import type * as MessagesModule from './commands/messages';
+import type * as ReportModule from './commands/report';
 import type * as ResultModule from './commands/result';
 import type * as RunModule from './commands/run';
+import type * as RunsModule from './commands/runs';
 import type * as ScheduleModule from './commands/schedule';
 import type * as ServeModule from './commands/serve';
 import type * as TailModule from './commands/tail';
@@ -30,8 +32,10 @@ const commands = {
   codecServer: () => require('./commands/codec-server') as typeof CodecServerModule,
   dev: () => require('./commands/dev') as typeof DevModule,
   messages: () => require('./commands/messages') as typeof MessagesModule,
+  report: () => require('./commands/report') as typeof ReportModule,
   result: () => require('./commands/result') as typeof ResultModule,
   run: () => require('./commands/run') as typeof RunModule,
+  runs: () => require('./commands/runs') as typeof RunsModule,
   schedule: () => require('./commands/schedule') as typeof ScheduleModule,
   serve: () => require('./commands/serve') as typeof ServeModule,
   tail: () => require('./commands/tail') as typeof TailModule,
@@ -194,10 +198,39 @@ export function buildProgram(ctx: ProgramContext): Command {
   });
 
   connectionOptions(
-    program.command('approvals').description('List every tool call waiting for a person, across runs.').option('--json', 'print the list as JSON'),
+    program
+      .command('approvals')
+      .description('List every tool call waiting for a person, across runs.')
+      .option('--json', 'print the list as JSON (with --watch: one change per line)')
+      .option('--watch', 'keep the list current until Ctrl-C (redrawn on a terminal; otherwise only changes are printed: + waiting, - gone)'),
     false,
   ).action(async (flags) => {
-    ctx.exitCode = await commands.approvals().approvalsCommand(flags);
+    ctx.exitCode = await commands.approvals().approvalsCommand(flags, ctx.signal);
+  });
+
+  connectionOptions(
+    program
+      .command('runs')
+      .description('List agent runs, newest first: workflow id, agent, status, start, steps and cost (— when unknown).')
+      .option('--agent <name>', 'only runs of this agent')
+      .option('--status <status>', 'only runs with this status (running, awaiting_approval, success, max_steps, …)')
+      .option('--since <duration>', 'only runs started within this long, e.g. 30m, 24h, 7d')
+      .option('--limit <n>', 'at most this many runs (default: 20)', positiveInt)
+      .option('--json', 'print the list as JSON'),
+    false,
+  ).action(async (flags) => {
+    ctx.exitCode = await commands.runs().runsCommand(flags);
+  });
+
+  connectionOptions(
+    program
+      .command('report')
+      .description("Print a finished run's report as tables: its steps, its tool calls and the totals (a running run: what its snapshot knows; exit code 2).")
+      .argument('<workflowId>', 'workflow id of the run')
+      .option('--json', 'print the report as JSON'),
+    false,
+  ).action(async (workflowId: string, flags) => {
+    ctx.exitCode = await commands.report().reportCommand(workflowId, flags);
   });
 
   const decisions = [

@@ -6,11 +6,13 @@
  * yet is refused unless `--queue` says to send it anyway.
  */
 import { userInfo } from 'node:os';
+import type { AwaitingRun } from '../../client';
 import { ApprovalRefusedError } from '../../client';
 import type { Decision, PendingApproval } from '../../core/approvals';
-import { CliError } from '../errors';
+import { CliError, errorMessage } from '../errors';
 import { Output } from '../output';
 import { checkDecision, readRecordedRun } from '../recorded-run';
+import { repeatEvery } from '../repeat';
 import { Session } from '../session';
 import type { ConnectionFlags } from '../target';
 import { resolveTarget } from '../target';
@@ -43,28 +45,94 @@ function describePending(p: PendingApproval): string {
   return `${p.callId}  ${p.tool}(${JSON.stringify(p.args)})  step ${p.step}, requested ${p.requestedAt}${expires}${who}${question}`;
 }
 
-/** List pending approvals across runs. */
-export async function approvalsCommand(flags: Omit<ConnectionFlags, 'taskQueue'> & { json?: boolean }): Promise<number> {
+/** Flags of `approvals`. */
+export interface ApprovalsFlags extends Omit<ConnectionFlags, 'taskQueue'> {
+  json?: boolean;
+  /** Keep the list current until Ctrl-C. */
+  watch?: boolean;
+}
+
+/** How often `approvals --watch` asks again. */
+export const WATCH_INTERVAL_MS = 1000;
+
+/** The human listing of the runs waiting for a person. */
+export function approvalLines(runs: readonly AwaitingRun[]): string[] {
+  if (runs.length === 0) return ['no tool calls are waiting for approval'];
+  const lines: string[] = [];
+  for (const r of runs) {
+    lines.push(`${r.workflowId}  (agent ${r.agent ?? '?'}, ${r.pending.length} pending)`);
+    for (const p of r.pending) lines.push(`  ${describePending(p)}`);
+  }
+  return lines;
+}
+
+/** List pending approvals across runs; with `watch`, keep the list current until `signal` aborts. */
+export async function approvalsCommand(flags: ApprovalsFlags, signal?: AbortSignal): Promise<number> {
   const out = new Output(Boolean(flags.json));
   const session = await Session.open(resolveTarget(flags), { embed: 'if-state', log: (l) => out.note(l) });
   try {
-    const runs = await session.agentClient().awaitingApproval();
-    if (flags.json) {
-      out.json(runs);
+    const client = session.agentClient();
+    const runs = await client.awaitingApproval();
+    if (!flags.watch) {
+      if (flags.json) out.json(runs);
+      else out.line(...approvalLines(runs));
       return 0;
     }
-    if (runs.length === 0) {
-      out.line('no tool calls are waiting for approval');
-      return 0;
-    }
-    for (const r of runs) {
-      out.line(`${r.workflowId}  (agent ${r.agent ?? '?'}, ${r.pending.length} pending)`);
-      for (const p of r.pending) out.line(`  ${describePending(p)}`);
-    }
+    await watchApprovals(out, runs, () => client.awaitingApproval(), signal ?? new AbortController().signal);
     return 0;
   } finally {
     await session.close();
   }
+}
+
+/** Each pending call by `<workflowId>/<callId>`, with its run. */
+function byKey(runs: readonly AwaitingRun[]): Map<string, { run: AwaitingRun; pending: PendingApproval }> {
+  const map = new Map<string, { run: AwaitingRun; pending: PendingApproval }>();
+  for (const run of runs) for (const pending of run.pending) map.set(`${run.workflowId}/${pending.callId}`, { run, pending });
+  return map;
+}
+
+/**
+ * The live inbox: on a terminal the list is redrawn in place; otherwise (a pipe, a file, `--json`) only
+ * changes are written: `+` for a call that started waiting, `-` for one decided, withdrawn or expired.
+ */
+async function watchApprovals(out: Output, first: AwaitingRun[], query: () => Promise<AwaitingRun[]>, signal: AbortSignal): Promise<void> {
+  const tty = Boolean(out.stream.isTTY) && !out.jsonMode;
+  let shown = new Map<string, { run: AwaitingRun; pending: PendingApproval }>();
+  let drawn: string | undefined;
+  const render = (runs: AwaitingRun[]) => {
+    if (tty) {
+      const text = [...approvalLines(runs), '', out.styles.dim(`watching: refreshed every ${WATCH_INTERVAL_MS / 1000} s; Ctrl-C stops`)].join('\n');
+      // Redraw (from the top of a cleared screen) only when the list changed.
+      if (text !== drawn) out.text(`\u001b[H\u001b[2J${text}\n`);
+      drawn = text;
+      return;
+    }
+    const now = byKey(runs);
+    for (const [key, { run, pending }] of now) {
+      if (shown.has(key)) continue;
+      if (out.jsonMode) out.jsonLine({ type: 'waiting', workflowId: run.workflowId, agent: run.agent, approval: pending });
+      else out.line(`+ ${run.workflowId}  (agent ${run.agent ?? '?'})  ${describePending(pending)}`);
+    }
+    for (const [key, { run, pending }] of shown) {
+      if (now.has(key)) continue;
+      if (out.jsonMode) out.jsonLine({ type: 'gone', workflowId: run.workflowId, callId: pending.callId, tool: pending.tool });
+      else out.line(`- ${run.workflowId}  ${pending.callId}  ${pending.tool}: no longer waiting (decided, withdrawn or expired)`);
+    }
+    shown = now;
+  };
+  if (!tty && !out.jsonMode) out.note(`watching the approvals inbox (every ${WATCH_INTERVAL_MS / 1000} s); Ctrl-C stops`);
+  if (!tty && !out.jsonMode && first.length === 0) out.line('no tool calls are waiting for approval');
+  render(first);
+  await repeatEvery(WATCH_INTERVAL_MS, signal, async () => {
+    try {
+      render(await query());
+    } catch (err) {
+      if (signal.aborted) return true;
+      process.stderr.write(`warning: could not read the approvals (${errorMessage(err)}); trying again\n`);
+    }
+    return false;
+  });
 }
 
 /** Decide one pending approval. */
