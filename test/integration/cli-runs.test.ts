@@ -65,6 +65,17 @@ async function listed(args: string[], ready: (runs: Listed[]) => boolean): Promi
   return runs;
 }
 
+/** `promise`, or a failure showing `output()` when it takes longer than `ms`. */
+async function within<T>(ms: number, promise: Promise<T>, output: () => string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`not within ${ms} ms; output so far:\n${output()}`)), ms)));
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 describe('durable-agent runs', () => {
   it('lists finished runs newest first with agent, status, steps and cost; filters by agent and status', async () => {
     expect(alpha.result.status).toBe('success');
@@ -169,11 +180,13 @@ describe('durable-agent approvals --watch', () => {
 
       await run.decide({ callId, decision: 'approve', by: 'ops:tester' });
       const decidedAt = Date.now();
-      await watcher.waitFor(`- ${run.workflowId}  ${callId}  deploy: no longer waiting`);
+      await within(10_000, watcher.waitFor(`- ${run.workflowId}  ${callId}  deploy: no longer waiting`), () => watcher.stdout());
       expect(Date.now() - decidedAt).toBeLessThan(5_000);
       expect((await run.result()).status).toBe('success');
-      // Each change is printed once.
+      // Each change is printed once, however many rounds pass.
+      await new Promise((res) => setTimeout(res, 2_500));
       expect(watcher.stdout().split(`+ ${run.workflowId}`).length).toBe(2);
+      expect(watcher.stdout().split(`- ${run.workflowId}`).length).toBe(2);
     } finally {
       watcher.child.kill('SIGTERM');
     }
