@@ -1,10 +1,11 @@
 /** `durable-agent runs`, `report` and `approvals --watch` as child processes against the real dev server. */
+import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool } from '../../agents/define';
 import type { AgentRunResult } from '../../core/result';
 import { ScriptedAgents } from '../helpers/agents';
-import { lines, runCli, soleError, startCli, tempHome } from '../helpers/cli-run';
+import { CLI_BIN, lines, runCli, soleError, startCli, tempHome } from '../helpers/cli-run';
 import { waitForPending } from '../helpers/events';
 import type { Harness } from '../helpers/harness';
 import { startHarness, testId } from '../helpers/harness';
@@ -192,5 +193,33 @@ describe('durable-agent approvals --watch', () => {
     }
     const ended = await watcher.done;
     expect(ended.stderr).toBe('');
+  }, 120_000);
+
+  it('on a terminal, redraws the list in place: the waiting call, then the list without it', async () => {
+    // A real pseudo-terminal: util-linux `script` runs the CLI with its stdout on a pty.
+    const env: NodeJS.ProcessEnv = { ...process.env, DURABLE_AGENT_HOME: home, DURABLE_AGENT_FROM_SOURCE: '1', TERM: 'xterm' };
+    delete env.TEMPORAL_ADDRESS;
+    const command = [process.execPath, CLI_BIN, 'approvals', '--watch', '--address', address].map((a) => `'${a}'`).join(' ');
+    const child = spawn('script', ['-qfec', command, '/dev/null'], { env, stdio: ['pipe', 'pipe', 'pipe'], timeout: 90_000 });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    const until = async (test: () => boolean, what: string) => {
+      for (let i = 0; i < 200 && !test(); i++) await new Promise((res) => setTimeout(res, 100));
+      if (!test()) throw new Error(`no ${what} on the terminal; it shows:\n${out}`);
+    };
+    const CLEAR = '\u001b[H\u001b[2J';
+    try {
+      await until(() => out.includes('watching: refreshed every 1 s'), 'first drawing');
+      const run = await h.client.start('cli_runs_gate', { input: 'deploy', workflowId: testId('cli-runs-tty') });
+      const [pending] = await waitForPending(run);
+      const callId = pending!.callId;
+      await until(() => (out.split(CLEAR).at(-1) ?? '').includes(`${callId}  deploy({"service":"api"})`), 'drawing with the waiting call');
+      expect(out.split(CLEAR).at(-1)).toContain(`${run.workflowId}  (agent cli_runs_gate, 1 pending)`);
+      await run.decide({ callId, decision: 'deny', by: 'ops:tester', reason: 'not now' });
+      await until(() => !(out.split(CLEAR).at(-1) ?? '').includes(run.workflowId) && (out.split(CLEAR).at(-1) ?? '').includes('watching:'), 'drawing without the decided call');
+      await run.result();
+    } finally {
+      child.kill('SIGTERM');
+    }
   }, 120_000);
 });
