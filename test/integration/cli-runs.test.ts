@@ -174,6 +174,14 @@ describe('durable-agent approvals --watch', () => {
       const callId = pending!.callId;
       await watcher.waitFor(`+ ${run.workflowId}  (agent cli_runs_gate)  ${callId}  deploy({"service":"api"})`);
 
+      // While it waits, `runs` knows it as awaiting approval, and as not ended.
+      const awaiting = await listed(['--agent', 'cli_runs_gate', '--status', 'awaiting_approval'], (runs) => runs.some((r) => r.workflowId === run.workflowId));
+      expect(awaiting.find((r) => r.workflowId === run.workflowId)).toMatchObject({ status: 'awaiting_approval', agent: 'cli_runs_gate', steps: 1 });
+      expect(awaiting.find((r) => r.workflowId === run.workflowId)).not.toHaveProperty('costUsd');
+      const notEnded = await listed(['--status', 'running'], (runs) => runs.some((r) => r.workflowId === run.workflowId));
+      expect(notEnded.map((r) => r.workflowId)).toContain(run.workflowId);
+      expect(notEnded.map((r) => r.workflowId)).not.toContain(alpha.id);
+
       const running = await cli(['report', run.workflowId]);
       expect(running.code).toBe(2);
       expect(running.stdout).toContain(`Run ${run.workflowId} is still running`);
