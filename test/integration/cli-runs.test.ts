@@ -1,5 +1,8 @@
 /** `durable-agent runs`, `report` and `approvals --watch` as child processes against the real dev server. */
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join, resolve, sep } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool } from '../../agents/define';
@@ -110,6 +113,22 @@ describe('durable-agent runs', () => {
     expect(bad).toMatch(/^error: --status "finished" is not a run status; use one of: running, awaiting_approval, awaiting_message, success, max_steps, .*budget_exceeded/);
     expect(soleError(await cli(['runs', '--since', 'yesterday']))).toBe('error: --since "yesterday" is not a duration: give one like 30m, 24h or 7d');
     expect(soleError(await cli(['runs', '--limit', '0']))).toMatch(/^error: option '--limit <n>' argument '0' is invalid/);
+  }, 60_000);
+});
+
+describe('start time', () => {
+  it('runs and report load no worker code (they only talk to the server)', async () => {
+    const preload = resolve(__dirname, '..', 'fixtures', 'report-modules.js');
+    for (const args of [['runs', '--agent', 'cli_runs_alpha'], ['report', alpha.id]]) {
+      const file = join(home, `modules-${randomUUID()}.json`);
+      const r = await runCli([...args, '--address', address], { home, env: { NODE_OPTIONS: `--require ${preload}`, REPORT_MODULES_FILE: file } });
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      const modules = JSON.parse(readFileSync(file, 'utf8')) as string[];
+      expect(modules.some((m) => m.includes(join('@temporalio', 'client')))).toBe(true);
+      const heavy = ['@temporalio/worker', '@temporalio/core-bridge', '@temporalio/testing', '@anthropic-ai/sdk', 'openai', 'webpack'];
+      expect(heavy.filter((pkg) => modules.some((m) => m.includes(`${sep}node_modules${sep}${join(pkg)}${sep}`)))).toEqual([]);
+    }
   }, 60_000);
 });
 
