@@ -2,11 +2,12 @@
  * `durable-agent replay` on the real dev server: runs recorded with the current code replay clean (exit 0);
  * against a workflow bundle with an unversioned change (test/replay/changed/unpatched.ts) every one of
  * them would break (exit 1, each run id printed); bad flags, a bad query and an unreachable server are
- * clear errors (exit 2).
+ * clear errors (exit 2). `result` and `tail` show the run's definition hash from its memo.
  */
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { DEFINITION_HASH_MEMO } from '../../core/definition';
 import { AGENT_NAME } from '../../workflows/search-attributes';
 import { ScriptedAgents } from '../helpers/agents';
 import type { Harness } from '../helpers/harness';
@@ -22,17 +23,19 @@ const UNPATCHED = join(__dirname, '..', 'replay', 'changed', 'unpatched.ts');
 
 let h: Harness;
 const runIds: string[] = [];
+const workflowIds: string[] = [];
 
 beforeAll(async () => {
   h = await startHarness({ agents: S.agents, providers: { scripted: S.provider } });
   for (let i = 0; i < 2; i++) {
     const run = await h.client.start(agent, { input: 'say ping', workflowId: testId(agent) });
     expect((await run.result()).status).toBe('success');
+    workflowIds.push(run.workflowId);
     runIds.push((await h.temporal.workflow.getHandle(run.workflowId).describe()).runId);
   }
   // Visibility is eventually consistent: wait until the list query sees both runs.
   const query = `${AGENT_NAME.name} = '${agent}'`;
-  for (let tries = 0; (await h.temporal.workflow.count({ query })).count < 2; tries++) {
+  for (let tries = 0; (await h.temporal.workflow.count(query)).count < 2; tries++) {
     if (tries > 100) throw new Error('the runs never showed up in visibility');
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -87,5 +90,19 @@ describe('durable-agent replay', () => {
     const down = await runCli(['replay', '--address', `127.0.0.1:${port}`], { home });
     expect(soleError(down)).toMatch(new RegExp(`cannot reach Temporal at 127.0.0.1:${port}`));
     expect(down.code).toBe(2);
+  });
+});
+
+describe('the definition hash on the command line', () => {
+  it('result and tail print the agent and the first 12 digits of the hash in its memo', async () => {
+    const memo = (await h.temporal.workflow.getHandle(workflowIds[0] as string).describe()).memo;
+    const hash = memo?.[DEFINITION_HASH_MEMO];
+    expect(hash).toMatch(/^[0-9a-f]{64}$/);
+    const line = `agent ${agent}, definition ${(hash as string).slice(0, 12)}`;
+    const result = await runCli(['result', workflowIds[0] as string, '--address', address, '--task-queue', h.taskQueue], { home });
+    expect(result.stdout).toContain(line);
+    expect(result.code).toBe(0);
+    const tail = await runCli(['tail', workflowIds[0] as string, '--address', address, '--task-queue', h.taskQueue], { home });
+    expect(tail.stdout.split('\n')[0]).toContain(`run ${workflowIds[0]} (completed) — ${line}`);
   });
 });
