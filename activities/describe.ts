@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
+import { definitionHashInput } from '../core/definition';
 import type { DescribeAgentInput } from '../core/contract';
 import type { AgentSpec } from '../core/spec';
 import type { AgentRegistry } from '../agents/registry';
@@ -11,7 +13,10 @@ import { withStore } from './storage';
 import type { McpCatalog } from '../mcp/tools';
 import { withMcpTools } from '../mcp/activity';
 
-/** Resolve an agent into the data the workflow runs on; the prompt and tool schemas are stored as one blob. */
+/**
+ * Resolve an agent into the data the workflow runs on; the prompt and tool schemas are stored as one blob.
+ * The spec carries the hash of the whole definition (prompt included), which the run records in its memo.
+ */
 export function describeAgentActivity(registry: AgentRegistry, store: TranscriptStore, searchAttributes: boolean, windows?: ContextWindowTable, mcp?: McpCatalog, providers?: ProviderRegistry) {
   return async function describeAgent(input: DescribeAgentInput): Promise<AgentSpec> {
     let agent;
@@ -25,6 +30,7 @@ export function describeAgentActivity(registry: AgentRegistry, store: Transcript
     const prompt = promptSpec(agent);
     const promptRef = await withStore("store the agent's prompt", () => store.putJson(prompt));
     const output = outputSpec(agent, (name) => providers?.get(name)?.nativeOutput === true);
-    return { ...agentSpec(agent, promptRef, searchAttributes, windows), ...(output ? { output } : {}) };
+    const spec: AgentSpec = { ...agentSpec(agent, promptRef, searchAttributes, windows), ...(output ? { output } : {}) };
+    return { ...spec, definitionHash: createHash('sha256').update(definitionHashInput(spec, prompt)).digest('hex') };
   };
 }

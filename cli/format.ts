@@ -1,4 +1,5 @@
 /** How run events and results look on the terminal. */
+import { AGENT_MEMO, DEFINITION_HASH_MEMO } from '../core/definition';
 import type { AgentEvent } from '../core/events';
 import type { AgentRunResult, RunStatus } from '../core/result';
 import type { Usage } from '../core/usage';
@@ -7,6 +8,18 @@ import type { Styles } from './output';
 function clip(text: string, max: number): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/**
+ * The run's agent and the first 12 hex digits of its definition hash, from the run's memo, e.g.
+ * `agent support, definition 3fa9c2e1b07d`; undefined when the memo holds no hash (a run recorded before
+ * it existed, or one that has not resolved its agent yet).
+ */
+export function definitionLine(memo: Record<string, unknown> | undefined): string | undefined {
+  const hash = memo?.[DEFINITION_HASH_MEMO];
+  if (typeof hash !== 'string' || !hash) return undefined;
+  const agent = memo?.[AGENT_MEMO];
+  return `${typeof agent === 'string' ? `agent ${agent}, ` : ''}definition ${hash.slice(0, 12)}`;
 }
 
 /** A byte count for people: `512 B`, `3.2 KiB`. */

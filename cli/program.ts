@@ -13,6 +13,7 @@ import type * as CodecServerModule from './commands/codec-server';
 import type * as DevModule from './commands/dev';
 import type * as MessagesModule from './commands/messages';
 import type * as ReportModule from './commands/report';
+import type * as ReplayModule from './commands/replay';
 import type * as ResultModule from './commands/result';
 import type * as RunModule from './commands/run';
 import type * as RunsModule from './commands/runs';
@@ -33,6 +34,7 @@ const commands = {
   dev: () => require('./commands/dev') as typeof DevModule,
   messages: () => require('./commands/messages') as typeof MessagesModule,
   report: () => require('./commands/report') as typeof ReportModule,
+  replay: () => require('./commands/replay') as typeof ReplayModule,
   result: () => require('./commands/result') as typeof ResultModule,
   run: () => require('./commands/run') as typeof RunModule,
   runs: () => require('./commands/runs') as typeof RunsModule,
@@ -344,6 +346,22 @@ export function buildProgram(ctx: ProgramContext): Command {
     .action(async (flags) => {
       ctx.exitCode = await commands.codecServer().codecServerCommand(flags, ctx.signal);
     });
+
+  connectionOptions(
+    program
+      .command('replay')
+      .description(
+        'Replay the histories of recent agent runs against this code and print every run that would break (a CI step before deploying a worker): exit 0 when all replay, 1 when any would break, 2 when the check could not run.',
+      )
+      .option('--since <duration>', 'runs started within this long, e.g. 30m, 24h, 7d', '24h')
+      .option('--agent <name>', 'only runs of this agent')
+      .option('--query <query>', "a visibility query the runs must also match, e.g. \"ExecutionStatus = 'Running'\"")
+      .option('--limit <n>', 'at most this many runs, newest first', positiveInt, 100)
+      .option('--workflows <path>', 'replay against these workflows (a module exporting agentWorkflow, e.g. the entry your worker bundles) instead of durable-agent\'s own'),
+    false,
+  ).action(async (flags) => {
+    ctx.exitCode = await commands.replay().replayCommand(flags);
+  });
 
   connectionOptions(
     program.command('end').description('End a session once the model has answered what it was sent.').argument('<workflowId>', 'workflow id of the session'),

@@ -143,6 +143,11 @@ export interface AgentSpec {
   guardrails?: GuardrailsSpec;
   /** The contract the run's final answer must meet (absent: any answer ends the run). */
   output?: OutputSpec;
+  /**
+   * SHA-256 (hex) of the agent definition (core/definition.ts): equal for runs of the same definition,
+   * different once a tool schema, the prompt, a model or a limit changes. Absent in runs recorded before it existed.
+   */
+  definitionHash?: string;
 }
 
 /**

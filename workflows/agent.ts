@@ -5,8 +5,9 @@
  * model, a tool, the store or an activity — returns an `AgentRunResult`, emits `done` and leaves the
  * snapshot and search attributes final.
  */
-import { allHandlersFinished, CancellationScope, condition, continueAsNew, isCancellation, patched, proxyActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
+import { allHandlersFinished, CancellationScope, condition, continueAsNew, isCancellation, patched, proxyActivities, setHandler, sleep, upsertMemo, workflowInfo } from '@temporalio/workflow';
 import { compactionDue } from '../core/compaction';
+import { AGENT_MEMO, DEFINITION_HASH_MEMO } from '../core/definition';
 import { carriedState, CONTINUE_AS_NEW_AFTER_EVENTS, shouldContinueAsNew } from '../core/continuation';
 import type { Budget } from '../core/budget';
 import { budgetMessage, budgetSpent, effectiveBudget, exhaustedBudget } from '../core/budget';
@@ -139,6 +140,8 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
     }
   }
 
+  // The run's agent definition, readable with describe() (runs recorded before this keep replaying: patched).
+  if (spec.definitionHash && patched('definition-hash-memo')) upsertMemo({ [AGENT_MEMO]: spec.name, [DEFINITION_HASH_MEMO]: spec.definitionHash });
   phase = 'running';
   visibility = new Visibility(spec.searchAttributes === true);
   visibility.update(spec.name, phase, 0);

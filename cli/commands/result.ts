@@ -1,6 +1,7 @@
 /** `durable-agent result <workflowId>`: print a run's result, waiting for it if it is still running. */
 import { aborted, INTERRUPTED_EXIT, untilAborted } from '../abort';
 import { exitCodeOf, printResult } from '../follow';
+import { definitionLine } from '../format';
 import { Output } from '../output';
 import { ensureRunWorker, noWorkerLine } from '../run-agent';
 import { servedAgents } from '../served';
@@ -23,6 +24,8 @@ export async function resultCommand(workflowId: string, flags: ResultFlags, sign
   const session = await Session.open(resolveTarget(flags), { embed: 'if-state', agents, log: (l) => out.note(l) });
   try {
     const { run, description, running } = await findRun(session, workflowId);
+    const definition = definitionLine(description.memo);
+    if (definition) out.note(definition);
     if (running) {
       const worker = await untilAborted(ensureRunWorker(session, description), signal);
       if (worker.kind === 'hosted') out.note(`worker: started an in-process worker on task queue "${description.taskQueue}"`);

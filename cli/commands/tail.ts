@@ -5,6 +5,7 @@
 import type { AgentRunResult } from '../../core/result';
 import { aborted, INTERRUPTED_EXIT, untilAborted } from '../abort';
 import { exitCodeOf, followRun, printSummary, resumeHint } from '../follow';
+import { definitionLine } from '../format';
 import { Output } from '../output';
 import { repeatEvery } from '../repeat';
 import { ensureRunWorker, noWorkerLine } from '../run-agent';
@@ -60,7 +61,8 @@ export async function tailCommand(workflowId: string, flags: TailFlags, signal: 
   try {
     const existing = await findRun(session, workflowId);
     const { run, description } = existing;
-    out.line(out.styles.bold(`run ${workflowId} (${description.status.name.toLowerCase()})`));
+    const definition = definitionLine(description.memo);
+    out.line(out.styles.bold(`run ${workflowId} (${description.status.name.toLowerCase()})${definition ? ` — ${definition}` : ''}`));
     // Reading events is a query, which needs a worker for the run's task queue even after it ended.
     const worker = await untilAborted(ensureRunWorker(session, description), signal);
     if (worker.kind === 'hosted') out.note(`worker: started an in-process worker on task queue "${description.taskQueue}"`);
