@@ -107,4 +107,13 @@ export const waitForever = defineTool({
   execute: (_args, ctx) => recorded('wait_forever', ctx.callId, () => abortableSleep(60_000, ctx.signal)),
 });
 
+/** Always asks a person; anyone may decide; waits forever. */
+export const deploy = defineTool({
+  name: 'deploy',
+  description: 'Deploy a service',
+  input: z.object({ service: z.string() }),
+  needsApproval: true,
+  execute: ({ service }) => `deployed ${service}`,
+});
+
 export const allTools = [echo, slowRead, slowWrite, boom, fatalBoom, typed, big, waitForever];

@@ -4,27 +4,17 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { z } from 'zod';
-import { defineTool } from '../../agents/define';
 import type { AgentRunResult } from '../../core/result';
 import { ScriptedAgents } from '../helpers/agents';
 import { CLI_BIN, lines, runCli, soleError, startCli, tempHome } from '../helpers/cli-run';
 import { waitForPending } from '../helpers/events';
 import type { Harness } from '../helpers/harness';
 import { startHarness, testId } from '../helpers/harness';
-import { echo } from '../helpers/tools';
+import { deploy, echo } from '../helpers/tools';
 
 const home = tempHome();
 const address = inject('temporalAddress');
 const cli = (args: string[]) => runCli([...args, '--address', address], { home });
-
-const deploy = defineTool({
-  name: 'deploy',
-  description: 'Deploy a service',
-  input: z.object({ service: z.string() }),
-  needsApproval: true,
-  execute: ({ service }) => `deployed ${service}`,
-});
 
 const S = new ScriptedAgents();
 // Two steps and a tool call, priced (below); the second agent runs out of steps, unpriced.
@@ -240,8 +230,9 @@ describe('durable-agent approvals --watch', () => {
       const run = await h.client.start('cli_runs_gate', { input: 'deploy', workflowId: testId('cli-runs-tty') });
       const [pending] = await waitForPending(run);
       const callId = pending!.callId;
-      await until(() => (out.split(CLEAR).at(-1) ?? '').includes(`${callId}  deploy({"service":"api"})`), 'drawing with the waiting call');
-      expect(out.split(CLEAR).at(-1)).toContain(`${run.workflowId}  (agent cli_runs_gate, 1 pending)`);
+      // The inbox spans the namespace: other test files' runs wait on `call_1_0 deploy(...)` too, so wait for this run's own entry.
+      const entry = `${run.workflowId}  (agent cli_runs_gate, 1 pending)\n  ${callId}  deploy({"service":"api"})`;
+      await until(() => (out.split(CLEAR).at(-1) ?? '').replace(/\r/g, '').includes(entry), 'drawing with the waiting call');
       await run.decide({ callId, decision: 'deny', by: 'ops:tester', reason: 'not now' });
       await until(() => !(out.split(CLEAR).at(-1) ?? '').includes(run.workflowId) && (out.split(CLEAR).at(-1) ?? '').includes('watching:'), 'drawing without the decided call');
       await run.result();

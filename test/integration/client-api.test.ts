@@ -4,10 +4,8 @@
  * `close()` releasing exactly the connections each side opened.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import { z } from 'zod';
 import { Connection } from '@temporalio/client';
 import type { NativeConnection } from '@temporalio/worker';
-import { defineTool } from '../../agents/define';
 import { AgentClient, ApprovalRefusedError, RunNotFoundError } from '../../client';
 import type { AgentRun } from '../../client';
 import { DurableAgentError } from '../../core/errors';
@@ -17,14 +15,7 @@ import { createWorker } from '../../worker';
 import { ScriptedAgents } from '../helpers/agents';
 import type { Harness } from '../helpers/harness';
 import { startHarness, testId } from '../helpers/harness';
-
-const deploy = defineTool({
-  name: 'deploy',
-  description: 'Deploy a service (always asks a person)',
-  input: z.object({ service: z.string() }),
-  needsApproval: true,
-  execute: ({ service }) => `deployed ${service}`,
-});
+import { deploy } from '../helpers/tools';
 
 const S = new ScriptedAgents();
 const waits = S.add('waits', [{ toolCalls: [{ name: 'deploy', args: { service: 'api' } }] }, { text: 'deployed' }], { tools: [deploy] });

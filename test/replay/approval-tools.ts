@@ -3,13 +3,7 @@ import { z } from 'zod';
 import { defineTool } from '../../agents/define';
 
 /** Always asks; anyone may decide; waits forever. */
-export const deploy = defineTool({
-  name: 'deploy',
-  description: 'Deploy a service',
-  input: z.object({ service: z.string() }),
-  needsApproval: true,
-  execute: ({ service }) => `deployed ${service}`,
-});
+export { deploy } from '../helpers/tools';
 
 /** Asks for amounts over 100 (a predicate, evaluated by an activity); only `ops:alice` may decide. */
 export const refund = defineTool({

@@ -6,9 +6,7 @@
  * decided after it; every reader gets every durable event exactly once and in order.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { Client, Connection } from '@temporalio/client';
-import { defineTool } from '../../agents/define';
 import type { AgentRun } from '../../client';
 import { AgentClient } from '../../client';
 import type { StreamEvent } from '../../client/live';
@@ -29,14 +27,7 @@ import { restartableServer } from '../helpers/restartable-server';
 import type { Frame } from '../helpers/sse-frames';
 import { parsed, readFrames } from '../helpers/sse-frames';
 import { collect } from '../helpers/stream';
-
-const deploy = defineTool({
-  name: 'deploy',
-  description: 'Deploy a service',
-  input: z.object({ service: z.string() }),
-  needsApproval: true,
-  execute: ({ service }) => `deployed ${service}`,
-});
+import { deploy } from '../helpers/tools';
 
 const BEFORE = 'Deploying the billing service once someone approves it.';
 const AFTER = 'Deployed billing: approved, run and answered after the Temporal server came back.';
