@@ -74,20 +74,26 @@ describe('durable-agent runs', () => {
   it('lists finished runs newest first with agent, status, steps and cost; filters by agent and status', async () => {
     expect(alpha.result.status).toBe('success');
     expect(beta.result.status).toBe('max_steps');
-    const both = await listed(['--limit', '100'], (runs) => [alpha.id, beta.id].every((id) => runs.some((r) => r.workflowId === id && r.status !== 'running')));
-    const ours = both.filter((r) => r.workflowId === alpha.id || r.workflowId === beta.id);
-    // Newest first: beta started after alpha.
-    expect(ours.map((r) => r.workflowId)).toEqual([beta.id, alpha.id]);
-    expect(ours[1]).toMatchObject({ workflowId: alpha.id, agent: 'cli_runs_alpha', status: 'success', steps: 2, costUsd: alpha.result.costUsd });
+    // The namespace is shared with every other test file (their runs end max_steps too, and start all the
+    // time), so each check is filtered by this file's agents: a later alpha run shows the order.
+    const later = await h.client.start('cli_runs_alpha', { input: 'go', workflowId: testId('cli-runs-alpha-later') });
+    expect((await later.result()).status).toBe('success');
+    const alphas = await listed(['--agent', 'cli_runs_alpha'], (runs) => [alpha.id, later.workflowId].every((id) => runs.some((r) => r.workflowId === id && r.status !== 'running')));
+    // Newest first: the later run started after alpha.
+    expect(alphas.map((r) => r.workflowId)).toEqual([later.workflowId, alpha.id]);
+    expect(alphas[1]).toMatchObject({ workflowId: alpha.id, agent: 'cli_runs_alpha', status: 'success', steps: 2, costUsd: alpha.result.costUsd });
     expect(alpha.result.costUsd).toBeGreaterThan(0);
+    const betas = await listed(['--agent', 'cli_runs_beta'], (runs) => runs.some((r) => r.workflowId === beta.id && r.status !== 'running'));
+    expect(betas.map((r) => r.workflowId)).toEqual([beta.id]);
     // No price for beta's model: its cost is unknown, not zero.
-    expect(ours[0]).toMatchObject({ workflowId: beta.id, agent: 'cli_runs_beta', status: 'max_steps', steps: 1 });
-    expect(ours[0]).not.toHaveProperty('costUsd');
+    expect(betas[0]).toMatchObject({ workflowId: beta.id, agent: 'cli_runs_beta', status: 'max_steps', steps: 1 });
+    expect(betas[0]).not.toHaveProperty('costUsd');
 
-    const byAgent = await listed(['--agent', 'cli_runs_alpha'], (runs) => runs.length > 0);
-    expect(byAgent.map((r) => r.workflowId)).toEqual([alpha.id]);
-    const byStatus = await listed(['--status', 'max_steps', '--since', '1h'], (runs) => runs.length > 0);
-    expect(byStatus.map((r) => r.workflowId)).toEqual([beta.id]);
+    // A status filter alone: beta (and other files' runs that ended max_steps), never alpha.
+    const byStatus = await listed(['--status', 'max_steps', '--since', '1h', '--limit', '100'], (runs) => runs.some((r) => r.workflowId === beta.id));
+    expect(byStatus.map((r) => r.workflowId)).toContain(beta.id);
+    expect(byStatus.map((r) => r.workflowId)).not.toContain(alpha.id);
+    expect(byStatus.every((r) => r.status === 'max_steps')).toBe(true);
     expect(await listed(['--agent', 'cli_runs_alpha', '--status', 'max_steps'], () => true)).toEqual([]);
 
     const table = await cli(['runs', '--agent', 'cli_runs_beta']);
