@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
+import { temporal as proto } from '@temporalio/proto';
 import type { AgentRunResult } from '../../core/result';
 import { SCRIPTED_AGENTS_TS, writeModules } from '../helpers/agents-module';
 import { runCli, soleError, startCli, tempHome } from '../helpers/cli-run';
@@ -39,6 +40,14 @@ beforeAll(async () => {
   await run.waitFor('waiting for a person to approve wipe');
   run.child.kill('SIGINT');
   expect((await run.done).code).toBe(130);
+  // The CLI saw the wait through a query, which can answer before the workflow task that reached it is
+  // recorded: killed then, that task stays started until it times out, and signals sent meanwhile are
+  // kept by the server out of history. Start from a recorded wait: no workflow task in flight.
+  const handle = temporal.workflow.getHandle(workflowId);
+  for (let i = 0; i < 300; i++, await new Promise((r) => setTimeout(r, 100))) {
+    const pending = (await handle.describe()).raw.pendingWorkflowTask;
+    if (!pending || pending.state !== proto.api.enums.v1.PendingWorkflowTaskState.PENDING_WORKFLOW_TASK_STATE_STARTED) break;
+  }
 }, 120_000);
 afterAll(async () => {
   await connection?.close();
