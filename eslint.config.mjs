@@ -2,11 +2,12 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', '.temporal/', '.durable-agent/', 'coverage/', '.ci/out/', '.s3/', '.llama/'] },
+  { ignores: ['dist/', 'node_modules/', '.temporal/', '.durable-agent/', 'coverage/', '.ci/out/', '.s3/', '.llama/', 'console/dist/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    files: ['**/*.ts'],
+    // The web console's sources (console/src, TSX) are checked against their own tsconfig (DOM types).
+    files: ['**/*.ts', 'console/src/**/*.tsx'],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {
       // Unawaited promises are the classic bug of workflow and activity code.
