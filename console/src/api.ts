@@ -48,8 +48,11 @@ export interface RunView {
   note?: string;
 }
 
-/** `GET /runs/:id/report`. */
-export type ReportView = { ended: true; status: string; report: RunReport; finalText?: string } | { ended: false; status?: string };
+/** `GET /runs/:id/report`: the report of an ended run, why an ended run has none, or a running run. */
+export type ReportView =
+  | { ended: true; status: string; report: RunReport; finalText?: string }
+  | { ended: true; status: string; failure: string }
+  | { ended: false; status: string };
 
 /** A call waiting for a person, as the inbox lists it. */
 export interface PendingCall {

@@ -76,12 +76,21 @@ export function RunPage(props: { api: Api; id: string; onRefused: (err: unknown)
   useEffect(() => {
     if (!ended) return;
     const stop = new AbortController();
-    api.report(id, stop.signal).then(setReport, (err: unknown) => !stop.signal.aborted && setReportError(message(err)));
+    // The `done` event comes just before the workflow closes: ask again until the report is there.
+    const load = async () => {
+      for (let i = 0; i < 20 && !stop.signal.aborted; i++) {
+        const r = await api.report(id, stop.signal);
+        if (r.ended || i === 19) return setReport(r);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+      }
+    };
+    load().catch((err: unknown) => !stop.signal.aborted && setReportError(message(err)));
     return () => stop.abort();
   }, [api, id, ended]);
 
-  const status = t.done?.status ?? (report?.ended ? report.status : undefined) ?? view?.result?.status ?? view?.snapshot?.status ?? view?.status ?? '…';
-  const agent = t.agent ?? view?.snapshot?.agent ?? (report?.ended ? report.report.agent : undefined);
+  const endedReport = report?.ended ? report : undefined;
+  const status = t.done?.status ?? endedReport?.status ?? view?.result?.status ?? view?.snapshot?.status ?? view?.status ?? '…';
+  const agent = t.agent ?? view?.snapshot?.agent ?? (endedReport && 'report' in endedReport ? endedReport.report.agent : undefined);
 
   const doCancel = async () => {
     setConfirming(false);
@@ -160,11 +169,12 @@ export function RunPage(props: { api: Api; id: string; onRefused: (err: unknown)
             </p>
           )}
           {!report && !reportError && <p class="muted">Loading the report…</p>}
-          {report?.ended && <ReportTables report={report.report} status={report.status} />}
-          {report?.ended && report.finalText && (
+          {endedReport && 'failure' in endedReport && <p class="error">No report: {endedReport.failure}</p>}
+          {endedReport && 'report' in endedReport && <ReportTables report={endedReport.report} status={endedReport.status} />}
+          {endedReport && 'report' in endedReport && endedReport.finalText && (
             <div class="card final">
               <h3>Final answer</h3>
-              <p class="text">{report.finalText}</p>
+              <p class="text">{endedReport.finalText}</p>
             </div>
           )}
         </>

@@ -1,0 +1,289 @@
+/**
+ * The web console in a real headless Chromium (Debian's `chromium`, driven by playwright-core), served by
+ * the HTTP API (`createHttpApi`) on a free port, against the shared dev server: approving from the page
+ * finishes the run, a denial's reason reaches the model, a decision made by another client leaves the
+ * inbox at once, the layout holds at a phone and a desktop width (screenshots in `.ci/out/console/`), and a
+ * bad token is refused clearly.
+ *
+ * `DURABLE_AGENT_CHROMIUM` names the browser (default: `chromium` on the PATH). Set
+ * `DURABLE_AGENT_CONSOLE_DOCS=1` (`npm run screenshots:console`) to also write the README's screenshots
+ * to `docs/`.
+ */
+import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { chromium } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { z } from 'zod';
+import { defineTool } from '../../agents/define';
+import type { AgentRun } from '../../client';
+import type { ContentBlock } from '../../core/messages';
+import type { HttpApi } from '../../http/app';
+import { createHttpApi } from '../../http/app';
+import { parseTokens } from '../../http/auth';
+import type { HttpApiServer } from '../../http/server';
+import { serveHttpApi } from '../../http/server';
+import { ScriptedAgents } from '../helpers/agents';
+import { describeNeeding } from '../helpers/component';
+import { resultWithin, waitForPending } from '../helpers/events';
+import type { Harness } from '../helpers/harness';
+import { startHarness, testId } from '../helpers/harness';
+
+const ROOT = resolve(__dirname, '..', '..');
+const SHOTS = join(ROOT, '.ci', 'out', 'console');
+
+/** The Chromium to drive, or undefined when there is none. */
+function chromiumPath(): string | undefined {
+  const named = process.env.DURABLE_AGENT_CHROMIUM;
+  if (named) return named;
+  if (existsSync('/usr/bin/chromium')) return '/usr/bin/chromium';
+  try {
+    return execFileSync('which', ['chromium'], { encoding: 'utf8' }).trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+const CHROMIUM = chromiumPath();
+const missing = !CHROMIUM
+  ? 'Chromium is not installed: apt-get install chromium (or set DURABLE_AGENT_CHROMIUM to a Chromium binary)'
+  : !existsSync(CHROMIUM)
+    ? `DURABLE_AGENT_CHROMIUM names ${CHROMIUM}, which does not exist`
+    : undefined;
+
+const rollout = defineTool({
+  name: 'rollout',
+  description: 'Roll a service out to production',
+  input: z.object({ service: z.string(), version: z.string(), regions: z.array(z.string()) }),
+  needsApproval: true,
+  approvers: ['ops:alice', 'ops:carol'],
+  approvalTimeout: '2h',
+  onApprovalTimeout: 'deny',
+  execute: async ({ service, version }) => {
+    await sleep(300);
+    return `${service} ${version} is live`;
+  },
+});
+
+const S = new ScriptedAgents();
+S.add(
+  'console_deployer',
+  [
+    { text: 'The fix is merged and tested; rolling it out needs an approval.', toolCalls: [{ name: 'rollout', args: { service: 'checkout', version: '2.14.1', regions: ['eu-west-1', 'us-east-1'] } }] },
+    { text: 'Done: checkout 2.14.1 is handled.' },
+  ],
+  { tools: [rollout] },
+);
+
+const TOKENS = { alice: `alice-${randomUUID()}` };
+const TOKEN_CONFIG = { tokens: { [TOKENS.alice]: { identity: 'ops:alice', approve: true } } };
+
+let h: Harness;
+let api: HttpApi;
+let server: HttpApiServer;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+
+async function startDeploy(name: string): Promise<AgentRun> {
+  const run = await h.client.start('console_deployer', { input: `Roll out the checkout fix (${name})`, workflowId: testId(`console-${name}`) });
+  await waitForPending(run);
+  return run;
+}
+
+/** The inbox card of a run's call. */
+const card = (p: Page, run: AgentRun) => p.locator(`article.approval[data-run="${run.workflowId}"]`);
+
+/** A signed-in page at `width`×`height`. */
+async function signedInPage(ctx: BrowserContext): Promise<Page> {
+  const p = await ctx.newPage();
+  await p.goto(`${server.url}/console/`);
+  await p.fill('#token', TOKENS.alice);
+  await p.click('button[type=submit]');
+  await p.locator('.top .identity', { hasText: 'ops:alice' }).waitFor({ timeout: 10_000 });
+  return p;
+}
+
+/** The little of the DOM the layout check uses (the tests' tsconfig has no DOM types). */
+interface Box {
+  left: number;
+  right: number;
+  top: number;
+  bottom: number;
+  width: number;
+  height: number;
+}
+interface El {
+  textContent: string | null;
+  scrollWidth: number;
+  clientWidth: number;
+  getBoundingClientRect(): Box;
+  closest(selector: string): El | null;
+  querySelectorAll(selector: string): Iterable<El>;
+}
+interface Win {
+  innerWidth: number;
+  document: { documentElement: El; querySelector(selector: string): El | null };
+  getComputedStyle(el: El): { display: string; overflowX: string };
+}
+
+/** Problems with the layout at the page's current size: horizontal overflow, hidden or overlapping buttons, clipped text. */
+async function layoutProblems(p: Page, scope: string): Promise<string[]> {
+  return p.evaluate((scopeSelector) => {
+    const w = globalThis as unknown as Win;
+    const problems: string[] = [];
+    const doc = w.document.documentElement;
+    if (doc.scrollWidth > w.innerWidth) problems.push(`the page is ${doc.scrollWidth}px wide in a ${w.innerWidth}px window`);
+    const root = w.document.querySelector(scopeSelector);
+    if (!root) return [`nothing matches ${scopeSelector}`];
+    const buttons = [...root.querySelectorAll('button')].map((b) => ({ text: b.textContent ?? '', r: b.getBoundingClientRect() }));
+    for (const b of buttons) {
+      if (b.r.width < 24 || b.r.height < 24) problems.push(`button "${b.text}" is ${b.r.width}×${b.r.height}`);
+      if (b.r.left < 0 || b.r.right > w.innerWidth) problems.push(`button "${b.text}" sticks out (${b.r.left}..${b.r.right} of ${w.innerWidth})`);
+    }
+    buttons.forEach((a, i) =>
+      buttons.slice(i + 1).forEach((b) => {
+        const overlap = a.r.left < b.r.right && b.r.left < a.r.right && a.r.top < b.r.bottom && b.r.top < a.r.bottom;
+        if (overlap) problems.push(`buttons "${a.text}" and "${b.text}" overlap`);
+      }),
+    );
+    for (const el of root.querySelectorAll('h1, h2, h3, a, code, .status, .badge, .latency, .expiry, td, th, label, p')) {
+      const style = w.getComputedStyle(el);
+      if (style.display === 'none' || el.closest('pre, .scroll')) continue;
+      const text = (el.textContent ?? '').slice(0, 40);
+      if (el.scrollWidth > el.clientWidth + 1 && style.overflowX !== 'visible' && el.clientWidth > 0) problems.push(`"${text}" is cut (${el.scrollWidth} > ${el.clientWidth})`);
+      const r = el.getBoundingClientRect();
+      if (r.width > 0 && (r.left < -1 || r.right > w.innerWidth + 1)) problems.push(`"${text}" runs off the screen (${Math.round(r.left)}..${Math.round(r.right)})`);
+    }
+    return problems;
+  }, scope);
+}
+
+describeNeeding('web console in Chromium', 'Chromium', missing, () => {
+  beforeAll(async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    [h, browser] = await Promise.all([
+      startHarness({ agents: S.agents, providers: { scripted: S.provider } }),
+      chromium.launch({ executablePath: CHROMIUM!, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] }),
+    ]);
+    api = createHttpApi({ client: h.client, auth: parseTokens(JSON.stringify(TOKEN_CONFIG), 'test tokens') });
+    server = await serveHttpApi(api, { port: 0 });
+    context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    page = await signedInPage(context);
+  });
+  afterAll(async () => {
+    await context?.close();
+    await browser?.close();
+    await server?.close();
+    await h?.stop();
+  });
+
+  it('approves a call from the inbox: the run finishes, its page shows success and the report', async () => {
+    const run = await startDeploy('approve');
+    const c = card(page, run);
+    await c.waitFor({ timeout: 10_000 });
+    await expect.poll(() => c.locator('.tool').textContent()).toBe('rollout');
+    const args = JSON.parse((await c.locator('pre.args').textContent()) ?? '') as unknown;
+    expect(args).toEqual({ service: 'checkout', version: '2.14.1', regions: ['eu-west-1', 'us-east-1'] });
+    expect(await c.locator('.context').textContent()).toContain('Roll out the checkout fix (approve)');
+    expect(await c.textContent()).toContain('ops:alice, ops:carol');
+    expect(await c.locator('.expiry').textContent()).toMatch(/(1 h 59 min|2 h 0 min) left/);
+
+    await c.locator('input.reason').fill('tested on staging');
+    await c.getByRole('button', { name: 'Approve' }).click();
+    const result = await resultWithin(run, 20_000);
+    expect(result.status).toBe('success');
+    expect(result.report.toolCalls).toMatchObject([{ tool: 'rollout', isError: false }]);
+    await c.waitFor({ state: 'detached', timeout: 5_000 });
+
+    await page.goto(`${server.url}/console/#/runs/${encodeURIComponent(run.workflowId)}`);
+    await page.locator('.run-head .status[data-status="success"]').waitFor({ timeout: 10_000 });
+    await page.locator('table.report-steps tbody tr').nth(1).waitFor({ timeout: 10_000 });
+    expect(await page.locator('table.report-steps tbody tr').count()).toBe(2);
+    expect(await page.locator('table.report-tools tbody').textContent()).toContain('rollout');
+    const tool = page.locator(`.timeline li.tool[data-call="${result.report.toolCalls[0]!.callId}"]`);
+    expect(await tool.locator('.state').textContent()).toBe('done');
+    expect(await tool.locator('.latency').textContent()).toMatch(/\d+ ms|\d+(\.\d)? s/);
+    expect(await tool.locator('.decision').textContent()).toContain('approve by ops:alice: “tested on staging”');
+    expect(await page.locator('.timeline').textContent()).toContain('Done: checkout 2.14.1 is handled.');
+  });
+
+  it('denies with a reason from the page: the model reads the reason', async () => {
+    await page.goto(`${server.url}/console/#/`);
+    const run = await startDeploy('deny');
+    const c = card(page, run);
+    await c.waitFor({ timeout: 10_000 });
+    await c.locator('input.reason').fill('change freeze until Monday');
+    await c.getByRole('button', { name: 'Deny' }).click();
+    const result = await resultWithin(run, 20_000);
+    const toolResults = result.messages.flatMap((m): ContentBlock[] => (Array.isArray(m.content) ? m.content : [])).filter((b) => b.type === 'tool_result');
+    expect(JSON.stringify(toolResults)).toContain('change freeze until Monday');
+    expect(result.report.toolCalls[0]).toMatchObject({ tool: 'rollout', isError: true });
+    await c.waitFor({ state: 'detached', timeout: 5_000 });
+  });
+
+  it('drops a call from the inbox within a second or two when another client decides it', async () => {
+    await page.goto(`${server.url}/console/#/`);
+    const run = await startDeploy('elsewhere');
+    const c = card(page, run);
+    await c.waitFor({ timeout: 10_000 });
+    const [pending] = await run.pendingApprovals();
+    const decidedAt = Date.now();
+    await run.decide({ callId: pending!.callId, decision: 'skip', by: 'ops:carol', reason: 'not needed' });
+    await c.waitFor({ state: 'detached', timeout: 2_500 });
+    expect(Date.now() - decidedAt).toBeLessThan(2_500);
+    expect((await resultWithin(run, 20_000)).status).toBe('success');
+  });
+
+  it('holds its layout at phone and desktop widths (screenshots of the inbox and a run page)', async () => {
+    const waiting = await startDeploy('layout');
+    const finished = await h.client.start('console_deployer', { input: 'Roll out the checkout fix (layout, finished)', workflowId: testId('console-layout-done') });
+    await waitForPending(finished);
+    const [call] = await finished.pendingApprovals();
+    await finished.decide({ callId: call!.callId, decision: 'approve', by: 'ops:alice', reason: 'tested on staging' });
+    await resultWithin(finished, 20_000);
+    const docs = process.env.DURABLE_AGENT_CONSOLE_DOCS === '1';
+    try {
+      for (const [label, viewport] of [['phone', { width: 390, height: 844 }], ['desktop', { width: 1280, height: 800 }]] as const) {
+        await page.setViewportSize(viewport);
+        await page.goto(`${server.url}/console/#/`);
+        const c = card(page, waiting);
+        await c.waitFor({ timeout: 10_000 });
+        await c.locator('input.reason').fill('Looks right: staged yesterday');
+        expect(await layoutProblems(page, `article.approval[data-run="${waiting.workflowId}"]`), `inbox at ${label} width`).toEqual([]);
+        for (const name of ['Approve', 'Deny', 'Skip']) expect(await c.getByRole('button', { name }).isVisible()).toBe(true);
+        await page.screenshot({ path: join(SHOTS, `inbox-${label}.png`), fullPage: label === 'phone' });
+
+        await page.goto(`${server.url}/console/#/runs/${encodeURIComponent(finished.workflowId)}`);
+        await page.locator('table.report-steps tbody tr').nth(1).waitFor({ timeout: 10_000 });
+        expect(await layoutProblems(page, 'main'), `run page at ${label} width`).toEqual([]);
+        await page.screenshot({ path: join(SHOTS, `run-${label}.png`), fullPage: true });
+      }
+      if (docs) {
+        mkdirSync(join(ROOT, 'docs'), { recursive: true });
+        copyFileSync(join(SHOTS, 'inbox-desktop.png'), join(ROOT, 'docs', 'console-inbox.png'));
+        copyFileSync(join(SHOTS, 'run-desktop.png'), join(ROOT, 'docs', 'console-run.png'));
+      }
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+      await waiting.cancel();
+    }
+  });
+
+  it('refuses a bad token with a clear message on the sign-in page', async () => {
+    const p = await context.newPage();
+    try {
+      await p.goto(`${server.url}/console/`);
+      await p.fill('#token', 'not-a-token-of-this-server');
+      await p.click('button[type=submit]');
+      const error = p.locator('.sign-in .error');
+      await error.waitFor({ timeout: 10_000 });
+      expect(await error.textContent()).toMatch(/Sign-in refused: the bearer token is not valid/);
+      expect(await p.locator('.top .identity').count()).toBe(0);
+    } finally {
+      await p.close();
+    }
+  });
+});
