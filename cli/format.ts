@@ -187,7 +187,7 @@ export interface ResultFormatOptions {
 }
 
 /** How long a run took, from its report; undefined when the report's times do not parse. */
-export function runDurationMs(r: AgentRunResult): number | undefined {
+export function runDurationMs(r: Pick<AgentRunResult, 'report'>): number | undefined {
   const ms = Date.parse(r.report.endedAt) - Date.parse(r.report.startedAt);
   return Number.isFinite(ms) && ms >= 0 ? ms : undefined;
 }

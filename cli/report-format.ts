@@ -70,7 +70,7 @@ export function toolCallsTable(report: RunReport): string[] {
 }
 
 /** The whole report of a finished run: header, steps, tool calls, totals. */
-export function formatReport(r: AgentRunResult, s: Styles): string[] {
+export function formatReport(r: Pick<AgentRunResult, 'status' | 'steps' | 'report'>, s: Styles): string[] {
   const report = r.report;
   const duration = runDurationMs(r);
   const lines = [

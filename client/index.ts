@@ -31,6 +31,8 @@ import type { DeltaFeed } from '../streaming/transport';
 import { EventHub } from './event-hub';
 import { TemporalDeltaFeed } from '../streaming/temporal-feed';
 import { AgentRun } from './run';
+import type { ListedRun, ListRunsOptions, RunFilter } from './run-list';
+import { listRuns } from './run-list';
 import type { BudgetOptions } from './run-budget';
 import { runBudget } from './run-budget';
 import type { AgentScheduleSummary, AgentScheduleOptions } from './schedules';
@@ -44,6 +46,10 @@ export { TextAccumulator } from './live';
 export { TemporalDeltaFeed } from '../streaming/temporal-feed';
 export type { TemporalFeedOptions } from '../streaming/temporal-feed';
 export type { DeltaFeed, DeltaPublisher, FollowOptions } from '../streaming/transport';
+export { DEFAULT_RUNS_LIMIT, LISTED_STATUSES, MAX_RUNS_LIMIT, RunFilterError, runsQuery } from './run-list';
+export type { ListedRun, ListRunsOptions, RunFilter } from './run-list';
+export { readRunReport } from './run-report';
+export type { EndedRunReport, FailedRunReport, ReadRunReportOptions, RunningRunReport, RunReportView } from './run-report';
 export { ApprovalRefusedError, MessageRefusedError, RunNotFoundError } from './errors';
 export type { ConnectionSettings, ResolvedConnectionSettings } from './connection-settings';
 export { resolveConnectionSettings } from './connection-settings';
@@ -384,6 +390,21 @@ export class AgentClient {
       if (pending.length) runs.push({ workflowId: w.workflowId, runId: w.runId, agent: w.typedSearchAttributes.get(AGENT_NAME), pending, ...parent });
     }
     return runs;
+  }
+
+  /**
+   * Agent runs of the namespace (any task queue) matching `filter`, newest first, found through
+   * visibility (which lags a moment behind the runs), each with its steps and cost when known: from the
+   * result of a finished run, from the snapshot of a running one a worker answers for.
+   *
+   * @throws {RunFilterError} (code `invalid_input`) a bad filter, naming it in `field`.
+   * @example
+   * ```ts
+   * const failed = await client.listRuns({ agent: 'support', status: 'failed', since: '24h', limit: 50 });
+   * ```
+   */
+  async listRuns(filter: RunFilter = {}, options: ListRunsOptions = {}): Promise<ListedRun[]> {
+    return listRuns(this.temporal, (workflowId, runId) => this.get(workflowId, runId), filter, options);
   }
 
   /**

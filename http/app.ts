@@ -1,6 +1,6 @@
 /**
  * The HTTP API's routes, on Hono, built on the public client API only (`AgentClient`, `AgentRun`). Every
- * route needs a bearer token; every error is JSON naming what was wrong (see `errors.ts`).
+ * data route needs a bearer token; every error is JSON naming what was wrong (see `errors.ts`).
  *
  * | Route                                  | Does                                                             |
  * |----------------------------------------|------------------------------------------------------------------|
@@ -9,7 +9,12 @@
  * | `GET /runs/:id/events`                 | its stream as server-sent events (resumable: `Last-Event-ID`)   |
  * | `POST /runs/:id/messages`              | send it a message `{ text }` → the inbox receipt                 |
  * | `POST /runs/:id/cancel`                | request its cancellation → 202                                   |
- * | `GET /approvals`                       | every tool call waiting for a person, across runs               |
+ * | `GET /me`                              | the caller: `{ identity, approve }`                              |
+ * | `GET /runs?agent=&status=&since=&limit=`| agent runs, newest first → `{ runs: ListedRun[] }`              |
+ * | `GET /runs/:id/report`                 | its report once ended, else what its snapshot tells              |
+ * | `GET /approvals`                       | every tool call waiting for a person, across runs, with context  |
+ * | `GET /approvals/events`                | the same inbox, live, as server-sent `inbox` events             |
+ * | `GET /`, `GET /console/*`              | the web console's files (no token needed: they hold no data)     |
  * | `POST /runs/:id/approvals/:callId`     | decide one `{ decision, reason?, scope?, extendBy? }` → receipt  |
  */
 import { WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
@@ -17,14 +22,18 @@ import { Hono } from 'hono';
 import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { AgentClient, AgentRun, StartOptions } from '../client';
-import { RunNotFoundError } from '../client';
+import { readRunReport, RunNotFoundError } from '../client';
+import type { RunFilter } from '../client';
 import type { RunSnapshot } from '../core/contract';
 import type { AgentRunResult } from '../core/result';
 import type { AuthVariables, TokenAuth } from './auth';
 import { approverOf, requireToken } from './auth';
 import { HttpError, toHttpError } from './errors';
+import { addConsoleRoutes, defaultConsoleDir } from './console-static';
+import { ApprovalInbox, inboxFor, InboxPoller } from './inbox';
+import { streamInbox } from './inbox-events';
 import { StreamTracker, streamRun } from './sse';
-import { checkId, checkSeq, DecisionBody, MessageBody, parseBody, StartBody } from './validation';
+import { checkId, checkSeq, DecisionBody, MessageBody, parseBody, runFilterOf, StartBody } from './validation';
 
 /** The largest request body accepted. */
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -39,12 +48,16 @@ export interface HttpApiOptions {
   auth: TokenAuth;
   /** Failures that are the server's own (answered 500 with a generic message). Default: `console.error`. */
   onError?: (err: unknown) => void;
+  /** The folder of the web console's built files. Default: the package's `console/dist/`. */
+  consoleDir?: string;
 }
 
 /** The API: its Hono app (mount it, or serve it with `serveHttpApi`) and its open event streams. */
 export interface HttpApi {
   app: Hono<{ Variables: AuthVariables }>;
   streams: StreamTracker;
+  /** The one poller of the approval inbox behind every `GET /approvals/events` stream. */
+  inbox: InboxPoller;
 }
 
 /** What `GET /runs/:id` answers. */
@@ -130,6 +143,8 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
   });
   app.notFound((c) => c.json(new HttpError(404, 'not_found', `no route ${c.req.method} ${c.req.path}`).body(), 404));
 
+  // The console's files first: they answer without a token (the data routes below all need one).
+  addConsoleRoutes(app, options.consoleDir ?? defaultConsoleDir());
   app.use('*', requireToken(auth));
   app.use(
     '*',
@@ -138,6 +153,13 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
       onError: (c) => c.json(new HttpError(413, 'invalid_request', `the body must be at most ${MAX_BODY_BYTES} bytes`).body(), 413),
     }),
   );
+
+  app.get('/me', (c) => c.json({ identity: c.var.caller.identity, approve: c.var.caller.approve }));
+
+  app.get('/runs', async (c) => {
+    const filter: RunFilter = runFilterOf(c);
+    return c.json({ runs: await client.listRuns(filter) });
+  });
 
   app.post('/runs', async (c) => {
     const body = await parseBody(c, StartBody);
@@ -177,6 +199,11 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
     return c.json(view);
   });
 
+  app.get('/runs/:id/report', async (c) => {
+    const id = checkId(c.req.param('id'), 'id');
+    return c.json(await readRunReport(client.get(id), { snapshotWaitMs: SNAPSHOT_WAIT_MS }));
+  });
+
   app.get('/runs/:id/events', async (c) => {
     const id = checkId(c.req.param('id'), 'id');
     const from = streamFrom(c);
@@ -199,7 +226,10 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
     return c.json({ workflowId: id, cancelRequested: true }, 202);
   });
 
-  app.get('/approvals', async (c) => c.json({ runs: await client.awaitingApproval() }));
+  const approvals = new ApprovalInbox(client);
+  const inbox = new InboxPoller(approvals, report);
+  app.get('/approvals', async (c) => c.json(inboxFor(await approvals.read(), c.var.caller)));
+  app.get('/approvals/events', (c) => streamInbox(c, c.var.caller, inbox, streams));
 
   app.post('/runs/:id/approvals/:callId', async (c) => {
     const id = checkId(c.req.param('id'), 'id');
@@ -210,5 +240,5 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
     return c.json(await run.decide({ callId, by, ...body }));
   });
 
-  return { app, streams };
+  return { app, streams, inbox };
 }

@@ -4,7 +4,7 @@
  */
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { ApprovalRefusedError, MessageRefusedError, RunNotFoundError } from '../client';
+import { ApprovalRefusedError, MessageRefusedError, RunFilterError, RunNotFoundError } from '../client';
 import { isDurableAgentError } from '../core/errors';
 
 /** Stable codes of the API's errors. */
@@ -26,7 +26,7 @@ export interface HttpErrorBody {
   error: {
     code: HttpErrorCode;
     message: string;
-    /** The request field that was wrong (a body field, `id`, `callId`, `after`, `Last-Event-ID`, `Authorization`). */
+    /** The request field that was wrong (a body field, a query parameter, `id`, `callId`, `after`, `Last-Event-ID`, `Authorization`). */
     field?: string;
   };
 }
@@ -62,6 +62,7 @@ export function toHttpError(err: unknown): HttpError {
   if (err instanceof WorkflowExecutionAlreadyStartedError) {
     return new HttpError(409, 'run_exists', `a run with workflow id "${err.workflowId}" is already running`, 'workflowId');
   }
+  if (err instanceof RunFilterError) return new HttpError(400, 'invalid_request', err.message, err.field);
   if (isDurableAgentError(err, 'invalid_input')) return new HttpError(400, 'invalid_request', err.message);
   return new HttpError(500, 'internal', 'internal error: the server could not complete the request (see its log)');
 }

@@ -12,7 +12,7 @@ import type { StreamEvent } from '../client/live';
 import { toHttpError } from './errors';
 
 /** How often an idle stream sends a comment, so proxies and clients see the connection is alive. */
-const KEEP_ALIVE_MS = 15_000;
+export const KEEP_ALIVE_MS = 15_000;
 
 /** Counts the event streams being served (for shutdown and for tests). */
 export class StreamTracker {

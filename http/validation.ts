@@ -5,6 +5,8 @@
 import { msToNumber } from '@temporalio/common';
 import type { Context } from 'hono';
 import { z } from 'zod';
+import type { RunFilter } from '../client';
+import { MAX_RUNS_LIMIT } from '../client';
 import { HttpError } from './errors';
 
 /** Ids (workflow ids, call ids): 1 to 255 characters, none of them whitespace or a control character. */
@@ -116,4 +118,36 @@ export async function parseBody<S extends z.ZodType>(c: Context, schema: S, refu
   const parsed = schema.safeParse(body);
   if (!parsed.success) throw fieldError(parsed.error);
   return parsed.data;
+}
+
+/** Query parameters of `GET /runs`. */
+const RUN_FILTER_PARAMS = ['agent', 'status', 'since', 'limit'] as const;
+
+/**
+ * The run filter of a `GET /runs` request's query (`agent`, `status`, `since`, `limit`); the client checks
+ * the values (a bad one is its `RunFilterError`, answered 400 naming the parameter).
+ * @throws {HttpError} 400 naming an unknown or repeated parameter, or a `limit` that is not a number.
+ */
+export function runFilterOf(c: Context): RunFilter {
+  const query = c.req.queries();
+  const filter: RunFilter = {};
+  for (const [name, values] of Object.entries(query)) {
+    if (!(RUN_FILTER_PARAMS as readonly string[]).includes(name)) {
+      throw new HttpError(400, 'invalid_request', `${name}: unknown query parameter; use ${RUN_FILTER_PARAMS.join(', ')}`, name);
+    }
+    if (values.length !== 1) throw new HttpError(400, 'invalid_request', `${name}: give it once`, name);
+  }
+  const one = (name: (typeof RUN_FILTER_PARAMS)[number]) => query[name]?.[0];
+  const agent = one('agent');
+  const status = one('status');
+  const since = one('since');
+  const limit = one('limit');
+  if (agent !== undefined) filter.agent = agent;
+  if (status !== undefined) filter.status = status;
+  if (since !== undefined) filter.since = since;
+  if (limit !== undefined) {
+    if (!/^\d{1,9}$/.test(limit)) throw new HttpError(400, 'invalid_request', `limit "${limit}" must be a whole number from 1 to ${MAX_RUNS_LIMIT}`, 'limit');
+    filter.limit = Number(limit);
+  }
+  return filter;
 }

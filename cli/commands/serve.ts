@@ -51,6 +51,7 @@ export async function serveCommand(flags: ServeFlags, signal: AbortSignal): Prom
       '',
       out.styles.bold('durable-agent serve'),
       `  HTTP API:          ${server.url}`,
+      `  Console:           ${server.url}/console/`,
       `  Temporal address:  ${session.address}`,
       `  Task queue:        ${target.taskQueue} (runs need a worker: durable-agent dev, or durable-agent worker)`,
       `  Tokens:            ${auth.size} configured`,

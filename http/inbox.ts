@@ -1,0 +1,137 @@
+/**
+ * The approval inbox of the HTTP API (`GET /approvals`, `GET /approvals/events`): every run waiting for a
+ * person with its pending calls, the conversation that led to them, and whether the caller may decide
+ * each. One {@link InboxPoller} per API reads it every 300 ms while someone watches, for all watchers.
+ */
+import type { AgentClient, AwaitingRun } from '../client';
+import type { PendingApproval } from '../core/approvals';
+import type { ContextMessage } from './approval-context';
+import { approvalContext } from './approval-context';
+import type { Caller } from './auth';
+
+/** A pending call as the inbox shows it to one caller. */
+export type InboxCall = PendingApproval & {
+  /** May the caller decide it (its token may approve, and the call's approvers, if any, name it)? */
+  mayDecide: boolean;
+};
+
+/** A run of the inbox. */
+export interface InboxRun extends Omit<AwaitingRun, 'pending'> {
+  pending: InboxCall[];
+  /** The last messages (at most 6, each cut to about 500 characters) that led to its pending calls. */
+  context: ContextMessage[];
+}
+
+/** The body of `GET /approvals` and the data of each `inbox` event. */
+export interface InboxView {
+  runs: InboxRun[];
+}
+
+/** A run of the inbox before it is shown to a caller. */
+export type AwaitingRunWithContext = AwaitingRun & { context: ContextMessage[] };
+
+/** May `caller` decide `call`? */
+export function mayDecide(caller: Caller, call: Pick<PendingApproval, 'approvers'>): boolean {
+  return caller.approve && (!call.approvers?.length || call.approvers.includes(caller.identity));
+}
+
+/** The inbox as `caller` sees it. */
+export function inboxFor(runs: readonly AwaitingRunWithContext[], caller: Caller): InboxView {
+  return { runs: runs.map((r) => ({ ...r, pending: r.pending.map((p) => ({ ...p, mayDecide: mayDecide(caller, p) })) })) };
+}
+
+/** Reads the inbox, keeping each run's context while its pending calls stay the same. */
+export class ApprovalInbox {
+  private contexts = new Map<string, Promise<ContextMessage[]>>();
+
+  constructor(private readonly client: AgentClient) {}
+
+  /** Every run waiting for a person, with the context of its pending calls. */
+  async read(): Promise<AwaitingRunWithContext[]> {
+    const runs = await this.client.awaitingApproval();
+    const kept = new Map<string, Promise<ContextMessage[]>>();
+    const withContext = await Promise.all(
+      runs.map(async (r) => {
+        const callIds = r.pending.map((p) => p.callId);
+        const key = `${r.workflowId}/${r.runId}/${callIds.join(',')}`;
+        const context = this.contexts.get(key) ?? approvalContext(this.client.get(r.workflowId, r.runId), callIds);
+        kept.set(key, context);
+        return { ...r, context: await context };
+      }),
+    );
+    this.contexts = kept;
+    return withContext;
+  }
+}
+
+/** How often the inbox is read while someone watches. */
+export const INBOX_POLL_MS = 300;
+
+/** A watcher of the inbox: called with each new inbox (and with the failure of a read). */
+export type InboxListener = (runs: readonly AwaitingRunWithContext[]) => void;
+
+/**
+ * One poller of the inbox for every watcher: it reads every {@link INBOX_POLL_MS} while at least one
+ * watcher is subscribed, tells them when the inbox changed (its JSON differs), and stops when none is left.
+ */
+export class InboxPoller {
+  private readonly listeners = new Set<InboxListener>();
+  private latest: { json: string; runs: AwaitingRunWithContext[] } | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private polling = false;
+
+  constructor(
+    private readonly inbox: ApprovalInbox,
+    private readonly onError: (err: unknown) => void,
+    private readonly intervalMs = INBOX_POLL_MS,
+  ) {}
+
+  /** Watchers now. */
+  get watchers(): number {
+    return this.listeners.size;
+  }
+
+  /** Is the poller running? */
+  get running(): boolean {
+    return this.timer !== undefined || this.polling;
+  }
+
+  /**
+   * Watch the inbox: `listener` gets the current inbox at once (after a first read if there is none yet),
+   * then each change. Returns what ends the watch.
+   */
+  subscribe(listener: InboxListener): () => void {
+    this.listeners.add(listener);
+    if (this.latest) listener(this.latest.runs);
+    if (!this.running) void this.poll();
+    return () => {
+      this.listeners.delete(listener);
+      if (!this.listeners.size) {
+        clearTimeout(this.timer);
+        this.timer = undefined;
+        this.latest = undefined;
+      }
+    };
+  }
+
+  private async poll(): Promise<void> {
+    this.timer = undefined;
+    this.polling = true;
+    try {
+      const runs = await this.inbox.read();
+      const json = JSON.stringify(runs);
+      if (this.listeners.size && json !== this.latest?.json) {
+        this.latest = { json, runs };
+        for (const listener of [...this.listeners]) listener(runs);
+      }
+    } catch (err) {
+      this.onError(err);
+    } finally {
+      this.polling = false;
+    }
+    if (this.listeners.size) {
+      this.timer = setTimeout(() => void this.poll(), this.intervalMs);
+      this.timer.unref();
+    }
+  }
+}
