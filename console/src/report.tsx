@@ -37,8 +37,8 @@ export function ReportTables({ report, status }: { report: RunReport; status: st
           <tr>
             <th>Cost</th>
             <td>
-              {usd(report.costUsd)}
-              {report.unpricedSteps ? ` (+${report.unpricedSteps} steps without a price)` : ''}
+              {report.unpricedSteps && !report.costUsd ? 'unknown' : usd(report.costUsd)}
+              {report.unpricedSteps ? ` (${report.unpricedSteps} step${report.unpricedSteps === 1 ? '' : 's'} without a price)` : ''}
             </td>
           </tr>
           {report.compactions ? (
