@@ -113,7 +113,7 @@ export function RunsPage(props: { api: Api; query: URLSearchParams; onRefused: (
                 </td>
                 <td data-label="Cost" class="num">
                   {usd(r.costUsd)}
-                  {r.unpricedSteps ? ` (+${r.unpricedSteps} unpriced)` : ''}
+                  {r.unpricedSteps ? ` (${r.unpricedSteps} unpriced)` : ''}
                 </td>
                 <td data-label="Started">{when(r.startedAt)}</td>
               </tr>
