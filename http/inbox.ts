@@ -73,12 +73,15 @@ export type InboxListener = (runs: readonly AwaitingRunWithContext[]) => void;
 /**
  * One poller of the inbox for every watcher: it reads every {@link INBOX_POLL_MS} while at least one
  * watcher is subscribed, tells them when the inbox changed (its JSON differs), and stops when none is left.
+ * A failing read is reported once (until a read succeeds again); the watchers keep the last inbox.
  */
 export class InboxPoller {
   private readonly listeners = new Set<InboxListener>();
   private latest: { json: string; runs: AwaitingRunWithContext[] } | undefined;
   private timer: NodeJS.Timeout | undefined;
   private polling = false;
+  /** The last failure reported, so that a server down for a while is reported once, not every poll. */
+  private lastFailure: string | undefined;
 
   constructor(
     private readonly inbox: ApprovalInbox,
@@ -119,13 +122,16 @@ export class InboxPoller {
     this.polling = true;
     try {
       const runs = await this.inbox.read();
+      this.lastFailure = undefined;
       const json = JSON.stringify(runs);
       if (this.listeners.size && json !== this.latest?.json) {
         this.latest = { json, runs };
         for (const listener of [...this.listeners]) listener(runs);
       }
     } catch (err) {
-      this.onError(err);
+      const failure = err instanceof Error ? err.message : String(err);
+      if (failure !== this.lastFailure) this.onError(err);
+      this.lastFailure = failure;
     } finally {
       this.polling = false;
     }

@@ -160,6 +160,7 @@ describe('HTTP API for the console: the approval inbox', () => {
     // The live inbox: an event with the call at connect, then one without it soon after a decision made through the client.
     const controller = new AbortController();
     const res = await fetch(`${server.url}/approvals/events`, { headers: { Authorization: `Bearer ${TOKENS.viewer}` }, signal: controller.signal });
+    const timeout = setTimeout(() => controller.abort(), 10_000); // fail fast rather than hang
     let decidedAt = 0;
     let goneAfter = -1;
     const frames = await readFrames(res, controller, (f: Frame, all) => {
@@ -175,6 +176,7 @@ describe('HTTP API for the console: the approval inbox', () => {
       goneAfter = Date.now() - decidedAt;
       return true;
     });
+    clearTimeout(timeout);
     expect(frames.every((f) => f.event === 'inbox')).toBe(true);
     expect(goneAfter).toBeGreaterThanOrEqual(0);
     expect(goneAfter).toBeLessThan(1_500);

@@ -320,6 +320,7 @@ describe('durable-agent serve', () => {
     try {
       await cli.waitFor('Press Ctrl-C to stop.');
       expect(cli.stdout()).toContain(`http://127.0.0.1:${port}`);
+      expect(cli.stdout()).toContain(`Console:           http://127.0.0.1:${port}/console/`);
       const denied = await fetch(`http://127.0.0.1:${port}/approvals`);
       expect(denied.status).toBe(401);
       const id = testId('http-cli');
