@@ -224,17 +224,39 @@ describeNeeding('web console in Chromium', 'Chromium', missing, () => {
     await c.waitFor({ state: 'detached', timeout: 5_000 });
   });
 
-  it('drops a call from the inbox within a second or two when another client decides it', async () => {
+  it('drops a call from the inbox within a second or two when another client decides it; a stale page shows the refusal', async () => {
     await page.goto(`${server.url}/console/#/`);
     const run = await startDeploy('elsewhere');
     const c = card(page, run);
     await c.waitFor({ timeout: 10_000 });
+    // The inbox as the server showed it before the decision: a page still showing it decides too late.
+    const before = await fetch(`${server.url}/approvals`, { headers: { Authorization: `Bearer ${TOKENS.alice}` } }).then((r) => r.text());
     const [pending] = await run.pendingApprovals();
     const decidedAt = Date.now();
     await run.decide({ callId: pending!.callId, decision: 'skip', by: 'ops:carol', reason: 'not needed' });
     await c.waitFor({ state: 'detached', timeout: 2_500 });
     expect(Date.now() - decidedAt).toBeLessThan(2_500);
     expect((await resultWithin(run, 20_000)).status).toBe('success');
+
+    // A stale page (its inbox stream replaced by the one captured before the decision) shows the refusal.
+    const stale = await signedInPage(context);
+    try {
+      await stale.route('**/approvals/events', (route) => route.fulfill({ status: 200, contentType: 'text/event-stream', body: `event: inbox\ndata: ${before}\n\n` }));
+      await stale.goto(`${server.url}/console/#/runs`);
+      await stale.goto(`${server.url}/console/#/`);
+      const old = card(stale, run);
+      await old.waitFor({ timeout: 10_000 });
+      const refusal = await fetch(`${server.url}/runs/${encodeURIComponent(run.workflowId)}/approvals/${pending!.callId}`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${TOKENS.alice}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ decision: 'approve' }),
+      }).then((r) => r.json() as Promise<{ error: { message: string } }>);
+      await old.getByRole('button', { name: 'Approve' }).click();
+      await old.locator('.error').waitFor({ timeout: 5_000 });
+      expect(await old.locator('.error').textContent()).toBe(refusal.error.message);
+    } finally {
+      await stale.close();
+    }
   });
 
   it('holds its layout at phone and desktop widths (screenshots of the inbox and a run page)', async () => {
