@@ -13,6 +13,7 @@ import { followSse } from './sse';
 
 type Connection = { state: 'connecting' } | { state: 'live' } | { state: 'retrying'; error: string; retryInMs: number } | { state: 'failed'; error: string };
 
+/** The inbox page; `onRefused` hears a refused token (the app then signs out). */
 export function InboxPage(props: { api: Api; me: Me; onRefused: (err: unknown) => void }) {
   const { api, me, onRefused } = props;
   const [inbox, setInbox] = useState<Inbox | undefined>(undefined);

@@ -2,6 +2,7 @@
 import type { RunReport } from '../../core/result';
 import { duration, statusClass, usd, when } from './format';
 
+/** An ended run's report: `status` is how it ended. */
 export function ReportTables({ report, status }: { report: RunReport; status: string }) {
   const u = report.usage;
   const span = Date.parse(report.endedAt) - Date.parse(report.startedAt);

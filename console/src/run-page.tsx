@@ -15,6 +15,7 @@ import { Timeline } from './timeline';
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
+/** The page of run `id` (give it `key={id}`: a new run is a new page). */
 export function RunPage(props: { api: Api; id: string; onRefused: (err: unknown) => void }) {
   const { api, id, onRefused } = props;
   const [view, setView] = useState<RunView | undefined>(undefined);

@@ -9,6 +9,7 @@ import { RUN_STATUSES } from '../../core/result';
 const STATUSES: readonly string[] = ['running', 'awaiting_approval', 'awaiting_message', ...RUN_STATUSES];
 const SINCE = ['', '1h', '24h', '7d', '30d'];
 
+/** The runs page; its filters live in the hash so a filtered list can be linked. */
 export function RunsPage(props: { api: Api; query: URLSearchParams; onRefused: (err: unknown) => void }) {
   const { api, query, onRefused } = props;
   const agent = query.get('agent') ?? '';

@@ -1,6 +1,7 @@
 /** The sign-in page: a bearer token of the server's configuration, kept for this tab. */
 import { useState } from 'preact/hooks';
 
+/** The sign-in form; `error` says why the last attempt failed. */
 export function SignIn(props: { busy: boolean; error?: string; onSignIn: (token: string) => void }) {
   const [token, setToken] = useState('');
   return (

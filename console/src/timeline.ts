@@ -50,6 +50,7 @@ export interface NoteEntry {
   tone: 'info' | 'warn' | 'bad';
 }
 
+/** One line of a run's timeline. */
 export type TimelineEntry = StepEntry | ToolEntry | NoteEntry;
 
 /** The timeline of one run's stream. */
