@@ -1,6 +1,7 @@
 /** The web console: sign-in, then the approval inbox, the runs list and run pages (hash routes). */
 import './app.css';
 import { render } from 'preact';
+import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import type { Me } from './api';
 import { Api, ApiError } from './api';
@@ -74,7 +75,7 @@ function signInError(err: unknown): string {
   return `Cannot sign in: ${err instanceof Error ? err.message : String(err)}`;
 }
 
-function Shell(props: { me?: Me; onSignOut?: () => void; page?: string; children: preact.ComponentChildren }) {
+function Shell(props: { me?: Me; onSignOut?: () => void; page?: string; children: ComponentChildren }) {
   return (
     <>
       <header class="top">
