@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
-import type { WorkflowHandle } from '@temporalio/client';
+import type { WorkflowExecutionInfo, WorkflowHandle } from '@temporalio/client';
 import type { Duration } from '@temporalio/common';
 import { msToNumber } from '@temporalio/common';
 import type { AnyAgent, OutputOf, ToolCallsOf, ToolNamesOf } from '../agents/define';
@@ -146,6 +146,11 @@ export type StartOptions<A = AnyAgent> = RunOptions<A> &
       }
   );
 
+/** How long {@link AgentClient.awaitingApproval} waits for a run to answer its pending approvals. */
+export const APPROVALS_QUERY_WAIT_MS = 2_000;
+/** Runs {@link AgentClient.awaitingApproval} asks at once. */
+const APPROVALS_QUERY_BATCH = 20;
+
 /** A run waiting for people, as visibility and its `pendingApprovals` query report it. */
 export interface AwaitingRun {
   workflowId: string;
@@ -191,6 +196,8 @@ export class AgentClient {
 
   /** Readers of one run in this process share one poller of its durable events. */
   private readonly hub = new EventHub();
+  /** Runs that did not answer `awaitingApproval`'s query in time (`workflowId/runId`): is a question to them under way? */
+  private readonly slowRuns = new Map<string, { asking: boolean }>();
 
   /** The Temporal-native delta feed of this client's runs (its `describe` polls shared), made on first use. */
   private temporalFeed: TemporalDeltaFeed | undefined;
@@ -375,21 +382,56 @@ export class AgentClient {
   /**
    * Every run waiting for a person, found by search attribute (`DurableAgentAwaitingApproval = true`),
    * with its pending approvals read from the run itself (visibility lags by a moment; the query does not).
+   * The runs are asked at once, each awaited for at most {@link APPROVALS_QUERY_WAIT_MS}: a run that has not
+   * answered by then (its worker is gone, or slow) is left out, and from then on asked in the background
+   * only, one question at a time, until it answers, so that one such run does not hold up every read.
    */
   async awaitingApproval(): Promise<AwaitingRun[]> {
-    const runs: AwaitingRun[] = [];
-    for await (const w of this.temporal.workflow.list({ query: AWAITING_APPROVAL_QUERY })) {
+    const listed: WorkflowExecutionInfo[] = [];
+    for await (const w of this.temporal.workflow.list({ query: AWAITING_APPROVAL_QUERY })) listed.push(w);
+    const keys = new Set(listed.map((w) => `${w.workflowId}/${w.runId}`));
+    for (const key of this.slowRuns.keys()) if (!keys.has(key)) this.slowRuns.delete(key);
+    const read = async (w: WorkflowExecutionInfo): Promise<AwaitingRun | undefined> => {
+      const key = `${w.workflowId}/${w.runId}`;
       const run = this.get(w.workflowId, w.runId);
-      let pending: PendingApproval[];
+      const slow = this.slowRuns.get(key);
+      if (slow) {
+        if (!slow.asking) this.askSlowRun(key, run);
+        return undefined;
+      }
+      const query = run.pendingApprovals();
+      let timer: NodeJS.Timeout | undefined;
+      let pending: PendingApproval[] | 'late';
       try {
-        pending = await run.pendingApprovals();
+        pending = await Promise.race([query, new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), APPROVALS_QUERY_WAIT_MS)))]);
       } catch {
-        continue; // closed or unreadable since visibility was written
+        return undefined; // closed or unreadable since visibility was written
+      } finally {
+        clearTimeout(timer);
+      }
+      if (pending === 'late') {
+        this.askSlowRun(key, run, query);
+        return undefined;
       }
       const parent = w.parentExecution ? { parent: { workflowId: w.parentExecution.workflowId ?? '', runId: w.parentExecution.runId ?? '' } } : {};
-      if (pending.length) runs.push({ workflowId: w.workflowId, runId: w.runId, agent: w.typedSearchAttributes.get(AGENT_NAME), pending, ...parent });
+      return pending.length ? { workflowId: w.workflowId, runId: w.runId, agent: w.typedSearchAttributes.get(AGENT_NAME), pending, ...parent } : undefined;
+    };
+    const runs: AwaitingRun[] = [];
+    for (let i = 0; i < listed.length; i += APPROVALS_QUERY_BATCH) {
+      for (const r of await Promise.all(listed.slice(i, i + APPROVALS_QUERY_BATCH).map(read))) if (r) runs.push(r);
     }
     return runs;
+  }
+
+  /** Ask a run that did not answer in time again, in the background: once it answers, reads ask it as usual. */
+  private askSlowRun(key: string, run: AgentRun, query: Promise<unknown> = run.pendingApprovals()): void {
+    const entry = this.slowRuns.get(key) ?? { asking: true };
+    entry.asking = true;
+    this.slowRuns.set(key, entry);
+    query.then(
+      () => this.slowRuns.delete(key),
+      () => (entry.asking = false),
+    );
   }
 
   /**

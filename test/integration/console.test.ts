@@ -16,7 +16,7 @@ import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { chromium } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, onTestFinished } from 'vitest';
 import { z } from 'zod';
 import { defineTool } from '../../agents/define';
 import type { AgentRun } from '../../client';
@@ -224,7 +224,15 @@ describeNeeding('web console in Chromium', 'Chromium', missing, () => {
     await c.waitFor({ state: 'detached', timeout: 5_000 });
   });
 
-  it('drops a call from the inbox within a second or two when another client decides it; a stale page shows the refusal', async () => {
+  it('drops a call from the inbox within a second or two when another client decides it, even beside a run whose worker is gone; a stale page shows the refusal', async () => {
+    // A run waiting for a person whose worker is gone never answers the inbox's query: the inbox must
+    // not wait for it (the shared namespace holds such runs of other files too).
+    const gone = await startHarness({ agents: S.agents, providers: { scripted: S.provider } });
+    const orphan = await gone.client.start('console_deployer', { input: 'Roll out (its worker is gone)', workflowId: testId('console-orphan') });
+    await waitForPending(orphan);
+    await gone.stop();
+    onTestFinished(() => h.client.get(orphan.workflowId).handle.terminate('console test cleanup').then(() => undefined));
+
     await page.goto(`${server.url}/console/#/`);
     const run = await startDeploy('elsewhere');
     const c = card(page, run);
