@@ -77,8 +77,8 @@ S.add(
   { tools: [rollout] },
 );
 
-const TOKENS = { alice: `alice-${randomUUID()}` };
-const TOKEN_CONFIG = { tokens: { [TOKENS.alice]: { identity: 'ops:alice', approve: true } } };
+const TOKENS = { alice: `alice-${randomUUID()}`, viewer: `viewer-${randomUUID()}` };
+const TOKEN_CONFIG = { tokens: { [TOKENS.alice]: { identity: 'ops:alice', approve: true }, [TOKENS.viewer]: { identity: 'dashboard' } } };
 
 let h: Harness;
 let api: HttpApi;
@@ -96,13 +96,13 @@ async function startDeploy(name: string): Promise<AgentRun> {
 /** The inbox card of a run's call. */
 const card = (p: Page, run: AgentRun) => p.locator(`article.approval[data-run="${run.workflowId}"]`);
 
-/** A signed-in page at `width`×`height`. */
-async function signedInPage(ctx: BrowserContext): Promise<Page> {
+/** A new page of `ctx`, signed in with `token` (as `identity`). */
+async function signedInPage(ctx: BrowserContext, token = TOKENS.alice, identity = 'ops:alice'): Promise<Page> {
   const p = await ctx.newPage();
   await p.goto(`${server.url}/console/`);
-  await p.fill('#token', TOKENS.alice);
+  await p.fill('#token', token);
   await p.click('button[type=submit]');
-  await p.locator('.top .identity', { hasText: 'ops:alice' }).waitFor({ timeout: 10_000 });
+  await p.locator('.top .identity', { hasText: identity }).waitFor({ timeout: 10_000 });
   return p;
 }
 
@@ -307,7 +307,19 @@ describeNeeding('web console in Chromium', 'Chromium', missing, () => {
     }
   });
 
-  it('refuses a bad token with a clear message on the sign-in page', async () => {
+  it('refuses a bad token with a clear message; a token that may not approve sees why the buttons are disabled', async () => {
+    const run = await startDeploy('viewer');
+    const viewer = await signedInPage(context, TOKENS.viewer, 'dashboard');
+    try {
+      const c = card(viewer, run);
+      await c.waitFor({ timeout: 10_000 });
+      for (const name of ['Approve', 'Deny', 'Skip']) expect(await c.getByRole('button', { name }).isDisabled()).toBe(true);
+      expect(await c.locator('.why-not').textContent()).toBe('Your token (dashboard) may not decide approvals.');
+    } finally {
+      await viewer.close();
+      await run.cancel();
+    }
+
     const p = await context.newPage();
     try {
       await p.goto(`${server.url}/console/`);
