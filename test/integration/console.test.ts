@@ -77,6 +77,17 @@ S.add(
   { tools: [rollout] },
 );
 
+/** The streamed answer of `console_streamer`'s second step (after one failed attempt). */
+const STREAMED = 'Done: checkout 2.14.1 is live in eu-west-1 and us-east-1, and its error rate is flat since the rollout.';
+S.add(
+  'console_streamer',
+  [
+    { text: 'The fix is merged and tested; rolling it out needs an approval.', toolCalls: [{ name: 'rollout', args: { service: 'checkout', version: '2.14.1', regions: ['eu-west-1', 'us-east-1'] } }] },
+    { text: STREAMED, failures: [{ message: 'overloaded', retryable: true, status: 529 }], stream: { chunks: 30, intervalMs: 80 } },
+  ],
+  { tools: [rollout] },
+);
+
 const TOKENS = { alice: `alice-${randomUUID()}`, viewer: `viewer-${randomUUID()}` };
 const TOKEN_CONFIG = { tokens: { [TOKENS.alice]: { identity: 'ops:alice', approve: true }, [TOKENS.viewer]: { identity: 'dashboard' } } };
 
@@ -87,8 +98,8 @@ let browser: Browser;
 let context: BrowserContext;
 let page: Page;
 
-async function startDeploy(name: string): Promise<AgentRun> {
-  const run = await h.client.start('console_deployer', { input: `Roll out the checkout fix (${name})`, workflowId: testId(`console-${name}`) });
+async function startDeploy(name: string, agent = 'console_deployer'): Promise<AgentRun> {
+  const run = await h.client.start(agent, { input: `Roll out the checkout fix (${name})`, workflowId: testId(`console-${name}`) });
   await waitForPending(run);
   return run;
 }
@@ -180,8 +191,8 @@ describeNeeding('web console in Chromium', 'Chromium', missing, () => {
     await h?.stop();
   });
 
-  it('approves a call from the inbox: the run finishes, its page shows success and the report', async () => {
-    const run = await startDeploy('approve');
+  it('approves a call from the inbox: the run page streams the answer live, then shows success and the report', async () => {
+    const run = await startDeploy('approve', 'console_streamer');
     const c = card(page, run);
     await c.waitFor({ timeout: 10_000 });
     await expect.poll(() => c.locator('.tool').textContent()).toBe('rollout');
@@ -193,12 +204,21 @@ describeNeeding('web console in Chromium', 'Chromium', missing, () => {
 
     await c.locator('input.reason').fill('tested on staging');
     await c.getByRole('button', { name: 'Approve' }).click();
+    await c.waitFor({ state: 'detached', timeout: 5_000 });
+
+    // The run's page, while the model's answer streams: part of it shows before the whole.
+    await page.goto(`${server.url}/console/#/runs/${encodeURIComponent(run.workflowId)}`);
+    await page.waitForFunction(
+      (full) => {
+        const text = (globalThis as unknown as { document: { querySelectorAll(s: string): ArrayLike<{ textContent: string | null }> } }).document.querySelectorAll('.timeline li.step .text')[1]?.textContent;
+        return !!text && text.length < full.length && full.startsWith(text);
+      },
+      STREAMED,
+      { polling: 'raf', timeout: 10_000 },
+    );
     const result = await resultWithin(run, 20_000);
     expect(result.status).toBe('success');
     expect(result.report.toolCalls).toMatchObject([{ tool: 'rollout', isError: false }]);
-    await c.waitFor({ state: 'detached', timeout: 5_000 });
-
-    await page.goto(`${server.url}/console/#/runs/${encodeURIComponent(run.workflowId)}`);
     await page.locator('.run-head .status[data-status="success"]').waitFor({ timeout: 10_000 });
     await page.locator('table.report-steps tbody tr').nth(1).waitFor({ timeout: 10_000 });
     expect(await page.locator('table.report-steps tbody tr').count()).toBe(2);
@@ -207,7 +227,8 @@ describeNeeding('web console in Chromium', 'Chromium', missing, () => {
     expect(await tool.locator('.state').textContent()).toBe('done');
     expect(await tool.locator('.latency').textContent()).toMatch(/\d+ ms|\d+(\.\d)? s/);
     expect(await tool.locator('.decision').textContent()).toContain('approve by ops:alice: “tested on staging”');
-    expect(await page.locator('.timeline').textContent()).toContain('Done: checkout 2.14.1 is handled.');
+    expect(await page.locator('.timeline li.step .text').nth(1).textContent()).toBe(STREAMED);
+    expect(await page.locator('.timeline li.step .retry').first().textContent()).toContain('attempt 1 failed (overloaded)');
   });
 
   it('denies with a reason from the page: the model reads the reason', async () => {
@@ -269,7 +290,7 @@ describeNeeding('web console in Chromium', 'Chromium', missing, () => {
 
   it('holds its layout at phone and desktop widths (screenshots of the inbox and a run page)', async () => {
     const waiting = await startDeploy('layout');
-    const finished = await h.client.start('console_deployer', { input: 'Roll out the checkout fix (layout, finished)', workflowId: testId('console-layout-done') });
+    const finished = await h.client.start('console_streamer', { input: 'Roll out the checkout fix', workflowId: testId('console-layout-done') });
     await waitForPending(finished);
     const [call] = await finished.pendingApprovals();
     await finished.decide({ callId: call!.callId, decision: 'approve', by: 'ops:alice', reason: 'tested on staging' });
