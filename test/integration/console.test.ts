@@ -312,7 +312,7 @@ describeNeeding('web console in Chromium', 'Chromium', missing, () => {
         expect(await layoutProblems(page, 'main'), `run page at ${label} width`).toEqual([]);
         await page.screenshot({ path: join(SHOTS, `run-${label}.png`), fullPage: true });
 
-        await page.goto(`${server.url}/console/#/runs?agent=console_deployer`);
+        await page.goto(`${server.url}/console/#/runs?agent=console_streamer`);
         await page.locator(`table.list a[href$="${encodeURIComponent(finished.workflowId)}"]`).waitFor({ timeout: 10_000 });
         expect(await layoutProblems(page, 'main'), `runs list at ${label} width`).toEqual([]);
         await page.screenshot({ path: join(SHOTS, `runs-${label}.png`), fullPage: label === 'phone' });
