@@ -29,7 +29,8 @@ const withContent: TracingOptions = { spanProcessor: new SimpleSpanProcessor(exp
 
 const scripted = new ScriptedAgents();
 const script: Script = [{ toolCalls: [{ name: 'echo', args: { text: 'secret-echo-text' } }, { name: 'deploy', args: { service: 'secret-service' } }] }, { text: 'all done, secret-answer' }];
-const agentPlain = scripted.add('tracing-plain', script, { tools: [echo, deploy] });
+// The plain run's last model call fails once (overloaded) before it answers.
+const agentPlain = scripted.add('tracing-plain', [script[0]!, { ...script[1]!, failures: [{ message: 'overloaded, try later', kind: 'overloaded', retryable: true }] }], { tools: [echo, deploy] });
 const agentContent = scripted.add('tracing-content', script, { tools: [echo, deploy] });
 const agents = scripted.agents;
 const providers = { scripted: scripted.provider };
@@ -121,9 +122,13 @@ describe('tracing', () => {
       expect(parentOf(startActivity!)).toBe(idOf(invoke));
     }
 
-    const chats = spans.filter((sp) => sp.name === `chat ${agentPlain.name}`);
+    const [failedChat, ...chats] = spans.filter((sp) => sp.name === `chat ${agentPlain.name}`).sort((a, b) => Number(a.status.code !== 2) - Number(b.status.code !== 2));
+    expect(failedChat?.status).toMatchObject({ code: 2, message: 'overloaded, try later' }); // SpanStatusCode.ERROR
+    expect(failedChat?.attributes).toMatchObject({ 'error.type': 'overloaded', 'gen_ai.request.model': agentPlain.name });
+    expect(failedChat?.attributes['gen_ai.usage.input_tokens']).toBeUndefined();
     expect(chats).toHaveLength(2);
     for (const chat of chats) {
+      expect(chat.status.code).not.toBe(2);
       expect(spans.find((sp) => idOf(sp) === parentOf(chat))?.name).toBe('RunActivity:callModel');
       expect(chat.attributes).toMatchObject({ 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': 'scripted', 'gen_ai.system': 'scripted', 'gen_ai.request.model': agentPlain.name, 'gen_ai.response.model': agentPlain.name });
       expect(chat.attributes['gen_ai.usage.input_tokens']).toBeGreaterThan(0);
