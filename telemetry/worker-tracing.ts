@@ -1,11 +1,11 @@
 /**
- * Tracing on a worker: Temporal's OpenTelemetry plugin (client, workflow and activity interceptors, the
- * sink that exports workflow spans) with durable-agent's tracer, plus durable-agent's workflow
- * interceptors (the `invoke_agent` span) and GenAI spans around the model and tool activities.
+ * Tracing on a worker: Temporal's OpenTelemetry interceptors (client, activity; workflow ones through
+ * `workflow-interceptors.ts`, with the `invoke_agent` span) with durable-agent's tracer, the sink that
+ * exports workflow spans (never called on replay), and GenAI spans around the model and tool activities.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { OpenTelemetryPlugin } from '@temporalio/interceptors-opentelemetry';
+import { OpenTelemetryWorkflowClientInterceptor, makeWorkflowExporter, OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor } from '@temporalio/interceptors-opentelemetry';
 import { SimplePlugin } from '@temporalio/plugin';
 import type { BundleOptions, ReplayWorkerOptions, WorkerOptions } from '@temporalio/worker';
 import type { ClientOptions } from '@temporalio/client';
@@ -21,32 +21,44 @@ export const WORKFLOW_INTERCEPTORS_PATH = ['.js', '.ts'].map((ext) => join(__dir
 /** The worker side of tracing, applied by the `durableAgents` plugin when its `tracing` option is set. */
 export class WorkerTracing {
   readonly tracing: Tracing;
-  private readonly temporal: OpenTelemetryPlugin;
-  private readonly agentModules: SimplePlugin;
+  private readonly plugin: SimplePlugin;
 
   /** @throws {DurableAgentError} code `invalid_config` when `options.spanProcessor` is missing. */
   constructor(options: TracingOptions) {
     this.tracing = tracingFrom(options);
-    this.temporal = new OpenTelemetryPlugin({ spanProcessor: this.tracing.spanProcessor, resource: this.tracing.resource, tracer: this.tracing.tracer });
-    this.agentModules = new SimplePlugin({ name: 'durable-agent-tracing', workerInterceptors: { workflowModules: [WORKFLOW_INTERCEPTORS_PATH] } });
+    const tracer = { tracer: this.tracing.tracer };
+    this.plugin = new SimplePlugin({
+      name: 'durable-agent-tracing',
+      clientInterceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor(tracer)] },
+      workerInterceptors: {
+        client: { workflow: [new OpenTelemetryWorkflowClientInterceptor(tracer)] },
+        workflowModules: [WORKFLOW_INTERCEPTORS_PATH],
+        activity: [(ctx) => ({ inbound: new OpenTelemetryActivityInboundInterceptor(ctx, tracer), outbound: new OpenTelemetryActivityOutboundInterceptor(ctx) })],
+      },
+    });
+  }
+
+  /** The sink through which workflow spans leave the sandbox (Temporal does not call it on replay). */
+  private withSink<O extends WorkerOptions | ReplayWorkerOptions>(options: O): O {
+    return { ...options, sinks: { ...options.sinks, exporter: makeWorkflowExporter(this.tracing.spanProcessor, this.tracing.resource) } };
   }
 
   /** Interceptors and the span sink (workflow interceptor modules only when the worker bundles: give a prebuilt bundle {@link configureBundler}). */
   configureWorker(options: WorkerOptions): WorkerOptions {
-    return this.agentModules.configureWorker(this.temporal.configureWorker(options));
+    return this.plugin.configureWorker(this.withSink(options));
   }
 
   configureReplayWorker(options: ReplayWorkerOptions): ReplayWorkerOptions {
-    return this.agentModules.configureReplayWorker(this.temporal.configureReplayWorker(options));
+    return this.plugin.configureReplayWorker(this.withSink(options));
   }
 
-  /** The workflow interceptor modules: Temporal's, then durable-agent's (its span is a child of Temporal's `RunWorkflow`). */
+  /** The workflow interceptors module (a prebuilt bundle must be built with it). */
   configureBundler(options: BundleOptions): BundleOptions {
-    return this.agentModules.configureBundler(this.temporal.configureBundler(options));
+    return this.plugin.configureBundler(options);
   }
 
   configureClient<O extends Omit<ClientOptions, 'plugins'>>(options: O): O {
-    return this.temporal.configureClient(options as ClientOptions) as O;
+    return this.plugin.configureClient(options as ClientOptions) as O;
   }
 
   /** `activities` with `chat` and `execute_tool` spans. */

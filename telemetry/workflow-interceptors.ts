@@ -1,13 +1,33 @@
 /**
- * Workflow interceptors (a `workflowModules` entry, bundled only when tracing is on, after the
- * OpenTelemetry interceptors): the `invoke_agent <agent>` span around an agent run, child of the
- * interceptor package's `RunWorkflow` span, parent of the run's activity and approval spans.
+ * The workflow interceptors of a traced worker (its `workflowModules` entry, bundled only when tracing is
+ * on): Temporal's OpenTelemetry interceptors (the `RunWorkflow` and `HandleSignal` spans, the context
+ * carried to activities, child workflows and continue-as-new, the sink that exports workflow spans), then
+ * the `invoke_agent <agent>` span around an agent run, child of `RunWorkflow` and parent of the run's
+ * activity and approval spans.
+ *
+ * Updates and queries are not traced: Temporal's interceptor for them is an `async` pass-through even
+ * where it does not trace, which moves an update's completion after commands it preceded in a history
+ * recorded without tracing (a session's `send`), so turning tracing on would break those runs' replay.
  */
 import type { Attributes } from '@opentelemetry/api';
 import { SpanStatusCode, trace } from '@opentelemetry/api';
-import type { Next, WorkflowExecuteInput, WorkflowInboundCallsInterceptor, WorkflowInterceptors } from '@temporalio/workflow';
+import { OpenTelemetryInboundInterceptor, OpenTelemetryInternalsInterceptor, OpenTelemetryOutboundInterceptor } from '@temporalio/interceptors-opentelemetry/lib/workflow';
+import type { Next, SignalInput, WorkflowExecuteInput, WorkflowInboundCallsInterceptor, WorkflowInterceptors } from '@temporalio/workflow';
 import { ContinueAsNew, workflowInfo } from '@temporalio/workflow';
 import { AGENT_ATTR, GEN_AI, OPERATION, spanName, TRACER_NAME } from './gen-ai';
+
+/** Temporal's inbound interceptor for the run and signals only (see the module's comment). */
+class RunAndSignalSpans implements WorkflowInboundCallsInterceptor {
+  private readonly temporal = new OpenTelemetryInboundInterceptor();
+
+  execute(input: WorkflowExecuteInput, next: Next<WorkflowInboundCallsInterceptor, 'execute'>): Promise<unknown> {
+    return this.temporal.execute(input, next);
+  }
+
+  handleSignal(input: SignalInput, next: Next<WorkflowInboundCallsInterceptor, 'handleSignal'>): Promise<void> {
+    return this.temporal.handleSignal(input, next);
+  }
+}
 
 /** Workflow types that run an agent (their first argument names it). */
 const AGENT_WORKFLOWS = new Set(['agentWorkflow']);
@@ -41,4 +61,8 @@ class InvokeAgentInterceptor implements WorkflowInboundCallsInterceptor {
 }
 
 /** The interceptors Temporal calls for each workflow (the module's required export). */
-export const interceptors = (): WorkflowInterceptors => ({ inbound: [new InvokeAgentInterceptor()] });
+export const interceptors = (): WorkflowInterceptors => ({
+  inbound: [new RunAndSignalSpans(), new InvokeAgentInterceptor()],
+  outbound: [new OpenTelemetryOutboundInterceptor()],
+  internals: [new OpenTelemetryInternalsInterceptor()],
+});

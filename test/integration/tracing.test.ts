@@ -19,6 +19,7 @@ import { WORKFLOWS_PATH, createWorker, durableAgents } from '../../worker';
 import { FileBlobStore } from '../../store/blob-store';
 import type { Script } from '../../providers/scripted';
 import { ScriptedAgents } from '../helpers/agents';
+import { historyFiles, loadHistory } from '../replay/histories';
 import { installTestRuntime } from '../helpers/harness';
 import { resultWithin, waitForPending } from '../helpers/events';
 import { deploy, echo } from '../helpers/tools';
@@ -169,11 +170,24 @@ describe('tracing', () => {
     expect(echoSpan.attributes['gen_ai.tool.call.result']).toBe('secret-echo-text');
   });
 
-  it('adds no span when the run is replayed with the same tracing', async () => {
+  it('adds no span when the run is replayed with the same tracing, and replays without tracing too', async () => {
     const before = exporter.getFinishedSpans().length;
     const history = await sides.plain.client.temporal.workflow.getHandle(traced.workflowId).fetchHistory();
     await Worker.runReplayHistory({ workflowBundle: bundle, plugins: [durableAgents({ agents, providers, tracing: plain, encryption: false })] }, history, traced.workflowId);
     await new Promise((r) => setTimeout(r, 200));
+    expect(exporter.getFinishedSpans().length).toBe(before);
+    // Tracing turned off: the traced run replays on an untraced worker.
+    await Worker.runReplayHistory({ workflowBundle: { codePath: inject('workflowBundlePath') } }, history, traced.workflowId);
+  });
+
+  it('turning tracing on keeps the recorded histories (recorded without tracing) replaying', { timeout: 60_000 }, async () => {
+    const before = exporter.getFinishedSpans().length;
+    const files = historyFiles();
+    const broken: string[] = [];
+    const replays = Worker.runReplayHistories({ workflowBundle: bundle, plugins: [durableAgents({ agents: [], tracing: plain, encryption: false })] }, files.map((f) => loadHistory(f)));
+    for await (const r of replays) if (r.error) broken.push(`${r.workflowId}: ${r.error.message.split('\n')[0]}`);
+    expect(broken).toEqual([]);
+    expect(files.length).toBeGreaterThan(50);
     expect(exporter.getFinishedSpans().length).toBe(before);
   });
 });
