@@ -5,7 +5,14 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { OpenTelemetryWorkflowClientInterceptor, makeWorkflowExporter, OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor } from '@temporalio/interceptors-opentelemetry';
+import {
+  makeWorkflowExporter,
+  OpenTelemetryActivityInboundInterceptor,
+  OpenTelemetryActivityOutboundInterceptor,
+  OpenTelemetryNexusInboundInterceptor,
+  OpenTelemetryNexusOutboundInterceptor,
+  OpenTelemetryWorkflowClientInterceptor,
+} from '@temporalio/interceptors-opentelemetry';
 import { SimplePlugin } from '@temporalio/plugin';
 import type { BundleOptions, ReplayWorkerOptions, WorkerOptions } from '@temporalio/worker';
 import type { ClientOptions } from '@temporalio/client';
@@ -34,6 +41,7 @@ export class WorkerTracing {
         client: { workflow: [new OpenTelemetryWorkflowClientInterceptor(tracer)] },
         workflowModules: [WORKFLOW_INTERCEPTORS_PATH],
         activity: [(ctx) => ({ inbound: new OpenTelemetryActivityInboundInterceptor(ctx, tracer), outbound: new OpenTelemetryActivityOutboundInterceptor(ctx) })],
+        nexus: [(ctx) => ({ inbound: new OpenTelemetryNexusInboundInterceptor(ctx, tracer), outbound: new OpenTelemetryNexusOutboundInterceptor(ctx) })],
       },
     });
   }
