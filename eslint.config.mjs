@@ -19,7 +19,7 @@ export default tseslint.config(
   },
   {
     // Workflow code runs in Temporal's deterministic sandbox: no Node modules, no I/O.
-    files: ['workflows/**/*.ts', 'core/**/*.ts'],
+    files: ['workflows/**/*.ts', 'core/**/*.ts', 'telemetry/gen-ai.ts', 'telemetry/workflow-spans.ts', 'telemetry/workflow-interceptors.ts'],
     rules: {
       'no-restricted-imports': [
         'error',

@@ -5,6 +5,7 @@
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import type { AgentWorker } from '../worker';
 import { createWorker } from '../worker';
+import { prometheusMetrics } from '../telemetry/prometheus';
 import { oneLine } from './errors';
 import { workerIdentity } from './pollers';
 import type { WorkerAgents } from './served';
@@ -16,7 +17,8 @@ const SHOWN_AS_EVENTS = new Set(['Activity failed']);
 
 /**
  * Temporal's logs at WARN and above, one line each on stderr (minus what the events already show).
- * The native core's own logs (connection retries and the like) are forwarded at ERROR only.
+ * The native core's own logs (connection retries and the like) are forwarded at ERROR only. With
+ * `--metrics` (or `DURABLE_AGENT_METRICS`), a Prometheus endpoint serves Temporal's and the agents' metrics.
  */
 export function installRuntime(): void {
   if (runtimeInstalled) return;
@@ -25,7 +27,7 @@ export function installRuntime(): void {
     logger: new DefaultLogger('WARN', (entry) => {
       if (!SHOWN_AS_EVENTS.has(entry.message)) process.stderr.write(`temporal ${entry.level.toLowerCase()}: ${oneLine(entry.message)}\n`);
     }),
-    telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} } },
+    telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} }, ...prometheusMetrics() },
   });
 }
 

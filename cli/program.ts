@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_TASK_QUEUE } from '../core/contract';
+import { METRICS_ENV, parseMetricsAddress } from '../telemetry/prometheus';
 import { packageRoot } from '../server/temporal-cli';
 import { oneLine } from './errors';
 import { DEMO_AGENT_NAME } from './served';
@@ -44,6 +45,21 @@ const commands = {
   worker: () => require('./commands/worker') as typeof WorkerModule,
 };
 /* eslint-enable @typescript-eslint/no-require-imports */
+
+/** The `--metrics <host:port>` option of the commands that host a worker. */
+function metricsOption(cmd: Command): Command {
+  return cmd.addOption(
+    new Option('--metrics <host:port>', "serve Prometheus metrics (Temporal's and the agents': tokens, cost, steps, tool latency, approvals) at http://<host:port>/metrics")
+      .env(METRICS_ENV)
+      .argParser((value: string) => {
+        try {
+          return parseMetricsAddress(value);
+        } catch (err) {
+          throw new InvalidArgumentError((err as Error).message);
+        }
+      }),
+  );
+}
 
 /** The `--agents <file>` option. */
 function agentsOption(cmd: Command, what: string): Command {
@@ -119,8 +135,8 @@ export function buildProgram(ctx: ProgramContext): Command {
 
   connectionOptions(
     agentsOption(
-      program
-        .command('dev')
+      metricsOption(program
+        .command('dev'))
         .description('Start a Temporal dev server (unless one is reachable) and a worker hosting the demo agents (or yours); runs until Ctrl-C.')
         .addOption(new Option('--ui-port <port>', 'port of the Temporal UI of the embedded server').default(DEFAULT_UI_PORT).argParser(port)),
       'the worker hosts them instead of the demo agents',
@@ -132,7 +148,7 @@ export function buildProgram(ctx: ProgramContext): Command {
 
   connectionOptions(
     agentsOption(
-      program.command('worker').description('Run a worker hosting the demo agents (or yours) against a running Temporal server; runs until Ctrl-C.'),
+      metricsOption(program.command('worker').description('Run a worker hosting the demo agents (or yours) against a running Temporal server; runs until Ctrl-C.')),
       'the worker hosts them instead of the demo agents',
     ),
     true,

@@ -37,6 +37,8 @@ import type { BudgetOptions } from './run-budget';
 import { runBudget } from './run-budget';
 import type { AgentScheduleSummary, AgentScheduleOptions } from './schedules';
 import { AgentSchedule, createAgentSchedule, listAgentSchedules } from './schedules';
+import { tracingClientInterceptors } from '../telemetry/client-tracing';
+import type { TracingOptions } from '../telemetry/tracing';
 
 export { AgentRun } from './run';
 export type { BudgetOptions } from './run-budget';
@@ -101,6 +103,11 @@ export interface AgentClientOptions extends ConnectionSettings {
    * [new EncryptionCodec(keys)] }` yourself.
    */
   encryption?: EncryptionSetting;
+  /**
+   * OpenTelemetry tracing (off by default): `start` opens the span the run's whole trace hangs from
+   * (give workers tracing too). Not applied to a `client` you pass: use `durableAgentsClient({ tracing })`.
+   */
+  tracing?: TracingOptions;
 }
 
 /** Options of one run of agent `A`. */
@@ -226,6 +233,7 @@ export class AgentClient {
     if (options.client) return new AgentClient(options.client, options.taskQueue, options.deltas !== undefined ? { deltas: options.deltas } : {});
     const settings = resolveConnectionSettings(options);
     const codec = new EncryptionCodec(resolveKeyring(options.encryption)); // before connecting: bad keys open nothing
+    const interceptors = options.tracing ? { interceptors: { workflow: tracingClientInterceptors(options.tracing) } } : {};
     const ownsConnection = !options.connection;
     const connection =
       options.connection ??
@@ -235,7 +243,7 @@ export class AgentClient {
         ...(settings.tls !== undefined ? { tls: settings.tls } : {}),
         ...(settings.metadata ? { metadata: settings.metadata } : {}),
       }));
-    const client = new Client({ connection, namespace: settings.namespace, dataConverter: { payloadCodecs: [codec] } });
+    const client = new Client({ connection, namespace: settings.namespace, dataConverter: { payloadCodecs: [codec] }, ...interceptors });
     return new AgentClient(client, options.taskQueue, { ownsConnection, ...(options.deltas !== undefined ? { deltas: options.deltas } : {}) });
   }
 

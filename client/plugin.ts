@@ -8,11 +8,15 @@ import { SimplePlugin } from '@temporalio/plugin';
 import { EncryptionCodec } from '../encryption/payload-codec';
 import type { EncryptionSetting } from '../encryption/setting';
 import { resolveKeyring } from '../encryption/setting';
+import { tracingClientInterceptors } from '../telemetry/client-tracing';
+import type { TracingOptions } from '../telemetry/tracing';
 
 /** Options of {@link durableAgentsClient}. */
 export interface DurableAgentsClientOptions {
   /** The keys the workers use. Default: `DURABLE_AGENT_KEYS` when set; `false`: none. */
   encryption?: EncryptionSetting;
+  /** OpenTelemetry tracing: starting a run (and signals, updates, queries) opens a span the run's trace continues. */
+  tracing?: TracingOptions;
 }
 
 /**
@@ -31,7 +35,11 @@ export interface DurableAgentsClientOptions {
  */
 export function durableAgentsClient(options: DurableAgentsClientOptions = {}): SimplePlugin {
   const codec = new EncryptionCodec(resolveKeyring(options.encryption));
-  return new SimplePlugin({ name: 'durable-agent-client', dataConverter: (existing) => withCodec(existing, codec) });
+  return new SimplePlugin({
+    name: 'durable-agent-client',
+    dataConverter: (existing) => withCodec(existing, codec),
+    ...(options.tracing ? { clientInterceptors: { workflow: tracingClientInterceptors(options.tracing) } } : {}),
+  });
 }
 
 /** `existing` with `codec` appended to its payload codecs (once). */

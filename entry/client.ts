@@ -55,6 +55,7 @@ export type {
 export { loadTranscript } from '../client/transcript';
 export { durableAgentsClient } from '../client/plugin';
 export type { DurableAgentsClientOptions } from '../client/plugin';
+export type { TracingOptions } from '../telemetry/tracing';
 export { FileBlobStore, MemoryBlobStore, BlobNotFoundError } from '../store/blob-store';
 export { DurableAgentError, DefinitionError, isDurableAgentError } from '../core/errors';
 export type * from '../index';

@@ -20,6 +20,7 @@ export { createWorker, durableAgents, DurableAgentsPlugin, WORKFLOWS_PATH } from
 export type { AgentWorker, AgentWorkerOptions, DurableAgentsOptions } from '../worker';
 export { durableAgentsClient } from '../client/plugin';
 export { stateDir } from '../worker/paths';
+export type { TracingOptions } from '../telemetry/tracing';
 export { contextWindowFor, DEFAULT_CONTEXT_WINDOWS } from '../providers/context-windows';
 export type { ContextWindowTable } from '../providers/context-windows';
 export { resolveConnectionSettings } from '../client/connection-settings';

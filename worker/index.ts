@@ -13,6 +13,7 @@ import type { TranscriptStore } from '../store/transcript-store';
 import type { ConnectionSettings } from '../client/connection-settings';
 import { resolveConnectionSettings } from '../client/connection-settings';
 import type { EncryptionSetting } from '../encryption/setting';
+import type { TracingOptions } from '../telemetry/tracing';
 import { durableAgents } from './plugin';
 import type { DurableAgentsPlugin } from './plugin';
 
@@ -74,6 +75,12 @@ export interface AgentWorkerOptions extends ConnectionSettings {
    * them current in runs. Default true; set false where the worker may not change the namespace.
    */
   searchAttributes?: boolean;
+  /**
+   * OpenTelemetry tracing (off by default): a span processor (e.g. `new BatchSpanProcessor(new
+   * OTLPTraceExporter())`), the resource, and `captureContent` for prompts and outputs. See the README's
+   * "Tracing and metrics".
+   */
+  tracing?: TracingOptions;
   /** Anything else for Temporal's Worker.create (concurrency, tuning, interceptors…). */
   temporal?: Partial<Omit<TemporalWorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'activities' | 'workflowBundle' | 'workflowsPath'>>;
 }
@@ -139,6 +146,7 @@ export async function createWorker(options: AgentWorkerOptions): Promise<AgentWo
     ...(options.contextWindows ? { contextWindows: options.contextWindows } : {}),
     ...(options.streaming !== undefined ? { streaming: options.streaming } : {}),
     ...(options.searchAttributes !== undefined ? { searchAttributes: options.searchAttributes } : {}),
+    ...(options.tracing ? { tracing: options.tracing } : {}),
   });
   const taskQueue = options.taskQueue ?? DEFAULT_TASK_QUEUE;
   const settings = resolveConnectionSettings(options);

@@ -30,6 +30,9 @@ import { FileBlobStore } from '../store/blob-store';
 import { openStore, STORE_ENV } from '../store/open';
 import { TranscriptStore } from '../store/transcript-store';
 import type { DeltaPublisher } from '../streaming/transport';
+import { withAgentMetrics } from '../telemetry/activity-metrics';
+import type { TracingOptions } from '../telemetry/tracing';
+import { WorkerTracing } from '../telemetry/worker-tracing';
 import { stateDir } from './paths';
 import { ensureSearchAttributes } from './search-attributes';
 import { combinedWorkflowsEntry, resolveFrom, workflowModulesDir } from './workflows-entry';
@@ -76,6 +79,13 @@ export interface DurableAgentsOptions {
   searchAttributes?: boolean;
   /** Where warnings go (search attributes not registered). Default `console.warn`. */
   warn?: (message: string) => void;
+  /**
+   * OpenTelemetry tracing (off by default): Temporal's interceptors (one trace from the client's start
+   * through the workflow to every activity) and the GenAI spans `invoke_agent`, `chat`, `execute_tool`
+   * and `approval`. A prebuilt `workflowBundle` must be built with this plugin
+   * (`bundleWorkflowCode({ workflowsPath, plugins: [plugin] })`) to hold the workflow interceptors.
+   */
+  tracing?: TracingOptions;
 }
 
 /**
@@ -97,11 +107,14 @@ export class DurableAgentsPlugin implements WorkerPlugin, BundlerPlugin, ClientP
   private readonly ownedStore: { close(): Promise<void> } | undefined;
   /** Temporal's own merging of the codec (workers, replayers, clients) and of the workflows path (worker, bundler). */
   private readonly base: SimplePlugin;
+  /** Tracing, when the option is set. */
+  private readonly tracing: WorkerTracing | undefined;
   private running = 0;
   private closing: Promise<void> | undefined;
 
   constructor(private readonly settings: DurableAgentsOptions) {
     this.registry = new AgentRegistry(settings.agents);
+    this.tracing = settings.tracing ? new WorkerTracing(settings.tracing) : undefined;
     const keyring = resolveKeyring(settings.encryption);
     const codec = new EncryptionCodec(keyring);
     this.codec = codec;
@@ -128,10 +141,11 @@ export class DurableAgentsPlugin implements WorkerPlugin, BundlerPlugin, ClientP
    * @throws {DurableAgentError} code `invalid_config` when one of your activities has the name of an agent activity.
    */
   async configureWorker(options: WorkerOptions): Promise<WorkerOptions> {
-    const configured = this.keepBundle(options, this.base.configureWorker(options));
+    const based = this.keepBundle(options, this.base.configureWorker(options));
+    const configured = this.tracing ? this.tracing.configureWorker(based) : based;
     const searchAttributes = this.settings.searchAttributes !== false && (await this.registerSearchAttributes(options));
     const streaming = this.settings.streaming === false ? undefined : { heartbeat: this.settings.streaming?.heartbeat ?? true, intervalMs: this.settings.streaming?.intervalMs ?? DEFAULT_LIVE_INTERVAL_MS, publisher: this.settings.streaming?.publisher };
-    const activities = createActivities({
+    const plain = createActivities({
       registry: this.registry,
       providers: this.providers,
       store: this.transcripts,
@@ -141,6 +155,8 @@ export class DurableAgentsPlugin implements WorkerPlugin, BundlerPlugin, ClientP
       live: { heartbeat: streaming?.heartbeat ?? false, ...(streaming?.publisher ? { publisher: streaming.publisher } : {}) },
       mcp: new McpCatalog(this.mcpClients),
     });
+    const metered = withAgentMetrics(plain);
+    const activities = this.tracing ? this.tracing.wrapActivities(metered, this.transcripts) : metered;
     const clash = Object.keys(options.activities ?? {}).filter((name) => name in activities);
     if (clash.length) {
       throw new DurableAgentError('invalid_config', `durable-agent: your worker's activities ${clash.map((n) => `"${n}"`).join(', ')} have the names of agent activities; rename them (durable-agent adds ${Object.keys(activities).join(', ')})`);
@@ -158,17 +174,20 @@ export class DurableAgentsPlugin implements WorkerPlugin, BundlerPlugin, ClientP
 
   /** Adds the codec and the agent workflows to a replay worker (as {@link configureWorker}). */
   configureReplayWorker(options: ReplayWorkerOptions): ReplayWorkerOptions {
-    return this.keepBundle(options, this.base.configureReplayWorker(options));
+    const configured = this.keepBundle(options, this.base.configureReplayWorker(options));
+    return this.tracing ? this.tracing.configureReplayWorker(configured) : configured;
   }
 
   /** Adds the codec to a client: `new Client({ plugins: [plugin] })`. */
   configureClient(options: Omit<ClientOptions, 'plugins'>): Omit<ClientOptions, 'plugins'> {
-    return this.base.configureClient(options);
+    const configured = this.base.configureClient(options);
+    return this.tracing ? this.tracing.configureClient(configured) : configured;
   }
 
   /** Bundles the agent workflows with yours (`bundleWorkflowCode({ workflowsPath, plugins: [durableAgents(…)] })` too). */
   configureBundler(options: BundleOptions): BundleOptions {
-    const configured = this.base.configureBundler(options);
+    const based = this.base.configureBundler(options);
+    const configured = this.tracing ? this.tracing.configureBundler(based) : based;
     return { ...configured, webpackConfigHook: resolveFrom(workflowModulesDir(options.workflowsPath), options.webpackConfigHook) };
   }
 

@@ -69,6 +69,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
       reportToParent();
     },
     (callId) => loop.messages.some((m) => m.role === 'assistant' && m.content.some((b) => b.type === 'tool_use' && b.id === callId)),
+    () => loop.agent,
   );
   desk.install();
   // Sub-agents: the approvals this run's children wait for; a child run reports its own (and theirs) to its parent.

@@ -12,6 +12,8 @@ import type { EventLog } from '../core/event-log';
 import type { ToolOutcome } from '../core/outcomes';
 import { decisionOutcome, expiredOutcome, withdrawnOutcome } from '../core/outcomes';
 import type { JsonObject } from '../core/json';
+import type { ApprovalClose, ApprovalTrace } from '../telemetry/workflow-spans';
+import { approvalClosed, approvalOpened } from '../telemetry/workflow-spans';
 import type { PlannedCall } from '../core/plan';
 import { approvalSignal, decideUpdate, pendingApprovalsQuery } from './definitions';
 import type { ChildApprovals } from './sub-agent';
@@ -33,6 +35,8 @@ interface Entry {
   spec: ApprovalSpec | undefined;
   decided?: Decided;
   closed?: 'expired' | 'withdrawn';
+  /** For the approval's span and metrics (no-ops without tracing and metrics). */
+  trace: ApprovalTrace;
 }
 
 /** What waiting for a person came to. */
@@ -62,11 +66,13 @@ export class ApprovalDesk {
    * @param log the run's event log
    * @param changed called whenever the set of pending approvals changes (search attributes)
    * @param isCallOfRun whether a call id belongs to a step the run has reached
+   * @param agent the run's agent, for the approvals' spans and metrics
    */
   constructor(
     private readonly log: EventLog,
     private readonly changed: () => void,
     private readonly isCallOfRun: (callId: string) => boolean,
+    private readonly agent: () => string = () => '',
   ) {}
 
   /** Register the signal, update and query handlers. */
@@ -176,7 +182,7 @@ export class ApprovalDesk {
       ...(spec?.approvers?.length ? { approvers: spec.approvers } : {}),
       ...(question ? { question } : {}),
     };
-    const entry: Entry = { pending, spec };
+    const entry: Entry = { pending, spec, trace: approvalOpened(this.agent(), tool, callId, now) };
     this.entries.set(call.callId, entry);
     this.log.push({
       type: 'approval_requested',
@@ -222,6 +228,7 @@ export class ApprovalDesk {
     try {
       if (!(await condition(settled, timeoutMs)) && !settled()) {
         entry.closed = 'expired';
+        this.closeTrace(entry, 'expired');
         const { callId, tool, step } = entry.pending;
         this.log.push({ type: 'approval_expired', step, callId, tool, outcome: entry.spec?.onTimeout ?? 'deny' });
         this.changed();
@@ -250,6 +257,7 @@ export class ApprovalDesk {
     for (const e of this.entries.values()) {
       if (!e.decided && !e.closed) {
         e.closed = 'withdrawn';
+        this.closeTrace(e, 'withdrawn');
         any = true;
       }
     }
@@ -288,6 +296,7 @@ export class ApprovalDesk {
 
   private settle(entry: Entry, decided: Decided, via: 'signal' | 'update', sticky: boolean): void {
     entry.decided = decided;
+    this.closeTrace(entry, decided.decision, decided.by);
     const { callId, tool, step } = entry.pending;
     this.log.push({
       type: 'approval_decided',
@@ -300,6 +309,11 @@ export class ApprovalDesk {
       via,
       sticky,
     });
+  }
+
+  /** The approval's span and metrics (no-ops without tracing and metrics; never emitted on replay). */
+  private closeTrace(entry: Entry, how: ApprovalClose, by?: string): void {
+    approvalClosed(entry.trace, how, by);
   }
 
   private refused(payload: unknown, reason: string): void {

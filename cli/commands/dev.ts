@@ -8,12 +8,15 @@ import { displayPath, Session } from '../session';
 import { serverDbFile, serverLogFile } from '../server';
 import type { ConnectionFlags } from '../target';
 import { parseAddress, resolveTarget } from '../target';
+import { serveMetricsAt } from '../../telemetry/prometheus';
 
 /** Options of `dev`. */
 export interface DevFlags extends ConnectionFlags {
   uiPort: number;
   /** A module of the user's agents, served instead of the demo agents. */
   agents?: string;
+  /** Serve Prometheus metrics at this `host:port` (checked by the option's parser). */
+  metrics?: string;
 }
 
 /** Run until `signal` aborts, then stop the worker and the server; returns the exit code. */
@@ -21,6 +24,7 @@ export async function devCommand(flags: DevFlags, signal: AbortSignal): Promise<
   const out = new Output();
   const target = resolveTarget(flags);
   const agents = await servedAgents(flags.agents);
+  if (flags.metrics) serveMetricsAt(flags.metrics); // before the runtime is installed (server or worker)
   const session = await Session.open(target, { embed: 'always', uiPort: flags.uiPort, agents, log: (l) => out.note(l) });
   let failed = false;
   try {

@@ -6,6 +6,7 @@ import { Output } from '../output';
 import type { ServedAgents } from '../served';
 import { servedAgents } from '../served';
 import { Session } from '../session';
+import { serveMetricsAt } from '../../telemetry/prometheus';
 import type { ConnectionFlags } from '../target';
 import { resolveTarget } from '../target';
 
@@ -13,6 +14,8 @@ import { resolveTarget } from '../target';
 export interface WorkerFlags extends ConnectionFlags {
   /** A module of the user's agents, served instead of the demo agents. */
   agents?: string;
+  /** Serve Prometheus metrics at this `host:port` (checked by the option's parser). */
+  metrics?: string;
 }
 
 /** The banner line about the model, for the demo agents (nothing for the user's: their agents name their models). */
@@ -41,6 +44,7 @@ export async function workerCommand(flags: WorkerFlags, signal: AbortSignal): Pr
   const out = new Output();
   const target = resolveTarget(flags);
   const agents = await servedAgents(flags.agents);
+  if (flags.metrics) serveMetricsAt(flags.metrics); // before the runtime is installed (server or worker)
   const session = await Session.open(target, { embed: 'never', agents, log: (l) => out.note(l) });
   try {
     out.note('starting the worker (bundling the workflow code)...');
