@@ -2,7 +2,7 @@
  * The web console in a real headless Chromium (Debian's `chromium`, driven by playwright-core), served by
  * the HTTP API (`createHttpApi`) on a free port, against the shared dev server: approving from the page
  * finishes the run, a denial's reason reaches the model, a decision made by another client leaves the
- * inbox at once, the layout holds at a phone and a desktop width (screenshots in `.ci/out/console/`), and a
+ * inbox at once, a run is cancelled from its page, the layout holds at a phone and a desktop width (screenshots in `.ci/out/console/`), and a
  * bad token is refused clearly.
  *
  * `DURABLE_AGENT_CHROMIUM` names the browser (default: `chromium` on the PATH). Set
@@ -286,6 +286,21 @@ describeNeeding('web console in Chromium', 'Chromium', missing, () => {
     } finally {
       await stale.close();
     }
+  });
+
+  it('cancels a run from its page, after a confirmation: the run ends cancelled and the page says so', async () => {
+    const run = await startDeploy('cancel');
+    await page.goto(`${server.url}/console/#/runs/${encodeURIComponent(run.workflowId)}`);
+    await page.getByRole('button', { name: 'Cancel run' }).click();
+    await page.getByRole('button', { name: 'No' }).click();
+    await page.getByRole('button', { name: 'Cancel run' }).click();
+    await page.getByRole('button', { name: 'Yes, cancel it' }).click();
+    const result = await resultWithin(run, 20_000);
+    expect(result.status).toBe('cancelled');
+    // The waiting call never ran: the report records it as cut by the cancellation.
+    expect(result.report.toolCalls).toMatchObject([{ tool: 'rollout', attempts: 0, isError: true, error: expect.stringContaining('Cancelled') }]);
+    await page.locator('.run-head .status[data-status="cancelled"]').waitFor({ timeout: 10_000 });
+    expect(await page.getByRole('button', { name: /Cancel/ }).count()).toBe(0);
   });
 
   it('holds its layout at phone and desktop widths (screenshots of the inbox and a run page)', async () => {
