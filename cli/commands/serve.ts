@@ -12,6 +12,7 @@ import { aborted } from '../abort';
 import { CliError, errorMessage } from '../errors';
 import { Output } from '../output';
 import { Session } from '../session';
+import { cliTracing } from '../tracing';
 import type { ConnectionFlags } from '../target';
 import { resolveTarget } from '../target';
 
@@ -38,7 +39,8 @@ export async function serveCommand(flags: ServeFlags, signal: AbortSignal): Prom
     throw new CliError(errorMessage(err));
   }
   const target = resolveTarget(flags);
-  const session = await Session.open(target, { embed: 'never', log: (l) => out.note(l) });
+  const tracing = cliTracing(out);
+  const session = await Session.open(target, { embed: 'never', log: (l) => out.note(l), ...(tracing ? { tracing } : {}) });
   try {
     const api = createHttpApi({ client: session.agentClient(), auth, onError: (err) => out.note(`internal error: ${errorMessage(err)}`) });
     let server: HttpApiServer;
