@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { SCRIPTED_AGENTS_TS, writeModules } from '../helpers/agents-module';
-import { runCli, tempHome } from '../helpers/cli-run';
+import { runCli, startCli, tempHome } from '../helpers/cli-run';
 
 interface PostedSpan {
   traceId: string;
@@ -40,9 +40,16 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((resolve) => receiver.close(() => resolve())));
 
-const spans = () => posted.flatMap((p) => p.body.resourceSpans.flatMap((r) => r.scopeSpans.flatMap((s) => s.spans)));
+/** Spans posted by processes of `service`. */
+const spansOf = (service: string) =>
+  posted.flatMap((p) =>
+    p.body.resourceSpans
+      .filter((r) => r.resource?.attributes?.some((a) => a.key === 'service.name' && a.value.stringValue === service))
+      .flatMap((r) => r.scopeSpans.flatMap((s) => s.spans)),
+  );
 
-describe('durable-agent run with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
+// The two tests run at once (each filters by its own workflow id and service name): the file stays fast.
+describe.concurrent('durable-agent run and worker with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
   it('exports the run as one trace over OTLP/HTTP, flushed before the command exits', async () => {
     const taskQueue = `cli-tracing-${randomUUID()}`;
     const workflowId = `cli-tracing-${randomUUID()}`;
@@ -55,15 +62,40 @@ describe('durable-agent run with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
     expect(r.stdout).toContain(`traces: OTLP/HTTP to ${endpoint}/v1/traces (service.name cli-tracing-test)`);
     expect(posted.length).toBeGreaterThan(0);
     expect(posted.every((p) => p.path === '/v1/traces' && p.contentType.startsWith('application/json'))).toBe(true);
-    const resources = posted.flatMap((p) => p.body.resourceSpans.map((rs) => rs.resource?.attributes?.find((a) => a.key === 'service.name')?.value.stringValue));
-    expect(new Set(resources)).toEqual(new Set(['cli-tracing-test']));
-
-    const all = spans();
+    const all = spansOf('cli-tracing-test');
     const start = all.find((s) => s.name === 'StartWorkflow:agentWorkflow' && s.attributes?.some((a) => a.key === 'temporalWorkflowId' && a.value.stringValue === workflowId));
     expect(start, `no StartWorkflow span of ${workflowId} among ${all.map((s) => s.name).join(', ')}`).toBeDefined();
     const trace = all.filter((s) => s.traceId === start!.traceId).map((s) => s.name);
     expect(trace).toContain('invoke_agent greeter');
     expect(trace.filter((n) => n === 'chat greeter')).toHaveLength(2);
     expect(trace).toContain('execute_tool greet');
+  });
+
+  it('worker: its spans continue the client\'s trace, and Ctrl-C flushes them', { timeout: 30_000 }, async () => {
+    const taskQueue = `cli-tracing-worker-${randomUUID()}`;
+    const workflowId = `cli-tracing-worker-${randomUUID()}`;
+    const traced = (service: string) => ({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${endpoint}/v1/traces`, OTEL_SERVICE_NAME: service });
+    const worker = startCli(['worker', '--agents', agentsTs, '--address', address, '--task-queue', taskQueue], { home, env: traced('cli-tracing-worker'), timeoutMs: 28_000 });
+    try {
+      await worker.waitFor('Press Ctrl-C to stop.');
+      expect(worker.stdout()).toContain(`traces: OTLP/HTTP to ${endpoint}/v1/traces (service.name cli-tracing-worker)`);
+      const r = await runCli(['run', 'say hi', '--agents', agentsTs, '--agent', 'greeter', '--workflow-id', workflowId, '--address', address, '--task-queue', taskQueue], {
+        home,
+        env: traced('cli-tracing-client'),
+      });
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain(`worker: using the worker(s) already polling task queue "${taskQueue}"`);
+    } finally {
+      worker.child.kill('SIGINT');
+    }
+    const stopped = await worker.done;
+    expect(stopped.stderr).toBe('');
+    expect(stopped.code).toBe(0);
+    const start = spansOf('cli-tracing-client').find((s) => s.name === 'StartWorkflow:agentWorkflow' && s.attributes?.some((a) => a.key === 'temporalWorkflowId' && a.value.stringValue === workflowId));
+    expect(start).toBeDefined();
+    const onWorker = spansOf('cli-tracing-worker').filter((s) => s.traceId === start!.traceId).map((s) => s.name);
+    expect(onWorker).toContain('invoke_agent greeter');
+    expect(onWorker).toContain('chat greeter');
+    expect(onWorker).toContain('execute_tool greet');
   });
 });
