@@ -6,6 +6,7 @@ import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import type { AgentWorker } from '../worker';
 import { createWorker } from '../worker';
 import { prometheusMetrics } from '../telemetry/prometheus';
+import type { TracingOptions } from '../telemetry/tracing';
 import { oneLine } from './errors';
 import { workerIdentity } from './pollers';
 import type { WorkerAgents } from './served';
@@ -39,7 +40,7 @@ export interface StartedWorker {
 }
 
 /** Start a worker for `agents` on `taskQueue`: over `connection` when given, else a new one to `address`. */
-export async function startWorker(options: { agents: WorkerAgents; taskQueue: string; address: string; connection?: NativeConnection }): Promise<StartedWorker> {
+export async function startWorker(options: { agents: WorkerAgents; taskQueue: string; address: string; connection?: NativeConnection; tracing?: TracingOptions }): Promise<StartedWorker> {
   installRuntime();
   const own = options.connection ? undefined : await NativeConnection.connect({ address: options.address });
   try {
@@ -49,6 +50,7 @@ export async function startWorker(options: { agents: WorkerAgents; taskQueue: st
       connection: options.connection ?? (own as NativeConnection),
       taskQueue: options.taskQueue,
       temporal: { identity: workerIdentity() },
+      ...(options.tracing ? { tracing: options.tracing } : {}),
     });
     return { worker, ...(own ? { connection: own } : {}) };
   } catch (err) {

@@ -21,6 +21,9 @@ import { demoAgents } from './served';
 import { serverDbFile, serverLogFile, startEmbeddedServer } from './server';
 import type { Target } from './target';
 import type * as HostingModule from './hosting';
+import type { TracingOptions } from '../telemetry/tracing';
+import type * as ClientTracingModule from '../telemetry/client-tracing';
+import type * as TracingModule from '../telemetry/tracing';
 
 /** When a session may start the embedded dev server. */
 export type EmbedPolicy =
@@ -42,6 +45,16 @@ export interface SessionOptions {
   log: (line: string) => void;
   /** The agents a hosted worker serves. Default: the demo agents. */
   agents?: ServedAgents;
+  /** OpenTelemetry tracing of the client and the hosted worker (`telemetry/env.ts`); flushed by {@link Session.close}. */
+  tracing?: TracingOptions;
+}
+
+/** The client interceptors of `tracing` (loaded only when tracing). */
+function tracingInterceptors(tracing: TracingOptions | undefined): { interceptors?: { workflow: ReturnType<typeof ClientTracingModule.tracingClientInterceptors> } } {
+  if (!tracing) return {};
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- Temporal's OpenTelemetry interceptors load only when tracing
+  const { tracingClientInterceptors } = require('../telemetry/client-tracing') as typeof ClientTracingModule;
+  return { interceptors: { workflow: tracingClientInterceptors(tracing) } };
 }
 
 /** A path for display: relative to the working directory when inside it. */
@@ -69,6 +82,7 @@ export class Session {
     readonly server: TestWorkflowEnvironment | undefined,
     /** The agents this session's worker serves (when it hosts one). */
     readonly agents: ServedAgents,
+    private readonly tracing: TracingOptions | undefined,
   ) {}
 
   /** Connect to the target, starting the embedded dev server if the policy allows and nothing is there. */
@@ -88,7 +102,7 @@ export class Session {
       } catch (err) {
         throw new CliError(`cannot reach Temporal at ${target.address}: ${errorMessage(err)}`);
       }
-      return new Session(target, target.address, new Client({ connection, dataConverter }), connection, undefined, agents);
+      return new Session(target, target.address, new Client({ connection, dataConverter, ...tracingInterceptors(options.tracing) }), connection, undefined, agents, options.tracing);
     }
     const canEmbed =
       options.embed === 'never'
@@ -112,8 +126,8 @@ export class Session {
     } catch (err) {
       throw new CliError(`could not start the Temporal dev server on port ${target.serverPort}: ${errorMessage(err)} (see ${displayPath(serverLogFile())})`);
     }
-    const client = new Client({ connection: server.connection, ...(server.namespace ? { namespace: server.namespace } : {}), dataConverter });
-    return new Session(target, server.address, client, undefined, server, agents);
+    const client = new Client({ connection: server.connection, ...(server.namespace ? { namespace: server.namespace } : {}), dataConverter, ...tracingInterceptors(options.tracing) });
+    return new Session(target, server.address, client, undefined, server, agents, options.tracing);
   }
 
   /** True when this session hosts a worker. */
@@ -141,6 +155,7 @@ export class Session {
       taskQueue,
       address: this.address,
       ...(this.server ? { connection: this.server.nativeConnection } : {}),
+      ...(this.tracing ? { tracing: this.tracing } : {}),
     });
     const running = started.worker.run().catch((err: unknown) => {
       this.workerFailure = err;
@@ -183,8 +198,8 @@ export class Session {
   }
 
   /**
-   * Stop the hosted worker (waiting for it to finish cleanly), close connections, stop the embedded
-   * server. Best effort: a step that fails (say, the server already exited) does not stop the next.
+   * Stop the hosted worker (waiting for it to finish cleanly), flush the last spans when tracing, close
+   * connections, stop the embedded server. Best effort: a step that fails (say, the server already exited) does not stop the next.
    */
   async close(): Promise<void> {
     const hosted = this.hosted;
@@ -200,6 +215,12 @@ export class Session {
       await quietly(() => hosted.worker.shutdown());
       await hosted.running;
       await quietly(() => hosted.connection?.close());
+    }
+    const tracing = this.tracing;
+    if (tracing) {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when tracing
+      const { tracingFrom } = require('../telemetry/tracing') as typeof TracingModule;
+      await quietly(() => tracingFrom(tracing).shutdown());
     }
     await quietly(() => this.connection?.close());
     await quietly(() => this.server?.teardown());

@@ -16,6 +16,7 @@
  * | `GET /approvals/events`                | the same inbox, live, as server-sent `inbox` events             |
  * | `GET /`, `GET /console/*`              | the web console's files (no token needed: they hold no data)     |
  * | `POST /runs/:id/approvals/:callId`     | decide one `{ decision, reason?, scope?, extendBy? }` → receipt  |
+ * | `GET /metrics`                         | Prometheus gauges: approvals waiting and their age, runs by phase (no token with `metricsPublic`) |
  */
 import { WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import { Hono } from 'hono';
@@ -31,6 +32,7 @@ import { approverOf, requireToken } from './auth';
 import { HttpError, toHttpError } from './errors';
 import { addConsoleRoutes, defaultConsoleDir } from './console-static';
 import { ApprovalInbox, inboxFor, InboxPoller } from './inbox';
+import { metricsResponse, ServeMetrics } from './metrics';
 import { streamInbox } from './inbox-events';
 import { StreamTracker, streamRun } from './sse';
 import { checkId, checkSeq, DecisionBody, MessageBody, parseBody, runFilterOf, StartBody } from './validation';
@@ -50,6 +52,11 @@ export interface HttpApiOptions {
   onError?: (err: unknown) => void;
   /** The folder of the web console's built files. Default: the package's `console/dist/`. */
   consoleDir?: string;
+  /**
+   * `GET /metrics` answers without a token (for a Prometheus that cannot send one). Default false: it
+   * needs a token like every data route (Prometheus: `authorization: { credentials_file: … }`).
+   */
+  metricsPublic?: boolean;
 }
 
 /** The API: its Hono app (mount it, or serve it with `serveHttpApi`) and its open event streams. */
@@ -145,7 +152,10 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
 
   // The console's files first: they answer without a token (the data routes below all need one).
   addConsoleRoutes(app, options.consoleDir ?? defaultConsoleDir());
+  const metrics = new ServeMetrics(client);
+  if (options.metricsPublic) app.get('/metrics', (c) => metricsResponse(c, metrics));
   app.use('*', requireToken(auth));
+  if (!options.metricsPublic) app.get('/metrics', (c) => metricsResponse(c, metrics));
   app.use(
     '*',
     bodyLimit({

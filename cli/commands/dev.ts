@@ -5,6 +5,7 @@ import { isReachable } from '../../server/reachable';
 import { servedAgents } from '../served';
 import { modelLine, serveUntilStopped } from './worker';
 import { displayPath, Session } from '../session';
+import { cliTracing } from '../tracing';
 import { serverDbFile, serverLogFile } from '../server';
 import type { ConnectionFlags } from '../target';
 import { parseAddress, resolveTarget } from '../target';
@@ -25,7 +26,8 @@ export async function devCommand(flags: DevFlags, signal: AbortSignal): Promise<
   const target = resolveTarget(flags);
   const agents = await servedAgents(flags.agents);
   if (flags.metrics) serveMetricsAt(flags.metrics); // before the runtime is installed (server or worker)
-  const session = await Session.open(target, { embed: 'always', uiPort: flags.uiPort, agents, log: (l) => out.note(l) });
+  const tracing = cliTracing(out);
+  const session = await Session.open(target, { embed: 'always', uiPort: flags.uiPort, agents, log: (l) => out.note(l), ...(tracing ? { tracing } : {}) });
   let failed = false;
   try {
     out.note('starting the worker (bundling the workflow code)...');

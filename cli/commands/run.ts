@@ -9,6 +9,7 @@ import type * as LocalModelModule from '../../server/local-model';
 import type { LocalModelServer } from '../../server/local-model';
 import { LOCAL_MODEL_LABEL } from '../../providers/local-model';
 import { Session } from '../session';
+import { cliTracing } from '../tracing';
 import type { ConnectionFlags } from '../target';
 import { resolveTarget } from '../target';
 
@@ -65,7 +66,8 @@ async function runWith(prompt: string, flags: RunFlags, out: Output, signal: Abo
   const resolved = resolveTarget(flags);
   // Its own task queue: a worker already polling the usual one would answer with another model.
   const target = local ? { ...resolved, taskQueue: `${resolved.taskQueue}-local-model` } : resolved;
-  const session = await Session.open(target, { embed: 'auto', agents: served, log: (l) => out.note(l) });
+  const tracing = cliTracing(out);
+  const session = await Session.open(target, { embed: 'auto', agents: served, log: (l) => out.note(l), ...(tracing ? { tracing } : {}) });
   try {
     out.note(`Temporal: ${session.address}${session.server ? ' (embedded dev server, stopped when this run ends)' : ''}`);
     const taskQueue = target.taskQueue;

@@ -12,6 +12,7 @@ import { aborted } from '../abort';
 import { CliError, errorMessage } from '../errors';
 import { Output } from '../output';
 import { Session } from '../session';
+import { cliTracing } from '../tracing';
 import type { ConnectionFlags } from '../target';
 import { resolveTarget } from '../target';
 
@@ -26,6 +27,8 @@ export interface ServeFlags extends ConnectionFlags {
   httpPort?: number;
   /** JSON file of bearer tokens (`--tokens` or `DURABLE_AGENT_HTTP_TOKENS_FILE`). */
   tokens?: string;
+  /** `GET /metrics` answers without a token. */
+  metricsPublic?: boolean;
 }
 
 /** Serve the HTTP API until `signal` aborts; returns the exit code. */
@@ -38,9 +41,10 @@ export async function serveCommand(flags: ServeFlags, signal: AbortSignal): Prom
     throw new CliError(errorMessage(err));
   }
   const target = resolveTarget(flags);
-  const session = await Session.open(target, { embed: 'never', log: (l) => out.note(l) });
+  const tracing = cliTracing(out);
+  const session = await Session.open(target, { embed: 'never', log: (l) => out.note(l), ...(tracing ? { tracing } : {}) });
   try {
-    const api = createHttpApi({ client: session.agentClient(), auth, onError: (err) => out.note(`internal error: ${errorMessage(err)}`) });
+    const api = createHttpApi({ client: session.agentClient(), auth, metricsPublic: flags.metricsPublic === true, onError: (err) => out.note(`internal error: ${errorMessage(err)}`) });
     let server: HttpApiServer;
     try {
       server = await serveHttpApi(api, { port: flags.httpPort ?? DEFAULT_HTTP_PORT, hostname: flags.host ?? '127.0.0.1' });
@@ -52,6 +56,7 @@ export async function serveCommand(flags: ServeFlags, signal: AbortSignal): Prom
       out.styles.bold('durable-agent serve'),
       `  HTTP API:          ${server.url}`,
       `  Console:           ${server.url}/console/`,
+      `  Metrics:           ${server.url}/metrics (Prometheus; ${flags.metricsPublic ? 'no token needed' : 'bearer token needed'})`,
       `  Temporal address:  ${session.address}`,
       `  Task queue:        ${target.taskQueue} (runs need a worker: durable-agent dev, or durable-agent worker)`,
       `  Tokens:            ${auth.size} configured`,

@@ -6,6 +6,7 @@ import { Output } from '../output';
 import type { ServedAgents } from '../served';
 import { servedAgents } from '../served';
 import { Session } from '../session';
+import { cliTracing } from '../tracing';
 import { serveMetricsAt } from '../../telemetry/prometheus';
 import type { ConnectionFlags } from '../target';
 import { resolveTarget } from '../target';
@@ -45,7 +46,8 @@ export async function workerCommand(flags: WorkerFlags, signal: AbortSignal): Pr
   const target = resolveTarget(flags);
   const agents = await servedAgents(flags.agents);
   if (flags.metrics) serveMetricsAt(flags.metrics); // before the runtime is installed (server or worker)
-  const session = await Session.open(target, { embed: 'never', agents, log: (l) => out.note(l) });
+  const tracing = cliTracing(out);
+  const session = await Session.open(target, { embed: 'never', agents, log: (l) => out.note(l), ...(tracing ? { tracing } : {}) });
   try {
     out.note('starting the worker (bundling the workflow code)...');
     const worker = await untilAborted(session.hostWorker(target.taskQueue), signal);
