@@ -18,7 +18,7 @@ export const TRACE_CONTENT_ENV = 'DURABLE_AGENT_TRACE_CONTENT';
 export interface EnvTracingSettings {
   /** Where spans are posted (the traces endpoint, or the general one + `/v1/traces`). */
   url: string;
-  /** `service.name` of this process: `OTEL_SERVICE_NAME`, else `durable-agent`. */
+  /** `service.name` of this process: `OTEL_SERVICE_NAME`, else `service.name` in `OTEL_RESOURCE_ATTRIBUTES`, else `durable-agent`. */
   serviceName: string;
   captureContent: boolean;
 }
@@ -66,7 +66,23 @@ export function tracingSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): En
   const url = specific
     ? checkedUrl(specific, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT')
     : `${checkedUrl(general as string, 'OTEL_EXPORTER_OTLP_ENDPOINT').replace(/\/$/, '')}/v1/traces`;
-  return { url, serviceName: env.OTEL_SERVICE_NAME?.trim() || 'durable-agent', captureContent: flag(env[TRACE_CONTENT_ENV], TRACE_CONTENT_ENV) };
+  const serviceName = env.OTEL_SERVICE_NAME?.trim() || resourceServiceName(env.OTEL_RESOURCE_ATTRIBUTES) || 'durable-agent';
+  return { url, serviceName, captureContent: flag(env[TRACE_CONTENT_ENV], TRACE_CONTENT_ENV) };
+}
+
+/** `service.name` as `OTEL_RESOURCE_ATTRIBUTES` gives it (`key=value` pairs, comma-separated, values percent-encoded). */
+function resourceServiceName(attributes: string | undefined): string | undefined {
+  for (const pair of (attributes ?? '').split(',')) {
+    const at = pair.indexOf('=');
+    if (at < 0 || pair.slice(0, at).trim() !== 'service.name') continue;
+    const raw = pair.slice(at + 1).trim();
+    try {
+      return decodeURIComponent(raw) || undefined;
+    } catch {
+      return raw || undefined;
+    }
+  }
+  return undefined;
 }
 
 /** Tracing options built from the environment, and what they were built from. */

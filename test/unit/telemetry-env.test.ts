@@ -23,6 +23,10 @@ describe('tracingSettingsFromEnv', () => {
     const s = tracingSettingsFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_SERVICE_NAME: 'support', DURABLE_AGENT_TRACE_CONTENT: '1' });
     expect(s).toMatchObject({ serviceName: 'support', captureContent: true });
     expect(tracingSettingsFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', DURABLE_AGENT_TRACE_CONTENT: 'false' })?.captureContent).toBe(false);
+    // service.name from OTEL_RESOURCE_ATTRIBUTES when OTEL_SERVICE_NAME is not set (which wins when it is).
+    const attrs = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment=prod,service.name=support%20bot' };
+    expect(tracingSettingsFromEnv(attrs)?.serviceName).toBe('support bot');
+    expect(tracingSettingsFromEnv({ ...attrs, OTEL_SERVICE_NAME: 'ops' })?.serviceName).toBe('ops');
   });
 
   it('names the variable that is wrong', () => {
