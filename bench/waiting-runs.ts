@@ -1,8 +1,10 @@
 /**
  * Benchmark, run by hand (not a test): many runs waiting for a person's approval on ONE worker process,
  * a child process whose memory is sampled. For each phase (short conversations, then long ones before
- * the wait) a fresh worker process: its RSS at rest, with every run waiting, per waiting run, and how
- * long a run takes to resume after its decision (decision sent → approved tool executed).
+ * the wait) a driver worker process brings the runs to their wait, then a fresh worker process takes them
+ * over (one query each loads a run into its cache, replaying its history): its RSS at rest, with every
+ * run waiting, per waiting run, the load time per run, and how long a run takes to resume after its
+ * decision (decision sent → approved tool executed).
  *
  *   npx tsx bench/waiting-runs.ts [--runs 1000] [--cache N] [--long-steps 100] [--long-runs 200]
  *   npx tsx bench/waiting-runs.ts --runs 10000 --cache 10000 --long-runs 0     # the issue's 10,000
@@ -152,6 +154,7 @@ interface PhaseResult {
   rest: Memory;
   waiting: Memory;
   latencies: number[];
+  /** Seconds the measured worker took to load every waiting run (one query each: a replay). */
   startSeconds: number;
 }
 
@@ -159,7 +162,7 @@ interface PhaseResult {
 async function phase(address: string, bundle: string, temporal: Client, s: Settings, label: string, count: number, steps: number, log: (l: string) => void): Promise<PhaseResult> {
   const taskQueue = `bench-waiting-${randomUUID().slice(0, 8)}`;
   const storeDir = mkdtempSync(join(tmpdir(), 'durable-agent-waiting-'));
-  const worker = new WorkerProcess({
+  const workerEnv = {
     TEMPORAL_ADDRESS: address,
     WAIT_TASK_QUEUE: taskQueue,
     WAIT_STORE_DIR: storeDir,
@@ -167,20 +170,21 @@ async function phase(address: string, bundle: string, temporal: Client, s: Setti
     WAIT_BYTES: String(s.bytes),
     WAIT_CACHE: String(s.cache),
     WAIT_WORKFLOW_BUNDLE: bundle,
-  });
+  };
+  // A driver worker brings every run to its wait; then a fresh worker process (the one measured) takes
+  // them over, so its memory holds the waiting runs and not what it took to get there.
+  const driver = new WorkerProcess(workerEnv);
+  let worker: WorkerProcess | undefined;
   try {
-    await worker.ready;
-    await sleep(3000);
-    const rest = await worker.memory();
+    await driver.ready;
     const agents = new AgentClient(temporal, taskQueue);
     const ids = Array.from({ length: count }, (_, i) => `${taskQueue}-${i}`);
-    const started = Date.now();
     log(`${label}: starting ${num(count)} runs (${num(steps)} page reads each before the wait)…`);
     const runs = new Map<string, Awaited<ReturnType<typeof agents.start>>>();
     await pool(ids, 50, async (workflowId) => {
       runs.set(workflowId, await agents.start(WAITING_AGENT, { input: 'Read the manual, then publish a summary.', workflowId }));
     });
-    await until(() => worker.asked >= count, 30 * 60_000, `${count} runs to ask for their approval`);
+    await until(() => driver.asked >= count, 30 * 60_000, `${count} runs to ask for their approval`);
     // The last runs' workflow tasks finish after their model call: a run is waiting once it lists its approval.
     for (const workflowId of ids.slice(-5)) {
       const deadline = Date.now() + 60_000;
@@ -189,10 +193,22 @@ async function phase(address: string, bundle: string, temporal: Client, s: Setti
         await sleep(200);
       }
     }
-    const startSeconds = (Date.now() - started) / 1000;
+    driver.kill();
+    worker = new WorkerProcess(workerEnv);
+    await worker.ready;
+    await sleep(3000);
+    const rest = await worker.memory();
+    // Every run asked once (a query): the worker replays it from history into its cache.
+    log(`${label}: ${num(count)} runs waiting; loading them into the measured worker's cache…`);
+    const loading = Date.now();
+    await pool(ids, 20, async (workflowId) => {
+      const pending = await runs.get(workflowId)!.pendingApprovals();
+      if (pending.length !== 1) throw new Error(`${workflowId} lists ${pending.length} approvals, not 1`);
+    });
+    const startSeconds = (Date.now() - loading) / 1000;
     await sleep(3000);
     const waiting = await worker.memory();
-    log(`${label}: ${num(count)} runs waiting after ${num(startSeconds)} s; deciding ${num(Math.min(s.decide, count))} of them at ${s.rate}/s…`);
+    log(`${label}: loaded in ${num(startSeconds)} s; deciding ${num(Math.min(s.decide, count))} of them at ${s.rate}/s…`);
 
     // Decide a random sample, one by one: each latency is decision sent → approved tool executed.
     const sample = [...ids].sort(() => Math.random() - 0.5).slice(0, Math.min(s.decide, count));
@@ -202,11 +218,12 @@ async function phase(address: string, bundle: string, temporal: Client, s: Setti
       void runs.get(workflowId)!.signalDecision({ callId: APPROVAL_CALL, decision: 'approve', by: 'bench' });
       await sleep(1000 / s.rate);
     }
-    await until(() => sample.every((id) => worker.executed.has(id)), 120_000, 'the decided runs to resume');
-    const latencies = sample.map((id) => worker.executed.get(id)! - sent.get(id)!);
+    await until(() => sample.every((id) => worker!.executed.has(id)), 120_000, 'the decided runs to resume');
+    const latencies = sample.map((id) => worker!.executed.get(id)! - sent.get(id)!);
     return { label, runs: count, messages: 2 + 2 * steps, rest, waiting, latencies, startSeconds };
   } finally {
-    worker.kill();
+    driver.kill();
+    worker?.kill();
     rmSync(storeDir, { recursive: true, force: true });
   }
 }
@@ -240,7 +257,7 @@ async function main(): Promise<void> {
     console.log('\nworker process memory after a forced GC (MB), and resumption after a decision (ms, decision sent → tool executed):');
     console.log(
       table([
-        ['phase', 'runs', 'messages before the wait', 'RSS at rest', 'RSS, all waiting', 'RSS per run (KB)', 'heap per run (KB)', 'resume median', 'p90', 'max'],
+        ['phase', 'runs', 'messages before the wait', 'RSS at rest', 'RSS, all waiting', 'RSS per run (KB)', 'heap per run (KB)', 'load ms/run', 'resume median', 'p90', 'max'],
         ...results.map((r) => [
           r.label,
           num(r.runs),
@@ -249,6 +266,7 @@ async function main(): Promise<void> {
           mb(r.waiting.rss),
           num(perRun(r) / 1e3, 1),
           num((r.waiting.heapUsed - r.rest.heapUsed) / r.runs / 1e3, 1),
+          num((r.startSeconds * 1000) / r.runs, 1),
           num(quantile(r.latencies, 0.5)),
           num(quantile(r.latencies, 0.9)),
           num(Math.max(...r.latencies)),
