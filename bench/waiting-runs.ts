@@ -141,6 +141,18 @@ async function pool<T>(items: readonly T[], parallel: number, fn: (item: T) => P
   }));
 }
 
+/** `fn`, tried again (up to 5 times, 1 s apart) when it fails: a query times out on a loaded server. */
+async function retried<T>(fn: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (attempt >= 5) throw err;
+      await sleep(1000);
+    }
+  }
+}
+
 /** The value at quantile `q` (0..1) of `values`. */
 function quantile(values: readonly number[], q: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -188,7 +200,7 @@ async function phase(address: string, bundle: string, temporal: Client, s: Setti
     // The last runs' workflow tasks finish after their model call: a run is waiting once it lists its approval.
     for (const workflowId of ids.slice(-5)) {
       const deadline = Date.now() + 60_000;
-      while ((await runs.get(workflowId)!.pendingApprovals()).length === 0) {
+      while ((await retried(() => runs.get(workflowId)!.pendingApprovals())).length === 0) {
         if (Date.now() > deadline) throw new Error(`${workflowId} does not wait for its approval`);
         await sleep(200);
       }
@@ -202,7 +214,7 @@ async function phase(address: string, bundle: string, temporal: Client, s: Setti
     log(`${label}: ${num(count)} runs waiting; loading them into the measured worker's cache…`);
     const loading = Date.now();
     await pool(ids, 20, async (workflowId) => {
-      const pending = await runs.get(workflowId)!.pendingApprovals();
+      const pending = await retried(() => runs.get(workflowId)!.pendingApprovals());
       if (pending.length !== 1) throw new Error(`${workflowId} lists ${pending.length} approvals, not 1`);
     });
     const startSeconds = (Date.now() - loading) / 1000;
@@ -251,6 +263,7 @@ async function main(): Promise<void> {
     writeFileSync(bundle, (await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quiet })).code);
     console.log(`waiting runs on ${server}; one worker process per phase, maxCachedWorkflows ${num(s.cache)}`);
     const results = [await phase(address, bundle, temporal, s, 'short', s.runs, 0, log)];
+    log(`short: ${JSON.stringify(results[0])}`);
     if (s.longRuns > 0) results.push(await phase(address, bundle, temporal, s, 'long', s.longRuns, s.longSteps, log));
 
     const perRun = (r: PhaseResult) => (r.waiting.rss - r.rest.rss) / r.runs;
