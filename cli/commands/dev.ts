@@ -30,7 +30,7 @@ export async function devCommand(flags: DevFlags, signal: AbortSignal): Promise<
   const session = await Session.open(target, { embed: 'always', uiPort: flags.uiPort, agents, log: (l) => out.note(l), ...(tracing ? { tracing } : {}) });
   let failed = false;
   try {
-    out.note('starting the worker (bundling the workflow code)...');
+    out.note('starting the worker...');
     const worker = await untilAborted(session.hostWorker(target.taskQueue), signal);
     const s = out.styles;
     const host = parseAddress(session.address).host;

@@ -49,7 +49,7 @@ export async function workerCommand(flags: WorkerFlags, signal: AbortSignal): Pr
   const tracing = cliTracing(out);
   const session = await Session.open(target, { embed: 'never', agents, log: (l) => out.note(l), ...(tracing ? { tracing } : {}) });
   try {
-    out.note('starting the worker (bundling the workflow code)...');
+    out.note('starting the worker...');
     const worker = await untilAborted(session.hostWorker(target.taskQueue), signal);
     out.line(
       '',
