@@ -6,7 +6,8 @@
  *   npx tsx bench/worker-start.ts [--runs 9]
  *
  * 1. Worker start (in this process): `createWorker` until the worker is RUNNING (polling), from the prebuilt
- *    bundle vs with `DURABLE_AGENT_WORKFLOW_BUNDLE=off` (bundling at start, as every worker did before).
+ *    bundle vs with `DURABLE_AGENT_WORKFLOW_BUNDLE=off` (bundling at start, as every worker did before), and
+ *    Temporal's own `Worker.create` with the same bundle and nothing else (the floor a prebuilt start can reach).
  * 2. `durable-agent run "<prompt>" --json` as a new process (bin/durable-agent.js: dist/ when current), wall
  *    time from spawn to its first event line: with a worker already up on the task queue; with none (the CLI
  *    hosts one) from the prebuilt bundle (the demo's cold path now); with none and bundling at start (before).
@@ -21,7 +22,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { demoWorkerConfig } from '../demo';
 import { WORKFLOW_BUNDLE_ENV, buildAgentBundle, createWorker } from '../worker';
 import { benchServer } from './environment';
@@ -58,6 +59,18 @@ async function workerStart(connection: NativeConnection, bundle: string): Promis
     if (previous === undefined) delete process.env[WORKFLOW_BUNDLE_ENV];
     else process.env[WORKFLOW_BUNDLE_ENV] = previous;
   }
+}
+
+/** Milliseconds from Temporal's own `Worker.create` (no plugin, no activities) with the same bundle to a RUNNING worker: the floor. */
+async function plainWorkerStart(connection: NativeConnection, bundle: string): Promise<number> {
+  const started = process.hrtime.bigint();
+  const worker = await Worker.create({ connection, taskQueue: `bench-floor-${randomUUID().slice(0, 8)}`, workflowBundle: { codePath: bundle } });
+  const running = worker.run();
+  while (worker.getState() !== 'RUNNING') await new Promise((r) => setTimeout(r, 2));
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  worker.shutdown();
+  await running.catch(() => undefined);
+  return ms;
 }
 
 /** Wall milliseconds from spawning `durable-agent run … --json` to its first event line on stdout; waits for it to exit. */
@@ -111,11 +124,13 @@ async function main(): Promise<void> {
     await workerStart(connection, 'off');
     await runToFirstEvent(address, warmQueue, bundle);
 
-    const starts = { prebuilt: [] as number[], bundled: [] as number[] };
+    await plainWorkerStart(connection, bundle);
+    const starts = { prebuilt: [] as number[], bundled: [] as number[], floor: [] as number[] };
     const firsts = { warm: [] as number[], hostedPrebuilt: [] as number[], hostedBundled: [] as number[] };
     for (let i = 0; i < runs; i++) {
       starts.prebuilt.push(await workerStart(connection, bundle));
       starts.bundled.push(await workerStart(connection, 'off'));
+      starts.floor.push(await plainWorkerStart(connection, bundle));
       firsts.warm.push(await runToFirstEvent(address, warmQueue, bundle));
       firsts.hostedPrebuilt.push(await runToFirstEvent(address, `bench-cold-${randomUUID().slice(0, 8)}`, bundle));
       firsts.hostedBundled.push(await runToFirstEvent(address, `bench-cold-${randomUUID().slice(0, 8)}`, 'off'));
@@ -131,7 +146,15 @@ async function main(): Promise<void> {
     ];
     const header = ['', 'median ms', 'p90 ms', 'ratio median', 'ratio p90'];
     console.log('\nWorker start (createWorker until RUNNING), against bundling at start:');
-    console.log(table([header, row('bundling at start (before)', starts.bundled, starts.bundled), row('prebuilt bundle', starts.prebuilt, starts.bundled)]));
+    console.log(
+      table([
+        header,
+        row('bundling at start (before)', starts.bundled, starts.bundled),
+        row('prebuilt bundle', starts.prebuilt, starts.bundled),
+        row("Temporal's Worker.create, same bundle, no plugin (floor)", starts.floor, starts.bundled),
+      ]),
+    );
+    console.log(`prebuilt against the floor: median ${num(spread(starts.prebuilt).median / spread(starts.floor).median, 2)}x, p90 ${num(percentile(starts.prebuilt, 0.9) / percentile(starts.floor, 0.9), 2)}x`);
     console.log('\n`durable-agent run --json`, spawn to first event, against the old cold path (CLI hosts a worker, bundling at start):');
     console.log(
       table([
