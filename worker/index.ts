@@ -1,4 +1,4 @@
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import type { WorkerOptions as TemporalWorkerOptions } from '@temporalio/worker';
 import { DEFAULT_TASK_QUEUE } from '../core/contract';
 import type { Agent } from '../agents/define';
@@ -63,7 +63,8 @@ export interface AgentWorkerOptions extends ConnectionSettings {
    * A prebuilt workflow bundle (tests and deployments reuse one). Default: the agent workflow bundle
    * `npm run build` writes (`dist/workflow-bundle.js`, or the file `DURABLE_AGENT_WORKFLOW_BUNDLE` names)
    * when it is current and tracing is off; else the agent workflows are bundled at start (seconds), and
-   * the worker says why once per process. `DURABLE_AGENT_WORKFLOW_BUNDLE=off` always bundles at start.
+   * the worker says why once per process (Temporal's log, info; and {@link AgentWorker.workflowCode}).
+   * `DURABLE_AGENT_WORKFLOW_BUNDLE=off` always bundles at start.
    */
   workflowBundle?: TemporalWorkerOptions['workflowBundle'];
   /** Prices (USD per million tokens) by model id or prefix, merged over the built-in table; used for run costs. */
@@ -197,11 +198,11 @@ export async function createWorker(options: AgentWorkerOptions): Promise<AgentWo
 
 let bundlingNoted = false;
 
-/** Say once per process that workers bundle the agent workflows at start, and why. */
+/** Say once per process, in Temporal's log (info), that workers bundle the agent workflows at start, and why. */
 function noteBundling(reason: string): void {
   if (bundlingNoted) return;
   bundlingNoted = true;
-  console.warn(`durable-agent: bundling the agent workflows at start (takes seconds): ${reason}`);
+  Runtime.instance().logger.info(`durable-agent: bundling the agent workflows at start (takes seconds): ${reason}`);
 }
 
 /** Runs a Temporal worker and closes the connection it owns once the worker has stopped. */

@@ -78,7 +78,8 @@ async function runWith(prompt: string, flags: RunFlags, out: Output, signal: Abo
       const names = served.names;
       if (!names.includes(agent)) throw new CliError(`unknown agent "${agent}" (agents: ${names.join(', ')})`);
       out.note(`worker: starting an in-process worker on task queue "${taskQueue}" (agents: ${names.join(', ')})...`);
-      await untilAborted(session.hostWorker(taskQueue), signal);
+      const hosted = await untilAborted(session.hostWorker(taskQueue), signal);
+      if (hosted.workflowCode.kind === 'bundled') out.note(`worker: bundled the workflow code at start: ${hosted.workflowCode.reason}`);
       const demo = served.load().demo;
       if (local) {
         // Loaded here: it pulls in the OpenAI SDK, which only --local-model needs in this process.

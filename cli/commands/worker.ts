@@ -51,6 +51,7 @@ export async function workerCommand(flags: WorkerFlags, signal: AbortSignal): Pr
   try {
     out.note('starting the worker...');
     const worker = await untilAborted(session.hostWorker(target.taskQueue), signal);
+    if (worker.workflowCode.kind === 'bundled') out.note(`bundled the workflow code at start: ${worker.workflowCode.reason}`);
     out.line(
       '',
       out.styles.bold('durable-agent worker'),
