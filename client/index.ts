@@ -37,7 +37,7 @@ import type { BudgetOptions } from './run-budget';
 import { runBudget } from './run-budget';
 import type { AgentScheduleSummary, AgentScheduleOptions } from './schedules';
 import { AgentSchedule, createAgentSchedule, listAgentSchedules } from './schedules';
-import type * as ClientTracingModule from '../telemetry/client-tracing';
+import { tracingClientInterceptors } from '../telemetry/client-tracing';
 import type { TracingOptions } from '../telemetry/tracing';
 
 export { AgentRun } from './run';
@@ -233,9 +233,7 @@ export class AgentClient {
     if (options.client) return new AgentClient(options.client, options.taskQueue, options.deltas !== undefined ? { deltas: options.deltas } : {});
     const settings = resolveConnectionSettings(options);
     const codec = new EncryptionCodec(resolveKeyring(options.encryption)); // before connecting: bad keys open nothing
-    // Temporal's OpenTelemetry interceptors load only when tracing (they cost every client's start otherwise).
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const interceptors = options.tracing ? { interceptors: { workflow: (require('../telemetry/client-tracing') as typeof ClientTracingModule).tracingClientInterceptors(options.tracing) } } : {};
+    const interceptors = options.tracing ? { interceptors: { workflow: tracingClientInterceptors(options.tracing) } } : {};
     const ownsConnection = !options.connection;
     const connection =
       options.connection ??
