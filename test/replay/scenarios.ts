@@ -220,6 +220,16 @@ replayAgents.add(
   },
   { tools: [echo], maxSteps: 20, continueAsNewAfterEvents: 50 },
 );
+// A run long enough for its loop state to be trimmed several times (patch 'bounded-loop-state'): a small
+// result budget, 24 tool steps.
+replayAgents.add(
+  'bounded_state',
+  (request) => {
+    const answered = request.messages.filter((m) => m.role === 'assistant').length;
+    return answered < 24 ? { toolCalls: [{ name: 'echo', args: { text: `step ${answered + 1} ${'x'.repeat(80)}` } }] } : { text: 'done' };
+  },
+  { tools: [echo], maxSteps: 30, resultMessagesInlineBytes: 1024 },
+);
 replayAgents.add(
   'budget_ask',
   (request) => (request.messages.filter((m) => m.role === 'assistant').length < 4 ? { toolCalls: [{ name: 'echo', args: { text: 'x'.repeat(400) } }] } : { text: 'finished' }),
@@ -461,6 +471,7 @@ export const SCENARIOS: readonly Scenario[] = [
     },
   },
   { name: 'continued', input: 'go', status: 'success' },
+  { name: 'bounded_state', input: 'go', status: 'success' },
   {
     // The token budget runs out; a person extends it by update, and the run finishes.
     name: 'budget_ask',
