@@ -1,6 +1,6 @@
 import type { BlobRef, Message, ToolOutput, ToolResultBlock } from '../core/messages';
 import type { BlobStore } from './blob-store';
-import { blobRef } from './blob-store';
+import { AgentStore, blobRef } from './blob-store';
 import { stableStringify } from './stable-json';
 
 /** One link of a transcript chain; its content address is the transcript's head. */
@@ -80,8 +80,12 @@ export class TranscriptStore {
    * again (blobs are immutable and never deleted, so it is still there): an agent's prompt, stored at
    * the start of every run, is written once per worker.
    */
-  async putJson(value: unknown): Promise<BlobRef> {
-    const data = stableStringify(value);
+  putJson(value: unknown): Promise<BlobRef> {
+    return this.putText(stableStringify(value));
+  }
+
+  /** Store a JSON text (see {@link putJson}). */
+  private async putText(data: string): Promise<BlobRef> {
     const key = blobRef(data);
     const known = this.written.get(key);
     if (known !== undefined && this.json.has(known)) {
@@ -133,15 +137,30 @@ export class TranscriptStore {
     let current = head;
     let known: CachedTranscript | undefined = head ? this.cache.get(head) : emptyTranscript();
     let n = known ? known.length : (await this.getJson<TranscriptNode>(head as BlobRef)).n;
+    // A store that names blobs by the SHA-256 of their content (every built-in one): the refs are known
+    // before the writes, so every message and link of the append is written at once; the head is
+    // returned (and so recorded, or linked to) only once all of them are stored.
+    const addressed = this.blobs instanceof AgentStore;
+    const writes: Array<Promise<BlobRef>> = [];
+    const heads: Array<[BlobRef, CachedTranscript]> = [];
+    const put = async (value: unknown): Promise<BlobRef> => {
+      const data = stableStringify(value);
+      if (!addressed) return this.putText(data);
+      writes.push(this.putText(data));
+      return blobRef(data);
+    };
     for (const message of messages) {
-      const node: TranscriptNode = { v: 1, prev: current, message: await this.putJson(message), n: ++n };
-      current = await this.putJson(node);
+      const node: TranscriptNode = { v: 1, prev: current, message: await put(message), n: ++n };
+      current = await put(node);
       if (known) {
         // Equal heads name equal transcripts: one already cached (a retried append) is reused.
         known = this.cache.get(current) ?? extended(known, message);
-        this.remember(current, known);
+        heads.push([current, known]);
       }
     }
+    await Promise.all(writes);
+    // Cached once stored: a head in memory always names content the store has.
+    for (const [h, t] of heads) this.remember(h, t);
     return current;
   }
 

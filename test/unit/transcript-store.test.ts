@@ -285,6 +285,24 @@ describe('TranscriptStore', () => {
     });
   });
 
+  it('an append whose writes fail is not cached: the same append on a working store stores it whole', async () => {
+    const blobs = new CountingStore();
+    let writes = 0;
+    const flaky = new (class extends MemoryBlobStore {
+      override async put(data: string): Promise<string> {
+        if (++writes === 3) throw new Error('disk full');
+        return blobs.put(data);
+      }
+      override get(ref: string): Promise<string> {
+        return blobs.get(ref);
+      }
+    })();
+    const store = new TranscriptStore(flaky);
+    await expect(store.append(null, CONVERSATION)).rejects.toThrow('disk full');
+    const head = await store.append(null, CONVERSATION);
+    expect(await new TranscriptStore(blobs).load(head)).toEqual(CONVERSATION);
+  });
+
   describe('JSON blob cache', () => {
     const prompt = { system: 'You are terse.', tools: [{ name: 'lookup', inputSchema: { type: 'object' } }] };
 
