@@ -130,7 +130,9 @@ async function batch(env: BenchEnvironment, side: 'agent' | 'baseline', runs: nu
   await Promise.all(
     ids.map(async (workflowId) => {
       if (side === 'agent') {
-        const run = await env.agents.start(STEP_AGENT, { input: 'go', workflowId });
+        // A prompt of its own: every run's transcript differs, as real ones do (with one prompt, every
+        // run of the batch would store the same blobs, which the worker writes only once).
+        const run = await env.agents.start(STEP_AGENT, { input: `go ${workflowId}`, workflowId });
         const r = await run.result();
         if (r.status !== 'success') throw new Error(`${workflowId}: ${r.status}`);
       } else {
