@@ -5,7 +5,7 @@
  * model, a tool, the store or an activity — returns an `AgentRunResult`, emits `done` and leaves the
  * snapshot and search attributes final.
  */
-import { allHandlersFinished, CancellationScope, condition, continueAsNew, isCancellation, patched, proxyActivities, proxyLocalActivities, setHandler, sleep, upsertMemo, workflowInfo } from '@temporalio/workflow';
+import { allHandlersFinished, CancellationScope, condition, continueAsNew, isCancellation, patched, proxyActivities, setHandler, sleep, upsertMemo, workflowInfo } from '@temporalio/workflow';
 import { compactionDue } from '../core/compaction';
 import { AGENT_MEMO, DEFINITION_HASH_MEMO } from '../core/definition';
 import { carriedState, CONTINUE_AS_NEW_AFTER_EVENTS, shouldContinueAsNew } from '../core/continuation';
@@ -39,12 +39,6 @@ import { Visibility } from './visibility';
 import { ChildApprovals, parentNotifier } from './sub-agent';
 
 const { describeAgent, commitTranscript } = proxyActivities<AgentActivities>({
-  startToCloseTimeout: '1 minute',
-  retry: { maximumAttempts: 5, initialInterval: '1 second' },
-});
-// The agent's definition is resolved in the worker that starts the run, within its first workflow task
-// (a local activity: one marker event, no server round trip); runs recorded before keep the activity.
-const { describeAgent: describeAgentHere } = proxyLocalActivities<AgentActivities>({
   startToCloseTimeout: '1 minute',
   retry: { maximumAttempts: 5, initialInterval: '1 second' },
 });
@@ -139,7 +133,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
   if (continued) spec = continued.spec;
   else {
     try {
-      spec = patched('describe-agent-local') ? await describeAgentHere({ agent: input.agent }) : await describeAgent({ agent: input.agent });
+      spec = await describeAgent({ agent: input.agent });
     } catch (err) {
       if (isCancellation(err)) return end({ status: 'cancelled', error: { message: 'The run was cancelled.', type: 'CancelledFailure' } });
       if (!isActivityFailure(err)) throw err;

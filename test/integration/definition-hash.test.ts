@@ -57,23 +57,3 @@ describe('the definition hash in the memo', () => {
     expect(changed?.[DEFINITION_HASH_MEMO]).not.toBe(first?.[DEFINITION_HASH_MEMO]);
   });
 });
-
-describe('the definition, resolved in the worker that starts the run', () => {
-  it('by a local activity: no describeAgent activity in history, the first activity is the model call', async () => {
-    const run = await a.client.start('hashed', { input: 'hello', workflowId: testId('described-here') });
-    expect((await run.result()).status).toBe('success');
-    const { events } = await a.temporal.workflow.getHandle(run.workflowId).fetchHistory();
-    const scheduled = (events ?? []).flatMap((e) => (e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes.activityType?.name] : []));
-    expect(scheduled[0]).toBe('callModel');
-    expect(scheduled).not.toContain('describeAgent');
-    expect((events ?? []).some((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity')).toBe(true);
-  });
-
-  it('still checks the agent: one this worker does not know ends the run with an error naming it', async () => {
-    const run = await a.client.start('no_such_agent', { input: 'hello', workflowId: testId('described-unknown') });
-    const result = await run.result();
-    expect(result.status).not.toBe('success');
-    expect(result.error?.message).toMatch(/no_such_agent/);
-  });
-});
-
