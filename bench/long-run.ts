@@ -77,9 +77,12 @@ const mb = (bytes: number) => num(bytes / 1e6, 1);
 /** The durable-agent run: per-step times, memory, and history per execution. */
 async function agentRun(env: BenchEnvironment, meter: StepMeter, s: Settings): Promise<void> {
   const memoryAt = s.steps >= 2000 ? 1000 : Math.floor(s.steps / 2);
+  // Step 200, the middle, step 2,000 (or the last tool step of a shorter run): memory must stay flat.
+  const lateStep = Math.min(2000, s.steps);
+  const sampled = new Set([200, memoryAt, lateStep]);
   const samples: MemorySample[] = [memory(0)];
   meter.onStep = (step) => {
-    if (step === memoryAt) samples.push(memory(step));
+    if (sampled.has(step)) samples.push(memory(step));
   };
   const started = performance.now();
   const run = await env.agents.start(LONG_AGENT, { input: 'Read the manual page by page.', workflowId: `bench-long-run-${randomUUID().slice(0, 8)}` });
@@ -130,7 +133,8 @@ async function agentRun(env: BenchEnvironment, meter: StepMeter, s: Settings): P
 
   const at = (step: number) => samples.find((m) => m.step === step)!;
   console.log('\nworker process memory after a forced GC (MB; the worker runs in this process):');
-  console.log(table([['', 'RSS', 'heap used'], ...[samples[0]!, at(memoryAt), at(s.steps + 1)].map((m) => [m.step === 0 ? 'start' : m.step > s.steps ? `end (step ${num(m.step)})` : `step ${num(m.step)}`, mb(m.rss), mb(m.heapUsed)])]));
+  console.log(table([['', 'RSS', 'heap used'], ...[samples[0]!, ...[...sampled].sort((a, b) => a - b).map(at), at(s.steps + 1)].map((m) => [m.step === 0 ? 'start' : m.step > s.steps ? `end (step ${num(m.step)})` : `step ${num(m.step)}`, mb(m.rss), mb(m.heapUsed)])]));
+  console.log(`RSS at step ${num(lateStep)} / step 200: ${num(at(lateStep).rss / at(200).rss, 3)} (heap used: ${num(at(lateStep).heapUsed / at(200).heapUsed, 3)})`);
 }
 
 /** The naive loop, until it dies. */

@@ -4,7 +4,7 @@ const { existsSync, readdirSync, statSync } = require('node:fs');
 const { join } = require('node:path');
 
 /** The source folders and files the build compiles (tsconfig.build.json). */
-const SOURCES = ['core', 'workflows', 'activities', 'providers', 'store', 'agents', 'worker', 'client', 'server', 'cli', 'demo', 'index.ts'];
+const SOURCES = ['core', 'workflows', 'activities', 'providers', 'store', 'encryption', 'agents', 'mcp', 'worker', 'client', 'http', 'streaming', 'telemetry', 'server', 'cli', 'demo', 'entry', 'index.ts'];
 
 /** Newest modification time (ms) of the .ts files under `path`; 0 when there are none. */
 function newestSource(path) {
@@ -42,4 +42,4 @@ function chooseEntry(root, env = process.env) {
   return { kind: 'dist', path: dist };
 }
 
-module.exports = { chooseEntry };
+module.exports = { chooseEntry, SOURCES };

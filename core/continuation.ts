@@ -50,3 +50,35 @@ export function carriedState(loop: LoopState, recentMessageBytes: number): LoopS
 export function carriedBytes(value: unknown): number {
   return jsonBytes(value);
 }
+
+/** Below this many messages, steps or tool calls, a running execution never trims its state. */
+export const TRIM_MIN_ITEMS = 16;
+
+/** How many items each list held after the last trim (the next trim waits until one list doubles). */
+export interface TrimMark {
+  messages: number;
+  steps: number;
+  toolCalls: number;
+}
+
+/**
+ * Whether a running execution should trim its state now: every message is stored and one of the lists
+ * has doubled since the last trim (and holds more than {@link TRIM_MIN_ITEMS}). Doubling keeps the work
+ * of trimming constant per step on average, and the state under twice its budgets.
+ */
+export function trimDue(loop: LoopState, mark: TrimMark): boolean {
+  if (loop.stored !== loop.messages.length) return false;
+  const over = (n: number, kept: number) => n > Math.max(TRIM_MIN_ITEMS, 2 * kept);
+  return over(loop.messages.length, mark.messages) || over(loop.steps.length, mark.steps) || over(loop.toolCalls.length, mark.toolCalls);
+}
+
+/**
+ * The loop state a running execution keeps between steps: what {@link carriedState} keeps (the
+ * conversation's most recent messages within the result's budget, recent step and call details within
+ * the report's), so the workflow's memory does not grow with the conversation. The result is unchanged:
+ * it shows exactly these most recent items, and counts the rest.
+ */
+export function trimmedState(loop: LoopState, recentMessageBytes: number): { loop: LoopState; mark: TrimMark } {
+  const trimmed = carriedState(loop, recentMessageBytes);
+  return { loop: trimmed, mark: { messages: trimmed.messages.length, steps: trimmed.steps.length, toolCalls: trimmed.toolCalls.length } };
+}

@@ -16,8 +16,8 @@
  * ```
  */
 export * from '../index';
-export { createWorker, durableAgents, DurableAgentsPlugin, WORKFLOWS_PATH } from '../worker';
-export type { AgentWorker, AgentWorkerOptions, DurableAgentsOptions } from '../worker';
+export { createWorker, durableAgents, DurableAgentsPlugin, WORKFLOWS_PATH, WORKFLOW_BUNDLE_ENV, buildAgentBundle } from '../worker';
+export type { AgentWorker, AgentWorkerOptions, DurableAgentsOptions, WorkflowCodeSource } from '../worker';
 export { durableAgentsClient } from '../client/plugin';
 export { stateDir } from '../worker/paths';
 export type { TracingOptions } from '../telemetry/tracing';

@@ -1,4 +1,4 @@
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import type { WorkerOptions as TemporalWorkerOptions } from '@temporalio/worker';
 import { DEFAULT_TASK_QUEUE } from '../core/contract';
 import type { Agent } from '../agents/define';
@@ -16,10 +16,15 @@ import type { EncryptionSetting } from '../encryption/setting';
 import type { TracingOptions } from '../telemetry/tracing';
 import { durableAgents } from './plugin';
 import type { DurableAgentsPlugin } from './plugin';
+import type { WorkflowCodeSource } from './prebuilt-bundle';
+import { agentWorkflowCode } from './prebuilt-bundle';
 
 export { DEFAULT_LIVE_INTERVAL_MS, HEARTBEAT_THROTTLE_MS, STICKY_TIMEOUT_MS, DurableAgentsPlugin, durableAgents } from './plugin';
 export type { DurableAgentsOptions } from './plugin';
 export { WORKFLOWS_PATH, combinedWorkflowsEntry } from './workflows-entry';
+export { WORKFLOW_BUNDLE_ENV, agentWorkflowCode, defaultBundlePath, staleReason } from './prebuilt-bundle';
+export type { WorkflowCodeSource } from './prebuilt-bundle';
+export { buildAgentBundle } from './build-bundle';
 
 /**
  * Options of {@link createWorker}. Connection settings not given here (`address`, `namespace`, `apiKey`,
@@ -54,7 +59,13 @@ export interface AgentWorkerOptions extends ConnectionSettings {
   connection?: NativeConnection;
   /** Default `durable-agent`. */
   taskQueue?: string;
-  /** A prebuilt workflow bundle (tests and deployments reuse one); default: bundle `workflows/` now. */
+  /**
+   * A prebuilt workflow bundle (tests and deployments reuse one). Default: the agent workflow bundle
+   * `npm run build` writes (`dist/workflow-bundle.js`, or the file `DURABLE_AGENT_WORKFLOW_BUNDLE` names)
+   * when it is current and tracing is off; else the agent workflows are bundled at start (seconds), and
+   * the worker says why once per process (Temporal's log, info; and {@link AgentWorker.workflowCode}).
+   * `DURABLE_AGENT_WORKFLOW_BUNDLE=off` always bundles at start.
+   */
   workflowBundle?: TemporalWorkerOptions['workflowBundle'];
   /** Prices (USD per million tokens) by model id or prefix, merged over the built-in table; used for run costs. */
   prices?: PriceTable;
@@ -95,6 +106,8 @@ export interface AgentWorker {
   readonly taskQueue: string;
   /** Namespace the worker polls. */
   readonly namespace: string;
+  /** Where its workflow code came from: the prebuilt bundle, bundled at start (and why), or the bundle given. */
+  readonly workflowCode: WorkflowCodeSource;
   readonly registry: AgentRegistry;
   readonly transcripts: TranscriptStore;
   /**
@@ -153,6 +166,8 @@ export async function createWorker(options: AgentWorkerOptions): Promise<AgentWo
   const namespace = settings.namespace;
   const warning = localStoreWarning(plugin.store, settings.address);
   if (warning) console.warn(warning);
+  const workflowCode: WorkflowCodeSource = options.workflowBundle ? { kind: 'given' } : agentWorkflowCode({ tracing: options.tracing !== undefined, stackTraceSources: options.temporal?.showStackTraceSources === true });
+  if (workflowCode.kind === 'bundled') noteBundling(workflowCode.reason);
   let ownedConnection: NativeConnection | undefined;
   let worker: Worker;
   try {
@@ -169,8 +184,8 @@ export async function createWorker(options: AgentWorkerOptions): Promise<AgentWo
       connection: options.connection ?? (ownedConnection as NativeConnection),
       namespace,
       taskQueue,
-      // No workflowsPath: the plugin bundles durable-agent's workflows.
-      ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : {}),
+      // No workflowsPath: the plugin bundles durable-agent's workflows unless a bundle is given or prebuilt.
+      ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : workflowCode.kind === 'prebuilt' ? { workflowBundle: { codePath: workflowCode.path } } : {}),
       plugins: [...(options.temporal?.plugins ?? []), plugin],
     });
   } catch (err) {
@@ -178,7 +193,16 @@ export async function createWorker(options: AgentWorkerOptions): Promise<AgentWo
     await plugin.close();
     throw err;
   }
-  return new WorkerLifecycle(worker, taskQueue, namespace, plugin.registry, plugin.transcripts, ownedConnection, plugin);
+  return new WorkerLifecycle(worker, taskQueue, namespace, workflowCode, plugin.registry, plugin.transcripts, ownedConnection, plugin);
+}
+
+let bundlingNoted = false;
+
+/** Say once per process, in Temporal's log (info), that workers bundle the agent workflows at start, and why. */
+function noteBundling(reason: string): void {
+  if (bundlingNoted) return;
+  bundlingNoted = true;
+  Runtime.instance().logger.info(`durable-agent: bundling the agent workflows at start (takes seconds): ${reason}`);
 }
 
 /** Runs a Temporal worker and closes the connection it owns once the worker has stopped. */
@@ -190,6 +214,7 @@ class WorkerLifecycle implements AgentWorker {
     readonly worker: Worker,
     readonly taskQueue: string,
     readonly namespace: string,
+    readonly workflowCode: WorkflowCodeSource,
     readonly registry: AgentRegistry,
     readonly transcripts: TranscriptStore,
     private readonly ownedConnection: NativeConnection | undefined,

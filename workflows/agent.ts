@@ -8,7 +8,8 @@
 import { allHandlersFinished, CancellationScope, condition, continueAsNew, isCancellation, patched, proxyActivities, setHandler, sleep, upsertMemo, workflowInfo } from '@temporalio/workflow';
 import { compactionDue } from '../core/compaction';
 import { AGENT_MEMO, DEFINITION_HASH_MEMO } from '../core/definition';
-import { carriedState, CONTINUE_AS_NEW_AFTER_EVENTS, shouldContinueAsNew } from '../core/continuation';
+import type { TrimMark } from '../core/continuation';
+import { carriedState, CONTINUE_AS_NEW_AFTER_EVENTS, shouldContinueAsNew, trimDue, trimmedState } from '../core/continuation';
 import type { Budget } from '../core/budget';
 import { budgetMessage, budgetSpent, effectiveBudget, exhaustedBudget } from '../core/budget';
 import type { AgentActivities, AgentWorkflowInput, ContinuedRun, RunSnapshot } from '../core/contract';
@@ -160,6 +161,8 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
   // Extended by people when the agent asks (onBudgetExhausted: 'ask'); carried across continue-as-new in the input.
   let budget: Budget = continued?.budget ?? effectiveBudget(spec.budget, input.budget);
   let step: ToolStep | undefined;
+  // What the loop state held after its last trim (a continued run starts from what it carried).
+  let trimMark: TrimMark = { messages: loop.messages.length, steps: loop.steps.length, toolCalls: loop.toolCalls.length };
   let ending: Ending;
   let timedOut = false;
   const deadline = continued ? continued.deadline : budget.timeoutMs !== undefined ? new Date(Date.now() + budget.timeoutMs).toISOString() : undefined;
@@ -254,6 +257,18 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
     return over;
   }
 
+  /**
+   * After a model step, with the conversation stored: the loop keeps only its most recent messages
+   * (the result's budget) and recent step and call details (the report's), so a run's memory does not
+   * grow with its conversation. Runs recorded before this replay untrimmed (patched).
+   */
+  function keepStateSmall(): void {
+    if (!trimDue(loop, trimMark) || !patched('bounded-loop-state')) return;
+    const t = trimmedState(loop, spec.limits.resultMessagesInlineBytes ?? DEFAULTS.resultMessagesInlineBytes);
+    loop = t.loop;
+    trimMark = t.mark;
+  }
+
   /** Messages people sent join the conversation (one new user turn) before the model's next call. */
   function takeMessages(): void {
     if (inbox.size === 0) return;
@@ -325,6 +340,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
         loop = t.state;
         log.push(...t.events);
       }
+      keepStateSmall();
       const over = await overBudget();
       if (over && (t.next.type === 'run_tools' || (spec.output && t.next.type === 'call_model'))) return endOverBudget(over);
       if (t.next.type === 'finish') {

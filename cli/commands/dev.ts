@@ -30,8 +30,9 @@ export async function devCommand(flags: DevFlags, signal: AbortSignal): Promise<
   const session = await Session.open(target, { embed: 'always', uiPort: flags.uiPort, agents, log: (l) => out.note(l), ...(tracing ? { tracing } : {}) });
   let failed = false;
   try {
-    out.note('starting the worker (bundling the workflow code)...');
+    out.note('starting the worker...');
     const worker = await untilAborted(session.hostWorker(target.taskQueue), signal);
+    if (worker.workflowCode.kind === 'bundled') out.note(`bundled the workflow code at start: ${worker.workflowCode.reason}`);
     const s = out.styles;
     const host = parseAddress(session.address).host;
     const uiHost = host === '127.0.0.1' || host === '0.0.0.0' ? 'localhost' : host;

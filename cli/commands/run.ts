@@ -7,7 +7,7 @@ import { Output } from '../output';
 import { DEMO_AGENT_NAME, localModelDemoAgents, servedAgents } from '../served';
 import type * as LocalModelModule from '../../server/local-model';
 import type { LocalModelServer } from '../../server/local-model';
-import { LOCAL_MODEL_LABEL } from '../../providers/local-model';
+import type * as LocalModelProviderModule from '../../providers/local-model';
 import { Session } from '../session';
 import { cliTracing } from '../tracing';
 import type { ConnectionFlags } from '../target';
@@ -78,9 +78,13 @@ async function runWith(prompt: string, flags: RunFlags, out: Output, signal: Abo
       const names = served.names;
       if (!names.includes(agent)) throw new CliError(`unknown agent "${agent}" (agents: ${names.join(', ')})`);
       out.note(`worker: starting an in-process worker on task queue "${taskQueue}" (agents: ${names.join(', ')})...`);
-      await untilAborted(session.hostWorker(taskQueue), signal);
+      const hosted = await untilAborted(session.hostWorker(taskQueue), signal);
+      if (hosted.workflowCode.kind === 'bundled') out.note(`worker: bundled the workflow code at start: ${hosted.workflowCode.reason}`);
       const demo = served.load().demo;
       if (local) {
+        // Loaded here: it pulls in the OpenAI SDK, which only --local-model needs in this process.
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        const { LOCAL_MODEL_LABEL } = require('../../providers/local-model') as typeof LocalModelProviderModule;
         out.line(out.styles.yellow(`note: ${LOCAL_MODEL_LABEL}: a 270M-parameter base model on this machine. It drives real tools through real tool calls, but often picks wrong arguments or writes weak answers; it is here to show the machinery, not to be useful.`));
       } else if (demo?.offline) {
         out.line(out.styles.yellow(`note: ${OFFLINE_NOTE}`));

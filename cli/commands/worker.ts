@@ -49,8 +49,9 @@ export async function workerCommand(flags: WorkerFlags, signal: AbortSignal): Pr
   const tracing = cliTracing(out);
   const session = await Session.open(target, { embed: 'never', agents, log: (l) => out.note(l), ...(tracing ? { tracing } : {}) });
   try {
-    out.note('starting the worker (bundling the workflow code)...');
+    out.note('starting the worker...');
     const worker = await untilAborted(session.hostWorker(target.taskQueue), signal);
+    if (worker.workflowCode.kind === 'bundled') out.note(`bundled the workflow code at start: ${worker.workflowCode.reason}`);
     out.line(
       '',
       out.styles.bold('durable-agent worker'),

@@ -1,15 +1,15 @@
 /**
- * Starts one real Temporal dev server and builds one workflow bundle for the whole test run; test
- * files get the address and bundle path through `inject`.
+ * Starts one real Temporal dev server and builds one workflow bundle for the whole test run (as
+ * `npm run build` builds the prebuilt one: with its manifest beside it); test files get the address and
+ * bundle path through `inject`.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node' with { 'resolution-mode': 'import' };
-import { bundleWorkflowCode } from '@temporalio/worker';
 import { startDevServer } from '../../server/dev-server';
 import { ensureTemporalCli } from '../../server/temporal-cli';
-import { WORKFLOWS_PATH } from '../../worker';
+import { buildAgentBundle } from '../../worker/build-bundle';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -23,9 +23,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const cli = ensureTemporalCli((line) => console.error(line));
   const env = await startDevServer({ cli });
   const dir = mkdtempSync(join(tmpdir(), 'durable-agent-test-'));
-  const bundle = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietLogger });
   const bundlePath = join(dir, 'workflow-bundle.js');
-  writeFileSync(bundlePath, bundle.code);
+  await buildAgentBundle(bundlePath);
   project.provide('temporalAddress', env.address);
   project.provide('workflowBundlePath', bundlePath);
   project.provide('temporalCliPath', cli?.path ?? '');
@@ -34,6 +33,3 @@ export default async function setup(project: TestProject): Promise<() => Promise
     rmSync(dir, { recursive: true, force: true });
   };
 }
-
-const noop = () => undefined;
-const quietLogger = { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: (m: string) => console.error(m) };

@@ -1,11 +1,14 @@
 /** Which build bin/durable-agent.js runs: dist/ when it is present and not older than the sources. */
-import { mkdirSync, mkdtempSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- the launcher is plain CommonJS
-const { chooseEntry } = require('../../bin/entry.js') as { chooseEntry(root: string, env?: Record<string, string>): { kind: 'dist' | 'source'; path: string } };
+const { chooseEntry, SOURCES } = require('../../bin/entry.js') as {
+  chooseEntry(root: string, env?: Record<string, string>): { kind: 'dist' | 'source'; path: string };
+  SOURCES: string[];
+};
 
 /** A package folder with the given files, each with a modification time in seconds. */
 function layout(files: Record<string, number>): string {
@@ -22,6 +25,10 @@ function layout(files: Record<string, number>): string {
 const kind = (root: string, env: Record<string, string> = {}) => chooseEntry(root, env).kind;
 
 describe('chooseEntry', () => {
+  it('watches every folder the build compiles (tsconfig.build.json), so a change in any of them makes dist/ stale', () => {
+    const build = JSON.parse(readFileSync(join(__dirname, '..', '..', 'tsconfig.build.json'), 'utf8')) as { include: string[] };
+    expect([...SOURCES].sort()).toEqual([...build.include].sort());
+  });
   it('runs dist/ when it is newer than every source', () => {
     expect(kind(layout({ 'cli/main.ts': 100, 'core/loop.ts': 200, 'dist/cli/main.js': 300 }))).toBe('dist');
   });
