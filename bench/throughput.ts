@@ -29,7 +29,9 @@ export async function timeBatch(env: BenchEnvironment, side: Side, size: BatchSi
 }
 
 async function agentRun(env: BenchEnvironment, size: BatchSize, id: string): Promise<void> {
-  const run = await env.agents.start(STEP_AGENT, { input: 'go', workflowId: `bench-agent-${id}` });
+  // A prompt of its own: every run's transcript differs, as real ones do (with one prompt, every run
+  // would store the same blobs, which a worker writes only once).
+  const run = await env.agents.start(STEP_AGENT, { input: `go ${id}`, workflowId: `bench-agent-${id}` });
   const result = await run.result();
   const tools = result.report.toolCalls.filter((c) => !c.isError).length;
   if (result.status !== 'success' || result.steps !== size.steps + 1 || tools !== size.steps) {

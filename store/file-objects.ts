@@ -14,6 +14,8 @@ const CLAIM_NAME = /^[0-9a-f]{64}$/;
 export class FileObjectStore implements ObjectStore {
   readonly shared = false;
   readonly location: string;
+  /** Directories this store made (or found) already: a write into one skips its `mkdir`. */
+  private readonly made = new Set<string>();
 
   constructor(readonly dir: string) {
     this.location = resolve(dir);
@@ -68,9 +70,19 @@ export class FileObjectStore implements ObjectStore {
   async close(): Promise<void> {}
 
   private async temp(dir: string, data: Uint8Array): Promise<string> {
-    await mkdir(dir, { recursive: true });
     const tmp = join(dir, `.${randomUUID()}.tmp`);
-    await writeFile(tmp, data);
+    if (!this.made.has(dir)) {
+      await mkdir(dir, { recursive: true });
+      this.made.add(dir);
+    }
+    try {
+      await writeFile(tmp, data);
+    } catch (err) {
+      // The directory went away since (someone emptied the store): make it again.
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      await mkdir(dir, { recursive: true });
+      await writeFile(tmp, data);
+    }
     return tmp;
   }
 }

@@ -1,5 +1,6 @@
 import type { BlobRef, Message, ToolOutput, ToolResultBlock } from '../core/messages';
 import type { BlobStore } from './blob-store';
+import { AgentStore, blobRef } from './blob-store';
 import { stableStringify } from './stable-json';
 
 /** One link of a transcript chain; its content address is the transcript's head. */
@@ -38,6 +39,8 @@ const emptyTranscript = (): CachedTranscript => ({ messages: [], length: 0, call
 export const TRANSCRIPT_CACHE_HEADS = 128;
 /** Default bytes of stored tool outputs kept in memory (most recently used first). */
 export const OUTPUT_CACHE_BYTES = 32 * 1024 * 1024;
+/** Default characters of JSON blobs (prompts, messages, transcript links) this store wrote or read, kept in memory. */
+export const JSON_CACHE_BYTES = 8 * 1024 * 1024;
 
 /**
  * Conversations as hash chains over a {@link BlobStore}: each message is stored once, and a transcript
@@ -53,26 +56,79 @@ export class TranscriptStore {
   private readonly cache = new Map<BlobRef, CachedTranscript>();
   private readonly outputs = new Map<BlobRef, string>();
   private outputBytes = 0;
+  /** JSON blobs this store wrote or read, by their ref (most recently used last). */
+  private readonly json = new Map<BlobRef, string>();
+  /** The ref the blob store gave each JSON text {@link json} holds, by the text's own content address. */
+  private readonly written = new Map<string, BlobRef>();
+  private jsonBytes = 0;
 
   /**
    * @param blobs where messages and transcript links are stored.
    * @param cacheSize transcript heads kept in memory.
    * @param outputCacheBytes characters of stored tool outputs kept in memory (0: none).
+   * @param jsonCacheBytes characters of JSON blobs this store wrote or read kept in memory (0: none).
    */
   constructor(
     readonly blobs: BlobStore,
     private readonly cacheSize = TRANSCRIPT_CACHE_HEADS,
     private readonly outputCacheBytes = OUTPUT_CACHE_BYTES,
+    private readonly jsonCacheBytes = JSON_CACHE_BYTES,
   ) {}
 
-  /** Store `value` as JSON; returns its address. */
+  /**
+   * Store `value` as JSON; returns its address. A blob this store wrote or read lately is not written
+   * again (blobs are immutable and never deleted, so it is still there): an agent's prompt, stored at
+   * the start of every run, is written once per worker.
+   */
   putJson(value: unknown): Promise<BlobRef> {
-    return this.blobs.put(stableStringify(value));
+    return this.putText(stableStringify(value));
   }
 
-  /** Read a JSON blob. */
+  /** Store a JSON text (see {@link putJson}). */
+  private async putText(data: string): Promise<BlobRef> {
+    const key = blobRef(data);
+    const known = this.written.get(key);
+    if (known !== undefined && this.json.has(known)) {
+      this.touchJson(known, data);
+      return known;
+    }
+    const ref = await this.blobs.put(data);
+    this.rememberJson(ref, data, key);
+    return ref;
+  }
+
+  /**
+   * Read a JSON blob: from memory when this store wrote or read it lately (the prompt every model call
+   * reads), else from the blob store — so a blob another worker wrote is always read where it is.
+   */
   async getJson<T>(ref: BlobRef): Promise<T> {
-    return JSON.parse(await this.blobs.get(ref)) as T;
+    const cached = this.json.get(ref);
+    if (cached !== undefined) {
+      this.touchJson(ref, cached);
+      return JSON.parse(cached) as T;
+    }
+    const data = await this.blobs.get(ref);
+    this.rememberJson(ref, data);
+    return JSON.parse(data) as T;
+  }
+
+  /** Keep a JSON blob in memory, the least recently used going first past {@link jsonCacheBytes}. */
+  private rememberJson(ref: BlobRef, data: string, key = blobRef(data)): void {
+    if (data.length > this.jsonCacheBytes || this.json.has(ref)) return;
+    this.json.set(ref, data);
+    this.written.set(key, ref);
+    this.jsonBytes += data.length;
+    for (const [oldest, old] of this.json) {
+      if (this.jsonBytes <= this.jsonCacheBytes) break;
+      this.json.delete(oldest);
+      this.written.delete(blobRef(old));
+      this.jsonBytes -= old.length;
+    }
+  }
+
+  private touchJson(ref: BlobRef, data: string): void {
+    this.json.delete(ref);
+    this.json.set(ref, data);
   }
 
   /** Append messages to the transcript at `head` (null: empty); returns the new head. */
@@ -81,15 +137,30 @@ export class TranscriptStore {
     let current = head;
     let known: CachedTranscript | undefined = head ? this.cache.get(head) : emptyTranscript();
     let n = known ? known.length : (await this.getJson<TranscriptNode>(head as BlobRef)).n;
+    // A store that names blobs by the SHA-256 of their content (every built-in one): the refs are known
+    // before the writes, so every message and link of the append is written at once; the head is
+    // returned (and so recorded, or linked to) only once all of them are stored.
+    const addressed = this.blobs instanceof AgentStore;
+    const writes: Array<Promise<BlobRef>> = [];
+    const heads: Array<[BlobRef, CachedTranscript]> = [];
+    const put = async (value: unknown): Promise<BlobRef> => {
+      const data = stableStringify(value);
+      if (!addressed) return this.putText(data);
+      writes.push(this.putText(data));
+      return blobRef(data);
+    };
     for (const message of messages) {
-      const node: TranscriptNode = { v: 1, prev: current, message: await this.putJson(message), n: ++n };
-      current = await this.putJson(node);
+      const node: TranscriptNode = { v: 1, prev: current, message: await put(message), n: ++n };
+      current = await put(node);
       if (known) {
         // Equal heads name equal transcripts: one already cached (a retried append) is reused.
         known = this.cache.get(current) ?? extended(known, message);
-        this.remember(current, known);
+        heads.push([current, known]);
       }
     }
+    await Promise.all(writes);
+    // Cached once stored: a head in memory always names content the store has.
+    for (const [h, t] of heads) this.remember(h, t);
     return current;
   }
 

@@ -16,12 +16,17 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-/** A blob store that counts its reads. */
+/** A blob store that counts its reads and writes. */
 class CountingStore extends MemoryBlobStore {
   gets = 0;
+  puts = 0;
   override async get(ref: string): Promise<string> {
     this.gets++;
     return super.get(ref);
+  }
+  override async put(data: string): Promise<string> {
+    this.puts++;
+    return super.put(data);
   }
 }
 
@@ -277,6 +282,82 @@ describe('TranscriptStore', () => {
       await store.resolve([huge]);
       await store.resolve([huge]);
       expect(blobs.gets).toBe(3);
+    });
+  });
+
+  it('an append whose writes fail is not cached: the same append on a working store stores it whole', async () => {
+    const blobs = new CountingStore();
+    let writes = 0;
+    const flaky = new (class extends MemoryBlobStore {
+      override async put(data: string): Promise<string> {
+        if (++writes === 3) throw new Error('disk full');
+        return blobs.put(data);
+      }
+      override get(ref: string): Promise<string> {
+        return blobs.get(ref);
+      }
+    })();
+    const store = new TranscriptStore(flaky);
+    await expect(store.append(null, CONVERSATION)).rejects.toThrow('disk full');
+    const head = await store.append(null, CONVERSATION);
+    expect(await new TranscriptStore(blobs).load(head)).toEqual(CONVERSATION);
+  });
+
+  describe('JSON blob cache', () => {
+    const prompt = { system: 'You are terse.', tools: [{ name: 'lookup', inputSchema: { type: 'object' } }] };
+
+    it('reads a JSON blob this store wrote from memory, and writes it only once', async () => {
+      const blobs = new CountingStore();
+      const store = new TranscriptStore(blobs);
+      const ref = await store.putJson(prompt);
+      expect(await store.putJson({ tools: prompt.tools, system: prompt.system })).toBe(ref);
+      expect(blobs.puts).toBe(1);
+      expect(await store.getJson(ref)).toEqual(prompt);
+      expect(await store.getJson(ref)).toEqual(prompt);
+      expect(blobs.gets).toBe(0);
+    });
+
+    it('another worker (a store without it in memory) reads the blob from the shared store, then from memory', async () => {
+      const dir = freshDir();
+      const writer = new TranscriptStore(new FileBlobStore(dir));
+      const ref = await writer.putJson(prompt);
+      const shared = new FileBlobStore(dir);
+      let gets = 0;
+      const reader = new TranscriptStore({ put: (d) => shared.put(d), get: (r) => (gets++, shared.get(r)) });
+      expect(await reader.getJson(ref)).toEqual(prompt);
+      expect(await reader.getJson(ref)).toEqual(prompt);
+      expect(gets).toBe(1);
+      await expect(reader.getJson(`sha256-${'3'.repeat(64)}`)).rejects.toBeInstanceOf(BlobNotFoundError);
+    });
+
+    it('a write that failed is not remembered: the next one writes', async () => {
+      const blobs = new CountingStore();
+      let fail = true;
+      const store = new TranscriptStore({ put: (d) => (fail ? Promise.reject(new Error('disk full')) : blobs.put(d)), get: (r) => blobs.get(r) });
+      await expect(store.putJson(prompt)).rejects.toThrow('disk full');
+      fail = false;
+      const ref = await store.putJson(prompt);
+      expect(blobs.puts).toBe(1);
+      expect(JSON.parse(await blobs.get(ref))).toEqual(prompt);
+    });
+
+    it('is bounded by size: blobs pushed out are read (and written) again', async () => {
+      const blobs = new CountingStore();
+      const store = new TranscriptStore(blobs, 128, 0, 25_000);
+      const refs = [];
+      for (let i = 0; i < 3; i++) refs.push(await store.putJson({ text: String(i).repeat(10_000) }));
+      blobs.gets = 0;
+      await store.getJson(refs[2]!);
+      await store.getJson(refs[1]!);
+      expect(blobs.gets).toBe(0);
+      await store.getJson(refs[0]!);
+      expect(blobs.gets).toBe(1);
+      // Reading the first back pushed out the least recently used, the third: it is written again, the second is not.
+      blobs.puts = 0;
+      await store.putJson({ text: '1'.repeat(10_000) });
+      expect(blobs.puts).toBe(0);
+      await store.putJson({ text: '2'.repeat(10_000) });
+      expect(blobs.puts).toBe(1);
     });
   });
 });
