@@ -1,4 +1,5 @@
 import type { BlobRef, Message, ToolOutput, ToolResultBlock } from '../core/messages';
+import { LRUCache } from 'lru-cache';
 import type { BlobStore } from './blob-store';
 import { AgentStore, blobRef } from './blob-store';
 import { stableStringify } from './stable-json';
@@ -53,14 +54,14 @@ export const JSON_CACHE_BYTES = 8 * 1024 * 1024;
  * Blobs are immutable (content-addressed), so the caches are never stale.
  */
 export class TranscriptStore {
-  private readonly cache = new Map<BlobRef, CachedTranscript>();
-  private readonly outputs = new Map<BlobRef, string>();
-  private outputBytes = 0;
-  /** JSON blobs this store wrote or read, by their ref (most recently used last). */
-  private readonly json = new Map<BlobRef, string>();
+  /** Recent transcript heads (least recently used dropped first). */
+  private readonly cache: LRUCache<BlobRef, CachedTranscript>;
+  /** Stored tool outputs read lately, bounded by characters (undefined: none kept). */
+  private readonly outputs: LRUCache<BlobRef, string> | undefined;
+  /** JSON blobs this store wrote or read, by their ref, bounded by characters (undefined: none kept). */
+  private readonly json: LRUCache<BlobRef, string> | undefined;
   /** The ref the blob store gave each JSON text {@link json} holds, by the text's own content address. */
   private readonly written = new Map<string, BlobRef>();
-  private jsonBytes = 0;
 
   /**
    * @param blobs where messages and transcript links are stored.
@@ -73,7 +74,20 @@ export class TranscriptStore {
     private readonly cacheSize = TRANSCRIPT_CACHE_HEADS,
     private readonly outputCacheBytes = OUTPUT_CACHE_BYTES,
     private readonly jsonCacheBytes = JSON_CACHE_BYTES,
-  ) {}
+  ) {
+    this.cache = new LRUCache({ max: Math.max(1, cacheSize) });
+    const bySize = (text: string) => Math.max(1, text.length);
+    this.outputs = outputCacheBytes > 0 ? new LRUCache({ maxSize: outputCacheBytes, sizeCalculation: bySize }) : undefined;
+    this.json =
+      jsonCacheBytes > 0
+        ? new LRUCache({
+            maxSize: jsonCacheBytes,
+            sizeCalculation: bySize,
+            // A text no longer held is no longer known to be written.
+            dispose: (text) => this.written.delete(blobRef(text)),
+          })
+        : undefined;
+  }
 
   /**
    * Store `value` as JSON; returns its address. A blob this store wrote or read lately is not written
@@ -88,10 +102,7 @@ export class TranscriptStore {
   private async putText(data: string): Promise<BlobRef> {
     const key = blobRef(data);
     const known = this.written.get(key);
-    if (known !== undefined && this.json.has(known)) {
-      this.touchJson(known, data);
-      return known;
-    }
+    if (known !== undefined && this.json?.get(known) !== undefined) return known;
     const ref = await this.blobs.put(data);
     this.rememberJson(ref, data, key);
     return ref;
@@ -102,11 +113,8 @@ export class TranscriptStore {
    * reads), else from the blob store — so a blob another worker wrote is always read where it is.
    */
   async getJson<T>(ref: BlobRef): Promise<T> {
-    const cached = this.json.get(ref);
-    if (cached !== undefined) {
-      this.touchJson(ref, cached);
-      return JSON.parse(cached) as T;
-    }
+    const cached = this.json?.get(ref);
+    if (cached !== undefined) return JSON.parse(cached) as T;
     const data = await this.blobs.get(ref);
     this.rememberJson(ref, data);
     return JSON.parse(data) as T;
@@ -114,21 +122,9 @@ export class TranscriptStore {
 
   /** Keep a JSON blob in memory, the least recently used going first past {@link jsonCacheBytes}. */
   private rememberJson(ref: BlobRef, data: string, key = blobRef(data)): void {
-    if (data.length > this.jsonCacheBytes || this.json.has(ref)) return;
+    if (!this.json || data.length > this.jsonCacheBytes || this.json.has(ref)) return;
     this.json.set(ref, data);
     this.written.set(key, ref);
-    this.jsonBytes += data.length;
-    for (const [oldest, old] of this.json) {
-      if (this.jsonBytes <= this.jsonCacheBytes) break;
-      this.json.delete(oldest);
-      this.written.delete(blobRef(old));
-      this.jsonBytes -= old.length;
-    }
-  }
-
-  private touchJson(ref: BlobRef, data: string): void {
-    this.json.delete(ref);
-    this.json.set(ref, data);
   }
 
   /** Append messages to the transcript at `head` (null: empty); returns the new head. */
@@ -264,33 +260,16 @@ export class TranscriptStore {
   }
 
   private cachedOutput(ref: BlobRef): string | undefined {
-    const text = this.outputs.get(ref);
-    if (text !== undefined) {
-      this.outputs.delete(ref);
-      this.outputs.set(ref, text);
-    }
-    return text;
+    return this.outputs?.get(ref);
   }
 
   private rememberOutput(ref: BlobRef, text: string): void {
-    if (text.length > this.outputCacheBytes || this.outputs.has(ref)) return;
+    if (!this.outputs || text.length > this.outputCacheBytes || this.outputs.has(ref)) return;
     this.outputs.set(ref, text);
-    this.outputBytes += text.length;
-    for (const [oldest, old] of this.outputs) {
-      if (this.outputBytes <= this.outputCacheBytes) break;
-      this.outputs.delete(oldest);
-      this.outputBytes -= old.length;
-    }
   }
 
   private remember(head: BlobRef, transcript: CachedTranscript): void {
-    this.cache.delete(head);
     this.cache.set(head, transcript);
-    while (this.cache.size > this.cacheSize) {
-      const oldest = this.cache.keys().next().value;
-      if (oldest === undefined) break;
-      this.cache.delete(oldest);
-    }
   }
 }
 
