@@ -10,6 +10,9 @@ import { DurableAgentError } from '../core/errors';
 import { RUN_STATUSES } from '../core/result';
 import { AGENT_NAME, RUN_STATUS } from '../workflows/search-attributes';
 import type { AgentRun } from './run';
+import type { ListedRun } from '../core/run-views';
+
+export type { ListedRun };
 
 /** Statuses a filter accepts: the phases of a running run, then every way a run ends. */
 export const LISTED_STATUSES: readonly string[] = ['running', 'awaiting_approval', 'awaiting_message', ...RUN_STATUSES];
@@ -37,22 +40,6 @@ export interface RunFilter {
   limit?: number;
 }
 
-/** One listed run. */
-export interface ListedRun {
-  workflowId: string;
-  runId: string;
-  agent?: string;
-  /** The run's status search attribute, else its Temporal execution status (lower case). */
-  status: string;
-  startedAt: string;
-  closedAt?: string;
-  /** Steps taken: from the result of a finished run, or the snapshot of a running one a worker answers for. */
-  steps?: number;
-  /** Cost in USD, from a finished run's result (absent when unknown or no step had a price). */
-  costUsd?: number;
-  /** Steps without a known price (finished runs). */
-  unpricedSteps?: number;
-}
 
 /**
  * A filter of {@link RunFilter} that cannot be used; `field` names it (`agent`, `status`, `since`, `limit`)

@@ -4,59 +4,12 @@
  */
 import type { WorkflowExecutionDescription } from '@temporalio/client';
 import { WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
-import type { RunSnapshot } from '../core/contract';
-import type { RunReport, RunStatus } from '../core/result';
-import type { Usage } from '../core/usage';
 import { RunNotFoundError } from './errors';
 import type { AgentRun } from './run';
+import type { EndedRunReport, FailedRunReport, RunningRunReport, RunReportView } from '../core/run-views';
 
-/** An ended run's report, from its result. */
-export interface EndedRunReport {
-  ended: true;
-  workflowId: string;
-  runId: string;
-  /** How the run ended (its result's status). */
-  status: RunStatus;
-  report: RunReport;
-  /** Steps taken (model calls, including any the report leaves out). */
-  steps: number;
-  /** The final answer, when the run wrote one. */
-  finalText?: string;
-  startedAt: string;
-  closedAt?: string;
-}
+export type { EndedRunReport, FailedRunReport, RunningRunReport, RunReportView };
 
-/** A run that ended without a result (its workflow failed or was terminated): no report. */
-export interface FailedRunReport {
-  ended: true;
-  workflowId: string;
-  runId: string;
-  /** Temporal's status of the run, lower case: `failed`, `terminated`, `timed_out`, … */
-  status: string;
-  /** Why there is no result. */
-  failure: string;
-  startedAt: string;
-  closedAt?: string;
-}
-
-/** A run still running: no report yet, with what its snapshot tells (when a worker answered in time). */
-export interface RunningRunReport {
-  ended: false;
-  workflowId: string;
-  runId: string;
-  /** The snapshot's status (`running`, `awaiting_approval`, …), else `running`. */
-  status: string;
-  startedAt: string;
-  taskQueue: string;
-  /** Steps taken so far (from the snapshot). */
-  step?: number;
-  /** Tokens used so far (from the snapshot). */
-  usage?: Usage;
-  snapshot?: RunSnapshot;
-}
-
-/** What {@link readRunReport} finds. */
-export type RunReportView = EndedRunReport | FailedRunReport | RunningRunReport;
 
 /** Options of {@link readRunReport}. */
 export interface ReadRunReportOptions {

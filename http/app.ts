@@ -25,8 +25,6 @@ import { bodyLimit } from 'hono/body-limit';
 import type { AgentClient, AgentRun, StartOptions } from '../client';
 import { readRunReport, RunNotFoundError } from '../client';
 import type { RunFilter } from '../client';
-import type { RunSnapshot } from '../core/contract';
-import type { AgentRunResult } from '../core/result';
 import type { AuthVariables, TokenAuth } from './auth';
 import { approverOf, requireToken } from './auth';
 import { HttpError, toHttpError } from './errors';
@@ -36,6 +34,9 @@ import { metricsResponse, ServeMetrics } from './metrics';
 import { streamInbox } from './inbox-events';
 import { StreamTracker, streamRun } from './sse';
 import { checkId, checkSeq, DecisionBody, MessageBody, parseBody, runFilterOf, StartBody } from './validation';
+import type { RunView } from '../core/run-views';
+
+export type { RunView };
 
 /** The largest request body accepted. */
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -67,21 +68,6 @@ export interface HttpApi {
   inbox: InboxPoller;
 }
 
-/** What `GET /runs/:id` answers. */
-export interface RunView {
-  workflowId: string;
-  runId: string;
-  /** The workflow's status in Temporal, lower case: `running`, `completed`, `failed`, `canceled`, `terminated`, … */
-  status: string;
-  /** The run's state (undefined when the run cannot answer, e.g. it failed before it began). */
-  snapshot?: RunSnapshot;
-  /** Once the run has ended: its result. */
-  result?: AgentRunResult;
-  /** Once the run has ended without a result (the workflow itself failed, e.g. an unknown agent): why. */
-  failure?: string;
-  /** Set when the snapshot is left out because no worker answered in time. */
-  note?: string;
-}
 
 /** The run's Temporal description; an unknown id is {@link RunNotFoundError}. */
 async function describe(run: AgentRun): Promise<{ runId: string; status: string; running: boolean }> {

@@ -7,12 +7,10 @@ import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-w
 import type { AgentRun } from '../client';
 import type { AgentWorkflowInput } from '../core/contract';
 import type { AgentEvent } from '../core/events';
+import type { ContextMessage } from '../core/run-views';
 
-/** One message of the context. */
-export interface ContextMessage {
-  role: 'user' | 'assistant' | 'tool';
-  text: string;
-}
+export type { ContextMessage };
+
 
 /** Messages kept at most. */
 export const CONTEXT_MESSAGES = 6;

@@ -8,24 +8,10 @@ import type { PendingApproval } from '../core/approvals';
 import type { ContextMessage } from './approval-context';
 import { approvalContext } from './approval-context';
 import type { Caller } from './auth';
+import type { InboxCall, InboxRun, InboxView } from '../core/run-views';
 
-/** A pending call as the inbox shows it to one caller. */
-export type InboxCall = PendingApproval & {
-  /** May the caller decide it (its token may approve, and the call's approvers, if any, name it)? */
-  mayDecide: boolean;
-};
+export type { InboxCall, InboxRun, InboxView };
 
-/** A run of the inbox. */
-export interface InboxRun extends Omit<AwaitingRun, 'pending'> {
-  pending: InboxCall[];
-  /** The last messages (at most 6, each cut to about 500 characters) that led to its pending calls. */
-  context: ContextMessage[];
-}
-
-/** The body of `GET /approvals` and the data of each `inbox` event. */
-export interface InboxView {
-  runs: InboxRun[];
-}
 
 /** A run of the inbox before it is shown to a caller. */
 export type AwaitingRunWithContext = AwaitingRun & { context: ContextMessage[] };

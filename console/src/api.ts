@@ -2,9 +2,16 @@
  * Calls to the HTTP API with the signed-in token. Every failure is an {@link ApiError} carrying the
  * server's message (its JSON `{ error: { code, message } }`), or a message naming the network failure.
  */
-import type { AgentRunResult, RunReport } from '../../core/result';
-import type { RunSnapshot } from '../../core/contract';
 import type { Decision } from '../../core/approval-types';
+import type {
+  CallerView as Me,
+  InboxCall as PendingCall,
+  InboxRun,
+  InboxView as Inbox,
+  ListedRun,
+  RunReportView as ReportView,
+  RunView,
+} from '../../core/run-views';
 
 /** A refused or failed request: the server's status, code and message. */
 export class ApiError extends Error {
@@ -18,70 +25,7 @@ export class ApiError extends Error {
   }
 }
 
-/** `GET /me`. */
-export interface Me {
-  identity: string;
-  approve: boolean;
-}
-
-/** One run of `GET /runs`. */
-export interface ListedRun {
-  workflowId: string;
-  runId: string;
-  agent?: string;
-  status: string;
-  startedAt: string;
-  closedAt?: string;
-  steps?: number;
-  costUsd?: number;
-  unpricedSteps?: number;
-}
-
-/** `GET /runs/:id`. */
-export interface RunView {
-  workflowId: string;
-  runId: string;
-  status: string;
-  snapshot?: RunSnapshot;
-  result?: AgentRunResult;
-  failure?: string;
-  note?: string;
-}
-
-/** `GET /runs/:id/report`: the report of an ended run, why an ended run has none, or a running run. */
-export type ReportView =
-  | { ended: true; status: string; report: RunReport; finalText?: string }
-  | { ended: true; status: string; failure: string }
-  | { ended: false; status: string };
-
-/** A call waiting for a person, as the inbox lists it. */
-export interface PendingCall {
-  callId: string;
-  tool: string;
-  args: unknown;
-  step: number;
-  requestedAt: string;
-  expiresAt?: string;
-  approvers?: string[];
-  question?: string;
-  /** May the signed-in identity decide it (and if not, why: see `approvers`). */
-  mayDecide: boolean;
-}
-
-/** A run of the inbox, with the messages that led to its calls. */
-export interface InboxRun {
-  workflowId: string;
-  runId: string;
-  agent?: string;
-  parent?: { workflowId: string; runId: string };
-  context: Array<{ role: string; text: string }>;
-  pending: PendingCall[];
-}
-
-/** `GET /approvals` and each `inbox` event of `/approvals/events`. */
-export interface Inbox {
-  runs: InboxRun[];
-}
+export type { Me, PendingCall, InboxRun, Inbox, ListedRun, ReportView, RunView };
 
 /** The base URL of the API: the console is served at `<api>/console/`. */
 export function apiBase(): string {
