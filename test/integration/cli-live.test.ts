@@ -78,7 +78,6 @@ describe('durable-agent run, rendered live (not a terminal)', () => {
     const order = [
       `run ${workflowId} started`,
       '[step 1] calling scripted/teller',
-      '[step 1] text:\n    Let me take a moment.\n',
       '[step 1] tool call pause {"ms":700}',
       '[step 1] tool result pause ok',
       '[step 2] calling scripted/teller',
@@ -92,6 +91,17 @@ describe('durable-agent run, rendered live (not a terminal)', () => {
     ].map((s) => out.indexOf(s));
     expect(order.every((i) => i >= 0), JSON.stringify(order) + '\n' + out).toBe(true);
     expect([...order].sort((a, b) => a - b)).toEqual(order);
+    // Step 1's text, streamed before its tool call. Its first deltas can come before the step's durable
+    // events (deltas are read from the model activity, durable events from the run's event log, each on its
+    // own poll): then the text goes on after them under "text, continued:". Either way it reads whole.
+    const step1 = out.slice(out.indexOf('[step 1] text:'), out.indexOf('[step 1] tool call pause'));
+    expect(out.indexOf('[step 1] text:')).toBeGreaterThan(out.indexOf(`run ${workflowId} started`));
+    const step1Text = step1
+      .split('\n')
+      .filter((line) => line.startsWith('    '))
+      .map((line) => line.slice(4))
+      .join('');
+    expect(step1Text, step1).toBe('Let me take a moment.');
     // The draft was streamed (its text never reaches the transcript: only deltas can show it) and marked;
     // the answer appears once, the summary does not repeat it.
     expect(occurrences(out, RENDERED_ANSWER)).toBe(1);
