@@ -61,6 +61,22 @@ const RENDERED_ANSWER = ANSWER_LINES.map((l) => `    ${l}`).join('\n');
 const SPINNER_FRAMES = /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/;
 
 const occurrences = (text: string, part: string) => text.split(part).length - 1;
+
+/**
+ * The text the CLI printed under `label` (e.g. `[step 2] text (attempt 2)`): the indented lines after
+ * `label:` and after each `label, continued:`, the pieces joined as they were streamed.
+ */
+function streamedText(out: string, label: string): string {
+  const lines = out.split('\n');
+  const pieces: string[] = [];
+  lines.forEach((line, i) => {
+    if (line !== `${label}:` && line !== `${label}, continued:`) return;
+    const text: string[] = [];
+    for (let j = i + 1; j < lines.length && lines[j]!.startsWith('    '); j++) text.push(lines[j]!.slice(4));
+    pieces.push(text.join('\n'));
+  });
+  return pieces.join('');
+}
 const onServer = (taskQueue: string) => ['--address', address, '--task-queue', taskQueue];
 
 describe('durable-agent run, rendered live (not a terminal)', () => {
@@ -75,36 +91,35 @@ describe('durable-agent run, rendered live (not a terminal)', () => {
     // Plain output for pipes: no ANSI codes, no spinner frames.
     expect(out.includes('\u001b[')).toBe(false);
     expect(out).not.toMatch(SPINNER_FRAMES);
+    // The durable events, in order. A step's text is streamed beside them: its deltas are read from the
+    // model activity and the durable events from the run's event log, each on its own poll, so its first
+    // deltas can show before the step's "calling" line, and the text then goes on under "…, continued:".
     const order = [
       `run ${workflowId} started`,
       '[step 1] calling scripted/teller',
       '[step 1] tool call pause {"ms":700}',
       '[step 1] tool result pause ok',
       '[step 2] calling scripted/teller',
-      '[step 2] text:\n    A first',
       '[step 2] attempt 1 failed (server: connection reset mid-answer); retrying in',
       "[step 2] attempt 1's text above is void: the attempt failed: connection reset mid-answer; it is not part of the answer",
       '[step 2] calling scripted/teller (attempt 2)',
-      RENDERED_ANSWER,
       '[done] success after 2 steps',
       'Result',
     ].map((s) => out.indexOf(s));
     expect(order.every((i) => i >= 0), JSON.stringify(order) + '\n' + out).toBe(true);
     expect([...order].sort((a, b) => a - b)).toEqual(order);
-    // Step 1's text, streamed before its tool call. Its first deltas can come before the step's durable
-    // events (deltas are read from the model activity, durable events from the run's event log, each on its
-    // own poll): then the text goes on after them under "text, continued:". Either way it reads whole.
-    const step1 = out.slice(out.indexOf('[step 1] text:'), out.indexOf('[step 1] tool call pause'));
-    expect(out.indexOf('[step 1] text:')).toBeGreaterThan(out.indexOf(`run ${workflowId} started`));
-    const step1Text = step1
-      .split('\n')
-      .filter((line) => line.startsWith('    '))
-      .map((line) => line.slice(4))
-      .join('');
-    expect(step1Text, step1).toBe('Let me take a moment.');
+    // Each text reads whole, however its pieces were split, and shows where it belongs.
+    expect(streamedText(out, '[step 1] text'), out).toBe('Let me take a moment.');
+    expect(streamedText(out, '[step 2] text'), out).toMatch(/^A first/);
+    expect(streamedText(out, '[step 2] text (attempt 2)'), out).toBe(ANSWER_LINES.join('\n'));
+    expect(out.indexOf('[step 1] text:')).toBeLessThan(out.indexOf('[step 1] tool call pause'));
+    expect(out.indexOf('[step 2] text:')).toBeLessThan(out.indexOf('[step 2] attempt 1 failed'));
+    expect(out.indexOf('[step 2] text (attempt 2):')).toBeGreaterThan(out.indexOf("[step 2] attempt 1's text above is void"));
+    expect(out.indexOf('[step 2] text (attempt 2):')).toBeLessThan(out.indexOf('[done] success'));
     // The draft was streamed (its text never reaches the transcript: only deltas can show it) and marked;
     // the answer appears once, the summary does not repeat it.
-    expect(occurrences(out, RENDERED_ANSWER)).toBe(1);
+    expect(occurrences(out, '[step 2] text (attempt 2):')).toBe(1);
+    expect(occurrences(out, ANSWER_LINES.at(-1)!)).toBe(1);
     expect(out.slice(out.indexOf('is void')).includes('A first draft')).toBe(false);
     expect(out).toMatch(/status: +success/);
     expect(out).toMatch(/steps: +2/);
