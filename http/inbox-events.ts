@@ -9,16 +9,12 @@ import type { Caller } from './auth';
 import type { InboxPoller } from './inbox';
 import { inboxFor } from './inbox';
 import type { StreamTracker } from './sse';
-import { KEEP_ALIVE_MS } from './sse';
+import { beginStream, KEEP_ALIVE_MS } from './sse';
 
 /** Respond with the inbox of `caller` as server-sent events until the client goes away or the server stops. */
 export function streamInbox(c: Context, caller: Caller, poller: InboxPoller, tracker: StreamTracker): Response {
   return streamSSE(c, async (sse) => {
-    const stop = new AbortController();
-    const ended = tracker.began(stop);
-    const abort = () => stop.abort();
-    sse.onAbort(abort);
-    c.req.raw.signal.addEventListener('abort', abort, { once: true });
+    const stop = beginStream(c, sse, tracker);
     let last = '';
     let writing = Promise.resolve();
     const write = (send: () => Promise<unknown>) => {
@@ -40,8 +36,7 @@ export function streamInbox(c: Context, caller: Caller, poller: InboxPoller, tra
     } finally {
       clearInterval(keepAlive);
       unsubscribe();
-      c.req.raw.signal.removeEventListener('abort', abort);
-      ended();
+      stop.close();
     }
   });
 }

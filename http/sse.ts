@@ -6,6 +6,7 @@
  * run at once.
  */
 import type { Context } from 'hono';
+import type { SSEStreamingApi } from 'hono/streaming';
 import { streamSSE } from 'hono/streaming';
 import type { AgentRun } from '../client';
 import type { StreamEvent } from '../client/live';
@@ -40,6 +41,34 @@ export class StreamTracker {
   }
 }
 
+/** A served event stream's lifetime (see {@link beginStream}). */
+export interface StreamLifetime {
+  /** Aborts when the client goes away, the server stops ({@link StreamTracker.stopAll}) or {@link abort} is called. */
+  signal: AbortSignal;
+  /** Stop the stream (e.g. a write failed: the connection is gone). */
+  abort(): void;
+  /** The stream is over: no longer counted, no longer listening. Call once, last. */
+  close(): void;
+}
+
+/** A stream began: counted by `tracker` and stopped when the client disconnects or the server stops. */
+export function beginStream(c: Context, sse: SSEStreamingApi, tracker: StreamTracker): StreamLifetime {
+  const stop = new AbortController();
+  const ended = tracker.began(stop);
+  const abort = () => stop.abort();
+  sse.onAbort(abort);
+  c.req.raw.signal.addEventListener('abort', abort, { once: true });
+  return {
+    signal: stop.signal,
+    abort,
+    close: () => {
+      c.req.raw.signal.removeEventListener('abort', abort);
+      stop.abort();
+      ended();
+    },
+  };
+}
+
 /** The SSE fields of one stream event: durable events (with a `seq`) get their seq as id. */
 export function sseMessage(e: StreamEvent): { data: string; id?: string } {
   return 'seq' in e ? { data: JSON.stringify(e), id: String(e.seq) } : { data: JSON.stringify(e) };
@@ -52,11 +81,7 @@ export function sseMessage(e: StreamEvent): { data: string; id?: string } {
  */
 export function streamRun(c: Context, run: AgentRun, from: number, tracker: StreamTracker, report: (err: unknown) => void): Response {
   return streamSSE(c, async (sse) => {
-    const stop = new AbortController();
-    const ended = tracker.began(stop);
-    const abort = () => stop.abort();
-    sse.onAbort(abort);
-    c.req.raw.signal.addEventListener('abort', abort, { once: true });
+    const stop = beginStream(c, sse, tracker);
     const keepAlive = setInterval(() => void sse.write(': keep-alive\n\n'), KEEP_ALIVE_MS);
     keepAlive.unref();
     try {
@@ -72,9 +97,7 @@ export function streamRun(c: Context, run: AgentRun, from: number, tracker: Stre
       }
     } finally {
       clearInterval(keepAlive);
-      c.req.raw.signal.removeEventListener('abort', abort);
-      stop.abort();
-      ended();
+      stop.close();
     }
   });
 }
