@@ -12,6 +12,7 @@
  *   npx tsx bench/step-profile.ts [--runs N] [--steps M]
  */
 import { randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
 import { temporal } from '@temporalio/proto';
@@ -123,7 +124,36 @@ function profile(events: Event[], modelActivity: string): RunProfile {
   return p;
 }
 
-async function batch(env: BenchEnvironment, side: 'agent' | 'baseline', runs: number, steps: number): Promise<{ ids: string[]; seconds: number }> {
+/** CPU ms used so far by this process's child processes (the dev server started here), from /proc (Linux). */
+function childrenCpuMs(): number {
+  let ticks = 0;
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      // Fields after the command (which may hold spaces): state ppid … utime(14) stime(15).
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      if (Number(fields[1]) === process.pid) ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  return ticks * 10;
+}
+
+/** CPU ms this process and the dev server used during `f`. */
+async function cpuOf<T>(f: () => Promise<T>): Promise<{ value: T; workerMs: number; serverMs: number }> {
+  const worker0 = process.cpuUsage();
+  const server0 = childrenCpuMs();
+  const value = await f();
+  const worker = process.cpuUsage(worker0);
+  return { value, workerMs: (worker.user + worker.system) / 1000, serverMs: childrenCpuMs() - server0 };
+}
+
+async function batch(env: BenchEnvironment, side: 'agent' | 'baseline', runs: number, steps: number): Promise<{ ids: string[]; seconds: number; workerMs: number; serverMs: number }> {
+  const { value, workerMs, serverMs } = await cpuOf(() => runBatch(env, side, runs, steps));
+  return { ...value, workerMs, serverMs };
+}
+
+async function runBatch(env: BenchEnvironment, side: 'agent' | 'baseline', runs: number, steps: number): Promise<{ ids: string[]; seconds: number }> {
   const id = randomUUID().slice(0, 8);
   const ids = Array.from({ length: runs }, (_, i) => `profile-${side}-${id}-${i}`);
   const t0 = performance.now();
@@ -159,7 +189,10 @@ async function main(): Promise<void> {
     const base = await batch(env, 'baseline', runs, steps);
     const read = async (ids: string[], model: string) =>
       Promise.all(ids.map(async (id) => profile((await env.temporal.workflow.getHandle(id).fetchHistory()).events ?? [], model)));
-    const sides = { 'durable-agent': { ps: await read(agent.ids, 'callModel'), seconds: agent.seconds, model: 'callModel', tool: 'runTool' }, baseline: { ps: await read(base.ids, 'modelLike'), seconds: base.seconds, model: 'modelLike', tool: 'toolLike' } };
+    const sides = {
+      'durable-agent': { ps: await read(agent.ids, 'callModel'), seconds: agent.seconds, cpu: agent, model: 'callModel', tool: 'runTool' },
+      baseline: { ps: await read(base.ids, 'modelLike'), seconds: base.seconds, cpu: base, model: 'modelLike', tool: 'toolLike' },
+    };
     const steps1 = steps + 1;
     const med = (xs: number[]) => spread(xs).median;
     const per = (f: (p: RunProfile) => number) => Object.values(sides).map((s) => num(med(s.ps.map(f)), 2));
@@ -169,6 +202,8 @@ async function main(): Promise<void> {
       table([
         ['', 'durable-agent', 'baseline'],
         ['steps/s of the batch', ...Object.values(sides).map((s) => num((runs * steps) / s.seconds, 1))],
+        ['worker process CPU ms per tool step (all threads)', ...Object.values(sides).map((s) => num(s.cpu.workerMs / (runs * steps), 2))],
+        ['dev server CPU ms per tool step', ...Object.values(sides).map((s) => num(s.cpu.serverMs / (runs * steps), 2))],
         ['history events per tool step', ...per((p) => p.events / steps)],
         ['activities per run', ...Object.values(sides).map((s) => [...(s.ps[0]?.activities ?? new Map())].map(([k, v]) => `${k} ${v}`).join(', '))],
         ['activities with a heartbeat timeout per run', ...per((p) => p.heartbeatTimeoutSet)],
