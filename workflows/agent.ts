@@ -5,7 +5,7 @@
  * model, a tool, the store or an activity — returns an `AgentRunResult`, emits `done` and leaves the
  * snapshot and search attributes final.
  */
-import { allHandlersFinished, CancellationScope, condition, continueAsNew, isCancellation, patched, proxyActivities, setHandler, sleep, upsertMemo, workflowInfo } from '@temporalio/workflow';
+import { allHandlersFinished, CancellationScope, condition, continueAsNew, isCancellation, patched, proxyActivities, proxyLocalActivities, setHandler, sleep, upsertMemo, workflowInfo } from '@temporalio/workflow';
 import { compactionDue } from '../core/compaction';
 import { AGENT_MEMO, DEFINITION_HASH_MEMO } from '../core/definition';
 import type { TrimMark } from '../core/continuation';
@@ -40,6 +40,13 @@ import { Visibility } from './visibility';
 import { ChildApprovals, parentNotifier } from './sub-agent';
 
 const { describeAgent, commitTranscript } = proxyActivities<AgentActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: { maximumAttempts: 5, initialInterval: '1 second' },
+});
+
+// The agent's definition is resolved in the worker that starts the run, within its first workflow task
+// (a local activity: one marker event, no server round trip); runs recorded before keep the activity.
+const { describeAgent: describeAgentHere } = proxyLocalActivities<AgentActivities>({
   startToCloseTimeout: '1 minute',
   retry: { maximumAttempts: 5, initialInterval: '1 second' },
 });
@@ -131,10 +138,14 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
   if (problems) return end({ status: 'invalid_input', error: { message: `Invalid agent run input: ${problems}`, type: 'InvalidInput' } });
 
   let spec: AgentSpec;
+  // Runs that describe their agent in a local activity record its definition hash in the memo (without
+  // the patch marker of runs before them, so no marker follows the local activity's).
+  let local = false;
   if (continued) spec = continued.spec;
   else {
     try {
-      spec = await describeAgent({ agent: input.agent });
+      local = patched('describe-agent-local');
+      spec = local ? await describeAgentHere({ agent: input.agent }) : await describeAgent({ agent: input.agent });
     } catch (err) {
       if (isCancellation(err)) return end({ status: 'cancelled', error: { message: 'The run was cancelled.', type: 'CancelledFailure' } });
       if (!isActivityFailure(err)) throw err;
@@ -143,7 +154,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
   }
 
   // The run's agent definition, readable with describe() (runs recorded before this keep replaying: patched).
-  if (spec.definitionHash && patched('definition-hash-memo')) upsertMemo({ [AGENT_MEMO]: spec.name, [DEFINITION_HASH_MEMO]: spec.definitionHash });
+  if (spec.definitionHash && (local || patched('definition-hash-memo'))) upsertMemo({ [AGENT_MEMO]: spec.name, [DEFINITION_HASH_MEMO]: spec.definitionHash });
   phase = 'running';
   visibility = new Visibility(spec.searchAttributes === true);
   visibility.update(spec.name, phase, 0);
@@ -236,8 +247,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
    */
   async function overBudget(turns = loop.turn): Promise<Ending | undefined> {
     for (;;) {
-      const steps = [...loop.steps, { costUsd: (loop.earlier?.costUsd ?? 0) + (loop.context?.costUsd ?? 0) + (loop.subAgents?.costUsd ?? 0) }];
-      const spent = exhaustedBudget(budget, budgetSpent(loop.usage, steps, turns));
+      const spent = spentBudget(turns);
       if (!spent) return undefined;
       const ending: Ending = { status: 'budget_exceeded', error: { message: budgetMessage(spent), type: 'BudgetExceeded' } };
       if (spec.limits.onBudgetExhausted !== 'ask') return ending;
@@ -247,6 +257,12 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
       }
       budget = { ...budget, [spent.budget]: spent.limit + (decided.extendBy ?? spent.limit) };
     }
+  }
+
+  /** The budget this state has spent (undefined while within every budget). */
+  function spentBudget(turns: number) {
+    const steps = [...loop.steps, { costUsd: (loop.earlier?.costUsd ?? 0) + (loop.context?.costUsd ?? 0) + (loop.subAgents?.costUsd ?? 0) }];
+    return exhaustedBudget(budget, budgetSpent(loop.usage, steps, turns));
   }
 
   /** End on a spent budget: calls the model asked for are closed without running. */
@@ -341,7 +357,9 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
         log.push(...t.events);
       }
       keepStateSmall();
-      const over = await overBudget();
+      // Within budget (nearly every step), no await: each one is a promise, and Temporal's workflow
+      // runtime records a stack trace for every promise workflow code makes.
+      const over = spentBudget(loop.turn) ? await overBudget() : undefined;
       if (over && (t.next.type === 'run_tools' || (spec.output && t.next.type === 'call_model'))) return endOverBudget(over);
       if (t.next.type === 'finish') {
         if (t.next.status === 'success') {

@@ -39,7 +39,9 @@ export class ToolStep {
     const { ctx, plan } = this;
     plan.immediate.forEach((o) => this.record(o));
     const planned = plan.batches.flat();
-    const gates = await this.gates(planned);
+    // Gates that need no predicate are known at once (no await: each one is a promise, and Temporal's
+    // workflow runtime records a stack trace for every promise workflow code makes).
+    const gates = planned.some((c) => this.gate(c).kind === 'check') ? await this.checkedGates(planned) : new Map(planned.map((c) => [c.callId, this.gate(c)]));
     for (const call of planned) {
       const kind = gates.get(call.callId)?.kind;
       if (kind === 'deny') this.record(policyDeniedOutcome(call.callId, call.tool.name));
@@ -58,7 +60,9 @@ export class ToolStep {
         continue;
       }
       const open = batch.filter((call) => !this.outcomes.has(call.callId));
-      await Promise.all(open.map(async (call) => this.record(await runCall(ctx, call, gates.get(call.callId) as Gate, inlineLimit))));
+      const runOne = async (call: PlannedCall) => this.record(await runCall(ctx, call, gates.get(call.callId) as Gate, inlineLimit));
+      if (open.length === 1) await runOne(open[0]!);
+      else await Promise.all(open.map(runOne));
       const ends = this.completed().find((o) => o.endsRun);
       if (ends && patched('stop-batches-after-fatal-outcome')) ending = ends;
     }
@@ -73,16 +77,18 @@ export class ToolStep {
     if (o.endsRun) this.ctx.desk.withdrawAll();
   }
 
-  /** Gates of the calls: static ones from data, conditional ones from the tools' predicates (one activity, recorded). */
-  private async gates(calls: PlannedCall[]): Promise<Map<string, Gate>> {
+  /** The gate of a call from data (run policy, approval settings, tools approved for the run); `check` once its predicate answered. */
+  private gate(c: PlannedCall, check?: boolean): Gate {
+    return gateFor(c.tool.name, c.tool.approval, this.ctx.policy, this.ctx.desk.approvedTools, check);
+  }
+
+  /** Gates of calls some of which have approval predicates: those are asked (one activity, recorded). */
+  private async checkedGates(calls: PlannedCall[]): Promise<Map<string, Gate>> {
     const { ctx } = this;
-    const gate = (c: PlannedCall, check?: boolean) => gateFor(c.tool.name, c.tool.approval, ctx.policy, ctx.desk.approvedTools, check);
-    const gates = new Map(calls.map((c) => [c.callId, gate(c)]));
+    const gates = new Map(calls.map((c) => [c.callId, this.gate(c)]));
     const toCheck = calls.filter((c) => gates.get(c.callId)?.kind === 'check');
-    if (toCheck.length) {
-      const answers = await checkApprovals({ agent: ctx.spec.name, calls: toCheck.map((c) => ({ callId: c.callId, tool: c.tool.name, args: c.args })) });
-      for (const c of toCheck) gates.set(c.callId, gate(c, answers.find((a) => a.callId === c.callId)?.needsApproval ?? true));
-    }
+    const answers = await checkApprovals({ agent: ctx.spec.name, calls: toCheck.map((c) => ({ callId: c.callId, tool: c.tool.name, args: c.args })) });
+    for (const c of toCheck) gates.set(c.callId, this.gate(c, answers.find((a) => a.callId === c.callId)?.needsApproval ?? true));
     return gates;
   }
 }

@@ -10,7 +10,8 @@ import { AGENT_MEMO, DEFINITION_HASH_MEMO } from '../../core/definition';
 import { ScriptedAgents } from '../helpers/agents';
 import type { Harness } from '../helpers/harness';
 import { startHarness, testId } from '../helpers/harness';
-import { echo } from '../helpers/tools';
+import { waitForPending } from '../helpers/events';
+import { deploy, echo } from '../helpers/tools';
 
 const echoLoud = defineTool({
   name: 'echo',
@@ -55,5 +56,46 @@ describe('the definition hash in the memo', () => {
     expect(changed?.[AGENT_MEMO]).toBe('hashed');
     expect(changed?.[DEFINITION_HASH_MEMO]).toMatch(/^[0-9a-f]{64}$/);
     expect(changed?.[DEFINITION_HASH_MEMO]).not.toBe(first?.[DEFINITION_HASH_MEMO]);
+  });
+});
+
+describe('the definition, resolved in the worker that starts the run', () => {
+  it('by a local activity: no describeAgent activity in history, the first activity is the model call', async () => {
+    const run = await a.client.start('hashed', { input: 'hello', workflowId: testId('described-here') });
+    expect((await run.result()).status).toBe('success');
+    const { events } = await a.temporal.workflow.getHandle(run.workflowId).fetchHistory();
+    const scheduled = (events ?? []).flatMap((e) => (e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes.activityType?.name] : []));
+    expect(scheduled[0]).toBe('callModel');
+    expect(scheduled).not.toContain('describeAgent');
+    expect((events ?? []).some((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity')).toBe(true);
+  });
+
+  it('still checks the agent: one this worker does not know ends the run with an error naming it', async () => {
+    const run = await a.client.start('no_such_agent', { input: 'hello', workflowId: testId('described-unknown') });
+    const result = await run.result();
+    expect(result.status).not.toBe('success');
+    expect(result.error?.message).toMatch(/no_such_agent/);
+  });
+
+  it('replays on a new worker mid-run: a query, then the decision and the rest of the run', async () => {
+    const agents = new ScriptedAgents();
+    agents.add('gated', (_req, ctx) => (ctx.step === 1 ? { toolCalls: [{ name: 'deploy', args: { service: 'api' } }] } : { text: 'deployed' }), { tools: [deploy] });
+    const first = await startHarness({ agents: agents.agents, providers: { scripted: agents.provider } });
+    let second: Harness | undefined;
+    try {
+      const run = await first.client.start('gated', { input: 'ship it', workflowId: testId('described-replayed') });
+      const [pending] = await waitForPending(run);
+      await first.stop();
+      // A worker with an empty cache answers by replaying the history, the local activity's marker included.
+      second = await startHarness({ agents: agents.agents, providers: { scripted: agents.provider }, taskQueue: first.taskQueue, storeDir: first.storeDir });
+      const again = second.client.get(run.workflowId);
+      expect((await again.pendingApprovals()).map((p) => p.callId)).toEqual([pending!.callId]);
+      await again.decide({ callId: pending!.callId, decision: 'approve', by: 'ops:test' });
+      const result = await again.result();
+      expect(result.status).toBe('success');
+      expect(result.finalText).toBe('deployed');
+    } finally {
+      await second?.stop();
+    }
   });
 });
