@@ -2,7 +2,7 @@
  * Following a run live: its stream (durable events and the model's answer as it streams) rendered for
  * people by a {@link LiveView}, or one JSON object a line for scripts; then its result.
  */
-import ora from 'ora';
+import type * as OraModule from 'ora';
 import type { AgentRun } from '../client';
 import type { AgentRunResult } from '../core/result';
 import { OFFLINE_LABEL, OFFLINE_MODEL, OFFLINE_PROVIDER } from '../demo/offline-model';
@@ -47,6 +47,9 @@ export function isInteractive(out: Output, env: NodeJS.ProcessEnv = process.env)
 
 /** The spinner of an interactive view (enabled outright: the view decided it draws on a terminal). */
 export function spinnerFor(stream: NodeJS.WritableStream): Spinner {
+  // Loaded here: only a view drawing on a terminal has a spinner (piped and --json output never load it).
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy loading, typed by the module's own types
+  const ora = require('ora') as typeof OraModule.default; // CommonJS: the module is the function
   return ora({ stream, isEnabled: true, discardStdin: false, color: 'cyan' });
 }
 

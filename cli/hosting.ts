@@ -4,12 +4,12 @@
  */
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import type { AgentWorker } from '../worker';
-import { createWorker } from '../worker';
+import type * as WorkerModule from '../worker';
 import { prometheusMetrics } from '../telemetry/prometheus';
 import type { TracingOptions } from '../telemetry/tracing';
 import { oneLine } from './errors';
 import { workerIdentity } from './pollers';
-import type { WorkerAgents } from './served';
+import type { ServedAgents } from './served';
 
 let runtimeInstalled = false;
 
@@ -39,14 +39,23 @@ export interface StartedWorker {
   connection?: NativeConnection;
 }
 
-/** Start a worker for `agents` on `taskQueue`: over `connection` when given, else a new one to `address`. */
-export async function startWorker(options: { agents: WorkerAgents; taskQueue: string; address: string; connection?: NativeConnection; tracing?: TracingOptions }): Promise<StartedWorker> {
+/**
+ * Start a worker for `agents` on `taskQueue`: over `connection` when given, else a new one to `address`.
+ * A new connection is opened while the agents and the worker's own code load (it connects on Temporal's
+ * native threads meanwhile).
+ */
+export async function startWorker(options: { agents: ServedAgents; taskQueue: string; address: string; connection?: NativeConnection; tracing?: TracingOptions }): Promise<StartedWorker> {
   installRuntime();
-  const own = options.connection ? undefined : await NativeConnection.connect({ address: options.address });
+  const connecting = options.connection ? undefined : NativeConnection.connect({ address: options.address });
+  let own: NativeConnection | undefined;
   try {
+    const agents = options.agents.load();
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded while the connection is being opened
+    const { createWorker } = require('../worker') as typeof WorkerModule;
+    own = await connecting;
     const worker = await createWorker({
-      agents: options.agents.agents,
-      providers: options.agents.providers,
+      agents: agents.agents,
+      providers: agents.providers,
       connection: options.connection ?? (own as NativeConnection),
       taskQueue: options.taskQueue,
       temporal: { identity: workerIdentity() },
@@ -54,7 +63,8 @@ export async function startWorker(options: { agents: WorkerAgents; taskQueue: st
     });
     return { worker, ...(own ? { connection: own } : {}) };
   } catch (err) {
-    await own?.close().catch(() => undefined);
+    const opened = own ?? (await connecting?.catch(() => undefined));
+    await opened?.close().catch(() => undefined);
     throw err;
   }
 }

@@ -151,7 +151,7 @@ export class Session {
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- the worker runtime loads only when a worker is hosted
     const { startWorker } = require('./hosting') as typeof HostingModule;
     const started = await startWorker({
-      agents: this.agents.load(),
+      agents: this.agents,
       taskQueue,
       address: this.address,
       ...(this.server ? { connection: this.server.nativeConnection } : {}),

@@ -17,6 +17,7 @@ import type { agentWorkflow } from '../workflows/agent';
 import type { MessageReceipt, UserMessageInput } from '../core/inbox';
 import { approvalSignal, decideUpdate, endSignal, eventsQuery, messageSignal, pendingApprovalsQuery, sendUpdate, snapshotQuery } from '../workflows/definitions';
 import { ABORTED, sleep, untilAborted } from './abortable';
+import { emptyPollWait } from './poll-delay';
 import type { ChildAgentEvent } from './child-events';
 import { withChildEvents } from './child-events';
 import { ApprovalRefusedError, MessageRefusedError, RunNotFoundError } from './errors';
@@ -268,6 +269,8 @@ export class AgentRun<C extends ToolCallShape = AnyToolCall, out O = UnknownOutp
     let cursor = options.from ?? 0;
     const pollMs = options.pollMs ?? 200;
     let interrupted = 0;
+    let seenEvent = false;
+    let emptyPolls = 0;
     for (;;) {
       if (signal?.aborted) return;
       let page: EventPage<C> | typeof ABORTED;
@@ -287,6 +290,7 @@ export class AgentRun<C extends ToolCallShape = AnyToolCall, out O = UnknownOutp
       if (page === ABORTED) return;
       for (const e of page.events) {
         if (signal?.aborted) return;
+        seenEvent = true;
         yield e;
       }
       cursor = page.next;
@@ -299,7 +303,7 @@ export class AgentRun<C extends ToolCallShape = AnyToolCall, out O = UnknownOutp
           for (const e of last.events) yield e;
           return;
         }
-        if (await sleep(pollMs, signal)) return;
+        if (await sleep(emptyPollWait(pollMs, ++emptyPolls, seenEvent), signal)) return;
       }
     }
   }

@@ -4,15 +4,28 @@
  * live here and in the server's declaration only, never in activity inputs or outputs.
  */
 import { msToNumber } from '@temporalio/common';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type * as ClientModule from '@modelcontextprotocol/sdk/client/index.js';
+import type * as StdioModule from '@modelcontextprotocol/sdk/client/stdio.js';
+import type * as StreamableHttpModule from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult, Tool as McpToolInfo } from '@modelcontextprotocol/sdk/types.js';
 import { DEFAULT_MCP_CONNECT_TIMEOUT_MS, McpServerError } from './server';
 import type { McpServer, McpStdioServerConfig, McpHttpServerConfig } from './server';
 
 export type { McpToolInfo };
+
+/*
+ * The MCP SDK is loaded when a server is first connected to: a worker whose agents use no MCP server, and
+ * every CLI command, start without loading it (~0.1 s).
+ */
+/* eslint-disable @typescript-eslint/no-require-imports -- lazy loading, typed by the modules' own types */
+const sdk = {
+  client: () => require('@modelcontextprotocol/sdk/client/index.js') as typeof ClientModule,
+  stdio: () => require('@modelcontextprotocol/sdk/client/stdio.js') as typeof StdioModule,
+  http: () => require('@modelcontextprotocol/sdk/client/streamableHttp.js') as typeof StreamableHttpModule,
+};
+/* eslint-enable @typescript-eslint/no-require-imports */
 
 /** Bytes of a stdio server's stderr kept for error messages. */
 const STDERR_TAIL_BYTES = 2048;
@@ -65,9 +78,11 @@ class McpConnection {
   private transport(): Transport {
     if (this.server.transport === 'http') {
       const s = this.server as McpHttpServerConfig;
+      const { StreamableHTTPClientTransport } = sdk.http();
       return new StreamableHTTPClientTransport(new URL(String(s.url)), s.headers ? { requestInit: { headers: { ...s.headers } } } : undefined);
     }
     const s = this.server as McpStdioServerConfig;
+    const { StdioClientTransport } = sdk.stdio();
     const transport = new StdioClientTransport({ command: s.command, args: [...(s.args ?? [])], ...(s.env ? { env: { ...s.env } } : {}), ...(s.cwd ? { cwd: s.cwd } : {}), stderr: 'pipe' });
     // Keep the end of what the server writes to stderr, for the error when it fails to start or dies.
     transport.stderr?.on('data', (chunk: Buffer) => {
@@ -78,6 +93,7 @@ class McpConnection {
 
   private async connect(): Promise<Client> {
     this.stderrTail = '';
+    const { Client } = sdk.client();
     const client = new Client(CLIENT_INFO, { capabilities: {} });
     const transport = this.transport();
     client.onclose = () => {
@@ -117,7 +133,7 @@ class McpConnection {
       );
     }
     const url = String((this.server as McpHttpServerConfig).url);
-    if (err instanceof StreamableHTTPError && typeof code === 'number' && [401, 403, 404, 405].includes(code)) {
+    if (err instanceof sdk.http().StreamableHTTPError && typeof code === 'number' && [401, 403, 404, 405].includes(code)) {
       const fix = code === 404 || code === 405 ? 'check url (the MCP endpoint, often ending in /mcp)' : 'check headers (credentials)';
       return new McpServerError(name, `${url} answered HTTP ${code}: ${fix} in mcpServer({ name: '${name}', url, headers })`, { retryable: false, cause: err });
     }

@@ -5,8 +5,9 @@
 import { msToNumber } from '@temporalio/common';
 import { Context } from '@temporalio/activity';
 import { z } from 'zod';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
+import type * as AjvProviderModule from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
+import type * as McpTypesModule from '@modelcontextprotocol/sdk/types.js';
 import type { JsonObject } from '../core/json';
 import { DEFAULTS } from '../core/spec';
 import { DefinitionError } from '../core/errors';
@@ -19,8 +20,20 @@ import { resultText } from './results';
 import type { McpSource, McpToolOptions, McpToolset } from './server';
 import { McpServerError, toolsetOf } from './server';
 
-/** Errors of a call that retrying cannot fix: the server refused the request itself. */
-const FINAL_CODES = new Set<number>([ErrorCode.InvalidParams, ErrorCode.MethodNotFound, ErrorCode.InvalidRequest, ErrorCode.ParseError]);
+/*
+ * The MCP SDK's types (zod schemas) and ajv are loaded when an agent's MCP tools are first listed or a
+ * call fails: a worker whose agents use no MCP server starts without them.
+ */
+/* eslint-disable @typescript-eslint/no-require-imports -- lazy loading, typed by the modules' own types */
+const mcpTypes = () => require('@modelcontextprotocol/sdk/types.js') as typeof McpTypesModule;
+const ajvProvider = () => require('@modelcontextprotocol/sdk/validation/ajv-provider.js') as typeof AjvProviderModule;
+/* eslint-enable @typescript-eslint/no-require-imports */
+
+/** Whether `err` is an MCP error that retrying cannot fix: the server refused the request itself. */
+function isFinal(err: unknown): boolean {
+  const { ErrorCode, McpError } = mcpTypes();
+  return err instanceof McpError && [ErrorCode.InvalidParams, ErrorCode.MethodNotFound, ErrorCode.InvalidRequest, ErrorCode.ParseError].includes(err.code);
+}
 
 /** The tools' input schema: the server's JSON Schema, without `$schema` (which providers and ajv need not see). */
 function inputSchemaOf(info: McpToolInfo): JsonObject {
@@ -61,17 +74,23 @@ function attemptTimeoutMs(fallback: number): number {
 /** A failed call (no answer, or the server refused the request) as a tool failure: retried unless retrying cannot help. */
 function callError(server: string, tool: string, err: unknown): ToolError {
   const message = err instanceof Error ? err.message : String(err);
-  const final = err instanceof McpError && FINAL_CODES.has(err.code);
+  const final = isFinal(err);
   return new ToolError(`MCP server "${server}", tool "${tool}": ${message}`, { retryable: !final, cause: err });
 }
 
 /** The worker's MCP tools, per agent. */
 export class McpCatalog {
-  private readonly validator = new AjvJsonSchemaValidator();
+  private validatorInstance: AjvJsonSchemaValidator | undefined;
   /** Tools built from one listing (a listing lasts as long as its connection). */
   private readonly built = new WeakMap<McpToolInfo[], Map<McpToolset, AnyTool[]>>();
 
   constructor(private readonly pool: McpClientPool) {}
+
+  /** The ajv validator of the servers' input schemas, made on first use. */
+  private validator(): AjvJsonSchemaValidator {
+    this.validatorInstance ??= new (ajvProvider().AjvJsonSchemaValidator)();
+    return this.validatorInstance;
+  }
 
   /**
    * Every MCP tool of `agent`, listed from its servers now (connecting to them). Names collide neither
@@ -159,7 +178,7 @@ export class McpCatalog {
         kind: 'tool' as const,
         name,
         description: info.description?.trim() || info.title?.trim() || `Tool "${info.name}" of MCP server "${server}"`,
-        input: validatingInput(inputSchema, this.validator),
+        input: validatingInput(inputSchema, this.validator()),
         inputSchema,
         execute: async (args: Record<string, unknown>, ctx: ToolContext) => {
           let result;

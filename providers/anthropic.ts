@@ -4,7 +4,8 @@
  * API key and base URL come from the worker's environment (or the constructor), never from workflow
  * input or history.
  */
-import Anthropic from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
+import type * as AnthropicModule from '@anthropic-ai/sdk';
 import type { ModelRequest, ModelResponse } from '../core/model';
 import { anthropicParams } from './anthropic-request';
 import { AnthropicStreamAssembler, AnthropicStreamError } from './anthropic-stream';
@@ -45,12 +46,22 @@ const KIND_BY_TYPE: Readonly<Record<string, ProviderErrorKind>> = {
 const PROVIDER = 'Anthropic';
 
 /**
+ * The SDK, loaded on first use (a model call, or classifying an error): a worker whose agents never call
+ * Anthropic, and every CLI command, start without loading it (~0.1 s).
+ */
+function anthropicSdk(): typeof Anthropic {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy loading, typed by the module's own types
+  return (require('@anthropic-ai/sdk') as typeof AnthropicModule).default;
+}
+
+/**
  * Classify anything a Messages API call threw. HTTP 408/409/429/5xx/529, connection failures, timeouts
  * and error events after a 200 (mid-stream) are retryable; other 4xx are final, with the API's error
  * type and message.
  */
 export function classifyAnthropicError(err: unknown): ProviderError {
   if (err instanceof ProviderError) return err;
+  const Anthropic = anthropicSdk();
   if (err instanceof Anthropic.APIConnectionTimeoutError) {
     return new ProviderError(`${PROVIDER} request timed out: ${err.message}`, { kind: 'timeout', retryable: true, cause: err });
   }
@@ -100,6 +111,7 @@ export class AnthropicProvider implements ModelProvider {
       });
     }
     const baseURL = this.options.baseURL ?? process.env.ANTHROPIC_BASE_URL;
+    const Anthropic = anthropicSdk();
     this.client = new Anthropic({
       apiKey,
       // Temporal owns retries: a failed call is never retried at two layers.

@@ -4,7 +4,8 @@
  * retries, so every failure is classified into a {@link ProviderError} and thrown. The API key and base
  * URL come from the worker's environment (or the constructor), never from workflow input or history.
  */
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
+import type * as OpenAIModule from 'openai';
 import type { ModelRequest, ModelResponse } from '../core/model';
 import { abortReason } from './abortable';
 import { apiFailure, otherFailure, requireEventStream, truncatedStream } from './errors';
@@ -63,6 +64,15 @@ const KIND_BY_CODE: Readonly<Record<string, ProviderErrorKind>> = {
   overloaded_error: 'overloaded',
 };
 
+/**
+ * The SDK, loaded on first use (a model call, or classifying an error): a worker whose agents never call
+ * an OpenAI-compatible server, and every CLI command, start without loading it.
+ */
+function openAISdk(): typeof OpenAI {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy loading, typed by the module's own types
+  return (require('openai') as typeof OpenAIModule).default;
+}
+
 /** True for the OpenAI API itself (no base URL, or its host). */
 function isOpenAI(baseURL: string | undefined): boolean {
   if (!baseURL) return true;
@@ -80,6 +90,7 @@ function isOpenAI(baseURL: string | undefined): boolean {
  */
 export function classifyOpenAIError(err: unknown, provider = 'OpenAI'): ProviderError {
   if (err instanceof ProviderError) return err;
+  const OpenAI = openAISdk();
   if (err instanceof OpenAI.APIConnectionTimeoutError) {
     return new ProviderError(`${provider} request timed out: ${err.message}`, { kind: 'timeout', retryable: true, cause: err });
   }
@@ -151,6 +162,7 @@ export class OpenAIProvider implements ModelProvider {
       });
     }
     this.maxTokensField = this.options.maxTokensField ?? (official ? 'max_completion_tokens' : 'max_tokens');
+    const OpenAI = openAISdk();
     this.client = new OpenAI({
       apiKey,
       // Temporal owns retries: a failed call is never retried at two layers.

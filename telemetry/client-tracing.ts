@@ -3,7 +3,7 @@
  * (and signals, updates, queries) opens the span the run's whole trace hangs from. No worker code.
  */
 import type { WorkflowClientInterceptor } from '@temporalio/client';
-import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry/lib/client';
+import type * as ClientInterceptorsModule from '@temporalio/interceptors-opentelemetry/lib/client';
 import type { TracingOptions } from './tracing';
 import { tracingFrom } from './tracing';
 
@@ -13,5 +13,8 @@ import { tracingFrom } from './tracing';
  * @throws {DurableAgentError} code `invalid_config` when `options.spanProcessor` is missing.
  */
 export function tracingClientInterceptors(options: TracingOptions): WorkflowClientInterceptor[] {
+  // Loaded here: Temporal's OpenTelemetry interceptor (and @opentelemetry/api under it) only when tracing.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy loading, typed by the module's own types
+  const { OpenTelemetryWorkflowClientInterceptor } = require('@temporalio/interceptors-opentelemetry/lib/client') as typeof ClientInterceptorsModule;
   return [new OpenTelemetryWorkflowClientInterceptor({ tracer: tracingFrom(options).tracer })];
 }

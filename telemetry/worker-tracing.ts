@@ -5,14 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  makeWorkflowExporter,
-  OpenTelemetryActivityInboundInterceptor,
-  OpenTelemetryActivityOutboundInterceptor,
-  OpenTelemetryNexusInboundInterceptor,
-  OpenTelemetryNexusOutboundInterceptor,
-  OpenTelemetryWorkflowClientInterceptor,
-} from '@temporalio/interceptors-opentelemetry';
+import type * as InterceptorsModule from '@temporalio/interceptors-opentelemetry';
 import { SimplePlugin } from '@temporalio/plugin';
 import type { BundleOptions, ReplayWorkerOptions, WorkerOptions } from '@temporalio/worker';
 import type { ClientOptions } from '@temporalio/client';
@@ -25,6 +18,15 @@ import { tracingFrom } from './tracing';
 /** Path of durable-agent's workflow interceptors module (compiled `.js` from `dist/`, else `.ts`). */
 export const WORKFLOW_INTERCEPTORS_PATH = ['.js', '.ts'].map((ext) => join(__dirname, `workflow-interceptors${ext}`)).find((p) => existsSync(p)) ?? join(__dirname, 'workflow-interceptors');
 
+/**
+ * Temporal's OpenTelemetry interceptors (and the OpenTelemetry SDK under them), loaded when a worker
+ * traces: a worker without tracing starts without them.
+ */
+function interceptors(): typeof InterceptorsModule {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy loading, typed by the module's own types
+  return require('@temporalio/interceptors-opentelemetry') as typeof InterceptorsModule;
+}
+
 /** The worker side of tracing, applied by the `durableAgents` plugin when its `tracing` option is set. */
 export class WorkerTracing {
   readonly tracing: Tracing;
@@ -34,6 +36,8 @@ export class WorkerTracing {
   constructor(options: TracingOptions) {
     this.tracing = tracingFrom(options);
     const tracer = { tracer: this.tracing.tracer };
+    const { OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor, OpenTelemetryNexusInboundInterceptor, OpenTelemetryNexusOutboundInterceptor, OpenTelemetryWorkflowClientInterceptor } =
+      interceptors();
     this.plugin = new SimplePlugin({
       name: 'durable-agent-tracing',
       clientInterceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor(tracer)] },
@@ -48,7 +52,7 @@ export class WorkerTracing {
 
   /** The sink through which workflow spans leave the sandbox (Temporal does not call it on replay). */
   private withSink<O extends WorkerOptions | ReplayWorkerOptions>(options: O): O {
-    return { ...options, sinks: { ...options.sinks, exporter: makeWorkflowExporter(this.tracing.spanProcessor, this.tracing.resource) } };
+    return { ...options, sinks: { ...options.sinks, exporter: interceptors().makeWorkflowExporter(this.tracing.spanProcessor, this.tracing.resource) } };
   }
 
   /** Interceptors and the span sink (workflow interceptor modules only when the worker bundles: give a prebuilt bundle {@link configureBundler}). */

@@ -31,16 +31,19 @@ afterAll(async () => {
   await connection?.close();
 });
 
-async function loadedModules(args: string[]): Promise<{ code: number | null; modules: string[]; stdout: string; stderr: string }> {
+async function loadedModules(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; modules: string[]; stdout: string; stderr: string }> {
   const file = join(home, `modules-${randomUUID()}.json`);
-  const r = await runCli(args, { home, env: { NODE_OPTIONS: `--require ${preload}`, REPORT_MODULES_FILE: file } });
+  const r = await runCli(args, { home, env: { ...env, NODE_OPTIONS: `--require ${preload}`, REPORT_MODULES_FILE: file } });
   return { ...r, modules: JSON.parse(readFileSync(file, 'utf8')) as string[] };
 }
 
-/** The packages of {@link WORKER_ONLY} that `modules` holds files of. */
-function heavy(modules: string[]): string[] {
-  return WORKER_ONLY.filter((pkg) => modules.some((m) => m.includes(`${sep}node_modules${sep}${join(pkg)}${sep}`)));
+/** The packages of `packages` (default {@link WORKER_ONLY}) that `modules` holds files of. */
+function heavy(modules: string[], packages: readonly string[] = WORKER_ONLY): string[] {
+  return packages.filter((pkg) => modules.some((m) => m.includes(`${sep}node_modules${sep}${join(pkg)}${sep}`)));
 }
+
+/** Heavy modules a worker loads only when its agents use them: model SDKs, MCP, tracing, and the spinner of a terminal. */
+const LOADED_ON_USE = ['@anthropic-ai/sdk', 'openai', '@modelcontextprotocol/sdk', 'ajv', '@opentelemetry/sdk-trace-base', '@temporalio/interceptors-opentelemetry', 'ora'];
 
 describe('client-only commands load no worker code', () => {
   it.each([[['--version']], [['--help']], [['approvals', '--help']], [['result', '--help']], [['schedule', 'list', '--help']]])('%j', async (args) => {
@@ -65,5 +68,21 @@ describe('client-only commands load no worker code', () => {
     const result = await loadedModules(['result', finishedRun, '--address', address]);
     expect(result.stderr).toBe('error: the run was terminated\n');
     expect(heavy(result.modules)).toEqual([]);
+  });
+});
+
+describe('a command hosting a worker loads only what its agents use', () => {
+  it('run with no worker up: the in-process worker runs the offline demo without loading model SDKs, MCP, tracing or the spinner', async () => {
+    const r = await loadedModules(['run', 'what is 2+3?', '--json', '--address', address, '--task-queue', `cli-start-${randomUUID()}`], {
+      DURABLE_AGENT_WORKFLOW_BUNDLE: inject('workflowBundlePath'),
+    });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const last = JSON.parse(r.stdout.trim().split('\n').at(-1) as string) as { type: string; result: { status: string; finalText: string } };
+    expect(last.type).toBe('result');
+    expect(last.result.status).toBe('success');
+    expect(last.result.finalText).toContain('5');
+    expect(heavy(r.modules, ['@temporalio/worker'])).toEqual(['@temporalio/worker']); // it did host the worker
+    expect(heavy(r.modules, LOADED_ON_USE)).toEqual([]);
   });
 });

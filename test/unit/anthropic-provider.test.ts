@@ -2,11 +2,17 @@
  * The Anthropic provider's pure parts (providers/anthropic*.ts): message mapping, cache breakpoints,
  * Retry-After, error classes, stream assembly.
  */
-import Anthropic from '@anthropic-ai/sdk';
+import { createRequire } from 'node:module';
+import type * as AnthropicModule from '@anthropic-ai/sdk';
+import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../core/messages';
 import { AnthropicStreamAssembler, anthropicParams, classifyAnthropicError, markCacheTail, retryAfterMs, toAnthropicMessages } from '../../providers/anthropic';
 import { ProviderError } from '../../providers/types';
+
+// The SDK as the provider loads it (CommonJS, on first use): its error classes are the ones it classifies
+// (an ESM import here would load the package's ESM build, whose classes are others).
+const Anthropic = (createRequire(__filename)('@anthropic-ai/sdk') as typeof AnthropicModule).default;
 
 const NOW = Date.parse('2025-10-21T07:28:00.000Z');
 
@@ -107,9 +113,9 @@ describe('toAnthropicMessages', () => {
 });
 
 describe('prompt caching', () => {
-  const user = (text: string): Anthropic.MessageParam => ({ role: 'user', content: [{ type: 'text', text }] });
-  const assistant = (text: string): Anthropic.MessageParam => ({ role: 'assistant', content: [{ type: 'text', text }] });
-  const marked = (m: Anthropic.MessageParam) => JSON.stringify(m).includes('cache_control');
+  const user = (text: string): MessageParam => ({ role: 'user', content: [{ type: 'text', text }] });
+  const assistant = (text: string): MessageParam => ({ role: 'assistant', content: [{ type: 'text', text }] });
+  const marked = (m: MessageParam) => JSON.stringify(m).includes('cache_control');
 
   it('marks the last block of the last two user messages only', () => {
     const out = markCacheTail([user('a'), assistant('b'), user('c'), assistant('d'), user('e')]);

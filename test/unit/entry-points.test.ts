@@ -15,7 +15,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 const exec = promisify(execFile);
 const ROOT = resolve(__dirname, '..', '..');
-const WATCHED = ['@temporalio/worker', '@temporalio/core-bridge', '@temporalio/client', 'zod', 'openai', '@anthropic-ai/sdk', 'ioredis'] as const;
+const WATCHED = ['@temporalio/worker', '@temporalio/core-bridge', '@temporalio/client', 'zod', 'openai', '@anthropic-ai/sdk', 'ioredis', '@modelcontextprotocol/sdk', '@temporalio/interceptors-opentelemetry'] as const;
 
 /** The watched packages a fresh process has loaded after requiring `file` (a source path relative to the root). */
 async function packagesLoadedBy(file: string): Promise<Record<string, boolean>> {
@@ -65,9 +65,13 @@ describe('what each entry loads', () => {
     expect(loaded.zod).toBe(false);
   });
 
-  it('the worker entry loads the worker (so the checks above can fail)', async () => {
+  it('the worker entry loads the worker (so the checks above can fail), but no model SDK, MCP or tracing until an agent uses them', async () => {
     const loaded = await packagesLoadedBy('entry/worker.ts');
     expect(loaded['@temporalio/worker']).toBe(true);
+    expect(loaded['@anthropic-ai/sdk']).toBe(false);
+    expect(loaded.openai).toBe(false);
+    expect(loaded['@modelcontextprotocol/sdk']).toBe(false);
+    expect(loaded['@temporalio/interceptors-opentelemetry']).toBe(false);
   });
 });
 
