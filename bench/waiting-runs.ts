@@ -4,7 +4,7 @@
  * the wait) a driver worker process brings the runs to their wait, then fresh worker processes take them
  * over, one per measured configuration (one query per run loads it into the cache, replaying its
  * history): RSS at rest and with the cache full, per cached run, the load time per run; then, on the
- * first configuration, how long a run takes to resume after its decision (decision sent → approved tool
+ * same worker, how long a run takes to resume after its decision (decision sent → approved tool
  * executed), for runs still cached and for runs the cache evicted (they replay their history on wake).
  *
  *   npx tsx bench/waiting-runs.ts [--runs 1000] [--cache N] [--long-steps 100] [--long-runs 200]
@@ -29,15 +29,39 @@ import { intFlag } from './flags';
 import { num, table } from './stats';
 import { APPROVAL_CALL, WAITING_AGENT } from './waiting-agents';
 
-/** Worker configurations `--variants` can name: environment of the worker process and Node flags. */
-const VARIANTS: Record<string, { about: string; env?: Record<string, string>; execArgv?: string[]; preload?: true }> = {
+/** A worker configuration: environment of the worker process, Node flags, the bundle with preloaded modules. */
+interface Variant {
+  about: string;
+  env?: Record<string, string>;
+  execArgv?: string[];
+  preload?: true;
+}
+
+/** Worker configurations `--variants` can name (combine them with `+`, e.g. `preload+arena-2`). */
+const VARIANTS: Record<string, Variant> = {
   default: { about: "the SDK's defaults (reuseV8Context, workflows on one worker thread)" },
   'main-thread': { about: "workflows on the main thread (Temporal's debugMode): the heap figures include them", env: { WAIT_MAIN_THREAD: '1' } },
   'arena-2': { about: 'MALLOC_ARENA_MAX=2 (glibc: at most 2 malloc arenas)', env: { MALLOC_ARENA_MAX: '2' } },
   'no-reuse': { about: 'reuseV8Context: false (a V8 context per run)', env: { WAIT_REUSE_V8: '0' } },
   'semi-1': { about: '--max-semi-space-size=1 (1 MiB young generation semi-spaces)', execArgv: ['--max-semi-space-size=1'] },
-  preload: { about: "a bundle with bundlerOptions.preloadModules = the agent workflows: their modules shared by every run (measured only: Temporal's advanced option, safe only for modules without per-run state)", preload: true },
+  size: { about: "--optimize-for-size (V8: smaller heap growth, more frequent GC)", execArgv: ['--optimize-for-size'] },
+  preload: { about: "a bundle with bundlerOptions.preloadModules = the agent workflows: their modules shared by every run instead of evaluated per run", preload: true },
 };
+
+/** The variant `name` names: one of {@link VARIANTS}, or several joined by `+`. */
+function variant(name: string): Variant | undefined {
+  const parts = name.split('+').map((p) => VARIANTS[p]);
+  if (parts.some((p) => !p)) return undefined;
+  return parts.reduce<Variant>(
+    (all, p) => ({
+      about: all.about ? `${all.about} + ${p!.about}` : p!.about,
+      env: { ...all.env, ...p!.env },
+      execArgv: [...(all.execArgv ?? []), ...(p!.execArgv ?? [])],
+      ...(all.preload || p!.preload ? { preload: true as const } : {}),
+    }),
+    { about: '' },
+  );
+}
 
 const USAGE = `Usage: npx tsx bench/waiting-runs.ts [options]
 
@@ -47,11 +71,11 @@ const USAGE = `Usage: npx tsx bench/waiting-runs.ts [options]
       --long-steps S    page reads before the wait in the long phase: 2 + 2 × S messages (default 100)
       --long-runs L     runs of the long phase, 0 to skip it (default 200)
   -b, --bytes B         bytes of each page read (default 500)
-  -d, --decide M        runs decided, one by one, to time their resumption: M cached, and M evicted when
+  -d, --decide M        runs each variant decides, one by one, to time their resumption: M cached, and M evicted when
                         the cache is smaller than the runs (default 200)
   -r, --rate R          decisions per second (default 20)
       --variants LIST   worker configurations measured one after another on the same waiting runs, comma-
-                        separated; the first also times the decisions (default: default). Known:
+                        separated, each a name or names joined by +; each decides --decide runs of its own (default: default). Known:
 ${Object.entries(VARIANTS).map(([name, v]) => `                          ${name}: ${v.about}`).join('\n')}
   -h, --help            show this help`;
 
@@ -87,7 +111,7 @@ function parseSettings(argv: string[]): Settings | undefined {
   if (values.help) return undefined;
   const runs = intFlag('runs', values.runs, 1);
   const variants = values.variants.split(',').map((v) => v.trim()).filter(Boolean);
-  const unknown = variants.filter((v) => !(v in VARIANTS));
+  const unknown = variants.filter((v) => !variant(v));
   if (unknown.length > 0 || variants.length === 0) {
     throw new Error(`--variants: unknown ${JSON.stringify(unknown.join(','))}; name one or more of ${Object.keys(VARIANTS).join(', ')}`);
   }
@@ -112,6 +136,8 @@ interface Memory {
   external: number;
   /** Anonymous resident memory (malloc arenas, V8 heaps, thread stacks): RSS without mapped files. */
   anonymous: number;
+  /** The highest RSS the process has had so far. */
+  peakRss: number;
 }
 
 /** A worker process of `bench/waiting-worker.ts`, and what it reports. */
@@ -137,7 +163,7 @@ class WorkerProcess {
     this.child.on('message', (m: { type: string; workflowId?: string; at?: number } & Partial<Memory>) => {
       if (m.type === 'asked') this.asked++;
       else if (m.type === 'executed') this.executed.set(m.workflowId!, m.at!);
-      else if (m.type === 'memory') this.memoryWaiter?.({ rss: m.rss!, heapUsed: m.heapUsed!, heapTotal: m.heapTotal!, external: m.external!, anonymous: m.anonymous! });
+      else if (m.type === 'memory') this.memoryWaiter?.({ rss: m.rss!, heapUsed: m.heapUsed!, heapTotal: m.heapTotal!, external: m.external!, anonymous: m.anonymous!, peakRss: m.peakRss! });
     });
   }
 
@@ -206,14 +232,23 @@ function sampleOf<T>(items: readonly T[], count: number): T[] {
   return [...items].sort(() => Math.random() - 0.5).slice(0, Math.min(count, items.length));
 }
 
+/** Resumption latencies (ms) by workflow id, of runs decided while cached and of runs the cache had evicted. */
+interface Latencies {
+  cached: Map<string, number>;
+  evicted: Map<string, number>;
+}
+
 interface Measured {
   variant: string;
+  /** Runs waiting when this variant's worker loaded them. */
+  runs: number;
   rest: Memory;
   full: Memory;
   /** Runs the cache holds once every run was loaded. */
   cached: number;
   /** Seconds the worker took to load every waiting run (one query each: a replay). */
   loadSeconds: number;
+  latencies: Latencies;
 }
 
 interface PhaseResult {
@@ -221,8 +256,6 @@ interface PhaseResult {
   runs: number;
   messages: number;
   measured: Measured[];
-  /** Resumption latencies (ms) of runs decided while cached, and of runs the cache had evicted. */
-  latencies: { cached: number[]; evicted: number[] };
 }
 
 /** One phase: `count` runs with `steps` page reads each brought to their wait, then each variant measured. */
@@ -275,20 +308,20 @@ async function phase(address: string, bundles: { plain: string; preload?: string
     driver.kill();
 
     const measured: Measured[] = [];
-    let latencies: PhaseResult['latencies'] = { cached: [], evicted: [] };
-    // The first variant is measured last: its worker also decides runs, which ends them.
-    for (const variant of [...s.variants.slice(1), s.variants[0]!]) {
-      const spec = VARIANTS[variant]!;
+    // Each variant, in turn, loads the runs still waiting, then decides a sample of them (which ends them).
+    let waiting: readonly string[] = ids;
+    for (const name of s.variants) {
+      const spec = variant(name)!;
       worker = new WorkerProcess({ ...env(s.cache), ...spec.env, ...(spec.preload ? { WAIT_WORKFLOW_BUNDLE: bundles.preload! } : {}) }, spec.execArgv);
       await worker.ready;
       await sleep(3000);
       const rest = await worker.memory();
       // Every run asked once (a query), in order: the worker replays it from history into its cache,
       // which keeps the most recently asked `cache` runs.
-      log(`${label} [${variant}]: loading ${num(count)} waiting runs into a worker with maxCachedWorkflows ${num(s.cache)}…`);
+      log(`${label} [${name}]: loading ${num(waiting.length)} waiting runs into a worker with maxCachedWorkflows ${num(s.cache)}…`);
       const loading = Date.now();
       await pool(
-        ids,
+        waiting,
         20,
         async (workflowId) => {
           const pending = await retried(() => runs.get(workflowId)!.pendingApprovals());
@@ -299,13 +332,15 @@ async function phase(address: string, bundles: { plain: string; preload?: string
       const loadSeconds = (Date.now() - loading) / 1000;
       await sleep(3000);
       const full = await worker.memory();
-      measured.push({ variant, rest, full, cached: Math.min(count, s.cache), loadSeconds });
-      log(`${label} [${variant}]: loaded in ${num(loadSeconds)} s; RSS ${mb(rest.rss)} → ${mb(full.rss)} MB`);
-      if (variant === s.variants[0]) latencies = await decide(worker, runs, ids, s, label, log);
+      log(`${label} [${name}]: loaded in ${num(loadSeconds)} s; RSS ${mb(rest.rss)} → ${mb(full.rss)} MB (peak ${mb(full.peakRss)} MB)`);
+      const latencies = await decide(worker, runs, waiting, s, `${label} [${name}]`, log);
+      measured.push({ variant: name, rest, full, runs: waiting.length, cached: Math.min(waiting.length, s.cache), loadSeconds, latencies });
+      const decided = new Set([...latencies.cached.keys(), ...latencies.evicted.keys()]);
+      waiting = waiting.filter((id) => !decided.has(id));
       worker.kill();
       worker = undefined;
     }
-    return { label, runs: count, messages: 2 + 2 * steps, measured, latencies };
+    return { label, runs: count, messages: 2 + 2 * steps, measured };
   } finally {
     driver.kill();
     worker?.kill();
@@ -318,12 +353,12 @@ async function phase(address: string, bundles: { plain: string; preload?: string
  * runs, then, when the cache is smaller than the runs, a sample of the first loaded (evicted) ones.
  * Each latency is decision sent → approved tool executed.
  */
-async function decide(worker: WorkerProcess, runs: Map<string, AgentRun>, ids: readonly string[], s: Settings, label: string, log: (l: string) => void): Promise<PhaseResult['latencies']> {
+async function decide(worker: WorkerProcess, runs: Map<string, AgentRun>, ids: readonly string[], s: Settings, label: string, log: (l: string) => void): Promise<Latencies> {
   // Loaded 20 at a time in order: the last half-cache of ids is surely cached, the first (runs − cache) surely not.
   const cachedPool = ids.slice(ids.length - Math.floor(Math.min(s.cache, ids.length) / 2));
   const evictedPool = s.cache < ids.length ? ids.slice(0, Math.max(0, ids.length - s.cache - 20)) : [];
   const groups = { cached: sampleOf(cachedPool, s.decide), evicted: sampleOf(evictedPool, s.decide) };
-  const result: PhaseResult['latencies'] = { cached: [], evicted: [] };
+  const result: Latencies = { cached: new Map(), evicted: new Map() };
   for (const group of ['cached', 'evicted'] as const) {
     const sample = groups[group];
     if (sample.length === 0) continue;
@@ -335,7 +370,7 @@ async function decide(worker: WorkerProcess, runs: Map<string, AgentRun>, ids: r
       await sleep(1000 / s.rate);
     }
     await until(() => sample.every((id) => worker.executed.has(id)), 300_000, `the decided ${group} runs to resume`);
-    result[group] = sample.map((id) => worker.executed.get(id)! - sent.get(id)!);
+    for (const id of sample) result[group].set(id, worker.executed.get(id)! - sent.get(id)!);
   }
   return result;
 }
@@ -361,34 +396,35 @@ async function main(): Promise<void> {
     cleanups.push(() => rmSync(bundleDir, { recursive: true, force: true }));
     const bundles: { plain: string; preload?: string } = { plain: join(bundleDir, 'workflows.js') };
     writeFileSync(bundles.plain, (await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quiet })).code);
-    if (s.variants.some((v) => VARIANTS[v]!.preload)) {
+    if (s.variants.some((v) => variant(v)!.preload)) {
       bundles.preload = join(bundleDir, 'workflows-preloaded.js');
       writeFileSync(bundles.preload, (await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quiet, preloadModules: [WORKFLOWS_PATH] })).code);
     }
     console.log(`waiting runs on ${server}; measured workers: maxCachedWorkflows ${num(s.cache)}, variants ${s.variants.join(', ')}`);
     const results = [await phase(address, bundles, temporal, s, 'short', s.runs, 0, log)];
-    log(`short: ${JSON.stringify(results[0])}`);
+    log(`short: ${JSON.stringify(results[0], (_k, v: unknown) => (v instanceof Map ? [...v.values()] : v))}`);
     if (s.longRuns > 0) results.push(await phase(address, bundles, temporal, s, 'long', s.longRuns, s.longSteps, log));
 
     const perRun = (m: Measured, key: keyof Memory) => (m.full[key] - m.rest[key]) / m.cached;
     console.log('\nworker process memory after a forced GC of its main thread (MB; per cached run in KB):');
     console.log(
       table([
-        ['phase', 'variant', 'runs', 'cached', 'messages before the wait', 'RSS at rest', 'RSS, cache full', 'RSS/run', 'anonymous/run', 'heap used/run', 'heap total/run', 'load ms/run'],
+        ['phase', 'variant', 'runs', 'cached', 'messages before the wait', 'RSS at rest', 'RSS, cache full', 'peak RSS', 'RSS/run', 'anonymous/run', 'heap used/run', 'heap total/run', 'load ms/run'],
         ...results.flatMap((r) =>
           r.measured.map((m) => [
             r.label,
             m.variant,
-            num(r.runs),
+            num(m.runs),
             num(m.cached),
             num(r.messages),
             mb(m.rest.rss),
             mb(m.full.rss),
+            mb(m.full.peakRss),
             num(perRun(m, 'rss') / 1e3, 1),
             num(perRun(m, 'anonymous') / 1e3, 1),
             num(perRun(m, 'heapUsed') / 1e3, 1),
             num(perRun(m, 'heapTotal') / 1e3, 1),
-            num((m.loadSeconds * 1000) / r.runs, 1),
+            num((m.loadSeconds * 1000) / m.runs, 1),
           ]),
         ),
       ]),
@@ -399,17 +435,19 @@ async function main(): Promise<void> {
         console.log(`${r.label}: RSS per cached run, ${m.variant} / ${s.variants[0]}: ${num(perRun(m, 'rss') / perRun(baseline(r), 'rss'), 2)}`);
       }
     }
-    console.log('\nresumption after a decision (ms, decision sent → approved tool executed), on the first variant:');
+    console.log(`\nresumption after a decision (ms, decision sent → approved tool executed; ${s.rate} decisions/s):`);
     console.log(
       table([
-        ['phase', 'runs decided', 'median', 'p90', 'p99', 'max'],
+        ['phase', 'variant', 'runs', 'runs decided', 'median', 'p90', 'p99', 'max'],
         ...results.flatMap((r) =>
-          (['cached', 'evicted'] as const)
-            .filter((g) => r.latencies[g].length > 0)
-            .map((g) => {
-              const l = r.latencies[g];
-              return [`${r.label}, ${g}`, num(l.length), num(quantile(l, 0.5)), num(quantile(l, 0.9)), num(quantile(l, 0.99)), num(Math.max(...l))];
-            }),
+          r.measured.flatMap((m) =>
+            (['cached', 'evicted'] as const)
+              .filter((g) => m.latencies[g].size > 0)
+              .map((g) => {
+                const l = [...m.latencies[g].values()];
+                return [r.label, m.variant, g, num(l.length), num(quantile(l, 0.5)), num(quantile(l, 0.9)), num(quantile(l, 0.99)), num(Math.max(...l))];
+              }),
+          ),
         ),
       ]),
     );

@@ -33,7 +33,7 @@ process.on('message', (m: { type?: string }) => {
   if (m?.type !== 'memory') return;
   gc?.();
   const { rss, heapUsed, heapTotal, external } = process.memoryUsage();
-  send({ type: 'memory', rss, heapUsed, heapTotal, external, anonymous: anonymousBytes() });
+  send({ type: 'memory', rss, heapUsed, heapTotal, external, anonymous: anonymousBytes(), peakRss: process.resourceUsage().maxRSS * 1024 });
 });
 
 workerProcessMain(async (connection) => {
