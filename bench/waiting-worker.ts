@@ -1,12 +1,16 @@
 /**
- * The worker process of `bench/waiting-runs.ts` (one per phase, so each phase's memory starts clean):
- * `node --expose-gc --import tsx bench/waiting-worker.ts`, with an IPC channel to its parent.
+ * The worker process of `bench/waiting-runs.ts` (one per measured configuration, so each one's memory
+ * starts clean): `node --expose-gc --import tsx bench/waiting-worker.ts`, with an IPC channel to its parent.
  * Environment: TEMPORAL_ADDRESS, WAIT_TASK_QUEUE, WAIT_STORE_DIR, WAIT_STEPS (page reads before the
- * approval), WAIT_BYTES (bytes per page), WAIT_CACHE (maxCachedWorkflows), WAIT_WORKFLOW_BUNDLE (the prebuilt workflow bundle).
+ * approval), WAIT_BYTES (bytes per page), WAIT_CACHE (maxCachedWorkflows), WAIT_WORKFLOW_BUNDLE (the
+ * prebuilt workflow bundle); optional WAIT_MAIN_THREAD=1 (Temporal's `debugMode`: workflows run on the
+ * main thread, so the heap figures include them) and WAIT_REUSE_V8=0 (`reuseV8Context: false`).
  * Tells its parent `{ type: 'asked' }` when a run's model asks for the approval and
  * `{ type: 'executed', workflowId, at }` when the approved tool runs; answers `{ type: 'memory' }`
- * with its RSS and heap after a forced GC.
+ * with its memory after a forced GC (of the main thread's heap: with workflows on their own thread,
+ * that thread's heap is only in the RSS).
  */
+import { readFileSync } from 'node:fs';
 import { createWorker } from '../worker';
 import { FileBlobStore } from '../store/blob-store';
 import { requiredEnv as env, workerProcessMain } from '../test/fixtures/worker-process';
@@ -15,11 +19,21 @@ import { waitingAgent } from './waiting-agents';
 const send = (message: object) => process.send?.(message);
 const gc = (globalThis as { gc?: () => void }).gc;
 
+/** Anonymous (heap-like) resident memory of this process, from the kernel's rollup, in bytes. */
+function anonymousBytes(): number {
+  try {
+    const match = /^Anonymous:\s+(\d+) kB/m.exec(readFileSync('/proc/self/smaps_rollup', 'utf8'));
+    return match ? Number(match[1]) * 1024 : Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
+}
+
 process.on('message', (m: { type?: string }) => {
   if (m?.type !== 'memory') return;
   gc?.();
-  const { rss, heapUsed } = process.memoryUsage();
-  send({ type: 'memory', rss, heapUsed });
+  const { rss, heapUsed, heapTotal, external } = process.memoryUsage();
+  send({ type: 'memory', rss, heapUsed, heapTotal, external, anonymous: anonymousBytes(), peakRss: process.resourceUsage().maxRSS * 1024 });
 });
 
 workerProcessMain(async (connection) => {
@@ -35,6 +49,11 @@ workerProcessMain(async (connection) => {
     connection,
     taskQueue: env('WAIT_TASK_QUEUE'),
     workflowBundle: { codePath: env('WAIT_WORKFLOW_BUNDLE') },
-    temporal: { maxCachedWorkflows: Number(env('WAIT_CACHE')), identity: `waiting-worker-${process.pid}` },
+    temporal: {
+      maxCachedWorkflows: Number(env('WAIT_CACHE')),
+      identity: `waiting-worker-${process.pid}`,
+      ...(process.env.WAIT_MAIN_THREAD === '1' ? { debugMode: true } : {}),
+      ...(process.env.WAIT_REUSE_V8 === '0' ? { reuseV8Context: false } : {}),
+    },
   });
 });

@@ -92,7 +92,14 @@ export interface AgentWorkerOptions extends ConnectionSettings {
    * "Tracing and metrics".
    */
   tracing?: TracingOptions;
-  /** Anything else for Temporal's Worker.create (concurrency, tuning, interceptors…). */
+  /**
+   * Anything else for Temporal's Worker.create (concurrency, tuning, interceptors…). `maxCachedWorkflows`
+   * bounds the worker's memory: each cached run costs about 420 KB of RSS while it waits early in its
+   * conversation (more with a longer history), over about 250 MB at rest; the SDK's default (about 2,400 with
+   * a 4 GiB heap) is too many for a 1 GB worker; Node's `--optimize-for-size` flag lowers the per-run cost
+   * to about 0.76×. Runs past the cache wait evicted and replay their history when woken. See the README's
+   * "Many waiting runs on one worker: the workflow cache".
+   */
   temporal?: Partial<Omit<TemporalWorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'activities' | 'workflowBundle' | 'workflowsPath'>>;
 }
 

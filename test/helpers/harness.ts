@@ -8,7 +8,7 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Runtime, DefaultLogger } from '@temporalio/worker';
 import type { Agent } from '../../agents/define';
 import { AgentClient } from '../../client';
-import type { AgentWorker } from '../../worker';
+import type { AgentWorker, AgentWorkerOptions } from '../../worker';
 import { createWorker } from '../../worker';
 import type { PriceTable } from '../../providers/pricing';
 import type { ModelProvider } from '../../providers/types';
@@ -53,6 +53,8 @@ export async function startHarness(options: {
   prices?: PriceTable;
   /** Encrypt payloads (worker and client) and the store with these keys. Default: no encryption, whatever the environment holds. */
   encryption?: Keyring;
+  /** Temporal worker options passed through to `createWorker` (a small `maxCachedWorkflows`, say). */
+  temporal?: AgentWorkerOptions['temporal'];
 }): Promise<Harness> {
   installTestRuntime();
   const address = options.address ?? inject('temporalAddress');
@@ -68,6 +70,7 @@ export async function startHarness(options: {
     connection: nativeConnection,
     taskQueue,
     workflowBundle: { codePath: inject('workflowBundlePath') },
+    ...(options.temporal ? { temporal: options.temporal } : {}),
   });
   const running = worker.run();
   const connection = await Connection.connect({ address });
