@@ -17,6 +17,7 @@ import { ensureTemporalCli } from '../server/temporal-cli';
 import type { BlobStore } from '../store/blob-store';
 import { FileBlobStore } from '../store/blob-store';
 import { WORKFLOWS_PATH, createWorker } from '../worker';
+import { withAgentPreload } from '../worker/workflows-entry';
 import type { BenchAgentOptions } from './agents';
 import { benchAgents } from './agents';
 import { baselineActivities } from './baseline/activities';
@@ -78,7 +79,7 @@ export async function startBenchEnvironment(options: BenchAgentOptions & { naive
     const { address, server } = await benchServer(log, cleanups);
     log('bundling workflows…');
     const [agentBundle, baselineBundle, naiveBundle] = await Promise.all([
-      bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietLogger }),
+      bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, preloadModules: withAgentPreload(), logger: quietLogger }),
       bundleWorkflowCode({ workflowsPath: join(__dirname, 'baseline', 'workflows.ts'), logger: quietLogger }),
       options.naive ? bundleWorkflowCode({ workflowsPath: join(__dirname, 'naive', 'workflows.ts'), logger: quietLogger }) : undefined,
     ]);

@@ -31,6 +31,7 @@ import { FileBlobStore, MemoryBlobStore, blobRef } from '../store/blob-store';
 import { TranscriptStore } from '../store/transcript-store';
 import { baselineActivities } from './baseline/activities';
 import { WORKFLOWS_PATH } from '../worker';
+import { withAgentPreload } from '../worker/workflows-entry';
 import { STEP_AGENT, benchAgents } from './agents';
 import { startBenchEnvironment } from './environment';
 import { intFlag } from './flags';
@@ -183,7 +184,7 @@ async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger('WARN') });
   console.log('bundling workflows…');
   const [agentBundle, baselineBundle] = await Promise.all([
-    bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietLogger }),
+    bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, preloadModules: withAgentPreload(), logger: quietLogger }),
     bundleWorkflowCode({ workflowsPath: join(__dirname, 'baseline', 'workflows.ts'), logger: quietLogger }),
   ]);
   const rows: string[][] = [['per tool step', 'durable-agent', 'baseline', 'ratio']];

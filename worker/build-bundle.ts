@@ -9,7 +9,7 @@ import { bundleWorkflowCode } from '@temporalio/worker';
 import type { BundleOptions } from '@temporalio/worker';
 import type { BundleManifest } from './prebuilt-bundle';
 import { defaultBundlePath, manifestFor, manifestPath, packageRootOf } from './prebuilt-bundle';
-import { WORKFLOWS_PATH } from './workflows-entry';
+import { WORKFLOWS_PATH, withAgentPreload } from './workflows-entry';
 
 /** The little of webpack's compiler this module uses. */
 interface Compiler {
@@ -39,6 +39,7 @@ export async function buildAgentBundle(outPath = defaultBundlePath(), options: {
   };
   const { code: full } = await bundleWorkflowCode({
     workflowsPath: options.entry ?? WORKFLOWS_PATH,
+    preloadModules: withAgentPreload(),
     logger: quietLogger,
     webpackConfigHook: (config: WebpackConfig) => ({ ...config, plugins: [...(config.plugins ?? []), collect as never] }),
   });

@@ -35,7 +35,7 @@ import type { TracingOptions } from '../telemetry/tracing';
 import { WorkerTracing } from '../telemetry/worker-tracing';
 import { stateDir } from './paths';
 import { ensureSearchAttributes } from './search-attributes';
-import { combinedWorkflowsEntry, resolveFrom, workflowModulesDir } from './workflows-entry';
+import { combinedWorkflowsEntry, resolveFrom, withAgentPreload, workflowModulesDir } from './workflows-entry';
 
 /** Longest interval (ms) between two heartbeats a worker sends for a running call. */
 export const HEARTBEAT_THROTTLE_MS = 1000;
@@ -188,7 +188,13 @@ export class DurableAgentsPlugin implements WorkerPlugin, BundlerPlugin, ClientP
   configureBundler(options: BundleOptions): BundleOptions {
     const based = this.base.configureBundler(options);
     const configured = this.tracing ? this.tracing.configureBundler(based) : based;
-    return { ...configured, webpackConfigHook: resolveFrom(workflowModulesDir(options.workflowsPath), options.webpackConfigHook) };
+    return {
+      ...configured,
+      // Traced bundles load the agent workflows per run: with the OpenTelemetry API they import evaluated
+      // once and shared, Temporal's OpenTelemetry workflow interceptors make no spans (tracing.test.ts).
+      ...(this.tracing ? {} : { preloadModules: withAgentPreload(configured.preloadModules) }),
+      webpackConfigHook: resolveFrom(workflowModulesDir(options.workflowsPath), options.webpackConfigHook),
+    };
   }
 
   /** Runs the worker; when the last worker using this plugin stops, closes what the plugin opened. */
