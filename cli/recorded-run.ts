@@ -1,7 +1,6 @@
 /**
  * What a run's recorded history says about its tool calls, read through the client alone (no worker
- * needed): the agent spec `describeAgent` recorded (a local activity's marker, or in runs started
- * before, an activity's result: each tool's approval settings), the
+ * needed): the agent spec the `describeAgent` activity recorded (each tool's approval settings), the
  * calls the model made (`callModel` results), the answers of approval checks, the calls that ran. Used
  * to validate a decision when no worker is there to validate it.
  */
@@ -27,9 +26,6 @@ export interface RecordedRun {
 
 type Payload = temporal.api.common.v1.IPayload;
 
-/** Name of the marker Temporal's core records for a local activity (its result under `result`, its type in `data`). */
-const LOCAL_ACTIVITY_MARKER = 'core_local_activity';
-
 /** Read the recorded facts from the run's whole history, decoding payloads with the client's converter and codecs. */
 export async function readRecordedRun(client: Client, handle: WorkflowHandle): Promise<RecordedRun> {
   const history = await handle.fetchHistory();
@@ -47,12 +43,6 @@ export async function readRecordedRun(client: Client, handle: WorkflowHandle): P
   for (const event of history.events ?? []) {
     const started = event.workflowExecutionStartedEventAttributes;
     if (started) run.input = await decode<AgentWorkflowInput>(started.input?.payloads?.[0]);
-    // A run describes its agent in a local activity: the spec is in the activity's marker.
-    const marker = event.markerRecordedEventAttributes;
-    if (marker?.markerName === LOCAL_ACTIVITY_MARKER) {
-      const meta = await decode<{ activity_type?: string }>(marker.details?.data?.payloads?.[0]);
-      if (meta?.activity_type === 'describeAgent') run.spec = (await decode<AgentSpec>(marker.details?.result?.payloads?.[0])) ?? run.spec;
-    }
     const sched = event.activityTaskScheduledEventAttributes;
     if (sched) scheduled.set(String(event.eventId), { type: sched.activityType?.name ?? '', input: sched.input?.payloads?.[0] ?? undefined });
     const done = event.activityTaskCompletedEventAttributes;

@@ -5,7 +5,7 @@
  * model, a tool, the store or an activity — returns an `AgentRunResult`, emits `done` and leaves the
  * snapshot and search attributes final.
  */
-import { allHandlersFinished, CancellationScope, condition, continueAsNew, isCancellation, patched, proxyActivities, proxyLocalActivities, setHandler, sleep, upsertMemo, workflowInfo } from '@temporalio/workflow';
+import { allHandlersFinished, CancellationScope, condition, continueAsNew, isCancellation, patched, proxyActivities, setHandler, sleep, upsertMemo, workflowInfo } from '@temporalio/workflow';
 import { compactionDue } from '../core/compaction';
 import { AGENT_MEMO, DEFINITION_HASH_MEMO } from '../core/definition';
 import type { TrimMark } from '../core/continuation';
@@ -40,13 +40,6 @@ import { Visibility } from './visibility';
 import { ChildApprovals, parentNotifier } from './sub-agent';
 
 const { describeAgent, commitTranscript } = proxyActivities<AgentActivities>({
-  startToCloseTimeout: '1 minute',
-  retry: { maximumAttempts: 5, initialInterval: '1 second' },
-});
-
-// The agent's definition is resolved in the worker that starts the run, within its first workflow task
-// (a local activity: one marker event, no server round trip); runs recorded before keep the activity.
-const { describeAgent: describeAgentHere } = proxyLocalActivities<AgentActivities>({
   startToCloseTimeout: '1 minute',
   retry: { maximumAttempts: 5, initialInterval: '1 second' },
 });
@@ -138,14 +131,10 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
   if (problems) return end({ status: 'invalid_input', error: { message: `Invalid agent run input: ${problems}`, type: 'InvalidInput' } });
 
   let spec: AgentSpec;
-  // Runs that describe their agent in a local activity record its definition hash in the memo (without
-  // the patch marker of runs before them, so no marker follows the local activity's).
-  let local = false;
   if (continued) spec = continued.spec;
   else {
     try {
-      local = patched('describe-agent-local');
-      spec = local ? await describeAgentHere({ agent: input.agent }) : await describeAgent({ agent: input.agent });
+      spec = await describeAgent({ agent: input.agent });
     } catch (err) {
       if (isCancellation(err)) return end({ status: 'cancelled', error: { message: 'The run was cancelled.', type: 'CancelledFailure' } });
       if (!isActivityFailure(err)) throw err;
@@ -154,7 +143,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
   }
 
   // The run's agent definition, readable with describe() (runs recorded before this keep replaying: patched).
-  if (spec.definitionHash && (local || patched('definition-hash-memo'))) upsertMemo({ [AGENT_MEMO]: spec.name, [DEFINITION_HASH_MEMO]: spec.definitionHash });
+  if (spec.definitionHash && patched('definition-hash-memo')) upsertMemo({ [AGENT_MEMO]: spec.name, [DEFINITION_HASH_MEMO]: spec.definitionHash });
   phase = 'running';
   visibility = new Visibility(spec.searchAttributes === true);
   visibility.update(spec.name, phase, 0);

@@ -59,18 +59,8 @@ describe('the definition hash in the memo', () => {
   });
 });
 
-describe('the definition, resolved in the worker that starts the run', () => {
-  it('by a local activity: no describeAgent activity in history, the first activity is the model call', async () => {
-    const run = await a.client.start('hashed', { input: 'hello', workflowId: testId('described-here') });
-    expect((await run.result()).status).toBe('success');
-    const { events } = await a.temporal.workflow.getHandle(run.workflowId).fetchHistory();
-    const scheduled = (events ?? []).flatMap((e) => (e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes.activityType?.name] : []));
-    expect(scheduled[0]).toBe('callModel');
-    expect(scheduled).not.toContain('describeAgent');
-    expect((events ?? []).some((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity')).toBe(true);
-  });
-
-  it('still checks the agent: one this worker does not know ends the run with an error naming it', async () => {
+describe('the definition, recorded at the start of the run', () => {
+  it('an agent this worker does not know ends the run with an error naming it', async () => {
     const run = await a.client.start('no_such_agent', { input: 'hello', workflowId: testId('described-unknown') });
     const result = await run.result();
     expect(result.status).not.toBe('success');
@@ -86,7 +76,7 @@ describe('the definition, resolved in the worker that starts the run', () => {
       const run = await first.client.start('gated', { input: 'ship it', workflowId: testId('described-replayed') });
       const [pending] = await waitForPending(run);
       await first.stop();
-      // A worker with an empty cache answers by replaying the history, the local activity's marker included.
+      // A worker with an empty cache answers by replaying the history, the recorded definition included.
       second = await startHarness({ agents: agents.agents, providers: { scripted: agents.provider }, taskQueue: first.taskQueue, storeDir: first.storeDir });
       const again = second.client.get(run.workflowId);
       expect((await again.pendingApprovals()).map((p) => p.callId)).toEqual([pending!.callId]);
