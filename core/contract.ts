@@ -191,16 +191,16 @@ export interface ToolFailureDetails {
 }
 
 /**
- * Failure type of an activity that could not read or write the run's content in the blob store. The
- * workflow ends such a run `storage_error` (never retrying the model or the tool for it).
- */
-/**
  * Workflow task timeout of agent runs (Temporal's default is 10 s): a worker killed while it holds a
  * run's workflow task delays the run this long. Agent workflow tasks are short (histories stay under
  * a few thousand events through continue-as-new), so 5 s leaves room for a loaded worker's replay.
  */
 export const WORKFLOW_TASK_TIMEOUT = '5s';
 
+/**
+ * Failure type of an activity that could not read or write the run's content in the blob store. The
+ * workflow ends such a run `storage_error` (never retrying the model or the tool for it).
+ */
 export const STORAGE_ERROR = 'StorageError';
 
 /** Details attached to a {@link STORAGE_ERROR} failure (ApplicationFailure details[0]). */

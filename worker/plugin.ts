@@ -42,8 +42,9 @@ export const HEARTBEAT_THROTTLE_MS = 1000;
 /**
  * How long (ms) a workflow task waits for the worker that ran the run before (its sticky queue) before
  * any worker may take it: after a worker dies, its runs move on after this (Temporal's default is 10 s).
+ * A busy worker that misses it costs a replay elsewhere, never a lost task.
  */
-export const STICKY_TIMEOUT_MS = 2000;
+export const STICKY_TIMEOUT_MS = 1000;
 /** Default interval (ms) at which a streaming model call's heartbeat carries its newest deltas. */
 export const DEFAULT_LIVE_INTERVAL_MS = 100;
 

@@ -396,6 +396,9 @@ function analyse(
   };
 }
 
+/** Issue target: an interrupted step runs again within 5 s of a new worker being up. */
+const RESUME_TARGET_MS = 5000;
+
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 /** Median time from start to result of the runs that ended. */
@@ -432,6 +435,13 @@ export function formatCampaign(r: CampaignResult): string {
     `  not counted: ${across} resumes across a server restart; ${crossed.length} across another kill (${s(crossed.map((x) => x.afterKillMs))})`,
     `resume after the replacement worker was up: ${s(r.resume.afterReplacement.map((ms) => Math.max(0, ms)))}${early ? `; ${early} resumed on another worker before the replacement was up (counted 0)` : ''}`,
   ];
+  const counted = r.resume.samples.filter((x) => !x.acrossServerRestart && !x.acrossOtherKill && x.afterReplacementMs !== undefined);
+  for (const what of ['model', 'tool'] as const) {
+    const xs = counted.filter((x) => x.cut.split(', ').some((c) => c.startsWith(`${what} `))).map((x) => Math.max(0, x.afterReplacementMs!));
+    lines.push(`  ${what === 'model' ? 'model calls cut' : 'tools cut'}: ${s(xs)}`);
+  }
+  const overTarget = counted.filter((x) => x.afterReplacementMs! > RESUME_TARGET_MS).length;
+  lines.push(`  over ${seconds(RESUME_TARGET_MS)} after the replacement was up: ${overTarget} of ${counted.length}`);
   for (const x of slowest) lines.push(`  slowest resume: ${seconds(x.afterKillMs)} after the kill${x.afterReplacementMs === undefined ? '' : x.afterReplacementMs >= 0 ? ` (${seconds(x.afterReplacementMs)} after the replacement was up)` : ` (${seconds(-x.afterReplacementMs)} before the replacement was up)`}: ${x.workflowId}, cut ${x.cut}, kill at ${new Date(x.killAt).toISOString().slice(11, 23)}`);
   for (const d of r.transcripts.different) lines.push(`  DIFFERENT ${d.workflowId}: ${d.why}`);
   for (const d of r.atMostOnce.executedMoreThanOnce) lines.push(`  EXECUTED ${d.executions}x ${d.workflowId} ${d.callId}`);
