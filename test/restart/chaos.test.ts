@@ -1,7 +1,7 @@
 /**
  * The chaos campaign's short version (bench/chaos.ts is the long one): 10 runs of the chaos agent on 3
- * worker processes (separate working directories, one shared store), each run hit by 2 `kill -9`s of its
- * worker (mid-model-call, mid-tool, awaiting approval; a replacement started after each), one restart of
+ * worker processes (separate working directories, one shared store), each run aimed at until 2 `kill -9`s of its
+ * worker hit it (mid-model-call, mid-tool, awaiting approval; a replacement started after each), one restart of
  * the Temporal server on its persistent database, and an uninterrupted baseline of the same scripts.
  * Every run completes, with the baseline's transcript (an at-most-once call a kill cut may read "outcome
  * unknown" instead of its result), no at-most-once call executed twice, no approval lost.
@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { formatCampaign, runCampaign } from '../../bench/chaos/campaign';
 import { killAllWorkers } from '../../bench/chaos/fleet';
+import { HOLD_MS } from '../../bench/chaos/person';
 import type { RestartableServer } from '../helpers/restartable-server';
 import { restartableServer } from '../helpers/restartable-server';
 
@@ -54,7 +55,22 @@ describe('chaos campaign', () => {
     // The chaos happened: workers were killed under runs, the server restarted, workers were lost mid-call.
     expect(result.serverRestartsDone).toHaveLength(1);
     expect(result.killsDone.length, figures).toBeGreaterThanOrEqual(1);
-    expect(result.hitsPerRun.reduce((a, b) => a + b, 0), figures).toBeGreaterThanOrEqual(RUNS);
+    // Kills that hit each run. The controller aims at the runs with the fewest hits first, and the person
+    // holds each of a run's 2 decisions while it has fewer than KILLS hits — but at most HOLD_MS (30 s)
+    // each, and kills pause while the server restarts or fewer than 2 workers live: the design does not
+    // guarantee KILLS hits per run (nor a total of RUNS × KILLS), so neither is asserted. Asserted instead:
+    // every run is hit at least once (practically certain, not strictly guaranteed: a run with no hit is in
+    // the lowest tier the controller aims at during all its model calls, tools and up to 2 × 30 s of held
+    // decisions, with a kill every few seconds; measured: min 2 of 2 here, min 3 of 3 over 100 runs), and
+    // — guaranteed — a run that ended short of KILLS hits had every decision held the full HOLD_MS (hits
+    // only grow: short at the end means short during every hold, so no hold may have ended early).
+    expect(result.hitsPerRun, figures).toHaveLength(RUNS);
+    expect(Math.min(...result.hitsPerRun), figures).toBeGreaterThanOrEqual(1);
+    result.chaos.forEach((record, i) => {
+      if (result.hitsPerRun[i]! >= KILLS) return;
+      expect(record.decisions, `${record.workflowId}: ${result.hitsPerRun[i]} hits`).toHaveLength(2);
+      for (const d of record.decisions) expect(d.sentAt - d.seenAt, `${record.workflowId} ${d.callId}: decision held ${d.sentAt - d.seenAt} ms with ${result.hitsPerRun[i]} of ${KILLS} hits`).toBeGreaterThanOrEqual(HOLD_MS);
+    });
     expect(result.workerLosses.tools + result.workerLosses.models, figures).toBeGreaterThan(0);
     // Transcripts: the baseline's, but for at-most-once calls a kill cut (the model read "outcome unknown").
     expect(result.transcripts.different, figures).toEqual([]);
