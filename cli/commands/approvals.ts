@@ -55,12 +55,17 @@ export interface ApprovalsFlags extends Omit<ConnectionFlags, 'taskQueue'> {
 /** How often `approvals --watch` asks again. */
 export const WATCH_INTERVAL_MS = 1000;
 
-/** The human listing of the runs waiting for a person. */
+/** `, parent <workflowId>` for a sub-agent's run (the run that started it lists the call too); else nothing. */
+function parentNote(run: AwaitingRun): string {
+  return run.parent ? `, parent ${run.parent.workflowId}` : '';
+}
+
+/** The human listing of the runs waiting for a person; a sub-agent's run names its parent. */
 export function approvalLines(runs: readonly AwaitingRun[]): string[] {
   if (runs.length === 0) return ['no tool calls are waiting for approval'];
   const lines: string[] = [];
   for (const r of runs) {
-    lines.push(`${r.workflowId}  (agent ${r.agent ?? '?'}, ${r.pending.length} pending)`);
+    lines.push(`${r.workflowId}  (agent ${r.agent ?? '?'}, ${r.pending.length} pending${parentNote(r)})`);
     for (const p of r.pending) lines.push(`  ${describePending(p)}`);
   }
   return lines;
@@ -111,8 +116,8 @@ async function watchApprovals(out: Output, first: AwaitingRun[], query: () => Pr
     const now = byKey(runs);
     for (const [key, { run, pending }] of now) {
       if (shown.has(key)) continue;
-      if (out.jsonMode) out.jsonLine({ type: 'waiting', workflowId: run.workflowId, agent: run.agent, approval: pending });
-      else out.line(`+ ${run.workflowId}  (agent ${run.agent ?? '?'})  ${describePending(pending)}`);
+      if (out.jsonMode) out.jsonLine({ type: 'waiting', workflowId: run.workflowId, agent: run.agent, ...(run.parent ? { parent: run.parent } : {}), approval: pending });
+      else out.line(`+ ${run.workflowId}  (agent ${run.agent ?? '?'}${parentNote(run)})  ${describePending(pending)}`);
     }
     for (const [key, { run, pending }] of shown) {
       if (now.has(key)) continue;

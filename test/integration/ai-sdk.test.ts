@@ -2,21 +2,26 @@
  * An AI SDK language model in the full agent loop on the real dev server: the AI SDK's own mock model
  * (`MockLanguageModelV2`), served through `aiSdkProvider`, calls a tool and answers; a retryable
  * `APICallError` (a 429 with Retry-After) is retried by the workflow on its durable timer; a final one
- * ends the run with the API's message.
+ * ends the run with the API's message. And a real provider package, `@ai-sdk/openai-compatible`, over
+ * HTTP to the local replay server (captured Chat Completions streams): a tool cycle to `success`.
  */
 import type { LanguageModelV2CallOptions, LanguageModelV2StreamPart } from '@ai-sdk/provider';
 import { APICallError } from '@ai-sdk/provider';
 import { simulateReadableStream } from 'ai';
 import { MockLanguageModelV2 } from 'ai/test';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RetryOptions } from '../../agents/define';
-import { defineAgent } from '../../agents/define';
+import { defineAgent, defineTool } from '../../agents/define';
 import type { ToolResultBlock } from '../../core/messages';
 import { aiSdkProvider } from '../../providers/ai-sdk';
 import { allEvents, resultWithin } from '../helpers/events';
 import type { Harness } from '../helpers/harness';
 import { startHarness, testId } from '../helpers/harness';
 import { echo } from '../helpers/tools';
+import { ReplayServer, sseFrames } from '../providers/replay-server';
+import { fixture } from '../providers/sse';
 
 const fast: RetryOptions = { maximumAttempts: 4, initialInterval: '50ms', maximumInterval: '5s' };
 
@@ -105,13 +110,39 @@ const agents = [
   defineAgent({ name: 'aisdk_denied', model: { provider: 'aisdk', model: 'denied' }, modelRetry: fast }),
 ];
 
+/** What the two tools of the openai-compatible run did: `tool(args)` per execution. */
+const ran: string[] = [];
+const getTime = defineTool({
+  name: 'get_time',
+  description: 'Time in a zone',
+  input: z.object({ tz: z.string() }),
+  readOnly: true,
+  execute: ({ tz }) => (ran.push(`get_time(${tz})`), `12:00 in ${tz}`),
+});
+const getDate = defineTool({
+  name: 'get_date',
+  description: 'Date in a format',
+  input: z.object({ fmt: z.string() }),
+  readOnly: true,
+  execute: ({ fmt }) => (ran.push(`get_date(${fmt})`), `2026-01-01 (${fmt})`),
+});
+const compatAgent = defineAgent({ name: 'aisdk_compat', model: { provider: 'compat', model: 'gpt-compat-loop' }, tools: [getTime, getDate], modelRetry: fast });
+
 let h: Harness;
+let server: ReplayServer;
 
 beforeAll(async () => {
-  h = await startHarness({ agents, providers: { aisdk: aiSdkProvider({ echo: echoModel, limited: limitedModel, denied: deniedModel }) } });
+  // The captured streams: two parallel tool calls first; once the request holds tool results, a text answer.
+  server = await ReplayServer.start((req) => {
+    const answered = (req.body.messages ?? []).some((m) => (m as { role?: string }).role === 'tool');
+    return { sse: sseFrames(fixture(answered ? 'openai/text.sse' : 'openai/tool_calls_interleaved.sse')), frameDelayMs: 2 };
+  });
+  const compat = aiSdkProvider(createOpenAICompatible({ name: 'replay', baseURL: `${server.origin}/v1`, apiKey: 'test-key-aisdk-loop', includeUsage: true }));
+  h = await startHarness({ agents: [...agents, compatAgent], providers: { aisdk: aiSdkProvider({ echo: echoModel, limited: limitedModel, denied: deniedModel }), compat } });
 });
 afterAll(async () => {
   await h?.stop();
+  await server?.close();
 });
 
 const toolResults = (r: { messages: Array<{ content: Array<{ type: string }> }> }): ToolResultBlock[] =>
@@ -155,6 +186,45 @@ describe('an AI SDK model in the agent loop (real dev server)', () => {
     const events = await allEvents(run);
     expect(events.map((e) => e.type)).toContain('tool_call');
     expect(events.find((e) => e.type === 'tool_call')).toMatchObject({ tool: 'echo', args: { text: 'ping' } });
+  });
+
+  it('a real provider package (@ai-sdk/openai-compatible over HTTP) drives a tool cycle to success', async () => {
+    const run = await h.client.start('aisdk_compat', { input: 'time and date?', workflowId: testId('aisdk-compat') });
+    const result = await resultWithin(run);
+    expect(result.status).toBe('success');
+    expect(result.finalText).toBe('Hej verden!');
+    // Each call ran once, with the arguments the package assembled from the streamed fragments.
+    expect(ran.sort()).toEqual(['get_date(iso)', 'get_time(UTC)']);
+    expect(result.messages[1]).toEqual({
+      role: 'assistant',
+      content: [
+        { type: 'tool_use', id: 'call_da02time', name: 'get_time', input: { tz: 'UTC' } },
+        { type: 'tool_use', id: 'call_da02date', name: 'get_date', input: { fmt: 'iso' } },
+      ],
+    });
+    // The model's next request carried the calls and the tools' results, as Chat Completions messages.
+    const sent = server.requestsFor('gpt-compat-loop');
+    expect(sent).toHaveLength(2);
+    expect(sent[1]!.path).toBe('/v1/chat/completions');
+    expect(sent[1]!.body.messages).toEqual([
+      { role: 'user', content: 'time and date?' },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { id: 'call_da02time', type: 'function', function: { name: 'get_time', arguments: '{"tz":"UTC"}' } },
+          { id: 'call_da02date', type: 'function', function: { name: 'get_date', arguments: '{"fmt":"iso"}' } },
+        ],
+      },
+      { role: 'tool', tool_call_id: 'call_da02time', content: '12:00 in UTC' },
+      { role: 'tool', tool_call_id: 'call_da02date', content: '2026-01-01 (iso)' },
+    ]);
+    // Usage and the answering model, as the package read them from the streams.
+    expect(result.usage).toEqual({ inputTokens: 226, outputTokens: 44, cacheReadTokens: 1024, cacheWriteTokens: 0 });
+    expect(result.report.steps.map((s) => [s.provider, s.model, s.stopReason])).toEqual([
+      ['compat', 'gpt-4o-2024-08-06', 'tool_use'],
+      ['compat', 'gpt-4.1-mini-2025-04-14', 'end_turn'],
+    ]);
   });
 
   it('retries a retryable APICallError (429) after its Retry-After, with a retrying event, and succeeds', async () => {

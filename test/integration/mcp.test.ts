@@ -1,7 +1,8 @@
 /**
  * MCP tools on the real dev server, against the reference MCP server (`@modelcontextprotocol/server-everything`)
  * over stdio and over Streamable HTTP: tool lists recorded at run start, calls through the runTool
- * activity, approvals on an MCP tool, error results fed back, bad configuration ending the run clearly.
+ * activity, approvals on an MCP tool, a run policy denying one by its `server__tool` name, error results
+ * fed back, bad configuration ending the run clearly.
  */
 import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
@@ -12,6 +13,7 @@ import type { ToolResultBlock } from '../../core/messages';
 import { outputText } from '../../core/messages';
 import type { AgentRunResult } from '../../core/result';
 import { mcpServer, mcpTools } from '../../mcp/server';
+import type { ScriptedTurn } from '../../providers/scripted';
 import { freePort, terminate } from '../../server/processes';
 import { ScriptedAgents } from '../helpers/agents';
 import { resultWithin, waitForPending } from '../helpers/events';
@@ -49,6 +51,16 @@ S.add(
   'mcp_error',
   [{ toolCalls: [{ name: 'everything__gzip-file-as-resource', args: { name: 'x.gz', data: 'ftp://example.com/file' } }] }, { text: 'noted the error' }],
   { tools: [], mcp: [mcpTools(everything, { include: ['gzip-file-as-resource'] })] },
+);
+// Answers with the tool results it was sent, so the final text is what the model read.
+S.add(
+  'mcp_policy',
+  (request): ScriptedTurn => {
+    const sent = request.messages.flatMap((m) => m.content.filter((b): b is ToolResultBlock => b.type === 'tool_result'));
+    if (sent.length === 0) return { toolCalls: [{ name: 'everything__echo', args: { message: 'must not run' } }, { name: 'everything__get-sum', args: { a: 2, b: 3 } }] };
+    return { text: sent.map((b) => outputText(b.output)).join(' | ') };
+  },
+  { tools: [], mcp: [everything] },
 );
 S.add('mcp_missing_command', [{ text: 'never' }], { tools: [], mcp: [mcpServer({ name: 'missing', command: 'durable-agent-no-such-mcp-server' })] });
 S.add('mcp_collision', [{ text: 'never' }], {
@@ -116,6 +128,23 @@ describe('MCP tools', () => {
     expect(history).toContain('everything__echo');
     expect(history).toContain('everything__get-sum');
     expect(history).toContain('Message to echo');
+  });
+
+  it('a run policy denies an MCP tool by its server__tool name: the model reads the denial, the tool never runs', async () => {
+    const run = await h.client.start('mcp_policy', { input: 'echo and add', workflowId: testId('mcp-policy'), policy: { everything__echo: 'deny' } });
+    const result = await resultWithin(run);
+    expect(result.status).toBe('success');
+    // The model's second request held the denial (and the allowed MCP call's real result).
+    expect(result.finalText).toBe(`Denied by the run's policy: "everything__echo" may not be used in this run. The tool was not run. | The sum of 2 and 3 is 5.`);
+    expect(toolResults(result).map((b) => b.isError)).toEqual([true, false]);
+    // Only the allowed call reached the server: one runTool activity in the whole history.
+    const { events } = await run.handle.fetchHistory();
+    const scheduled = (events ?? []).flatMap((e) => (e.activityTaskScheduledEventAttributes?.activityType?.name === 'runTool' ? [e] : []));
+    expect(scheduled).toHaveLength(1);
+    expect(result.report.toolCalls.map((c) => [c.tool, c.attempts])).toEqual([
+      ['everything__echo', 0],
+      ['everything__get-sum', 1],
+    ]);
   });
 
   it('over Streamable HTTP: an MCP tool that needs approval runs once approved; headers never reach history', async () => {

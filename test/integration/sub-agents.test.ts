@@ -47,7 +47,10 @@ let h: Harness;
 beforeAll(async () => {
   // Only the top-level agents are listed: the agents of agent tools are served with them.
   const top = S.agents.filter((a) => !['sa_researcher', 'sa_launcher', 'sa_looper', 'sa_analyst'].includes(a.name));
-  h = await startHarness({ agents: top, providers: { scripted: S.provider } });
+  // Prices for the parent's and the researcher's models ($1,000 / $2,000 per million tokens in / out): the
+  // researcher's 100 in + 20 out cost $0.14; the parent's own 40 in + 11 out, $0.062.
+  const price = { input: 1000, output: 2000, cacheRead: 0, cacheWrite: 0 };
+  h = await startHarness({ agents: top, providers: { scripted: S.provider }, prices: { sa_parent: price, sa_researcher: price } });
 });
 afterAll(async () => h?.stop());
 
@@ -80,6 +83,16 @@ describe('agent tools run as child workflows', () => {
     expect(child.status).toBe('success');
     expect(child.finalText).toBe('Paris has 2.1 million people.');
     expect(child.report.agent).toBe('sa_researcher');
+
+    // Cost: the parent's report counts its own priced steps and the child's cost.
+    const own = result.report.steps.reduce((sum, s) => sum + (s.costUsd ?? 0), 0);
+    expect(own).toBeCloseTo(0.062, 8);
+    expect(child.costUsd).toBeCloseTo(0.14, 8);
+    expect(entry.child?.costUsd).toBeCloseTo(0.14, 8);
+    expect(result.report.costUsd).toBeCloseTo(own + child.costUsd, 8);
+    expect(result.report.costUsd).toBeGreaterThan(own);
+    expect(result.costUsd).toBe(result.report.costUsd);
+    expect(result.report.unpricedSteps).toBe(0);
 
     const events = await allEvents(run);
     const started = events.find((e) => e.type === 'sub_agent_started');

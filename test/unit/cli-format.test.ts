@@ -9,6 +9,7 @@ import { formatDuration, formatEvent, formatResult } from '../../cli/format';
 import { spinnerFor } from '../../cli/follow';
 import { LiveView, rowsUp } from '../../cli/live-view';
 import { Output, stylesFor } from '../../cli/output';
+import { approvalLines } from '../../cli/commands/approvals';
 
 const plain = stylesFor({ isTTY: false });
 const stamp = { seq: 3, at: '2025-01-01T00:00:00.000Z' };
@@ -261,5 +262,22 @@ describe('LiveView', () => {
   it('text that arrives whole (no deltas) prints as the text event always did', () => {
     const out = render([{ seq: 0, at, type: 'text', step: 2, text: ANSWER }], false).written;
     expect(out).toBe('[step 2] text:\n    The answer is 42.\n    Checked twice.\n');
+  });
+});
+
+describe('durable-agent approvals (text)', () => {
+  const pending = { callId: 'call_1_0', tool: 'refund', args: { amount: 5 }, step: 1, requestedAt: '2025-01-01T00:00:00.000Z' };
+
+  it("names a sub-agent's parent run, as the README says the inbox does", () => {
+    const lines = approvalLines([
+      { workflowId: 'order-7/agent', runId: 'r-child', agent: 'support', pending: [pending], parent: { workflowId: 'order-7', runId: 'r-parent' } },
+    ]);
+    expect(lines[0]).toBe('order-7/agent  (agent support, 1 pending, parent order-7)');
+    expect(lines[1]).toBe('  call_1_0  refund({"amount":5})  step 1, requested 2025-01-01T00:00:00.000Z');
+  });
+
+  it('names no parent for a top-level run', () => {
+    const lines = approvalLines([{ workflowId: 'w-1', runId: 'r-1', agent: 'support', pending: [pending] }]);
+    expect(lines[0]).toBe('w-1  (agent support, 1 pending)');
   });
 });
