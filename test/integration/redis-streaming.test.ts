@@ -27,7 +27,8 @@ import { ScriptedAgents } from '../helpers/agents';
 import { testId } from '../helpers/harness';
 import type { RedisServer } from '../helpers/redis';
 import { describeWithRedis, startRedisServer } from '../helpers/redis';
-import { collect, expectVoidedFirstAttempt } from '../helpers/stream';
+import { collect, expectSlowReaderNotInTheWay, expectVoidedFirstAttempt } from '../helpers/stream';
+import { echo } from '../helpers/tools';
 
 const ANSWER = 'The answer is forty-two: computed slowly, streamed through Redis in pieces, and checked against the transcript.';
 /** Deltas a scripted reply streamed in `chunks` pieces makes (pieces of equal size, the last one shorter). */
@@ -40,6 +41,15 @@ const S = new ScriptedAgents();
 S.add('redis_streamer', [{ text: ANSWER, delayMs: 400, stream: { chunks: CHUNKS, intervalMs: 50 } }], { tools: [] });
 S.add('redis_long_streamer', [{ text: ANSWER, delayMs: 400, stream: { chunks: 60, intervalMs: 50 } }], { tools: [] });
 S.add('redis_flaky', [{ text: ANSWER, delayMs: 300, stream: { chunks: 12, intervalMs: 50 }, failures: [{ message: 'connection reset mid-answer', retryable: true, afterStreaming: true }] }], { tools: [] });
+// Three steps calling a tool, then the answer, each streaming: many durable events for a slow reader to read.
+S.add(
+  'redis_slow_read',
+  (_request, ctx) =>
+    ctx.step <= 3
+      ? { text: `Step ${ctx.step}: echoing.`, toolCalls: [{ name: 'echo', args: { text: `n${ctx.step}` } }], stream: { chunks: 6, intervalMs: 40 } }
+      : { text: ANSWER, stream: { chunks: 12, intervalMs: 40 } },
+  { tools: [echo], maxSteps: 10 },
+);
 
 interface Side {
   client: AgentClient;
@@ -216,6 +226,13 @@ describeWithRedis('live deltas over Redis Streams', () => {
     expect(result.status).toBe('success');
     expectVoidedFirstAttempt(events, chunks, result.finalText);
     expect(result.finalText).toBe(ANSWER);
+  });
+
+  it('a slow reader (300 ms an event) does not slow the run, and still gets every durable event once and the final text', async () => {
+    const run = await side.client.start('redis_slow_read', { input: 'echo three times', workflowId: testId('redis-slow-reader') });
+    await expectSlowReaderNotInTheWay(run);
+    expect(await admin.xlen(streamKey(run.workflowId))).toBeGreaterThan(0); // the run did stream through Redis
+    expect((await run.result()).finalText).toBe(ANSWER);
   });
 
   it('25 clients watching one run all get the same deltas; every feed connection is released after', async () => {
