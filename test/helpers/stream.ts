@@ -3,6 +3,7 @@ import { expect } from 'vitest';
 import type { AgentRun } from '../../client';
 import type { StreamEvent } from '../../client/live';
 import { TextAccumulator } from '../../client/live';
+import type { AgentRunResult } from '../../core/result';
 import type { TextChunk } from '../../core/stream';
 
 /** Apply text chunks as a display would: each step's text, steps in order. */
@@ -20,15 +21,22 @@ export async function collect<T>(items: AsyncIterable<T>, into: T[] = []): Promi
 
 /**
  * Check a run whose step 1, attempt 1 streamed and then failed: its deltas were shown, then voided, none
- * after that, and the text a display shows equals the final text.
+ * after that; the text a display shows equals the final text; and the transcript (`result.messages`) holds
+ * only the surviving attempt's text: one assistant message, its text the final text, nothing of the voided
+ * attempt's answer besides it.
  */
-export function expectVoidedFirstAttempt(events: readonly StreamEvent[], chunks: readonly TextChunk[], finalText: string): void {
+export function expectVoidedFirstAttempt(events: readonly StreamEvent[], chunks: readonly TextChunk[], result: AgentRunResult): void {
   expect(events.some((e) => e.type === 'delta' && e.attempt === 1)).toBe(true);
   expect(events).toContainEqual(expect.objectContaining({ type: 'attempt_voided', step: 1, attempt: 1 }));
   const voidedAt = events.findIndex((e) => e.type === 'attempt_voided');
   expect(events.slice(voidedAt).some((e) => e.type === 'delta' && e.attempt === 1)).toBe(false);
   expect(chunks.some((c) => c.type === 'reset')).toBe(true);
-  expect(shown(chunks)).toBe(finalText);
+  expect(shown(chunks)).toBe(result.finalText);
+  const voidedText = events.map((e) => (e.type === 'delta' && e.attempt === 1 && e.delta.type === 'text' ? e.delta.text : '')).join('');
+  expect(voidedText.length).toBeGreaterThan(0);
+  expect(result.messagesOmitted).toBe(0);
+  const assistantTexts = result.messages.flatMap((m) => (m.role === 'assistant' ? [m.content.map((b) => (b.type === 'text' ? b.text : '')).join('')] : []));
+  expect(assistantTexts).toEqual([result.finalText]);
 }
 
 /**

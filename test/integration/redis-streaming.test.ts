@@ -226,7 +226,7 @@ describeWithRedis('live deltas over Redis Streams', () => {
     await text;
     const result = await run.result();
     expect(result.status).toBe('success');
-    expectVoidedFirstAttempt(events, chunks, result.finalText);
+    expectVoidedFirstAttempt(events, chunks, result);
     expect(result.finalText).toBe(ANSWER);
   });
 

@@ -107,7 +107,7 @@ describe('streaming through Temporal', () => {
     await text;
     const result = await run.result();
     expect(result.status).toBe('success');
-    expectVoidedFirstAttempt(events, chunks, result.finalText);
+    expectVoidedFirstAttempt(events, chunks, result);
     expect(result.finalText).toBe(ANSWER);
   });
 
