@@ -7,6 +7,7 @@ import type { AgentWorker } from '../worker';
 import type * as WorkerModule from '../worker';
 import { prometheusMetrics } from '../telemetry/prometheus';
 import type { TracingOptions } from '../telemetry/tracing';
+import type { DeltaPublisher } from '../streaming/transport';
 import { oneLine } from './errors';
 import { workerIdentity } from './pollers';
 import type { ServedAgents } from './served';
@@ -44,7 +45,15 @@ export interface StartedWorker {
  * A new connection is opened while the agents and the worker's own code load (it connects on Temporal's
  * native threads meanwhile).
  */
-export async function startWorker(options: { agents: ServedAgents; taskQueue: string; address: string; connection?: NativeConnection; tracing?: TracingOptions }): Promise<StartedWorker> {
+export async function startWorker(options: {
+  agents: ServedAgents;
+  taskQueue: string;
+  address: string;
+  connection?: NativeConnection;
+  tracing?: TracingOptions;
+  /** Also publish live deltas here (`--redis-url`); the heartbeat transport stays on. */
+  publisher?: DeltaPublisher;
+}): Promise<StartedWorker> {
   installRuntime();
   const connecting = options.connection ? undefined : NativeConnection.connect({ address: options.address });
   let own: NativeConnection | undefined;
@@ -60,6 +69,7 @@ export async function startWorker(options: { agents: ServedAgents; taskQueue: st
       taskQueue: options.taskQueue,
       temporal: { identity: workerIdentity() },
       ...(options.tracing ? { tracing: options.tracing } : {}),
+      ...(options.publisher ? { streaming: { publisher: options.publisher } } : {}),
     });
     return { worker, ...(own ? { connection: own } : {}) };
   } catch (err) {

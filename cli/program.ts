@@ -7,7 +7,7 @@ import { METRICS_ENV, parseMetricsAddress } from '../telemetry/prometheus';
 import { packageRoot } from '../server/temporal-cli';
 import { oneLine } from './errors';
 import { DEMO_AGENT_NAME } from './served';
-import { DEFAULT_UI_PORT } from './target';
+import { DEFAULT_UI_PORT, REDIS_URL_ENV } from './target';
 import type * as ApprovalsModule from './commands/approvals';
 import type * as CancelModule from './commands/cancel';
 import type * as CodecServerModule from './commands/codec-server';
@@ -105,7 +105,15 @@ function version(): string {
   }
 }
 
-function connectionOptions(cmd: Command, withTaskQueue: boolean): Command {
+/** What `--redis-url` does on a command that hosts a worker or follows runs. */
+const REDIS_HOSTS = 'a worker this command hosts publishes live deltas there';
+const REDIS_FOLLOWS = 'the live answer is read from there';
+
+/**
+ * The connection options: `--address`, `--port`, `--task-queue` when `withTaskQueue`, and `--redis-url`
+ * when `redis` says what it does on this command (checked when the command runs: `resolveTarget`).
+ */
+function connectionOptions(cmd: Command, withTaskQueue: boolean, redis?: string): Command {
   cmd
     .addOption(new Option('--address <host:port>', 'Temporal frontend address (default: localhost:<port>)').env('TEMPORAL_ADDRESS'))
     .addOption(
@@ -113,6 +121,9 @@ function connectionOptions(cmd: Command, withTaskQueue: boolean): Command {
     );
   if (withTaskQueue) {
     cmd.addOption(new Option('--task-queue <name>', `task queue of the agent workers (default: ${DEFAULT_TASK_QUEUE})`).env('DURABLE_AGENT_TASK_QUEUE'));
+  }
+  if (redis) {
+    cmd.addOption(new Option('--redis-url <url>', `Redis for live deltas over Redis Streams, redis://[user:password@]host:port (rediss:// for TLS): ${redis}`).env(REDIS_URL_ENV));
   }
   return cmd;
 }
@@ -142,6 +153,7 @@ export function buildProgram(ctx: ProgramContext): Command {
       'the worker hosts them instead of the demo agents',
     ),
     true,
+    'the worker publishes live deltas there (besides its heartbeats)',
   ).action(async (flags) => {
     ctx.exitCode = await commands.dev().devCommand(flags, ctx.signal);
   });
@@ -152,6 +164,7 @@ export function buildProgram(ctx: ProgramContext): Command {
       'the worker hosts them instead of the demo agents',
     ),
     true,
+    'the worker publishes live deltas there (besides its heartbeats)',
   ).action(async (flags) => {
     ctx.exitCode = await commands.worker().workerCommand(flags, ctx.signal);
   });
@@ -170,6 +183,7 @@ export function buildProgram(ctx: ProgramContext): Command {
       'an in-process worker hosts them instead of the demo agents',
     ),
     true,
+    `${REDIS_FOLLOWS}; ${REDIS_HOSTS}`,
   ).action(async (prompt: string[], flags) => {
     ctx.exitCode = await commands.run().runCommand(prompt, flags, ctx.signal);
   });
@@ -187,6 +201,7 @@ export function buildProgram(ctx: ProgramContext): Command {
       hostsFor,
     ),
     true,
+    `${REDIS_FOLLOWS}; ${REDIS_HOSTS}`,
   ).action(async (workflowId: string, flags) => {
     ctx.exitCode = await commands.tail().tailCommand(workflowId, flags, ctx.signal);
   });
@@ -201,6 +216,7 @@ export function buildProgram(ctx: ProgramContext): Command {
       hostsFor,
     ),
     true,
+    REDIS_HOSTS,
   ).action(async (workflowId: string, flags) => {
     ctx.exitCode = await commands.result().resultCommand(workflowId, flags, ctx.signal);
   });
@@ -211,6 +227,7 @@ export function buildProgram(ctx: ProgramContext): Command {
       hostsFor,
     ),
     true,
+    REDIS_HOSTS,
   ).action(async (workflowId: string, flags) => {
     ctx.exitCode = await commands.cancel().cancelCommand(workflowId, flags, ctx.signal);
   });
@@ -346,6 +363,7 @@ export function buildProgram(ctx: ProgramContext): Command {
       .addOption(new Option('--host <host>', 'interface to listen on (default: 127.0.0.1; 0.0.0.0 for every interface)').env('DURABLE_AGENT_HTTP_HOST'))
       .option('--metrics-public', 'serve GET /metrics (approvals waiting and their age, runs by phase, in Prometheus format) without a bearer token'),
     true,
+    "the event streams (GET /runs/:id/events) read runs' live deltas from there (the workers must publish them there)",
   ).action(async (flags) => {
     ctx.exitCode = await commands.serve().serveCommand(flags, ctx.signal);
   });

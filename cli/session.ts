@@ -24,6 +24,8 @@ import type * as HostingModule from './hosting';
 import type { TracingOptions } from '../telemetry/tracing';
 import type * as ClientTracingModule from '../telemetry/client-tracing';
 import type * as TracingModule from '../telemetry/tracing';
+import type * as RedisModule from '../streaming/redis';
+import type { RedisDeltaFeed, RedisDeltaPublisher } from '../streaming/redis';
 
 /** When a session may start the embedded dev server. */
 export type EmbedPolicy =
@@ -71,6 +73,10 @@ interface HostedWorker extends StartedWorker {
 export class Session {
   private hosted: HostedWorker | undefined;
   private workerFailure: unknown;
+  /** Where the hosted worker publishes live deltas, with `--redis-url` (closed after it stops). */
+  private publisher: RedisDeltaPublisher | undefined;
+  /** Where clients read live deltas, with `--redis-url`. */
+  private feed: RedisDeltaFeed | undefined;
 
   private constructor(
     readonly target: Target,
@@ -83,7 +89,14 @@ export class Session {
     /** The agents this session's worker serves (when it hosts one). */
     readonly agents: ServedAgents,
     private readonly tracing: TracingOptions | undefined,
+    private readonly log: (line: string) => void,
   ) {}
+
+  /** The Redis side of `--redis-url` (ioredis loads only when one is configured). */
+  private static redis(): typeof RedisModule {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- ioredis loads only with --redis-url
+    return require('../streaming/redis') as typeof RedisModule;
+  }
 
   /** Connect to the target, starting the embedded dev server if the policy allows and nothing is there. */
   static async open(target: Target, options: SessionOptions): Promise<Session> {
@@ -102,7 +115,7 @@ export class Session {
       } catch (err) {
         throw new CliError(`cannot reach Temporal at ${target.address}: ${errorMessage(err)}`);
       }
-      return new Session(target, target.address, new Client({ connection, dataConverter, ...tracingInterceptors(options.tracing) }), connection, undefined, agents, options.tracing);
+      return new Session(target, target.address, new Client({ connection, dataConverter, ...tracingInterceptors(options.tracing) }), connection, undefined, agents, options.tracing, options.log);
     }
     const canEmbed =
       options.embed === 'never'
@@ -127,7 +140,7 @@ export class Session {
       throw new CliError(`could not start the Temporal dev server on port ${target.serverPort}: ${errorMessage(err)} (see ${displayPath(serverLogFile())})`);
     }
     const client = new Client({ connection: server.connection, ...(server.namespace ? { namespace: server.namespace } : {}), dataConverter, ...tracingInterceptors(options.tracing) });
-    return new Session(target, server.address, client, undefined, server, agents, options.tracing);
+    return new Session(target, server.address, client, undefined, server, agents, options.tracing, options.log);
   }
 
   /** True when this session hosts a worker. */
@@ -135,9 +148,11 @@ export class Session {
     return this.hosted !== undefined;
   }
 
-  /** A client for runs on `taskQueue`. */
+  /** A client for runs on `taskQueue`; its runs' live deltas come from Redis with `--redis-url`. */
   agentClient(taskQueue = this.target.taskQueue): AgentClient {
-    return new AgentClient(this.temporal, taskQueue);
+    const url = this.target.redisUrl;
+    if (url) this.feed ??= new (Session.redis().RedisDeltaFeed)({ url });
+    return new AgentClient(this.temporal, taskQueue, this.feed ? { deltas: this.feed } : {});
   }
 
   /** Whether a live worker (other than ghosts of exited local processes) polls `taskQueue`. */
@@ -150,12 +165,15 @@ export class Session {
     if (this.hosted) return this.hosted.worker;
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- the worker runtime loads only when a worker is hosted
     const { startWorker } = require('./hosting') as typeof HostingModule;
+    const url = this.target.redisUrl;
+    if (url) this.publisher ??= new (Session.redis().RedisDeltaPublisher)({ url, log: this.log });
     const started = await startWorker({
       agents: this.agents,
       taskQueue,
       address: this.address,
       ...(this.server ? { connection: this.server.nativeConnection } : {}),
       ...(this.tracing ? { tracing: this.tracing } : {}),
+      ...(this.publisher ? { publisher: this.publisher } : {}),
     });
     const running = started.worker.run().catch((err: unknown) => {
       this.workerFailure = err;
@@ -216,6 +234,8 @@ export class Session {
       await hosted.running;
       await quietly(() => hosted.connection?.close());
     }
+    // After the worker stopped: sends what is buffered, quits its connection.
+    await quietly(() => this.publisher?.close());
     const tracing = this.tracing;
     if (tracing) {
       // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when tracing

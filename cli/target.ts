@@ -1,5 +1,6 @@
 /** Which Temporal server the CLI talks to, and where it would start its own. */
 import { DEFAULT_TASK_QUEUE } from '../core/contract';
+import { checkRedisUrl, redact } from '../streaming/redis-codec';
 import { CliError } from './errors';
 
 /** Port of the default address, and of the embedded dev server unless overridden. */
@@ -15,7 +16,15 @@ export interface ConnectionFlags {
   port?: number;
   /** `--task-queue` or `DURABLE_AGENT_TASK_QUEUE`. */
   taskQueue?: string;
+  /**
+   * `--redis-url` or `DURABLE_AGENT_REDIS_URL` (commands that host a worker or follow runs): live deltas go
+   * through Redis Streams, published by the worker, read by `run`, `tail` and `serve`.
+   */
+  redisUrl?: string;
 }
+
+/** The environment variable of `--redis-url`. */
+export const REDIS_URL_ENV = 'DURABLE_AGENT_REDIS_URL';
 
 /** A resolved connection target. */
 export interface Target {
@@ -28,6 +37,8 @@ export interface Target {
   /** Host an embedded dev server would bind, when the address is local. */
   serverIp: string | undefined;
   taskQueue: string;
+  /** Redis for live deltas (checked), when configured. */
+  redisUrl?: string;
 }
 
 const LOCAL_HOSTS: Record<string, string> = { localhost: '127.0.0.1', '127.0.0.1': '127.0.0.1', '0.0.0.0': '0.0.0.0', '[::1]': '::1', '::1': '::1' };
@@ -41,13 +52,34 @@ export function parseAddress(address: string): { host: string; port: number } {
   return { host, port };
 }
 
+/**
+ * The Redis URL of `--redis-url` / `DURABLE_AGENT_REDIS_URL`, checked; undefined when not set (or empty).
+ * @throws {CliError} naming the option and the expected form (the password never shown).
+ */
+export function redisUrlOf(flags: Pick<ConnectionFlags, 'redisUrl'>): string | undefined {
+  const url = flags.redisUrl?.trim();
+  if (!url) return undefined; // not set, or set empty
+  try {
+    return checkRedisUrl(url, `--redis-url (or ${REDIS_URL_ENV})`);
+  } catch (err) {
+    throw new CliError((err as Error).message);
+  }
+}
+
+/** The banner line about live deltas over Redis (`--redis-url`), if configured; the password hidden. */
+export function redisLine(target: Target, how: 'published to' | 'read from'): string[] {
+  return target.redisUrl ? [`  Live deltas:       ${how} Redis at ${redact(target.redisUrl)} (Redis Streams)`] : [];
+}
+
 /** Resolve flags into a target. Without an explicit address: `localhost:<dev port>`. */
 export function resolveTarget(flags: ConnectionFlags): Target {
   const taskQueue = flags.taskQueue || DEFAULT_TASK_QUEUE;
+  const redisUrl = redisUrlOf(flags);
+  const redis = redisUrl ? { redisUrl } : {};
   if (flags.address) {
     const { host, port } = parseAddress(flags.address);
-    return { address: flags.address, explicit: true, serverPort: flags.port ?? port, serverIp: LOCAL_HOSTS[host], taskQueue };
+    return { address: flags.address, explicit: true, serverPort: flags.port ?? port, serverIp: LOCAL_HOSTS[host], taskQueue, ...redis };
   }
   const port = flags.port ?? DEFAULT_PORT;
-  return { address: `localhost:${port}`, explicit: false, serverPort: port, serverIp: '127.0.0.1', taskQueue };
+  return { address: `localhost:${port}`, explicit: false, serverPort: port, serverIp: '127.0.0.1', taskQueue, ...redis };
 }

@@ -24,7 +24,7 @@ import { ApprovalRefusedError, MessageRefusedError, RunNotFoundError } from './e
 
 /** Options of {@link AgentRun.events}. */
 export interface EventsOptions {
-  /** Cursor to start from (an event's `seq`): 0, the default, is the first event. */
+  /** The `seq` of the first event to yield (inclusive: the last `seq` you got + 1); 0, the default, is the first event. */
   from?: number;
   /** Wait between reads while the run produces nothing new. Default 200 ms. */
   pollMs?: number;
@@ -39,7 +39,18 @@ export interface EventsOptions {
 
 /** Options of {@link AgentRun.stream}. */
 export interface StreamOptions {
-  /** Cursor of durable events to start from (an event's `seq`); default 0, the first. */
+  /**
+   * The `seq` of the first durable event to yield: **inclusive**, so to go on after the last event you got,
+   * pass its `seq + 1` (default 0, the first). Note the difference from the HTTP API's `?after=` and
+   * `Last-Event-ID` and from `durable-agent tail --after`, which take the `seq` of the last event already
+   * seen and start with the next one.
+   *
+   * @example
+   * ```ts
+   * let cursor = 0;
+   * for await (const e of run.stream({ after: cursor })) if ('seq' in e) cursor = e.seq + 1;
+   * ```
+   */
   after?: number;
   /** Stop (promptly) when this aborts; the run itself goes on. */
   signal?: AbortSignal;

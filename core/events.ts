@@ -7,7 +7,7 @@ import type { ApprovalTimeoutOutcome, Decision } from './approval-types';
 import type { StopReason } from './model';
 import type { RunError, RunStatus } from './result';
 import type { AnyToolCall, BudgetRequest, ToolCallShape } from './tool-call';
-import type { JsonObject } from './json';
+import type { JsonObject, JsonValue } from './json';
 import type { Usage } from './usage';
 
 /** The run started: the agent, its first model and its step cap. */
@@ -279,7 +279,7 @@ export interface OutputRejectedEvent {
   retrying: boolean;
 }
 
-/** The run ended; the same status and error as its result. */
+/** The run ended; the same status, final text, structured output and error as its result. */
 export interface DoneEvent {
   type: 'done';
   status: RunStatus;
@@ -287,6 +287,8 @@ export interface DoneEvent {
   usage: Usage;
   costUsd: number;
   finalText: string;
+  /** A successful run's structured output (`result.output`, for an agent with an `output` schema); absent otherwise. */
+  output?: JsonValue;
   error?: RunError;
 }
 

@@ -105,6 +105,7 @@ export function doneEvent(result: AgentRunResult): DoneEvent {
     usage: result.usage,
     costUsd: result.costUsd,
     finalText: result.finalText,
+    ...(result.status === 'success' && result.output !== undefined ? { output: result.output } : {}),
     ...(result.error ? { error: result.error } : {}),
   };
 }

@@ -8,7 +8,7 @@ import { displayPath, Session } from '../session';
 import { cliTracing } from '../tracing';
 import { serverDbFile, serverLogFile } from '../server';
 import type { ConnectionFlags } from '../target';
-import { parseAddress, resolveTarget } from '../target';
+import { parseAddress, redisLine, resolveTarget } from '../target';
 import { serveMetricsAt } from '../../telemetry/prometheus';
 
 /** Options of `dev`. */
@@ -48,6 +48,7 @@ export async function devCommand(flags: DevFlags, signal: AbortSignal): Promise<
       `  Temporal UI:       ${uiLine}`,
       `  Worker:            task queue "${worker.taskQueue}", agents: ${worker.registry.names().join(', ')}`,
       ...modelLine(agents),
+      ...redisLine(target, 'published to'),
       '',
       `Try, in another terminal:  npx durable-agent run ${flags.agents ? `--agents ${flags.agents} "<prompt>"` : '"what is 12*(3+4)?"'}${target.address === 'localhost:7233' ? '' : ` --address ${target.address}`}`,
       'Press Ctrl-C to stop.',

@@ -9,7 +9,7 @@ import { Session } from '../session';
 import { cliTracing } from '../tracing';
 import { serveMetricsAt } from '../../telemetry/prometheus';
 import type { ConnectionFlags } from '../target';
-import { resolveTarget } from '../target';
+import { redisLine, resolveTarget } from '../target';
 
 /** Options of `worker`. */
 export interface WorkerFlags extends ConnectionFlags {
@@ -58,6 +58,7 @@ export async function workerCommand(flags: WorkerFlags, signal: AbortSignal): Pr
       `  Temporal address:  ${session.address}`,
       `  Worker:            task queue "${worker.taskQueue}", agents: ${worker.registry.names().join(', ')}`,
       ...modelLine(agents),
+      ...redisLine(target, 'published to'),
       '',
       'Press Ctrl-C to stop.',
     );

@@ -42,8 +42,8 @@ function heavy(modules: string[], packages: readonly string[] = WORKER_ONLY): st
   return packages.filter((pkg) => modules.some((m) => m.includes(`${sep}node_modules${sep}${join(pkg)}${sep}`)));
 }
 
-/** Heavy modules a worker loads only when its agents use them: model SDKs, MCP, tracing, and the spinner of a terminal. */
-const LOADED_ON_USE = ['@anthropic-ai/sdk', 'openai', '@modelcontextprotocol/sdk', 'ajv', '@opentelemetry/sdk-trace-base', '@temporalio/interceptors-opentelemetry', 'ora'];
+/** Heavy modules a worker loads only when its agents use them: model SDKs, MCP, tracing, the spinner of a terminal, and Redis (`--redis-url`). */
+const LOADED_ON_USE = ['@anthropic-ai/sdk', 'openai', '@modelcontextprotocol/sdk', 'ajv', '@opentelemetry/sdk-trace-base', '@temporalio/interceptors-opentelemetry', 'ora', 'ioredis'];
 
 describe('client-only commands load no worker code', () => {
   it.each([[['--version']], [['--help']], [['approvals', '--help']], [['result', '--help']], [['schedule', 'list', '--help']]])('%j', async (args) => {

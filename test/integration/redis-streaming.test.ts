@@ -5,11 +5,11 @@
  * Redis: order, trimming, expiry, resuming, outages, connections released.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import Redis from 'ioredis';
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
@@ -27,7 +27,10 @@ import { ScriptedAgents } from '../helpers/agents';
 import { testId } from '../helpers/harness';
 import type { RedisServer } from '../helpers/redis';
 import { describeWithRedis, startRedisServer } from '../helpers/redis';
-import { collect, expectVoidedFirstAttempt } from '../helpers/stream';
+import { collect, expectSlowReaderNotInTheWay, expectVoidedFirstAttempt } from '../helpers/stream';
+import { echo } from '../helpers/tools';
+import { freePort, runCli, soleError, startCli, tempHome } from '../helpers/cli-run';
+import { parsed, readFrames } from '../helpers/sse-frames';
 
 const ANSWER = 'The answer is forty-two: computed slowly, streamed through Redis in pieces, and checked against the transcript.';
 /** Deltas a scripted reply streamed in `chunks` pieces makes (pieces of equal size, the last one shorter). */
@@ -40,6 +43,15 @@ const S = new ScriptedAgents();
 S.add('redis_streamer', [{ text: ANSWER, delayMs: 400, stream: { chunks: CHUNKS, intervalMs: 50 } }], { tools: [] });
 S.add('redis_long_streamer', [{ text: ANSWER, delayMs: 400, stream: { chunks: 60, intervalMs: 50 } }], { tools: [] });
 S.add('redis_flaky', [{ text: ANSWER, delayMs: 300, stream: { chunks: 12, intervalMs: 50 }, failures: [{ message: 'connection reset mid-answer', retryable: true, afterStreaming: true }] }], { tools: [] });
+// Three steps calling a tool, then the answer, each streaming: many durable events for a slow reader to read.
+S.add(
+  'redis_slow_read',
+  (_request, ctx) =>
+    ctx.step <= 3
+      ? { text: `Step ${ctx.step}: echoing.`, toolCalls: [{ name: 'echo', args: { text: `n${ctx.step}` } }], stream: { chunks: 6, intervalMs: 40 } }
+      : { text: ANSWER, stream: { chunks: 12, intervalMs: 40 } },
+  { tools: [echo], maxSteps: 10 },
+);
 
 interface Side {
   client: AgentClient;
@@ -214,8 +226,15 @@ describeWithRedis('live deltas over Redis Streams', () => {
     await text;
     const result = await run.result();
     expect(result.status).toBe('success');
-    expectVoidedFirstAttempt(events, chunks, result.finalText);
+    expectVoidedFirstAttempt(events, chunks, result);
     expect(result.finalText).toBe(ANSWER);
+  });
+
+  it('a slow reader (300 ms an event) does not slow the run, and still gets every durable event once and the final text', async () => {
+    const run = await side.client.start('redis_slow_read', { input: 'echo three times', workflowId: testId('redis-slow-reader') });
+    await expectSlowReaderNotInTheWay(run);
+    expect(await admin.xlen(streamKey(run.workflowId))).toBeGreaterThan(0); // the run did stream through Redis
+    expect((await run.result()).finalText).toBe(ANSWER);
   });
 
   it('25 clients watching one run all get the same deltas; every feed connection is released after', async () => {
@@ -283,6 +302,58 @@ describeWithRedis('live deltas over Redis Streams', () => {
       const t = Date.now();
       await down.close();
       expect(Date.now() - t).toBeLessThan(2000);
+    }
+  });
+  it('the CLI: `worker --redis-url` publishes deltas to Redis, `serve` with DURABLE_AGENT_REDIS_URL streams them over SSE', { timeout: 120_000 }, async () => {
+    const home = tempHome();
+    const repo = resolve(__dirname, '..', '..');
+    const agentsFile = join(home, 'agents.ts');
+    writeFileSync(
+      agentsFile,
+      [
+        `import { defineAgent } from ${JSON.stringify(join(repo, 'agents', 'define'))};`,
+        `import { ScriptedProvider } from ${JSON.stringify(join(repo, 'providers', 'scripted'))};`,
+        "export const streamer = defineAgent({ name: 'cli_redis_streamer', model: { provider: 'scripted', model: 'cli_redis_streamer' }, tools: [] });",
+        `export const providers = { scripted: new ScriptedProvider({ cli_redis_streamer: [{ text: ${JSON.stringify(ANSWER)}, delayMs: 400, stream: { chunks: ${CHUNKS}, intervalMs: 50 } }] }) };`,
+      ].join('\n'),
+    );
+    const token = `redis-cli-${randomUUID()}`;
+    const tokens = join(home, 'tokens.json');
+    writeFileSync(tokens, JSON.stringify({ tokens: { [token]: { identity: 'watcher' } } }));
+    const address = inject('temporalAddress');
+    const taskQueue = `test-redis-cli-${randomUUID()}`;
+    const port = await freePort();
+    const worker = startCli(['worker', '--agents', agentsFile, '--address', address, '--task-queue', taskQueue, '--redis-url', redis.url], { home, timeoutMs: 110_000 });
+    const serve = startCli(['serve', '--address', address, '--task-queue', taskQueue, '--http-port', String(port), '--tokens', tokens], {
+      home,
+      env: { DURABLE_AGENT_REDIS_URL: redis.url },
+      timeoutMs: 110_000,
+    });
+    try {
+      await Promise.all([worker.waitFor('Press Ctrl-C to stop.'), serve.waitFor('Press Ctrl-C to stop.')]);
+      expect(worker.stdout()).toContain(`Live deltas:       published to Redis at ${redis.url}`);
+      expect(serve.stdout()).toContain(`Live deltas:       read from Redis at ${redis.url}`);
+      const api = `http://127.0.0.1:${port}`;
+      const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
+      const workflowId = testId('redis-cli');
+      const started = await fetch(`${api}/runs`, { method: 'POST', headers, body: JSON.stringify({ agent: 'cli_redis_streamer', input: 'compute', workflowId }) });
+      expect(started.status).toBe(201);
+      const frames = await readFrames(await fetch(`${api}/runs/${workflowId}/events`, { headers }));
+      const events = frames.map(parsed);
+      // serve reads deltas from Redis only: every one, in order, adding up to the answer.
+      const deltas = events.flatMap((e) => (e.type === 'delta' ? [e] : []));
+      expect(numbers(deltas)).toEqual(range(DELTAS));
+      expect(textOf(deltas)).toBe(ANSWER);
+      expect(events.at(-1)).toMatchObject({ type: 'done', status: 'success', finalText: ANSWER });
+      // The CLI worker published them there.
+      expect(await admin.xlen(streamKey(workflowId))).toBe(DELTAS);
+    } finally {
+      worker.child.kill('SIGINT');
+      serve.child.kill('SIGINT');
+    }
+    for (const stopped of [await worker.done, await serve.done]) {
+      expect(stopped.stderr).toBe('');
+      expect(stopped.code).toBe(0);
     }
   });
 });
@@ -383,3 +454,13 @@ async function feedConnectionsOf(r: Redis, name: string): Promise<number> {
   const list = (await r.client('LIST')) as string;
   return list.split('\n').filter((l) => l.includes(`name=${name}`)).length;
 }
+
+describe('durable-agent --redis-url', () => {
+  it('a bad Redis URL is one clear error naming the option, before anything starts; the password is never shown', async () => {
+    const home = tempHome();
+    const bad = await runCli(['worker', '--redis-url', 'http://localhost:6379', '--address', '127.0.0.1:1'], { home });
+    expect(soleError(bad)).toBe('error: --redis-url (or DURABLE_AGENT_REDIS_URL): "http://localhost:6379" has scheme http:; expected redis://host:port (or rediss:// for TLS)');
+    const fromEnv = await runCli(['tail', 'some-run', '--address', '127.0.0.1:1'], { home, env: { DURABLE_AGENT_REDIS_URL: 'redis://ops:hunter2@' } });
+    expect(soleError(fromEnv)).toBe('error: --redis-url (or DURABLE_AGENT_REDIS_URL): "redis://ops:***@" is not a URL; expected redis://host:port (or rediss:// for TLS)');
+  });
+});

@@ -12,6 +12,7 @@ import { ScriptedProvider } from '../../providers/scripted';
 import type { ScriptedTurn } from '../../providers/scripted';
 import { ScriptedAgents } from '../helpers/agents';
 import { allEvents } from '../helpers/events';
+import { collect } from '../helpers/stream';
 import type { Harness } from '../helpers/harness';
 import { startHarness, testId } from '../helpers/harness';
 import { echo } from '../helpers/tools';
@@ -187,5 +188,20 @@ describe('structured final output', () => {
       ['assistant', ['tool_use']],
       ['user', ['tool_result', 'text']],
     ]);
+  });
+
+  it("the stream's done event carries the output, equal to the result's; an output_invalid run's has none", async () => {
+    const run = await h.client.start(toolValid, { input: 'Weather in Paris?', workflowId: testId('output-done') });
+    const done = (await collect(run.stream({ deltas: false }))).at(-1);
+    const result = await run.result();
+    expect(result.status).toBe('success');
+    expect(done).toMatchObject({ type: 'done', status: 'success' });
+    if (done?.type !== 'done') return;
+    expect(done.output).toEqual(result.output);
+    expect(done.output).toEqual({ city: 'Paris', temperature: 21, conditions: 'sunny' });
+    const invalid = await h.client.start('never_valid', { input: 'Weather?', workflowId: testId('output-done-invalid') });
+    const invalidDone = (await collect(invalid.events())).at(-1);
+    expect(invalidDone).toMatchObject({ type: 'done', status: 'output_invalid' });
+    expect(invalidDone).not.toHaveProperty('output');
   });
 });
