@@ -1,8 +1,8 @@
 /** One agent run, seen from a client: its result, events, state, approvals and cancellation. */
-import { ServiceError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { ApplicationFailure, ServiceError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { ApprovalDecision, PendingApproval } from '../core/approvals';
-import type { DecisionReceipt, RunSnapshot } from '../core/contract';
+import type { DecisionReceipt, RefusalDetails, RunSnapshot } from '../core/contract';
 import type { AgentEvent, EventPage } from '../core/events';
 import { EVENT_PAGE_LIMIT } from '../core/event-log';
 import type { LiveDelta, TextChunk } from '../core/stream';
@@ -77,6 +77,19 @@ async function* tagged<T extends string, V>(tag: T, source: AsyncIterable<V>): A
 // eslint-disable-next-line require-yield -- an empty source
 async function* nothing<T>(): AsyncGenerator<T> {
   return;
+}
+
+/**
+ * How long `decide` keeps asking when the run refuses a call it has not reached but may be about to
+ * (see {@link AgentRun.decide}): past this, the refusal stands.
+ */
+const NOT_REACHED_RETRY_MS = 30_000;
+
+/** The call state a `decide` refusal carries (runs recorded before it carry none). */
+function refusedState(cause: Error): RefusalDetails['state'] | undefined {
+  if (!(cause instanceof ApplicationFailure)) return undefined;
+  const detail = cause.details?.[0] as Partial<RefusalDetails> | undefined;
+  return detail?.state;
 }
 
 /**
@@ -164,6 +177,11 @@ export class AgentRun<C extends ToolCallShape = AnyToolCall, out O = UnknownOutp
    * Decide a pending approval and learn what happened (a Temporal update: validated before anything is
    * written to history). Needs a worker to be running for the run; see {@link signalDecision} otherwise.
    *
+   * A call listed by {@link pendingApprovals} may not be in the run's history yet: a query can answer from
+   * a workflow task still in flight, or from a worker that died before completing it. The run then
+   * refuses the call as not reached; `decide` asks again (for up to 30 s) while a workflow task is in
+   * flight or a query still lists the call, so such a decision is applied rather than lost.
+   *
    * @throws {ApprovalRefusedError} (code `approval_refused`) the run refused the decision: unknown or
    * already decided call, expired approval, malformed decision, approver not allowed. The message is the reason.
    * @throws {RunNotFoundError} no run has this workflow id.
@@ -179,12 +197,30 @@ export class AgentRun<C extends ToolCallShape = AnyToolCall, out O = UnknownOutp
    * ```
    */
   async decide(decision: ApprovalDecision): Promise<DecisionReceipt> {
-    try {
-      return await this.call(() => this.handle.executeUpdate(decideUpdate, { args: [decision] }));
-    } catch (err) {
-      if (err instanceof WorkflowUpdateFailedError && err.cause) throw new ApprovalRefusedError(err.cause.message, { cause: err });
-      throw err;
+    const deadline = Date.now() + NOT_REACHED_RETRY_MS;
+    for (let wait = 100; ; wait = Math.min(2 * wait, 1000)) {
+      try {
+        return await this.call(() => this.handle.executeUpdate(decideUpdate, { args: [decision] }));
+      } catch (err) {
+        if (!(err instanceof WorkflowUpdateFailedError && err.cause)) throw err;
+        // A call seen in a query before the run recorded it (the query was answered from a workflow task
+        // still in flight, or by a worker that died before completing it): the run gets there again from
+        // its history, so ask again while it may, instead of losing the decision.
+        if (refusedState(err.cause) === 'not_reached' && Date.now() < deadline && (await this.mayReach(decision.callId))) {
+          await sleep(wait);
+          continue;
+        }
+        throw new ApprovalRefusedError(err.cause.message, { cause: err });
+      }
     }
+  }
+
+  /** Whether the run may still reach `callId`: a workflow task is in flight, or a query lists the call as pending. */
+  private async mayReach(callId: string): Promise<boolean> {
+    const described = await this.handle.describe().catch(() => undefined);
+    if (described?.raw.pendingWorkflowTask) return true;
+    const pending = await this.pendingApprovals().catch(() => []);
+    return pending.some((p) => p.callId === callId);
   }
 
   /**

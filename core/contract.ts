@@ -249,6 +249,12 @@ export interface CheckGuardrailsInput {
 export type CheckApprovalsOutput = Array<{ callId: string; needsApproval: boolean; note?: string }>;
 
 /** What the `decide` update reports. */
+/** Details of a `decide` update's `ApprovalRefused` failure: the call's state when it was refused. */
+export interface RefusalDetails {
+  /** `not_reached`: the run has not recorded this call (yet). */
+  state: 'not_reached' | 'not_asked' | 'pending' | 'decided' | 'expired';
+}
+
 export interface DecisionReceipt {
   callId: string;
   tool: string;

@@ -7,7 +7,7 @@
 import { ApplicationFailure, condition, isCancellation, patched, setHandler } from '@temporalio/workflow';
 import type { ApprovalDecision, ApprovalSpec, CallApprovalState, Decision, PendingApproval } from '../core/approvals';
 import { parseDecision, refusal, signalDisposition } from '../core/approvals';
-import type { DecisionReceipt } from '../core/contract';
+import type { DecisionReceipt, RefusalDetails } from '../core/contract';
 import type { EventLog } from '../core/event-log';
 import type { ToolOutcome } from '../core/outcomes';
 import { decisionOutcome, expiredOutcome, withdrawnOutcome } from '../core/outcomes';
@@ -94,8 +94,10 @@ export class ApprovalDesk {
         const parsed = parseDecision(payload);
         if (!parsed.ok) throw ApplicationFailure.nonRetryable(parsed.error, APPROVAL_REFUSED);
         const child = this.inChild(parsed.value.callId);
-        const why = refusal(parsed.value, child ? { kind: 'pending', pending: child.pending } : this.stateOf(parsed.value.callId), Date.now());
-        if (why) throw ApplicationFailure.nonRetryable(why, APPROVAL_REFUSED);
+        const state: CallApprovalState = child ? { kind: 'pending', pending: child.pending } : this.stateOf(parsed.value.callId);
+        const why = refusal(parsed.value, state, Date.now());
+        // The state travels as a detail: a client that saw the call in a query can tell "not reached yet".
+        if (why) throw ApplicationFailure.create({ message: why, type: APPROVAL_REFUSED, nonRetryable: true, details: [{ state: state.kind } satisfies RefusalDetails] });
       },
     });
   }

@@ -83,7 +83,7 @@ export function nextStart(lines: readonly LogLine[], after: number, pid: number)
 
 /** Decisions the person sent that the run never applied (no `approval_decided` event with that decision). */
 export function lostApprovals(record: RunRecord): string[] {
-  if (record.stuck) return record.decisions.map((d) => `${record.workflowId} ${d.callId}: decided ${d.decision} by ${d.via}, run stuck (${record.stuck})`);
+  if (record.stuck) return record.decisions.map((d) => `${record.workflowId} ${d.callId}: decided ${d.decision} by ${d.via}${d.refused ? ` (refused: ${d.refused})` : ''}, run stuck (${record.stuck})`);
   if (!record.events) return [`${record.workflowId}: its events could not be read`];
   const lost: string[] = [];
   for (const d of record.decisions) {
