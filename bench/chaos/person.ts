@@ -209,6 +209,9 @@ export async function driveRun(client: AgentClient, n: number, workflowId: strin
   await Promise.allSettled(deciding);
   if (record.stuck) {
     record.stuck += await whereItStands(run);
+    // Its result is still awaited (given up on, not cancelled): end the run so that call settles before the
+    // connection closes.
+    await run.handle.terminate('chaos campaign: stuck').catch(() => undefined);
   } else {
     record.events = await readAllEvents(run, Date.now() + 60_000).catch(() => undefined);
   }
