@@ -36,7 +36,7 @@ import type { DeltaFeed, DeltaPublisher } from '../streaming/transport';
 import { createWorker } from '../worker';
 import { benchServer } from './environment';
 import { summarizeHistory } from './history';
-import { num, spread, table } from './stats';
+import { latencyRow, num, percentile, spread, table } from './stats';
 import { freePort } from '../server/processes';
 import { intFlag } from './flags';
 
@@ -226,15 +226,7 @@ async function watch(run: AgentRun, sent: SendTimes, feed?: DeltaFeed): Promise<
   return { latencies, deltas, durable, lastN, text: [...steps].sort((a, b) => a - b).map((s) => text.textOf(s)).join('') };
 }
 
-function percentile(sorted: readonly number[], p: number): number {
-  if (!sorted.length) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] as number;
-}
 
-function latencyRow(label: string, values: readonly number[]): string[] {
-  const sorted = [...values].sort((a, b) => a - b);
-  return [label, num(sorted.length), ...[50, 90, 99].map((p) => num(percentile(sorted, p), 1)), num(sorted.at(-1) ?? Number.NaN, 1)];
-}
 
 async function main(): Promise<void> {
   const settings = parseSettings(process.argv.slice(2));

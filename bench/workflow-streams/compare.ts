@@ -23,6 +23,7 @@ import * as activities from './activities';
 import { DELTAS, deltaText, sentAt, sentKey } from './activities';
 import type { Delta } from './activities';
 import { benchServer } from './dev-server';
+import { latencyRow, num, table } from '../stats';
 import type { StepsInput } from './workflows';
 
 const USAGE = `Usage: npx tsx compare.ts [options]
@@ -129,24 +130,9 @@ async function historySize(client: Client, workflowId: string): Promise<HistoryS
   return { events: events.length, bytes, byType };
 }
 
-function percentile(sorted: readonly number[], p: number): number {
-  if (!sorted.length) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] as number;
-}
 
-function num(n: number, digits = 0): string {
-  return Number.isFinite(n) ? n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : '–';
-}
 
-function table(rows: string[][]): string {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
-  return rows.map((r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')).join('\n');
-}
 
-function latencyRow(label: string, values: readonly number[]): string[] {
-  const sorted = [...values].sort((a, b) => a - b);
-  return [label, num(sorted.length), ...[50, 90, 99].map((p) => num(percentile(sorted, p), 1)), num(sorted.at(-1) ?? Number.NaN, 1)];
-}
 
 async function main(): Promise<void> {
   const settings = parseSettings(process.argv.slice(2));
