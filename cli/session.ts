@@ -25,6 +25,7 @@ import type { TracingOptions } from '../telemetry/tracing';
 import type * as ClientTracingModule from '../telemetry/client-tracing';
 import type * as TracingModule from '../telemetry/tracing';
 import type * as RedisModule from '../streaming/redis';
+import { redact } from '../streaming/redis-codec';
 import type { RedisDeltaFeed, RedisDeltaPublisher } from '../streaming/redis';
 
 /** When a session may start the embedded dev server. */
@@ -77,6 +78,8 @@ export class Session {
   private publisher: RedisDeltaPublisher | undefined;
   /** Where clients read live deltas, with `--redis-url`. */
   private feed: RedisDeltaFeed | undefined;
+  /** The check that Redis answers, started with the feed (awaited on close, so its warning is printed). */
+  private redisCheck: Promise<void> | undefined;
 
   private constructor(
     readonly target: Target,
@@ -151,7 +154,14 @@ export class Session {
   /** A client for runs on `taskQueue`; its runs' live deltas come from Redis with `--redis-url`. */
   agentClient(taskQueue = this.target.taskQueue): AgentClient {
     const url = this.target.redisUrl;
-    if (url) this.feed ??= new (Session.redis().RedisDeltaFeed)({ url });
+    if (url && !this.feed) {
+      const redis = Session.redis();
+      this.feed = new redis.RedisDeltaFeed({ url });
+      // The feed waits through outages in silence: say once, at start, that this one may never end.
+      this.redisCheck = redis.redisUnreachable(url).then((why) => {
+        if (why) this.log(`warning: Redis at ${redact(url)} does not answer (${why}): live deltas will be missing until it does; runs and their durable events do not depend on it`);
+      });
+    }
     return new AgentClient(this.temporal, taskQueue, this.feed ? { deltas: this.feed } : {});
   }
 
@@ -220,6 +230,7 @@ export class Session {
    * connections, stop the embedded server. Best effort: a step that fails (say, the server already exited) does not stop the next.
    */
   async close(): Promise<void> {
+    await this.redisCheck;
     const hosted = this.hosted;
     this.hosted = undefined;
     const quietly = async (step: () => Promise<unknown> | unknown) => {

@@ -68,6 +68,25 @@ const BATCH = 1000;
 const LOG_EVERY_MS = 10_000;
 
 /**
+ * Why Redis at `url` does not answer a PING within `timeoutMs`, or undefined when it does. Live deltas
+ * are best-effort, so callers report an unreachable Redis as a warning: runs and their durable events
+ * do not depend on it.
+ */
+export async function redisUnreachable(url: string, timeoutMs = 2000): Promise<string | undefined> {
+  const redis = new Redis(url, { lazyConnect: true, connectTimeout: timeoutMs, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null, connectionName: 'durable-agent:check' });
+  redis.on('error', () => undefined); // the failed connect below says why
+  try {
+    await redis.connect();
+    await redis.ping();
+    return undefined;
+  } catch (err) {
+    return err instanceof Error && err.message ? err.message : String(err);
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/**
  * Publishes every delta of the worker's streaming model calls to Redis Streams. `publish` only buffers
  * (it never throws and never waits); buffered deltas go out in pipelines on one connection, in the order
  * they came, so each attempt's deltas are in the stream in the order of their numbers. While Redis is

@@ -463,4 +463,16 @@ describe('durable-agent --redis-url', () => {
     const fromEnv = await runCli(['tail', 'some-run', '--address', '127.0.0.1:1'], { home, env: { DURABLE_AGENT_REDIS_URL: 'redis://ops:hunter2@' } });
     expect(soleError(fromEnv)).toBe('error: --redis-url (or DURABLE_AGENT_REDIS_URL): "redis://ops:***@" is not a URL; expected redis://host:port (or rediss:// for TLS)');
   });
+
+  it('a Redis that does not answer is named in a warning (live deltas only; the command goes on)', async () => {
+    const home = tempHome();
+    const port = await freePort(); // nothing listens there
+    const missing = await runCli(['tail', testId('no-such-run'), '--address', inject('temporalAddress'), '--redis-url', `redis://ops:hunter2@127.0.0.1:${port}`], { home });
+    // A note among the command's own (where the worker's publisher reports Redis too).
+    const notes = missing.stdout.split('\n').filter((l) => l.trim() !== '');
+    expect(notes.some((l) => l.startsWith(`warning: Redis at redis://ops:***@127.0.0.1:${port} does not answer (`) && l.endsWith('live deltas will be missing until it does; runs and their durable events do not depend on it'))).toBe(true);
+    // The command itself still runs and fails for its own reason; the password is never shown.
+    expect(soleError(missing)).toMatch(/^error: no run with workflow id/);
+    expect(missing.stdout + missing.stderr).not.toContain('hunter2');
+  });
 });
