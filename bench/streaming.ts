@@ -162,7 +162,6 @@ function findRedisServer(): string | undefined {
   });
 }
 
-
 /** Start a throwaway redis-server (no persistence) on a free port; resolves once it accepts connections. */
 async function startRedis(bin: string, dir: string): Promise<{ url: string; stop: () => Promise<void> }> {
   const port = await freePort();
@@ -225,8 +224,6 @@ async function watch(run: AgentRun, sent: SendTimes, feed?: DeltaFeed): Promise<
   }
   return { latencies, deltas, durable, lastN, text: [...steps].sort((a, b) => a - b).map((s) => text.textOf(s)).join('') };
 }
-
-
 
 async function main(): Promise<void> {
   const settings = parseSettings(process.argv.slice(2));

@@ -130,10 +130,6 @@ async function historySize(client: Client, workflowId: string): Promise<HistoryS
   return { events: events.length, bytes, byType };
 }
 
-
-
-
-
 async function main(): Promise<void> {
   const settings = parseSettings(process.argv.slice(2));
   if (!settings) {

@@ -116,4 +116,23 @@ export const deploy = defineTool({
   execute: ({ service }) => `deployed ${service}`,
 });
 
+/**
+ * A `deploy` that always asks a person and records each execution as `<workflowId>/<callId>` in `ran`:
+ * for tests that count how often an approved call ran.
+ */
+export function recordingDeploy(): { deploy: typeof deploy; ran: string[] } {
+  const ran: string[] = [];
+  const tool = defineTool({
+    name: 'deploy',
+    description: 'Deploy a service',
+    input: z.object({ service: z.string() }),
+    needsApproval: true,
+    execute: ({ service }, ctx) => {
+      ran.push(`${ctx.workflowId}/${ctx.callId}`);
+      return `deployed ${service}`;
+    },
+  });
+  return { deploy: tool, ran };
+}
+
 export const allTools = [echo, slowRead, slowWrite, boom, fatalBoom, typed, big, waitForever];

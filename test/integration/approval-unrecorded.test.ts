@@ -10,25 +10,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { z } from 'zod';
-import { defineTool } from '../../agents/define';
 import { AgentClient } from '../../client';
 import type { ModelRequest } from '../../core/model';
 import { ScriptedAgents } from '../helpers/agents';
 import type { Harness } from '../helpers/harness';
 import { startHarness, testId } from '../helpers/harness';
+import { recordingDeploy } from '../helpers/tools';
 
-const executed: string[] = [];
-const deploy = defineTool({
-  name: 'deploy',
-  description: 'Deploy a service',
-  input: z.object({ service: z.string() }),
-  needsApproval: true,
-  execute: ({ service }, ctx) => {
-    executed.push(ctx.callId);
-    return `deployed ${service}`;
-  },
-});
+const { deploy, ran } = recordingDeploy();
 
 let modelStarted: () => void = () => undefined;
 const S = new ScriptedAgents();
@@ -75,6 +64,6 @@ describe('a decision for a call the run has not recorded yet', () => {
     expect(receipt).toMatchObject({ callId: 'call_1_0', decision: 'approve', by: 'ops:alice', applied: ['call_1_0'] });
     const result = await run.result();
     expect(result.status).toBe('success');
-    expect(executed).toEqual(['call_1_0']);
+    expect(ran).toEqual([`${workflowId}/call_1_0`]);
   });
 });

@@ -18,19 +18,9 @@ import { ScriptedAgents } from '../helpers/agents';
 import type { Harness } from '../helpers/harness';
 import { startHarness, testId } from '../helpers/harness';
 import { allEvents } from '../helpers/events';
-import { echo, slowWrite } from '../helpers/tools';
+import { echo, recordingDeploy, slowWrite } from '../helpers/tools';
 
-const ran: string[] = [];
-const deploy = defineTool({
-  name: 'deploy',
-  description: 'Deploy a service',
-  input: z.object({ service: z.string() }),
-  needsApproval: true,
-  execute: ({ service }, ctx) => {
-    ran.push(`${ctx.workflowId}/${ctx.callId}`);
-    return `deployed ${service}`;
-  },
-});
+const { deploy, ran } = recordingDeploy();
 
 const S = new ScriptedAgents();
 S.add('plain_end', [{ text: 'hello' }], { tools: [] });
