@@ -9,6 +9,7 @@ import type { Duration } from '@temporalio/common';
 import { msToNumber } from '@temporalio/common';
 import type { AnyAgent, OutputOf, ToolCallsOf, ToolNamesOf } from '../agents/define';
 import { AGENT_WORKFLOW, DEFAULT_TASK_QUEUE, WORKFLOW_TASK_TIMEOUT } from '../core/contract';
+import { STARTED_BY_MEMO } from '../core/definition';
 import type { AgentWorkflowInput } from '../core/contract';
 import { DurableAgentError } from '../core/errors';
 import type { PendingApproval, RunPolicy } from '../core/approvals';
@@ -130,6 +131,18 @@ export interface RunOptions<A = AnyAgent> {
    * ```
    */
   budget?: BudgetOptions;
+  /**
+   * Who starts the run (e.g. `ops:alice`), recorded in its memo (`durableAgent.startedBy`): the HTTP API
+   * lets only that identity (or an `admin` token) message or cancel it. The HTTP API sets it to the token's
+   * identity.
+   */
+  startedBy?: string;
+  /**
+   * The identity allowed to waive approvals: a run policy that loosens an approval-gated tool is accepted
+   * only with it. The HTTP API sets it only for tokens holding `waive`. (Recorded intent; the rule itself is
+   * applied by the run policy checks.)
+   */
+  approvalWaiver?: { by: string };
 }
 
 /**
@@ -274,6 +287,7 @@ export class AgentClient {
       workflowId: options.workflowId ?? `${name}-${randomUUID()}`,
       workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT,
       args: [input],
+      ...startedByMemo(options.startedBy, 'start'),
     });
     return this.run(handle) as unknown as AgentRunOf<A>;
   }
@@ -338,6 +352,7 @@ export class AgentClient {
       workflowId: conversationId,
       workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT,
       args: [input],
+      ...startedByMemo(options.startedBy, 'send'),
       signal: messageSignal,
       signalArgs: [parsed.value],
     });
@@ -483,6 +498,13 @@ export class AgentClient {
 }
 
 /** The workflow input of a run of `agent` with `options`, checked. */
+/** The start option recording who starts a run (none without `startedBy`). @throws {DurableAgentError} `invalid_input` for a blank one. */
+function startedByMemo(startedBy: string | undefined, call: 'start' | 'send'): { memo?: Record<string, string> } {
+  if (startedBy === undefined) return {};
+  if (typeof startedBy !== 'string' || !startedBy.trim()) throw new DurableAgentError('invalid_input', `${call}(…, options): options.startedBy must be a non-empty identity such as "ops:alice"`);
+  return { memo: { [STARTED_BY_MEMO]: startedBy } };
+}
+
 function workflowInput<A extends AnyAgent>(agent: string, options: StartOptions<A>, call: 'start' | 'send'): AgentWorkflowInput {
   const session = options?.session;
   if (options?.input !== undefined ? typeof options.input !== 'string' : !session) {

@@ -11,6 +11,8 @@ import type { AgentSpec } from './spec';
 export const DEFINITION_HASH_MEMO = 'durableAgent.definitionHash';
 /** Memo key holding the run's agent name. */
 export const AGENT_MEMO = 'durableAgent.agent';
+/** Memo key holding who started the run (the identity of an HTTP token, or `startedBy` given to the client). */
+export const STARTED_BY_MEMO = 'durableAgent.startedBy';
 
 /** JSON with object keys sorted at every level (arrays keep their order), so equal data gives equal text. */
 export function canonicalJson(value: unknown): string {

@@ -12,8 +12,10 @@ import type { Usage } from './usage';
 export interface CallerView {
   /** e.g. `ops:alice`. */
   identity: string;
-  /** May it decide approvals? */
+  /** May it decide approvals (it holds `decide` or `admin`)? */
   approve: boolean;
+  /** What its token may do: `read`, `start`, `message`, `cancel`, `decide`, `waive`, `metrics`, `admin` (implies all). */
+  permissions: string[];
 }
 
 /** One listed run. */
@@ -47,6 +49,8 @@ export interface RunView {
   failure?: string;
   /** Set when the snapshot is left out because no worker answered in time. */
   note?: string;
+  /** Who started the run, when recorded (its memo): only they, or an `admin` token, may message or cancel it. */
+  startedBy?: string;
 }
 
 /** An ended run's report, from its result. */

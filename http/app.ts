@@ -9,7 +9,7 @@
  * | `GET /runs/:id/events`                 | its stream as server-sent events (resumable: `Last-Event-ID`)   |
  * | `POST /runs/:id/messages`              | send it a message `{ text }` → the inbox receipt                 |
  * | `POST /runs/:id/cancel`                | request its cancellation → 202                                   |
- * | `GET /me`                              | the caller: `{ identity, approve }`                              |
+ * | `GET /me`                              | the caller: `{ identity, approve, permissions }` (any valid token) |
  * | `GET /runs?agent=&status=&since=&limit=`| agent runs, newest first → `{ runs: ListedRun[] }`              |
  * | `GET /runs/:id/report`                 | its report once ended, else what its snapshot tells              |
  * | `GET /approvals`                       | every tool call waiting for a person, across runs, with context  |
@@ -17,16 +17,26 @@
  * | `GET /`, `GET /console/*`              | the web console's files (no token needed: they hold no data)     |
  * | `POST /runs/:id/approvals/:callId`     | decide one `{ decision, reason?, scope?, extendBy? }` → receipt  |
  * | `GET /metrics`                         | Prometheus gauges: approvals waiting and their age, runs by phase (no token with `metricsPublic`) |
+ *
+ * Each data route needs a permission of the token (`permissions.ts`): `read` for the reads (runs, events,
+ * reports, the inbox), `start`, `message` and `cancel` (on the caller's own runs unless `admin`), `decide`,
+ * `metrics`. A refusal is 403 `forbidden` with `missing: <permission>`, checked before anything is sent to
+ * the run. Every answer carries the security headers (`security-headers.ts`).
  */
 import { WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import { Hono } from 'hono';
-import type { Context } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import type { AgentClient, AgentRun, StartOptions } from '../client';
+import type { AgentClient, AgentRun } from '../client';
 import { readRunReport, RunNotFoundError } from '../client';
 import type { RunFilter } from '../client';
-import type { AuthVariables, TokenAuth } from './auth';
-import { approverOf, requireToken } from './auth';
+import type { AuthVariables, Caller, TokenAuth } from './auth';
+import { requirePermission, requireToken } from './auth';
+import { holds, mayActOnRun } from './permissions';
+import type { Permission } from './permissions';
+import { securityHeaders } from './security-headers';
+import { startOptions } from './start-options';
+import { STARTED_BY_MEMO } from '../core/definition';
 import { HttpError, toHttpError } from './errors';
 import { addConsoleRoutes, defaultConsoleDir } from './console-static';
 import { ApprovalInbox, inboxFor, InboxPoller } from './inbox';
@@ -69,11 +79,12 @@ export interface HttpApi {
 }
 
 
-/** The run's Temporal description; an unknown id is {@link RunNotFoundError}. */
-async function describe(run: AgentRun): Promise<{ runId: string; status: string; running: boolean }> {
+/** The run's Temporal description and who started it (its memo); an unknown id is {@link RunNotFoundError}. */
+async function describe(run: AgentRun): Promise<{ runId: string; status: string; running: boolean; startedBy: string | undefined }> {
   try {
     const d = await run.handle.describe();
-    return { runId: d.runId, status: d.status.name.toLowerCase(), running: d.status.name === 'RUNNING' };
+    const startedBy = d.memo?.[STARTED_BY_MEMO];
+    return { runId: d.runId, status: d.status.name.toLowerCase(), running: d.status.name === 'RUNNING', startedBy: typeof startedBy === 'string' ? startedBy : undefined };
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) throw new RunNotFoundError(run.workflowId, { cause: err });
     throw err;
@@ -81,27 +92,27 @@ async function describe(run: AgentRun): Promise<{ runId: string; status: string;
 }
 
 /**
- * The run, checked to be running (so that nothing is sent to a run that cannot take it).
- * @throws {HttpError} 404 unknown run, 409 ended.
+ * The run, checked to be running (so that nothing is sent to a run that cannot take it) and, when `own`
+ * names a permission, to be the caller's own (it started it) unless the caller holds `admin`.
+ * @throws {HttpError} 404 unknown run, 409 ended, 403 `missing: 'admin'` someone else's run.
  */
-async function runningRun(client: AgentClient, id: string): Promise<AgentRun> {
+async function runningRun(client: AgentClient, id: string, caller?: Caller, own?: { doing: string }): Promise<AgentRun> {
   const run = client.get(id);
   const d = await describe(run);
   if (!d.running) throw new HttpError(409, 'run_ended', `run "${id}" has already ended (${d.status})`, 'id');
+  if (caller && own && !mayActOnRun(caller, d.startedBy)) {
+    const whose = d.startedBy === undefined ? 'no starter is recorded for it' : `it was started by "${d.startedBy}"`;
+    throw new HttpError(403, 'forbidden', `"${caller.identity}" may not ${own.doing} run "${id}": ${whose}, and only its starter or a token with the "admin" permission may`, 'id', 'admin');
+  }
   return run;
 }
 
-/** The `POST /runs` body as client options. */
-function startOptions(body: StartBody): StartOptions {
-  const common = {
-    ...(body.workflowId !== undefined ? { workflowId: body.workflowId } : {}),
-    ...(body.maxSteps !== undefined ? { maxSteps: body.maxSteps } : {}),
-    ...(body.policy !== undefined ? { policy: body.policy } : {}),
-    ...(body.budget !== undefined ? { budget: body.budget } : {}),
+/** Middleware refusing callers without `permission` (403 naming it). */
+function need(permission: Permission, doing: string): MiddlewareHandler<{ Variables: AuthVariables }> {
+  return async (c, next) => {
+    requirePermission(c.var.caller, permission, doing);
+    await next();
   };
-  if (body.session === undefined || body.session === false) return { ...common, input: body.input ?? '' };
-  const session = body.session === true || body.session.idleTimeout === undefined ? true : { idleTimeout: body.session.idleTimeout };
-  return { ...common, session, ...(body.input !== undefined ? { input: body.input } : {}) };
 }
 
 /** The durable-event cursor of an events request: `Last-Event-ID` (a reconnection) over `?after=`; the next seq to send. */
@@ -136,12 +147,13 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
   });
   app.notFound((c) => c.json(new HttpError(404, 'not_found', `no route ${c.req.method} ${c.req.path}`).body(), 404));
 
+  app.use('*', securityHeaders());
   // The console's files first: they answer without a token (the data routes below all need one).
   addConsoleRoutes(app, options.consoleDir ?? defaultConsoleDir());
   const metrics = new ServeMetrics(client);
   if (options.metricsPublic) app.get('/metrics', (c) => metricsResponse(c, metrics));
   app.use('*', requireToken(auth));
-  if (!options.metricsPublic) app.get('/metrics', (c) => metricsResponse(c, metrics));
+  if (!options.metricsPublic) app.get('/metrics', need('metrics', 'read the metrics'), (c) => metricsResponse(c, metrics));
   app.use(
     '*',
     bodyLimit({
@@ -150,26 +162,30 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
     }),
   );
 
-  app.get('/me', (c) => c.json({ identity: c.var.caller.identity, approve: c.var.caller.approve }));
+  app.get('/me', (c) => {
+    const { identity, permissions } = c.var.caller;
+    return c.json({ identity, approve: holds(c.var.caller, 'decide'), permissions });
+  });
 
-  app.get('/runs', async (c) => {
+  const read = need('read', 'read runs');
+  app.get('/runs', read, async (c) => {
     const filter: RunFilter = runFilterOf(c);
     return c.json({ runs: await client.listRuns(filter) });
   });
 
-  app.post('/runs', async (c) => {
+  app.post('/runs', need('start', 'start runs'), async (c) => {
     const body = await parseBody(c, StartBody);
-    const run = await client.start(body.agent, startOptions(body));
+    const run = await client.start(body.agent, startOptions(body, c.var.caller));
     const { runId } = await describe(run);
     c.header('Location', `/runs/${encodeURIComponent(run.workflowId)}`);
     return c.json({ workflowId: run.workflowId, runId }, 201);
   });
 
-  app.get('/runs/:id', async (c) => {
+  app.get('/runs/:id', read, async (c) => {
     const id = checkId(c.req.param('id'), 'id');
     const run = client.get(id);
     const d = await describe(run);
-    const view: RunView = { workflowId: id, runId: d.runId, status: d.status };
+    const view: RunView = { workflowId: id, runId: d.runId, status: d.status, ...(d.startedBy !== undefined ? { startedBy: d.startedBy } : {}) };
     // A running run answers its snapshot through a worker: without one the query would wait, so the
     // answer goes without the snapshot after SNAPSHOT_WAIT_MS (Temporal's status still says where it is).
     const snapshot = run.snapshot();
@@ -195,12 +211,12 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
     return c.json(view);
   });
 
-  app.get('/runs/:id/report', async (c) => {
+  app.get('/runs/:id/report', read, async (c) => {
     const id = checkId(c.req.param('id'), 'id');
     return c.json(await readRunReport(client.get(id), { snapshotWaitMs: SNAPSHOT_WAIT_MS }));
   });
 
-  app.get('/runs/:id/events', async (c) => {
+  app.get('/runs/:id/events', read, async (c) => {
     const id = checkId(c.req.param('id'), 'id');
     const from = streamFrom(c);
     const run = client.get(id);
@@ -208,29 +224,29 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
     return streamRun(c, run, from, streams, report);
   });
 
-  app.post('/runs/:id/messages', async (c) => {
+  app.post('/runs/:id/messages', need('message', 'send messages'), async (c) => {
     const id = checkId(c.req.param('id'), 'id');
     const body = await parseBody(c, MessageBody, { by: 'the sender is the identity of your token: remove "by" from the body' });
-    const run = await runningRun(client, id);
+    const run = await runningRun(client, id, c.var.caller, { doing: 'send messages to' });
     return c.json(await run.send({ text: body.text, by: c.var.caller.identity }));
   });
 
-  app.post('/runs/:id/cancel', async (c) => {
+  app.post('/runs/:id/cancel', need('cancel', 'cancel runs'), async (c) => {
     const id = checkId(c.req.param('id'), 'id');
-    const run = await runningRun(client, id);
+    const run = await runningRun(client, id, c.var.caller, { doing: 'cancel' });
     await run.cancel();
     return c.json({ workflowId: id, cancelRequested: true }, 202);
   });
 
   const approvals = new ApprovalInbox(client);
   const inbox = new InboxPoller(approvals, report);
-  app.get('/approvals', async (c) => c.json(inboxFor(await approvals.read(), c.var.caller)));
-  app.get('/approvals/events', (c) => streamInbox(c, c.var.caller, inbox, streams));
+  app.get('/approvals', read, async (c) => c.json(inboxFor(await approvals.read(), c.var.caller)));
+  app.get('/approvals/events', read, (c) => streamInbox(c, c.var.caller, inbox, streams));
 
-  app.post('/runs/:id/approvals/:callId', async (c) => {
+  app.post('/runs/:id/approvals/:callId', need('decide', 'decide approvals'), async (c) => {
     const id = checkId(c.req.param('id'), 'id');
     const callId = checkId(c.req.param('callId'), 'callId');
-    const by = approverOf(c.var.caller);
+    const by = c.var.caller.identity;
     const body = await parseBody(c, DecisionBody, { by: 'the approver is the identity of your token: remove "by" from the body' });
     const run = await runningRun(client, id);
     return c.json(await run.decide({ callId, by, ...body }));

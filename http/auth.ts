@@ -1,28 +1,33 @@
 /**
- * Who is calling: bearer tokens from configuration, each naming an identity and whether it may decide
- * approvals. Tokens are kept only as SHA-256 digests once loaded, and never appear in a message or a log.
+ * Who is calling: bearer tokens from configuration, each naming an identity and its permissions (see
+ * `permissions.ts`). Tokens are kept only as SHA-256 digests once loaded, and never appear in a message or a log.
  *
  * The configuration is JSON:
  * ```json
- * { "tokens": { "<token>": { "identity": "ops:alice", "approve": true },
- *               "<another token>": { "identity": "dashboard" } } }
+ * { "tokens": { "<token>": { "identity": "ops:alice", "permissions": ["read", "start", "message", "cancel", "decide"] },
+ *               "<another token>": { "identity": "dashboard", "permissions": ["read"] },
+ *               "<a third>": { "identity": "ops:bob", "approve": true } } }
  * ```
+ * Without `permissions` a token holds `read`, `start`, `message` and `cancel` (its own runs), plus `decide`
+ * with `"approve": true` (the legacy spelling of `decide`).
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { MiddlewareHandler } from 'hono';
 import { z } from 'zod';
 import { HttpError } from './errors';
+import type { Permission } from './permissions';
+import { holds, isPermission, PERMISSIONS, permissionsOf } from './permissions';
 
 /** The shortest token accepted: shorter ones are too easy to guess. */
 export const MIN_TOKEN_LENGTH = 16;
 
 /** What a token stands for. */
 export interface Caller {
-  /** Who calls, e.g. `ops:alice`: the approver of its decisions and the sender of its messages. */
+  /** Who calls, e.g. `ops:alice`: the approver of its decisions, the sender of its messages, the starter of its runs. */
   identity: string;
-  /** May it decide approvals (`POST /runs/:id/approvals/:callId`)? */
-  approve: boolean;
+  /** What it may do (`admin` implies every other). */
+  permissions: readonly Permission[];
 }
 
 /** Checks bearer tokens. Build one with {@link loadTokens} or {@link parseTokens}. */
@@ -57,6 +62,9 @@ function digest(token: string): string {
 const CallerSchema = z.strictObject({
   identity: z.string().trim().min(1, 'must name who the token stands for, e.g. "ops:alice"'),
   approve: z.boolean().optional(),
+  permissions: z
+    .array(z.string().refine(isPermission, { error: (issue) => `unknown permission ${JSON.stringify(issue.input)} (known: ${PERMISSIONS.join(', ')})` }))
+    .optional(),
 });
 
 /**
@@ -89,9 +97,11 @@ export function parseTokens(text: string, source: string): TokenAuth {
     if (!caller.success) {
       const issue = caller.error.issues[0];
       const field = issue?.code === 'unrecognized_keys' ? issue.keys[0] : issue?.path.join('.');
-      throw new Error(`${source}: token #${i + 1} (${field ?? 'entry'}): ${issue?.message ?? 'malformed'}; expected { "identity": "ops:alice", "approve": true }`);
+      throw new Error(`${source}: token #${i + 1} (${field ?? 'entry'}): ${issue?.message ?? 'malformed'}; expected { "identity": "ops:alice", "permissions": ["read", "start"] }`);
     }
-    return [token, { identity: caller.data.identity, approve: caller.data.approve ?? false }];
+    const { identity, approve, permissions } = caller.data as { identity: string; approve?: boolean; permissions?: Permission[] };
+    if (approve === false && permissions?.includes('decide')) throw new Error(`${source}: token #${i + 1} (approve): "approve": false contradicts "decide" in its permissions; remove one`);
+    return [token, { identity, permissions: permissionsOf({ permissions, approve }) }];
   });
   return TokenAuth.fromEntries(parsed);
 }
@@ -145,10 +155,11 @@ export function requireToken(auth: TokenAuth): MiddlewareHandler<{ Variables: Au
 }
 
 /**
- * The caller, checked to be allowed to decide approvals.
- * @throws {HttpError} 403 when its token may not approve.
+ * Check that the caller holds `permission`.
+ * @throws {HttpError} 403 `forbidden` naming the missing permission; nothing is done.
  */
-export function approverOf(caller: Caller): string {
-  if (!caller.approve) throw new HttpError(403, 'forbidden', `"${caller.identity}" may not decide approvals (its token has no "approve": true)`);
-  return caller.identity;
+export function requirePermission(caller: Caller, permission: Permission, doing: string): void {
+  if (!holds(caller, permission)) {
+    throw new HttpError(403, 'forbidden', `"${caller.identity}" may not ${doing}: its token lacks the "${permission}" permission`, undefined, permission);
+  }
 }

@@ -29,6 +29,8 @@ export interface HttpErrorBody {
     /** The request field that was wrong (a body field, a query parameter, `id`, `callId`, `after`, `Last-Event-ID`, `Authorization`). */
     field?: string;
   };
+  /** On a 403 `forbidden`: the permission the caller's token lacks (`read`, `start`, `cancel`, `admin`, …). */
+  missing?: string;
 }
 
 /** A failure the API reports as is: its status, code, message and, when one field is at fault, that field. */
@@ -38,6 +40,8 @@ export class HttpError extends Error {
     readonly code: HttpErrorCode,
     message: string,
     readonly field?: string,
+    /** The permission the caller lacks (a 403 `forbidden`). */
+    readonly missing?: string,
   ) {
     super(message);
     this.name = 'HttpError';
@@ -45,7 +49,10 @@ export class HttpError extends Error {
 
   /** The JSON body of this error. */
   body(): HttpErrorBody {
-    return { error: { code: this.code, message: this.message, ...(this.field !== undefined ? { field: this.field } : {}) } };
+    return {
+      error: { code: this.code, message: this.message, ...(this.field !== undefined ? { field: this.field } : {}) },
+      ...(this.missing !== undefined ? { missing: this.missing } : {}),
+    };
   }
 }
 

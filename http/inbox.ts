@@ -8,6 +8,7 @@ import type { PendingApproval } from '../core/approvals';
 import type { ContextMessage } from './approval-context';
 import { approvalContext } from './approval-context';
 import type { Caller } from './auth';
+import { holds } from './permissions';
 import type { InboxCall, InboxRun, InboxView } from '../core/run-views';
 
 export type { InboxCall, InboxRun, InboxView };
@@ -18,7 +19,7 @@ export type AwaitingRunWithContext = AwaitingRun & { context: ContextMessage[] }
 
 /** May `caller` decide `call`? */
 export function mayDecide(caller: Caller, call: Pick<PendingApproval, 'approvers'>): boolean {
-  return caller.approve && (!call.approvers?.length || call.approvers.includes(caller.identity));
+  return holds(caller, 'decide') && (!call.approvers?.length || call.approvers.includes(caller.identity));
 }
 
 /** The inbox as `caller` sees it. */

@@ -56,7 +56,7 @@ export async function serveCommand(flags: ServeFlags, signal: AbortSignal): Prom
       out.styles.bold('durable-agent serve'),
       `  HTTP API:          ${server.url}`,
       `  Console:           ${server.url}/console/`,
-      `  Metrics:           ${server.url}/metrics (Prometheus; ${flags.metricsPublic ? 'no token needed' : 'bearer token needed'})`,
+      `  Metrics:           ${server.url}/metrics (Prometheus; ${flags.metricsPublic ? 'no token needed' : 'a token with the "metrics" permission'})`,
       `  Temporal address:  ${session.address}`,
       `  Task queue:        ${target.taskQueue} (runs need a worker: durable-agent dev, or durable-agent worker)`,
       `  Tokens:            ${auth.size} configured`,

@@ -89,8 +89,8 @@ async function until<T>(what: string, read: () => Promise<T>, done: (v: T) => bo
 
 describe('HTTP API for the console: caller, runs, reports', () => {
   it('GET /me answers the token caller', async () => {
-    expect(await ok(await call('/me'))).toEqual({ identity: 'ops:alice', approve: true });
-    expect(await ok(await call('/me', TOKENS.viewer))).toEqual({ identity: 'dashboard', approve: false });
+    expect(await ok(await call('/me'))).toEqual({ identity: 'ops:alice', approve: true, permissions: ['read', 'start', 'message', 'cancel', 'decide'] });
+    expect(await ok(await call('/me', TOKENS.viewer))).toEqual({ identity: 'dashboard', approve: false, permissions: ['read', 'start', 'message', 'cancel'] });
     expect(await refusal(await call('/me', null), 401)).toMatchObject({ code: 'unauthorized' });
   });
 

@@ -243,12 +243,15 @@ describe('HTTP API: sessions, cancellation, approvals', () => {
     expect(unchanged.snapshot).toMatchObject({ turn: 1, queuedMessages: 0, status: 'awaiting_message' });
     expect(await allEvents(h.client.get(id))).toEqual(before);
 
-    const sent = await call('POST', `/runs/${id}/messages`, { token: TOKENS.viewer, body: { text: 'and in Lyon?' } });
+    // Only the run's starter (or an admin) may message it: the viewer did not start it.
+    expect(await refusal(await call('POST', `/runs/${id}/messages`, { token: TOKENS.viewer, body: { text: 'and in Lyon?' } }), 403)).toMatchObject({ code: 'forbidden' });
+    expect(await allEvents(h.client.get(id))).toEqual(before);
+    const sent = await call('POST', `/runs/${id}/messages`, { body: { text: 'and in Lyon?' } });
     expect(sent.status).toBe(200);
     expect(await json(sent)).toMatchObject({ turn: 2 });
     await viewUntil(id, (v) => v.snapshot?.status === 'awaiting_message' && v.snapshot.turn === 2);
     const events = await allEvents(h.client.get(id));
-    expect(events.find((e): e is Extract<AgentEvent, { type: 'user_message' }> => e.type === 'user_message' && e.turn === 2)).toMatchObject({ text: 'and in Lyon?', by: 'dashboard' });
+    expect(events.find((e): e is Extract<AgentEvent, { type: 'user_message' }> => e.type === 'user_message' && e.turn === 2)).toMatchObject({ text: 'and in Lyon?', by: 'ops:alice' });
     expect(events.some((e) => e.type === 'text' && e.text === 're: and in Lyon?')).toBe(true);
 
     const cancelled = await call('POST', `/runs/${id}/cancel`);

@@ -21,7 +21,7 @@ const S = new ScriptedAgents();
 const AGENT = `metrics_deployer_${randomUUID().slice(0, 8)}`;
 S.add(AGENT, [{ toolCalls: [{ name: 'deploy', args: { service: 'api' } }] }, { text: 'deployed' }], { tools: [deploy] });
 const TOKEN = `metrics-${randomUUID()}`;
-const AUTH = parseTokens(JSON.stringify({ tokens: { [TOKEN]: { identity: 'prometheus' } } }), 'test tokens');
+const AUTH = parseTokens(JSON.stringify({ tokens: { [TOKEN]: { identity: 'prometheus', permissions: ['metrics'] } } }), 'test tokens');
 
 let h: Harness;
 let api: HttpApi;
