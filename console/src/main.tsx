@@ -65,7 +65,7 @@ function App() {
     <Shell me={me} onSignOut={signOut} page={route.page}>
       {route.page === 'inbox' && <InboxPage api={api} me={me} onRefused={refused} />}
       {route.page === 'runs' && <RunsPage api={api} query={route.query} onRefused={refused} />}
-      {route.page === 'run' && <RunPage key={route.id} api={api} id={route.id} onRefused={refused} />}
+      {route.page === 'run' && <RunPage key={route.id} api={api} me={me} id={route.id} onRefused={refused} />}
     </Shell>
   );
 }
@@ -94,7 +94,7 @@ function Shell(props: { me?: Me; onSignOut?: () => void; page?: string; children
         )}
         {props.me && (
           <div class="who">
-            <span class="identity" title={props.me.approve ? 'may decide approvals' : 'may not decide approvals'}>
+            <span class="identity" title={`may: ${props.me.permissions.join(', ') || 'nothing'}`}>
               {props.me.identity}
             </span>
             <button type="button" class="link" onClick={props.onSignOut}>

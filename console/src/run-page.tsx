@@ -4,7 +4,7 @@
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { StreamEvent } from '../../client/live';
-import type { Api, ReportView, RunView } from './api';
+import type { Api, Me, ReportView, RunView } from './api';
 import { ApiError } from './api';
 import { duration, pretty, statusClass, usd } from './format';
 import { useNow } from './hooks';
@@ -15,9 +15,17 @@ import { Timeline } from './timeline';
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
+/** Why `me` may not cancel the run (undefined: it may): the server refuses the same. */
+function whyNoCancel(me: Me, view: RunView): string | undefined {
+  if (me.permissions.includes('admin')) return undefined;
+  if (!me.permissions.includes('cancel')) return `Your token (${me.identity}) may not cancel runs.`;
+  if (view.startedBy !== me.identity) return `Only ${view.startedBy ?? 'an admin'}${view.startedBy ? ' or an admin' : ''} may cancel this run.`;
+  return undefined;
+}
+
 /** The page of run `id` (give it `key={id}`: a new run is a new page). */
-export function RunPage(props: { api: Api; id: string; onRefused: (err: unknown) => void }) {
-  const { api, id, onRefused } = props;
+export function RunPage(props: { api: Api; me: Me; id: string; onRefused: (err: unknown) => void }) {
+  const { api, me, id, onRefused } = props;
   const [view, setView] = useState<RunView | undefined>(undefined);
   const [viewError, setViewError] = useState<string | undefined>(undefined);
   const timeline = useRef(new Timeline());
@@ -125,7 +133,8 @@ export function RunPage(props: { api: Api; id: string; onRefused: (err: unknown)
         )}
         {view?.note && <p class="muted small">{view.note}</p>}
         {view?.failure && <p class="error">The run failed: {view.failure}</p>}
-        {!ended && (
+        {!ended && view && whyNoCancel(me, view) && <p class="why-not muted small">{whyNoCancel(me, view)}</p>}
+        {!ended && view && !whyNoCancel(me, view) && (
           <div class="actions">
             {!confirming && (
               <button type="button" class="danger" disabled={cancel?.state === 'sending' || cancel?.state === 'sent'} onClick={() => setConfirming(true)}>

@@ -2,7 +2,8 @@
  * The web console in a real headless Chromium (Debian's `chromium`, driven by playwright-core), served by
  * the HTTP API (`createHttpApi`) on a free port, against the shared dev server: approving from the page
  * finishes the run, a denial's reason reaches the model, a decision made by another client leaves the
- * inbox at once, a run is cancelled from its page, the layout holds at a phone and a desktop width (screenshots in `.ci/out/console/`), and a
+ * inbox at once, a run is cancelled from its page, the layout holds at a phone and a desktop width (screenshots in `.ci/out/console/`), a
+ * token that may not cancel a run sees no Cancel button, the pages run under the strict Content-Security-Policy, and a
  * bad token is refused clearly.
  *
  * `DURABLE_AGENT_CHROMIUM` names the browser (default: `chromium` on the PATH). Set
@@ -97,9 +98,12 @@ let server: HttpApiServer;
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;
+/** What Chromium reported of Content-Security-Policy violations, on every page of the test. */
+const cspViolations: string[] = [];
 
+/** A run waiting for the rollout's approval, started by ops:alice (so her token may cancel it). */
 async function startDeploy(name: string, agent = 'console_deployer'): Promise<AgentRun> {
-  const run = await h.client.start(agent, { input: `Roll out the checkout fix (${name})`, workflowId: testId(`console-${name}`) });
+  const run = await h.client.start(agent, { input: `Roll out the checkout fix (${name})`, workflowId: testId(`console-${name}`), startedBy: 'ops:alice' });
   await waitForPending(run);
   return run;
 }
@@ -182,6 +186,9 @@ describeNeeding('web console in Chromium', 'Chromium', missing, () => {
     api = createHttpApi({ client: h.client, auth: parseTokens(JSON.stringify(TOKEN_CONFIG), 'test tokens') });
     server = await serveHttpApi(api, { port: 0 });
     context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    context.on('console', (m) => {
+      if (/Content Security Policy/i.test(m.text())) cspViolations.push(m.text());
+    });
     page = await signedInPage(context);
   });
   afterAll(async () => {
@@ -340,6 +347,46 @@ describeNeeding('web console in Chromium', 'Chromium', missing, () => {
     } finally {
       await page.setViewportSize({ width: 1280, height: 800 });
       await waiting.cancel();
+    }
+  });
+
+  it('shows no Cancel button to a token that may not cancel the run, and says why', async () => {
+    const run = await startDeploy('not-yours');
+    const viewer = await signedInPage(context, TOKENS.viewer, 'dashboard');
+    try {
+      await viewer.goto(`${server.url}/console/#/runs/${encodeURIComponent(run.workflowId)}`);
+      const why = viewer.locator('.run-head .why-not');
+      await why.waitFor({ timeout: 10_000 });
+      expect(await why.textContent()).toBe('Only ops:alice or an admin may cancel this run.');
+      expect(await viewer.getByRole('button', { name: 'Cancel run' }).count()).toBe(0);
+    } finally {
+      await viewer.close();
+      await run.cancel();
+    }
+  });
+
+  it('runs under a strict Content-Security-Policy: the console loads without a violation, and an inline script is refused', async () => {
+    const p = await signedInPage(context);
+    try {
+      const res = await p.reload();
+      const headers = res!.headers();
+      expect(headers['content-security-policy']).toMatch(/default-src 'self'.*frame-ancestors 'none'/);
+      expect(headers['x-frame-options']).toBe('DENY');
+      expect(headers['x-content-type-options']).toBe('nosniff');
+      await p.locator('.top .identity', { hasText: 'ops:alice' }).waitFor({ timeout: 10_000 });
+      expect(cspViolations).toEqual([]); // every page of the tests above too
+      const ran = await p.evaluate(() => {
+        const g = globalThis as unknown as { document: { createElement(tag: string): { textContent: string }; body: { appendChild(n: unknown): void } }; inlineRan?: boolean };
+        const script = g.document.createElement('script');
+        script.textContent = 'globalThis.inlineRan = true';
+        g.document.body.appendChild(script);
+        return g.inlineRan === true;
+      });
+      expect(ran).toBe(false);
+      await sleep(200);
+      expect(cspViolations.join('\n')).toMatch(/inline script/i);
+    } finally {
+      await p.close();
     }
   });
 
