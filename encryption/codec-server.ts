@@ -127,6 +127,21 @@ export function createCodecApp(options: CodecServerOptions): Hono {
   return app;
 }
 
+/** Is `host` a loopback address (only this machine can connect)? `0.0.0.0` and `::` are every interface: no. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  return h === 'localhost' || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h) || /^::ffff:127(\.\d{1,3}){3}$/.test(h);
+}
+
+/**
+ * The warning for a codec server listening on `host` without a bearer token, when `host` is not loopback:
+ * anyone who reaches it can decrypt (and encrypt) payloads with its keys. Undefined when there is nothing to say.
+ */
+export function exposedCodecWarning(host: string, hasToken: boolean): string | undefined {
+  if (hasToken || isLoopbackHost(host)) return undefined;
+  return `warning: the codec server listens on ${host} without a bearer token: anyone who can reach it can decrypt your payloads with its keys. Set DURABLE_AGENT_CODEC_TOKEN (temporal --codec-auth "Bearer <token>"), or listen on 127.0.0.1.`;
+}
+
 /** A listening codec server. */
 export interface CodecServer {
   port: number;

@@ -3,7 +3,7 @@
  * with the keys of `DURABLE_AGENT_KEYS`, until Ctrl-C. Optionally protected by a bearer token
  * (`DURABLE_AGENT_CODEC_TOKEN`).
  */
-import { createCodecApp, DEFAULT_CODEC_PORT, serveCodec } from '../../encryption/codec-server';
+import { createCodecApp, DEFAULT_CODEC_PORT, exposedCodecWarning, serveCodec } from '../../encryption/codec-server';
 import type { CodecServer } from '../../encryption/codec-server';
 import { Keyring, KEYS_ENV } from '../../encryption/keyring';
 import { aborted } from '../abort';
@@ -54,6 +54,8 @@ export async function codecServerCommand(flags: CodecServerFlags, signal: AbortS
     '',
     'Press Ctrl-C to stop.',
   );
+  const exposed = exposedCodecWarning(host, token !== undefined);
+  if (exposed) process.stderr.write(`${exposed}\n`);
   await aborted(signal);
   out.line('', 'stopping the codec server...');
   await server.close();

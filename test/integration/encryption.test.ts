@@ -187,4 +187,23 @@ describe('encryption', () => {
     const none = await runCli(['codec-server', '--port', String(port)], { home, env: { DURABLE_AGENT_KEYS: '' } });
     expect(soleError(none)).toMatch(/DURABLE_AGENT_KEYS is not set: the codec server needs the keys/);
   });
+
+  it('the CLI: `durable-agent codec-server` warns when it listens beyond loopback without a token, not otherwise', async () => {
+    const home = tempHome();
+    const served = async (args: string[], env: Record<string, string>) => {
+      const server = startCli(['codec-server', '--port', String(await freePort()), ...args], { home, env: { DURABLE_AGENT_KEYS: KEYS, ...env } });
+      await server.waitFor('Press Ctrl-C');
+      server.child.kill('SIGINT');
+      return server.done;
+    };
+    const exposed = await served(['--host', '0.0.0.0'], { DURABLE_AGENT_CODEC_TOKEN: '' });
+    expect(exposed.code).toBe(0);
+    expect(exposed.stderr).toContain('warning: the codec server listens on 0.0.0.0 without a bearer token: anyone who can reach it can decrypt your payloads');
+    expect(exposed.stderr).toContain('DURABLE_AGENT_CODEC_TOKEN');
+    const withToken = await served(['--host', '0.0.0.0'], { DURABLE_AGENT_CODEC_TOKEN: 'codec-token-for-the-test' });
+    expect(withToken.stderr).not.toContain('warning');
+    expect(withToken.stdout + withToken.stderr).not.toContain('codec-token-for-the-test');
+    const loopback = await served([], { DURABLE_AGENT_CODEC_TOKEN: '' });
+    expect(loopback.stderr).not.toContain('warning');
+  });
 });

@@ -7,7 +7,7 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { payloadToJSON } from '@temporalio/common/lib/proto-utils';
 import { isDurableAgentError } from '../../core/errors';
 import { DecryptionError, KeyringCipher, isSealed, open, seal, sealedKeyId } from '../../encryption/cipher';
-import { createCodecApp } from '../../encryption/codec-server';
+import { createCodecApp, exposedCodecWarning, isLoopbackHost } from '../../encryption/codec-server';
 import { EncryptionConfigError, Keyring, KEYS_ENV } from '../../encryption/keyring';
 import { ENCRYPTED_ENCODING, EncryptionCodec, KEY_ID_METADATA } from '../../encryption/payload-codec';
 import { resolveKeyring } from '../../encryption/setting';
@@ -272,5 +272,18 @@ describe('the codec server routes', () => {
     expect(res.status).toBe(422);
     expect(await res.json()).toMatchObject({ code: 'invalid_config', error: expect.stringMatching(/key id "k2".*DURABLE_AGENT_KEYS/) as unknown });
     expect((await app.request('/nothing', { method: 'POST' })).status).toBe(404);
+  });
+});
+
+describe('the codec server exposure warning', () => {
+  it('knows loopback hosts from every-interface and public ones', () => {
+    for (const h of ['127.0.0.1', '127.1.2.3', 'localhost', 'LOCALHOST', '::1', '[::1]', '::ffff:127.0.0.1']) expect(isLoopbackHost(h), h).toBe(true);
+    for (const h of ['0.0.0.0', '::', '[::]', '10.0.0.5', '192.168.1.2', 'codec.internal', '128.0.0.1']) expect(isLoopbackHost(h), h).toBe(false);
+  });
+
+  it('warns only beyond loopback without a token', () => {
+    expect(exposedCodecWarning('0.0.0.0', false)).toMatch(/^warning: the codec server listens on 0\.0\.0\.0 without a bearer token/);
+    expect(exposedCodecWarning('0.0.0.0', true)).toBeUndefined();
+    expect(exposedCodecWarning('127.0.0.1', false)).toBeUndefined();
   });
 });
