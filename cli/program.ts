@@ -346,7 +346,7 @@ export function buildProgram(ctx: ProgramContext): Command {
       .description('Send a running agent a message (a session answers it next; a busy run reads it at its next model call).')
       .argument('<workflowId>', 'workflow id of the run (the conversation id with --agent)')
       .argument('<text...>', 'the message')
-      .option('--by <identity>', 'who writes, e.g. user:42')
+      .option('--by <identity>', 'who writes, e.g. user:42 (with --agent, also recorded as the starter of a session it starts)')
       .option('--agent <name>', 'start a session of this agent under the workflow id if none runs (send-or-start)')
       .option('--json', 'print what happened as JSON'),
     true,

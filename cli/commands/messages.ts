@@ -32,7 +32,8 @@ export async function sendCommand(workflowId: string, words: string[], flags: Se
   try {
     if (flags.agent) {
       // Send-or-start: the session of this conversation, started if it does not exist.
-      const run = await session.agentClient(target.taskQueue).send(workflowId, message, { agent: flags.agent });
+      // The writer, when named, is recorded as the starter of a session this starts (the HTTP API lets only it, or an admin, act on it).
+      const run = await session.agentClient(target.taskQueue).send(workflowId, message, { agent: flags.agent, ...(flags.by !== undefined ? { startedBy: flags.by } : {}) });
       if (flags.json) out.json({ workflowId: run.workflowId, sent: 'signal', ...message });
       else out.line(`sent to ${run.workflowId} (started as a session of "${flags.agent}" if it was not running); follow with: durable-agent watch ${run.workflowId}`);
       return 0;

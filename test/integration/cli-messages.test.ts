@@ -3,6 +3,7 @@ import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { STARTED_BY_MEMO } from '../../core/definition';
 import type { Message } from '../../core/messages';
 import { messageText } from '../../core/messages';
 import type { ModelRequest } from '../../core/model';
@@ -61,6 +62,15 @@ describe('durable-agent send / end', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`sent to ${conversation}`);
     await waitForEvent(conversation, (e) => e.type === 'text' && e.text === 're: first words');
+    await h.client.get(conversation).end();
+    expect((await h.client.get(conversation).result()).status).toBe('success');
+  });
+
+  it('send --agent --by records the writer as the starter of a session it starts', async () => {
+    const conversation = `cli-conv-by-${randomUUID().slice(0, 8)}`;
+    const r = await cli(['send', conversation, 'first words', '--agent', 'cli_chat', '--by', 'user:9', '--task-queue', h.taskQueue]);
+    expect(r.code, r.stderr).toBe(0);
+    expect((await h.temporal.workflow.getHandle(conversation).describe()).memo).toMatchObject({ [STARTED_BY_MEMO]: 'user:9' });
     await h.client.get(conversation).end();
     expect((await h.client.get(conversation).result()).status).toBe('success');
   });
