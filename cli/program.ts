@@ -358,7 +358,7 @@ export function buildProgram(ctx: ProgramContext): Command {
     program
       .command('serve')
       .description('Serve the HTTP API (start runs, read them, stream their events, send messages, cancel, decide approvals) with bearer tokens; runs until Ctrl-C.')
-      .addOption(new Option('--tokens <file>', 'JSON file of bearer tokens: { "tokens": { "<token>": { "identity": "ops:alice", "approve": true } } } (or DURABLE_AGENT_HTTP_TOKENS holding that JSON)').env('DURABLE_AGENT_HTTP_TOKENS_FILE'))
+      .addOption(new Option('--tokens <file>', 'JSON file of bearer tokens: { "tokens": { "<token>": { "identity": "ops:alice", "permissions": ["read", "start", "decide"] } } } (or DURABLE_AGENT_HTTP_TOKENS holding that JSON)').env('DURABLE_AGENT_HTTP_TOKENS_FILE'))
       .addOption(new Option('--http-port <port>', 'port of the HTTP API (default: 8080)').env('DURABLE_AGENT_HTTP_PORT').argParser(port))
       .addOption(new Option('--host <host>', 'interface to listen on (default: 127.0.0.1; 0.0.0.0 for every interface)').env('DURABLE_AGENT_HTTP_HOST'))
       .option('--metrics-public', 'serve GET /metrics (approvals waiting and their age, runs by phase, in Prometheus format) without a bearer token'),

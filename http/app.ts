@@ -8,6 +8,7 @@
  * | `GET /runs/:id`                        | its snapshot (and result once it has ended)                     |
  * | `GET /runs/:id/events`                 | its stream as server-sent events (resumable: `Last-Event-ID`)   |
  * | `POST /runs/:id/messages`              | send it a message `{ text }` → the inbox receipt                 |
+ * | `POST /runs/:id/end`                   | end a session once it has answered → 202                         |
  * | `POST /runs/:id/cancel`                | request its cancellation → 202                                   |
  * | `GET /me`                              | the caller: `{ identity, approve, permissions }` (any valid token) |
  * | `GET /runs?agent=&status=&since=&limit=`| agent runs, newest first → `{ runs: ListedRun[] }`              |
@@ -19,7 +20,7 @@
  * | `GET /metrics`                         | Prometheus gauges: approvals waiting and their age, runs by phase (no token with `metricsPublic`) |
  *
  * Each data route needs a permission of the token (`permissions.ts`): `read` for the reads (runs, events,
- * reports, the inbox), `start`, `message` and `cancel` (on the caller's own runs unless `admin`), `decide`,
+ * reports, the inbox), `start`, `message` (messages and end) and `cancel` (on the caller's own runs unless `admin`), `decide`,
  * `metrics`. A refusal is 403 `forbidden` with `missing: <permission>`, checked before anything is sent to
  * the run. Every answer carries the security headers (`security-headers.ts`).
  */
@@ -229,6 +230,13 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
     const body = await parseBody(c, MessageBody, { by: 'the sender is the identity of your token: remove "by" from the body' });
     const run = await runningRun(client, id, c.var.caller, { doing: 'send messages to' });
     return c.json(await run.send({ text: body.text, by: c.var.caller.identity }));
+  });
+
+  app.post('/runs/:id/end', need('message', 'end sessions'), async (c) => {
+    const id = checkId(c.req.param('id'), 'id');
+    const run = await runningRun(client, id, c.var.caller, { doing: 'end' });
+    await run.end();
+    return c.json({ workflowId: id, endRequested: true }, 202);
   });
 
   app.post('/runs/:id/cancel', need('cancel', 'cancel runs'), async (c) => {

@@ -145,6 +145,23 @@ describe('HTTP API permissions', () => {
     expect(await bobs.result()).toMatchObject({ status: 'cancelled' });
   });
 
+  it('ends a session with POST /runs/:id/end: the message permission, on the caller\'s own runs unless admin', async () => {
+    const res = await call('POST', '/runs', TOKENS.alice, { agent: 'perm_chat', input: 'hello', session: true, workflowId: testId('perm-end') });
+    const { workflowId: id } = (await res.json()) as { workflowId: string };
+    await viewUntil(id, (v) => v.snapshot?.status === 'awaiting_message');
+    const history = await historyLength(id);
+    await forbidden(await call('POST', `/runs/${id}/end`, TOKENS.dashboard), 'message');
+    await forbidden(await call('POST', `/runs/${id}/end`, TOKENS.bob), 'admin');
+    expect(await historyLength(id)).toBe(history);
+    expect((await view(id)).status).toBe('running');
+    const ended = await call('POST', `/runs/${id}/end`, TOKENS.alice);
+    expect(ended.status, await ended.clone().text()).toBe(202);
+    expect(await ended.json()).toEqual({ workflowId: id, endRequested: true });
+    expect((await viewUntil(id, (v) => v.status !== 'running')).result).toMatchObject({ status: 'success', finalText: 'noted' });
+    expect((await call('POST', `/runs/${id}/end`, TOKENS.alice)).status).toBe(409);
+    expect((await call('POST', '/runs/no-such-run-anywhere/end', TOKENS.alice)).status).toBe(404);
+  });
+
   it('checks read, start, decide and metrics on their routes; /me lists the permissions', async () => {
     expect(await (await call('GET', '/me', TOKENS.alice)).json()).toEqual({ identity: 'ops:alice', approve: true, permissions: ['read', 'start', 'message', 'cancel', 'decide'] });
     expect(await (await call('GET', '/me', TOKENS.dashboard)).json()).toEqual({ identity: 'dashboard', approve: false, permissions: ['read'] });
