@@ -204,5 +204,12 @@ describe('HTTP API permissions', () => {
       expect(res.headers.get('referrer-policy')).toBe('no-referrer');
       await res.body?.cancel();
     }
+    // A stream too.
+    const stop = new AbortController();
+    const sse = await fetch(`${server.url}/approvals/events`, { headers: { Authorization: `Bearer ${TOKENS.alice}` }, signal: stop.signal });
+    expect(sse.headers.get('content-type')).toMatch(/text\/event-stream/);
+    expect(sse.headers.get('content-security-policy')).toMatch(/default-src 'self'/);
+    expect(sse.headers.get('x-frame-options')).toBe('DENY');
+    stop.abort();
   });
 });
