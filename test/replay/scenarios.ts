@@ -28,6 +28,8 @@ export interface Scenario {
   cancelDuring?: string;
   /** The run-level approval policy to start the run with. */
   policy?: RunPolicy;
+  /** Who may loosen approvals in `policy` (a policy that allows a tool needing approval is refused without it). */
+  approvalWaiver?: { by: string };
   /** Run it as a session (waits for messages between answers). */
   session?: SessionOption;
   /** The run's budget. */
@@ -400,6 +402,7 @@ export const SCENARIOS: readonly Scenario[] = [
     status: 'success',
     // `*: allow` waives charge (no named approvers) but not refund, which names ops:alice.
     policy: { deploy: 'deny', '*': 'allow' },
+    approvalWaiver: { by: 'ops:recorder' },
     covers: [UPSERT],
     during: async (run) => {
       await waitForPending(run, ['call_1_2']);
