@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool } from '../../agents/define';
 import { agentTool } from '../../agents/agent-tool';
+import { chain } from '../../agents/chain';
 import { mcpServer } from '../../mcp/server';
 import type { AgentRunResult } from '../../core/result';
 import type { AgentWorkflowInput } from '../../core/contract';
@@ -37,6 +38,7 @@ const lookup = recording('lookup');
 const wipe = recording('wipe', { needsApproval: true });
 
 const S = new ScriptedAgents();
+const purger0 = S.add('rp_purger2', [{ toolCalls: [{ name: 'purge', args: {} }] }, { text: 'purged' }], { tools: [purge] });
 const clearer = S.add('clearer', [{ toolCalls: [{ name: 'clear', args: {} }] }, { text: 'cleared' }], { tools: [clear, purge, lookup] });
 S.add('purger', [{ toolCalls: [{ name: 'purge', args: {} }] }, { text: 'purged' }], { tools: [clear, purge, lookup] });
 const helper = S.add('rp_helper', [{ toolCalls: [{ name: 'wipe', args: {} }] }, { text: 'wiped' }], { tools: [wipe], mcp: [everything] });
@@ -176,5 +178,17 @@ describe('the typed client checks early', () => {
     // Accepted: tightening, and loosening with a waiver.
     const run = await h.client.start(clearer, { input: 'go', workflowId: testId('rp-typed-ok'), policy: { clear: 'allow', lookup: 'deny' }, approvalWaiver: { by: 'ops:root' } });
     expect((await within(run.result())).status).toBe('success');
+  });
+
+  it('startChain checks the policy against every agent of the chain; the waiver reaches each run', async () => {
+    await expect(h.client.startChain(chain(clearer, purger0), { input: 'go', policy: { clear: 'allow' } })).rejects.toMatchObject({ key: 'clear', problems: [{ kind: 'loosens_approval' }] });
+    await expect(h.client.startChain(chain(clearer, purger0), { input: 'go', policy: { purg: 'deny' } })).rejects.toMatchObject({ key: 'purg', nearMatches: ['purge'] });
+    const run = await h.client.startChain(chain(clearer, purger0), { input: 'go', workflowId: testId('rp-chain'), policy: { clear: 'allow' }, approvalWaiver: { by: 'ops:root' } });
+    expect((await within(run.result())).status).toBe('success');
+    expect(ranIn(run.workflowId).map((r) => r.split(':')[0])).toEqual(['clear', 'purge']);
+    // Started without the client's check, the chain's first run refuses the loosening itself.
+    const raw = await h.temporal.workflow.start('chainWorkflow', { taskQueue: h.taskQueue, workflowId: testId('rp-chain-raw'), args: [{ agents: ['clearer', 'rp_purger2'], prompt: 'go', policy: { clear: 'allow' } }] });
+    expect(((await within(raw.result())) as AgentRunResult).status).toBe('invalid_input');
+    expect(ranIn(raw.workflowId)).toEqual([]);
   });
 });
