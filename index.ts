@@ -40,6 +40,8 @@ export type {
 } from './agents/define';
 export { DefinitionError, DurableAgentError, isDurableAgentError } from './core/errors';
 export { UnknownAgentError } from './agents/registry';
+export { PolicyError } from './core/run-policy';
+export type { ApprovalWaiver, PolicyProblem } from './core/run-policy';
 export type { DurableAgentErrorCode } from './core/errors';
 export { RUN_STATUSES } from './core/result';
 export type * from './core/messages';

@@ -4,7 +4,9 @@ import { definitionHashInput } from '../core/definition';
 import type { DescribeAgentInput } from '../core/contract';
 import type { AgentSpec } from '../core/spec';
 import type { AgentRegistry } from '../agents/registry';
-import { agentSpec, promptSpec } from '../agents/registry';
+import { agentSpec, promptSpec, toolSpec } from '../agents/registry';
+import type { Agent } from '../agents/define';
+import { subAgentsOf } from '../agents/sub-agents';
 import type { TranscriptStore } from '../store/transcript-store';
 import type { ContextWindowTable } from '../providers/context-windows';
 import { outputSpec } from '../agents/output';
@@ -12,6 +14,22 @@ import type { ProviderRegistry } from './model';
 import { withStore } from './storage';
 import type { McpCatalog } from '../mcp/tools';
 import { withMcpTools } from '../mcp/activity';
+
+/**
+ * The tools of every agent `agent` reaches through agent tools (as the worker serves them, MCP tools
+ * listed now), for checking a run policy that its children get too.
+ */
+async function subAgentTools(registry: AgentRegistry, agent: Agent, mcp: McpCatalog | undefined): Promise<NonNullable<AgentSpec['subAgentTools']>> {
+  const found: NonNullable<AgentSpec['subAgentTools']> = [];
+  for (const sub of subAgentsOf([agent])) {
+    const served = await withMcpTools(registry.get(sub.name), mcp);
+    for (const tool of served.tools) {
+      const { name, approval } = toolSpec(tool);
+      found.push({ agent: served.name, name, ...(approval ? { approval } : {}) });
+    }
+  }
+  return found;
+}
 
 /**
  * Resolve an agent into the data the workflow runs on; the prompt and tool schemas are stored as one blob.
@@ -31,6 +49,7 @@ export function describeAgentActivity(registry: AgentRegistry, store: Transcript
     const promptRef = await withStore("store the agent's prompt", () => store.putJson(prompt));
     const output = outputSpec(agent, (name) => providers?.get(name)?.nativeOutput === true);
     const spec: AgentSpec = { ...agentSpec(agent, promptRef, searchAttributes, windows), ...(output ? { output } : {}) };
-    return { ...spec, definitionHash: createHash('sha256').update(definitionHashInput(spec, prompt)).digest('hex') };
+    const hashed = { ...spec, definitionHash: createHash('sha256').update(definitionHashInput(spec, prompt)).digest('hex') };
+    return input.subAgentTools ? { ...hashed, subAgentTools: await subAgentTools(registry, agent, mcp) } : hashed;
   };
 }

@@ -7,6 +7,7 @@ import { METRICS_ENV, parseMetricsAddress } from '../telemetry/prometheus';
 import { packageRoot } from '../server/temporal-cli';
 import { oneLine } from './errors';
 import { DEMO_AGENT_NAME } from './served';
+import { collectPolicy } from './policy-flag';
 import { DEFAULT_UI_PORT, REDIS_URL_ENV } from './target';
 import type * as ApprovalsModule from './commands/approvals';
 import type * as CancelModule from './commands/cancel';
@@ -60,6 +61,15 @@ function metricsOption(cmd: Command): Command {
       }),
   );
 }
+
+/** `--policy tool=rule`, repeatable. */
+const POLICY_OPTION = [
+  '--policy <tool=rule>',
+  'run policy entry, repeatable or comma-separated: <tool>=allow|ask|deny, *=<rule> for the other tools; only tightens approvals unless --approval-waiver; every tool must exist',
+  collectPolicy,
+] as const;
+/** `--approval-waiver <identity>`. */
+const WAIVER_OPTION = ['--approval-waiver <identity>', 'the identity (e.g. ops:alice) allowed to approve, which lets --policy allow tools that need approval (recorded in the run)'] as const;
 
 /** The `--agents <file>` option. */
 function agentsOption(cmd: Command, what: string): Command {
@@ -179,7 +189,9 @@ export function buildProgram(ctx: ProgramContext): Command {
         .option('--max-steps <n>', 'lower the step cap of this run', positiveInt)
         .option('--workflow-id <id>', 'workflow id of the run (default: <agent>-<uuid>)')
         .option('--json', 'print one stream event per line (deltas included), then {"type":"result","result":…} (the AgentRunResult)')
-        .option('--local-model', 'run the demo agent on a tiny local model (Gemma 3 270M on llama.cpp, started for this run; install with `npm run setup:llama`): a real model, no key'),
+        .option('--local-model', 'run the demo agent on a tiny local model (Gemma 3 270M on llama.cpp, started for this run; install with `npm run setup:llama`): a real model, no key')
+        .option(...POLICY_OPTION)
+        .option(...WAIVER_OPTION),
       'an in-process worker hosts them instead of the demo agents',
     ),
     true,
@@ -304,7 +316,10 @@ export function buildProgram(ctx: ProgramContext): Command {
       .option('--max-steps <n>', 'lower the step cap of each run', positiveInt)
       .option('--paused', 'create it paused (durable-agent schedule unpause <id> starts it)')
       .option('--note <text>', 'a note for people, shown by schedule list')
-      .option('--json', 'print the created schedule as JSON'),
+      .option('--json', 'print the created schedule as JSON')
+      .option(...POLICY_OPTION)
+      .option(...WAIVER_OPTION)
+      .option('--agents <file>', 'module exporting your agents: the --policy is checked against the agent now (without it, each run checks it)'),
     true,
   ).action(async (scheduleId: string, prompt: string[], flags) => {
     ctx.exitCode = await commands.schedule().scheduleCreateCommand(scheduleId, prompt, flags);
@@ -361,7 +376,8 @@ export function buildProgram(ctx: ProgramContext): Command {
       .addOption(new Option('--tokens <file>', 'JSON file of bearer tokens: { "tokens": { "<token>": { "identity": "ops:alice", "permissions": ["read", "start", "decide"] } } } (or DURABLE_AGENT_HTTP_TOKENS holding that JSON)').env('DURABLE_AGENT_HTTP_TOKENS_FILE'))
       .addOption(new Option('--http-port <port>', 'port of the HTTP API (default: 8080)').env('DURABLE_AGENT_HTTP_PORT').argParser(port))
       .addOption(new Option('--host <host>', 'interface to listen on (default: 127.0.0.1; 0.0.0.0 for every interface)').env('DURABLE_AGENT_HTTP_HOST'))
-      .option('--metrics-public', 'serve GET /metrics (approvals waiting and their age, runs by phase, in Prometheus format) without a bearer token'),
+      .option('--metrics-public', 'serve GET /metrics (approvals waiting and their age, runs by phase, in Prometheus format) without a bearer token')
+      .option('--agents <file>', "module exporting your agents: POST /runs checks a run's policy against the agent's tools before starting it (400)"),
     true,
     "the event streams (GET /runs/:id/events) read runs' live deltas from there (the workers must publish them there)",
   ).action(async (flags) => {

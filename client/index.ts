@@ -13,6 +13,8 @@ import { STARTED_BY_MEMO } from '../core/definition';
 import type { AgentWorkflowInput } from '../core/contract';
 import { DurableAgentError } from '../core/errors';
 import type { PendingApproval, RunPolicy } from '../core/approvals';
+import type { ApprovalWaiver } from '../core/run-policy';
+import { checkPolicyAgainst, checkPolicyEarly } from './policy-check';
 import type { AnyToolCall } from '../core/result';
 import type { UserMessageInput } from '../core/inbox';
 import { parseUserMessage } from '../core/inbox';
@@ -118,8 +120,20 @@ export interface RunOptions<A = AnyAgent> {
   workflowId?: string;
   /** Lower the agent's step cap for this run. */
   maxSteps?: number;
-  /** Run-level approval policy by tool name (`*` for the rest): `allow`, `ask` or `deny`. Keys are the agent's tool names. */
+  /**
+   * Run-level approval policy by tool name (`*` for the rest): `allow`, `ask` or `deny`. Keys are the
+   * agent's tool names (MCP tools `server__tool`, sub-agents' tools included); a key that names no tool is
+   * refused. For a tool that needs approval, the policy may only tighten (`ask`, `deny`): `allow` (or
+   * `'*': 'allow'` covering it) needs `approvalWaiver`. Checked here when you pass the agent definition
+   * ({@link PolicyError}), and always by the run (it ends `invalid_input` before any tool runs).
+   */
   policy?: RunPolicy<ToolNamesOf<A>>;
+  /**
+   * The identity (e.g. `ops:alice`) of a caller allowed to approve, which lets `policy` loosen approvals
+   * (`allow` on a tool that needs one). Recorded in the run's input. Give it only for a caller who could
+   * have approved those calls; tools that name their approvers still ask them.
+   */
+  approvalWaiver?: ApprovalWaiver;
   /**
    * Lower the agent's budget for this run: tokens in all, US dollars, wall-clock `timeout` (a duration
    * such as `'10m'`), user turns. Each limit can only go down: the smaller of the agent's and this one
@@ -137,12 +151,6 @@ export interface RunOptions<A = AnyAgent> {
    * identity.
    */
   startedBy?: string;
-  /**
-   * The identity allowed to waive approvals: a run policy that loosens an approval-gated tool is accepted
-   * only with it. The HTTP API sets it only for tokens holding `waive`. (Recorded intent; the rule itself is
-   * applied by the run policy checks.)
-   */
-  approvalWaiver?: { by: string };
 }
 
 /**
@@ -281,6 +289,7 @@ export class AgentClient {
     if (typeof name !== 'string' || !name.trim()) {
       throw new DurableAgentError('invalid_input', 'start(agent, options): agent must be an agent definition or a non-empty agent name');
     }
+    checkPolicyEarly(agent, options?.policy as RunPolicy | undefined, options?.approvalWaiver, `start("${name}", options)`);
     const input = workflowInput(name, options, 'start');
     const handle = await this.temporal.workflow.start<typeof agentWorkflow>(AGENT_WORKFLOW, {
       taskQueue: this.taskQueue,
@@ -304,11 +313,18 @@ export class AgentClient {
    * const run = await client.startChain(chain(researcher, writer), { input: 'Durable execution' });
    * ```
    */
-  async startChain<L extends AnyAgent>(agents: Chain<L>, options: { input: string; policy?: RunPolicy; workflowId?: string }): Promise<AgentRunOf<L>> {
+  async startChain<L extends AnyAgent>(agents: Chain<L>, options: { input: string; policy?: RunPolicy; approvalWaiver?: ApprovalWaiver; workflowId?: string }): Promise<AgentRunOf<L>> {
     if (agents?.kind !== 'chain' || !Array.isArray(agents.agents)) throw new DurableAgentError('invalid_input', 'startChain(chain, options): pass a chain made by chain(a, b, …)');
     if (typeof options?.input !== 'string' || !options.input) throw new DurableAgentError('invalid_input', "startChain(chain, options): options.input must be the first agent's prompt as a non-empty string");
     const names = agents.agents.map((a) => a.name);
-    const input: ChainWorkflowInput = { agents: names, prompt: options.input, ...(options.policy ? { policy: options.policy } : {}) };
+    checkPolicyEarly('chain', undefined, options.approvalWaiver, 'startChain(chain, options)');
+    checkPolicyAgainst(agents.agents, options.policy, options.approvalWaiver);
+    const input: ChainWorkflowInput = {
+      agents: names,
+      prompt: options.input,
+      ...(options.policy ? { policy: options.policy } : {}),
+      ...(options.approvalWaiver ? { approvalWaiver: options.approvalWaiver } : {}),
+    };
     const handle = await this.temporal.workflow.start<typeof chainWorkflow>(CHAIN_WORKFLOW, {
       taskQueue: this.taskQueue,
       workflowId: options.workflowId ?? `chain-${names.join('-').slice(0, 80)}-${randomUUID()}`,
@@ -345,6 +361,7 @@ export class AgentClient {
     if (typeof conversationId !== 'string' || !conversationId.trim()) throw new DurableAgentError('invalid_input', 'send(conversationId, …): the conversation id must be a non-empty string');
     const parsed = parseUserMessage(message);
     if (!parsed.ok) throw new DurableAgentError('invalid_input', `send("${conversationId}", …): ${parsed.error}`);
+    checkPolicyEarly(options.agent, options.policy as RunPolicy | undefined, options.approvalWaiver, `send("${conversationId}", …)`);
     const { agent: _agent, idleTimeout, ...rest } = options;
     const input = workflowInput(name, { ...rest, session: idleTimeout !== undefined ? { idleTimeout } : true }, 'send');
     const handle = await this.temporal.workflow.signalWithStart<typeof agentWorkflow, [UserMessageInput | string]>(AGENT_WORKFLOW, {
@@ -382,6 +399,7 @@ export class AgentClient {
     if (typeof name !== 'string' || !name.trim()) {
       throw new DurableAgentError('invalid_input', 'schedule(agent, options): agent must be an agent definition or a non-empty agent name');
     }
+    checkPolicyEarly(agent, options?.policy as RunPolicy | undefined, options?.approvalWaiver, `schedule("${name}", options)`);
     return createAgentSchedule(this.temporal, this.taskQueue, name, options as AgentScheduleOptions, () => `${name}-schedule-${randomUUID().slice(0, 8)}`);
   }
 
@@ -517,6 +535,7 @@ function workflowInput<A extends AnyAgent>(agent: string, options: StartOptions<
     ...(options.input !== undefined ? { prompt: options.input } : {}),
     ...(options.maxSteps !== undefined ? { maxSteps: options.maxSteps } : {}),
     ...(options.policy ? { policy: options.policy as RunPolicy } : {}),
+    ...(options.approvalWaiver ? { approvalWaiver: { by: options.approvalWaiver.by.trim() } } : {}),
     ...(session ? { session: idleTimeout !== undefined ? { idleTimeoutMs: msToNumber(idleTimeout) } : {} } : {}),
     ...(budget ? { budget } : {}),
   };

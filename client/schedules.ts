@@ -9,6 +9,7 @@ import type { Duration } from '@temporalio/common';
 import { msToNumber } from '@temporalio/common/lib/time';
 import type { AnyAgent, ToolNamesOf } from '../agents/define';
 import type { RunPolicy } from '../core/approvals';
+import type { ApprovalWaiver } from '../core/run-policy';
 import { AGENT_WORKFLOW, WORKFLOW_TASK_TIMEOUT } from '../core/contract';
 import type { AgentWorkflowInput } from '../core/contract';
 import { DurableAgentError } from '../core/errors';
@@ -51,8 +52,10 @@ export interface AgentScheduleOptions<A = AnyAgent> {
   input: string;
   /** Lower the agent's step cap for each run. */
   maxSteps?: number;
-  /** Run-level approval policy of each run, by tool name (`*` for the rest). */
+  /** Run-level approval policy of each run, by tool name (`*` for the rest): checked as `start`'s (see `RunOptions.policy`). */
   policy?: RunPolicy<ToolNamesOf<A>>;
+  /** The identity allowed to loosen approvals in `policy`, recorded in each run's input (see `RunOptions.approvalWaiver`). */
+  approvalWaiver?: ApprovalWaiver;
   /** Lower the agent's budget for each run (tokens, US dollars, wall-clock `timeout`, turns): see `start`. */
   budget?: BudgetOptions;
   /** When a firing comes while the previous run still runs. Default `skip`. */
@@ -211,6 +214,7 @@ export function scheduleRequest(
     prompt: options.input,
     ...(options.maxSteps !== undefined ? { maxSteps: options.maxSteps } : {}),
     ...(options.policy !== undefined ? { policy: options.policy as RunPolicy } : {}),
+    ...(options.approvalWaiver !== undefined ? { approvalWaiver: options.approvalWaiver } : {}),
     ...(budget ? { budget } : {}),
   };
   const problems = inputProblems(input);

@@ -17,6 +17,7 @@ import type { Usage } from './usage';
 import type { ParentLink } from './child-run';
 import type { GuardrailDecision, GuardrailKind } from './guardrail-types';
 import type { ToolHookNote } from './tool-hooks';
+import type { ApprovalWaiver } from './run-policy';
 
 /** Name of the workflow type that runs agents. */
 export const AGENT_WORKFLOW = 'agentWorkflow';
@@ -31,8 +32,14 @@ export interface AgentWorkflowInput {
   prompt?: string;
   /** Lower the agent's step cap for this run. */
   maxSteps?: number;
-  /** Run-level approval policy by tool name (`*` for the rest): overrides each tool's own setting. */
+  /**
+   * Run-level approval policy by tool name (`*` for the rest): overrides each tool's own setting. Checked
+   * against the agent's tools before any tool runs (`core/run-policy.ts`): every key must name a tool, and
+   * `allow` on a tool that needs approval needs `approvalWaiver`; otherwise the run ends `invalid_input`.
+   */
   policy?: RunPolicy;
+  /** The identity allowed to loosen approvals in `policy` (recorded here, so in history). */
+  approvalWaiver?: ApprovalWaiver;
   /**
    * Make the run a session: after each answer it waits (durably, no worker needed) for the next message
    * instead of ending, until `end`, its idle timeout, or a limit.
@@ -87,6 +94,8 @@ export interface SessionOptions {
 /** Input of the `describeAgent` activity. */
 export interface DescribeAgentInput {
   agent: string;
+  /** Also list the tools of agents reachable through agent tools (`AgentSpec.subAgentTools`), to check a run policy. */
+  subAgentTools?: boolean;
 }
 
 /** Input of the `callModel` activity: references plus what is new, never the whole conversation. */

@@ -2,8 +2,8 @@
  * The agent definition a run depends on, in a canonical form to hash: every field of the recorded
  * {@link AgentSpec} that the model or the loop reads (models, tools with their schemas and flags, limits,
  * retries, budget, context, guardrails, output) and the model-facing prompt itself. Left out: the blob
- * reference of the prompt (its content is in) and `searchAttributes` (a setting of the worker, not of the
- * agent). Pure: the worker hashes the text (see activities/describe.ts).
+ * reference of the prompt (its content is in), `searchAttributes` (a setting of the worker, not of the
+ * agent) and `subAgentTools` (listed only for runs with a policy; the sub-agents have hashes of their own). Pure: the worker hashes the text (see activities/describe.ts).
  */
 import type { AgentSpec } from './spec';
 
@@ -39,6 +39,6 @@ function sortKeys(value: unknown): unknown {
  */
 export function definitionHashInput(spec: AgentSpec, prompt: unknown): string {
   // eslint-disable-next-line @typescript-eslint/no-unused-vars -- dropped on purpose
-  const { promptRef, searchAttributes, definitionHash, ...definition } = spec;
+  const { promptRef, searchAttributes, definitionHash, subAgentTools, ...definition } = spec;
   return canonicalJson({ definition, prompt });
 }

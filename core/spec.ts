@@ -148,6 +148,11 @@ export interface AgentSpec {
    * different once a tool schema, the prompt, a model or a limit changes. Absent in runs recorded before it existed.
    */
   definitionHash?: string;
+  /**
+   * The tools of the agents this agent runs through agent tools (depth first, MCP tools included), which
+   * the run's policy reaches too (children get it): listed only for a run with a policy, to check it.
+   */
+  subAgentTools?: Array<{ agent: string; name: string; approval?: ApprovalSpec }>;
 }
 
 /**

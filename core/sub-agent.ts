@@ -5,6 +5,7 @@
  */
 import type { PendingApproval, RunPolicy } from './approval-types';
 import type { JsonObject } from './json';
+import type { ApprovalWaiver } from './run-policy';
 import { utf8Bytes } from './json';
 import type { ToolOutcome } from './outcomes';
 import { errorOutcome } from './outcomes';
@@ -122,4 +123,6 @@ export interface ChainWorkflowInput {
   prompt: string;
   /** The run policy every agent of the chain runs with. */
   policy?: RunPolicy;
+  /** The identity allowed to loosen approvals in `policy` (each agent's run gets it). */
+  approvalWaiver?: ApprovalWaiver;
 }

@@ -58,6 +58,7 @@ export type { DurableAgentsClientOptions } from '../client/plugin';
 export type { TracingOptions } from '../telemetry/tracing';
 export { FileBlobStore, MemoryBlobStore, BlobNotFoundError } from '../store/blob-store';
 export { DurableAgentError, DefinitionError, isDurableAgentError } from '../core/errors';
+export { PolicyError } from '../core/run-policy';
 export type * from '../index';
 export { DecryptionError, EncryptionCodec, EncryptionConfigError, Keyring, KeyringCipher, KEYS_ENV } from '../encryption';
 export type { EncryptionSetting } from '../encryption';

@@ -16,5 +16,6 @@
  */
 export { runAgent, startAgent } from '../workflows/run-agent';
 export type { AgentChild, AgentResultOf, RunAgentOptions } from '../workflows/run-agent';
+export type { ApprovalWaiver } from '../core/run-policy';
 /** The agent workflows, for a workflows file bundled without the plugin: `export { agentWorkflow, chainWorkflow } from 'durable-agent/workflow'`. */
 export { agentWorkflow, chainWorkflow } from '../workflows';

@@ -28,6 +28,7 @@ import { WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import { Hono } from 'hono';
 import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import type { AnyAgent } from '../agents/define';
 import type { AgentClient, AgentRun } from '../client';
 import { readRunReport, RunNotFoundError } from '../client';
 import type { RunFilter } from '../client';
@@ -69,6 +70,12 @@ export interface HttpApiOptions {
    * needs a token like every data route (Prometheus: `authorization: { credentials_file: … }`).
    */
   metricsPublic?: boolean;
+  /**
+   * Definitions of the agents runs are started for (`serve --agents`): a `POST /runs` body's `policy` is
+   * checked against the agent's tools before the run starts (400 naming `policy.<key>`). Other agents'
+   * runs check it themselves (they end `invalid_input`).
+   */
+  agents?: readonly AnyAgent[];
 }
 
 /** The API: its Hono app (mount it, or serve it with `serveHttpApi`) and its open event streams. */
@@ -176,7 +183,9 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
 
   app.post('/runs', need('start', 'start runs'), async (c) => {
     const body = await parseBody(c, StartBody);
-    const run = await client.start(body.agent, startOptions(body, c.var.caller));
+    const definition = options.agents?.find((a) => a.name === body.agent);
+    const opts = startOptions(body, c.var.caller);
+    const run = definition ? await client.start(definition, opts) : await client.start(body.agent, opts);
     const { runId } = await describe(run);
     c.header('Location', `/runs/${encodeURIComponent(run.workflowId)}`);
     return c.json({ workflowId: run.workflowId, runId }, 201);

@@ -6,6 +6,7 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { ApprovalRefusedError, MessageRefusedError, RunFilterError, RunNotFoundError } from '../client';
 import { isDurableAgentError } from '../core/errors';
+import { PolicyError } from '../core/run-policy';
 
 /** Stable codes of the API's errors. */
 export type HttpErrorCode =
@@ -70,6 +71,7 @@ export function toHttpError(err: unknown): HttpError {
     return new HttpError(409, 'run_exists', `a run with workflow id "${err.workflowId}" is already running`, 'workflowId');
   }
   if (err instanceof RunFilterError) return new HttpError(400, 'invalid_request', err.message, err.field);
+  if (err instanceof PolicyError) return new HttpError(400, 'invalid_request', err.message, `policy.${err.key}`);
   if (isDurableAgentError(err, 'invalid_input')) return new HttpError(400, 'invalid_request', err.message);
   return new HttpError(500, 'internal', 'internal error: the server could not complete the request (see its log)');
 }

@@ -32,6 +32,7 @@ import { eventsQuery, snapshotQuery } from './definitions';
 import { failureEnding, isActivityFailure } from './failures';
 import { Inbox } from './inbox';
 import { inputProblems } from './input';
+import { policyMessage, policyProblems } from '../core/run-policy';
 import { compactContext } from './compaction';
 import { callModelWithRetries } from './model-call';
 import type { ToolCallContext } from './tool-call';
@@ -130,16 +131,27 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
   const problems = inputProblems(input);
   if (problems) return end({ status: 'invalid_input', error: { message: `Invalid agent run input: ${problems}`, type: 'InvalidInput' } });
 
+  // A run's policy is checked against the agent's tools before any tool runs (runs recorded before this keep replaying: patched).
+  const checkPolicy = !continued && input.policy !== undefined && patched('run-policy-checked');
   let spec: AgentSpec;
   if (continued) spec = continued.spec;
   else {
     try {
-      spec = await describeAgent({ agent: input.agent });
+      // A sub-agent's run checks only its own tools: its parent checked the policy against every tool it reaches.
+      spec = await describeAgent({ agent: input.agent, ...(checkPolicy && !input.parent ? { subAgentTools: true } : {}) });
     } catch (err) {
       if (isCancellation(err)) return end({ status: 'cancelled', error: { message: 'The run was cancelled.', type: 'CancelledFailure' } });
       if (!isActivityFailure(err)) throw err;
       return end(failureEnding(err, `describe agent "${input.agent}"`));
     }
+  }
+  if (checkPolicy) {
+    const refused = policyProblems(input.policy, [...spec.tools, ...(spec.subAgentTools ?? [])], {
+      ...(input.approvalWaiver ? { waiver: input.approvalWaiver } : {}),
+      // The parent's policy names the parent's tools too.
+      refuseUnknown: !input.parent,
+    });
+    if (refused.length) return end({ status: 'invalid_input', error: { message: policyMessage(refused), type: 'InvalidInput' } }, spec);
   }
 
   // The run's agent definition, readable with describe() (runs recorded before this keep replaying: patched).
@@ -157,7 +169,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
     log.push({ type: 'run_started', agent: spec.name, model: modelLabel(modelForAttempt(spec.models, 1)), maxSteps: loop.maxSteps });
   }
 
-  const tools: ToolCallContext = { spec, policy: input.policy, desk, log, running, proxies: new Map(), messageWaiting: () => inbox.size > 0, children };
+  const tools: ToolCallContext = { spec, policy: input.policy, ...(input.approvalWaiver ? { approvalWaiver: input.approvalWaiver } : {}), desk, log, running, proxies: new Map(), messageWaiting: () => inbox.size > 0, children };
   // Extended by people when the agent asks (onBudgetExhausted: 'ask'); carried across continue-as-new in the input.
   let budget: Budget = continued?.budget ?? effectiveBudget(spec.budget, input.budget);
   let step: ToolStep | undefined;

@@ -38,7 +38,7 @@ export async function chainWorkflow(input: ChainWorkflowInput): Promise<AgentRun
   };
   const agents = input?.agents;
   if (!Array.isArray(agents) || agents.length === 0 || agents.some((a) => typeof a !== 'string' || !a)) return fail('invalid_input', 'Invalid chain input: agents must be a non-empty list of agent names');
-  const problems = inputProblems({ agent: agents[0] as string, prompt: input.prompt, ...(input.policy ? { policy: input.policy } : {}) });
+  const problems = inputProblems({ agent: agents[0] as string, prompt: input.prompt, ...(input.policy ? { policy: input.policy } : {}), ...(input.approvalWaiver !== undefined ? { approvalWaiver: input.approvalWaiver } : {}) });
   if (problems) return fail('invalid_input', `Invalid chain input: ${problems}`);
 
   let prompt = input.prompt;
@@ -50,7 +50,7 @@ export async function chainWorkflow(input: ChainWorkflowInput): Promise<AgentRun
     const workflowId = `${info.workflowId}--${i + 1}-${agent}`;
     const base = { step: i + 1, callId, tool: agent, agent, workflowId };
     try {
-      const child = await startSubAgent(agent, { input: prompt, ...(input.policy ? { policy: input.policy } : {}), workflowId, parent: { workflowId: info.workflowId, callId } });
+      const child = await startSubAgent(agent, { input: prompt, ...(input.policy ? { policy: input.policy } : {}), ...(input.approvalWaiver ? { approvalWaiver: input.approvalWaiver } : {}), workflowId, parent: { workflowId: info.workflowId, callId } });
       log.push({ type: 'sub_agent_started', ...base });
       last = await child.result();
     } catch (err) {

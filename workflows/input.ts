@@ -1,6 +1,7 @@
 /** Checking a run's input, which comes from any Temporal client (ours, the `temporal` CLI, another SDK). */
 import { budgetProblems } from '../core/budget';
 import type { AgentWorkflowInput } from '../core/contract';
+import { waiverProblem } from '../core/run-policy';
 
 const POLICY_RULES = new Set(['allow', 'ask', 'deny']);
 
@@ -36,6 +37,8 @@ export function inputProblems(input: AgentWorkflowInput): string | undefined {
         }
       }
     }
+    const waiver = waiverProblem(input.approvalWaiver);
+    if (waiver) problems.push(waiver);
     problems.push(...budgetProblems(input.budget, 'budget'));
   }
   return problems.length ? problems.join('; ') : undefined;

@@ -11,6 +11,8 @@ import type { BudgetOptions } from '../agents/budget-options';
 import { budgetOptionsProblems, toBudget } from '../agents/budget-options';
 import type { RunPolicy } from '../core/approvals';
 import type { AgentWorkflowInput } from '../core/contract';
+import type { ApprovalWaiver } from '../core/run-policy';
+import { waiverProblem } from '../core/run-policy';
 import type { AgentRunResult } from '../core/result';
 import type { AnyToolCall } from '../core/tool-call';
 import { startSubAgent } from './sub-agent';
@@ -22,8 +24,13 @@ export type AgentResultOf<A> = AgentRunResult<string extends ToolNamesOf<A> ? An
 export interface RunAgentOptions<A = AnyAgent> {
   /** The user's request. */
   input: string;
-  /** Approval policy by tool name (`*` for the rest): `allow`, `ask` or `deny`. */
+  /**
+   * Approval policy by tool name (`*` for the rest): `allow`, `ask` or `deny`. It may only tighten the
+   * approvals of tools that need one, and every key must name a tool: otherwise the run ends `invalid_input`.
+   */
   policy?: RunPolicy<ToolNamesOf<A>>;
+  /** The identity allowed to loosen approvals (`allow` on a tool that needs approval): recorded in the run's input. */
+  approvalWaiver?: ApprovalWaiver;
   /** The child's workflow id. Default `<this workflow's id>--<agent>-<uuid>` (the same on replay). */
   workflowId?: string;
   /** Lower the agent's budget for this run (tokens, USD, wall-clock `timeout` such as `'10m'`, turns). */
@@ -67,10 +74,13 @@ export async function startAgent<A extends AnyAgent = AnyAgent>(agent: string, o
   if (!options || typeof options.input !== 'string') throw invalid(`${where}: options.input must be the user's request as a string`);
   const problems = budgetOptionsProblems(options.budget, `${where}: options.budget`);
   if (problems.length) throw invalid(problems.join('; '));
+  const waiver = waiverProblem(options.approvalWaiver);
+  if (waiver) throw invalid(`${where}: options.${waiver}`);
   const budget = options.budget ? toBudget(options.budget) : undefined;
   const handle = await startSubAgent(agent, {
     input: options.input,
     ...(options.policy ? { policy: options.policy as RunPolicy } : {}),
+    ...(options.approvalWaiver ? { approvalWaiver: options.approvalWaiver } : {}),
     ...(options.maxSteps !== undefined ? { maxSteps: options.maxSteps } : {}),
     ...(options.workflowId !== undefined ? { workflowId: options.workflowId } : {}),
     ...(budget && Object.keys(budget).length ? { budget } : {}),

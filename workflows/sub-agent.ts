@@ -25,6 +25,7 @@ import type { AgentWorkflowInput } from '../core/contract';
 import { AGENT_WORKFLOW, WORKFLOW_TASK_TIMEOUT } from '../core/contract';
 import type { ToolOutcome } from '../core/outcomes';
 import type { PlannedCall } from '../core/plan';
+import type { ApprovalWaiver } from '../core/run-policy';
 import type { AgentRunResult } from '../core/result';
 import type { ChildApprovalsReport, ChildPendingApproval, ChildTag, ParentLink } from '../core/sub-agent';
 import { childFailedOutcome, childOutcome, childWorkflowId, subAgentPrompt, tagChildApprovals } from '../core/sub-agent';
@@ -44,6 +45,8 @@ export interface SubAgentOptions {
   input: string;
   /** The child's run policy (an agent tool passes the parent's). */
   policy?: RunPolicy;
+  /** The identity allowed to loosen approvals in `policy` (an agent tool passes the parent's). */
+  approvalWaiver?: ApprovalWaiver;
   /** Lower the agent's step cap. */
   maxSteps?: number;
   /** The child's workflow id. Default `<this workflow's id>--<agent>-<uuid>` (a workflow uuid: the same on replay). */
@@ -64,6 +67,7 @@ export async function startSubAgent(agent: string, options: SubAgentOptions): Pr
     agent,
     prompt: options.input,
     ...(options.policy ? { policy: options.policy } : {}),
+    ...(options.approvalWaiver ? { approvalWaiver: options.approvalWaiver } : {}),
     ...(options.maxSteps !== undefined ? { maxSteps: options.maxSteps } : {}),
     ...(options.parent ? { parent: options.parent } : {}),
     ...(options.budget ? { budget: options.budget } : {}),
@@ -114,7 +118,7 @@ export async function runSubAgentCall(ctx: ToolCallContext, call: PlannedCall, i
   const base = { step: call.step, callId: call.callId, tool, agent, workflowId };
   let result: AgentRunResult;
   try {
-    const child = await startSubAgent(agent, { input: asked.prompt, ...(ctx.policy ? { policy: ctx.policy } : {}), workflowId, parent: { workflowId: parentId, callId: call.callId } });
+    const child = await startSubAgent(agent, { input: asked.prompt, ...(ctx.policy ? { policy: ctx.policy } : {}), ...(ctx.approvalWaiver ? { approvalWaiver: ctx.approvalWaiver } : {}), workflowId, parent: { workflowId: parentId, callId: call.callId } });
     ctx.log.push({ type: 'sub_agent_started', ...base });
     result = await child.result();
   } catch (err) {

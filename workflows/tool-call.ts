@@ -13,6 +13,7 @@ import type { ToolOutcome } from '../core/outcomes';
 import { errorOutcome, policyDeniedOutcome } from '../core/outcomes';
 import type { PlannedCall } from '../core/plan';
 import type { AgentSpec, RetrySpec, ToolSpec } from '../core/spec';
+import type { ApprovalWaiver } from '../core/run-policy';
 import { waitDuration, waitResultText } from '../core/wait';
 import { MAX_WORKER_LOSSES, retryDelay } from '../core/retry';
 import type { ApprovalDesk } from './approval-desk';
@@ -25,6 +26,8 @@ import { runSubAgentCall } from './sub-agent';
 export interface ToolCallContext {
   spec: AgentSpec;
   policy: RunPolicy | undefined;
+  /** The run's approval waiver, passed on to sub-agents with its policy. */
+  approvalWaiver?: ApprovalWaiver;
   desk: ApprovalDesk;
   log: EventLog;
   /** Calls executing right now (for the snapshot query). */

@@ -9,6 +9,8 @@ import type * as LocalModelModule from '../../server/local-model';
 import type { LocalModelServer } from '../../server/local-model';
 import type * as LocalModelProviderModule from '../../providers/local-model';
 import { Session } from '../session';
+import { definitionOf, parsePolicyFlag, withPolicyChecked } from '../policy-flag';
+import { checkPolicyEarly } from '../../client/policy-check';
 import { cliTracing } from '../tracing';
 import type { ConnectionFlags } from '../target';
 import { resolveTarget } from '../target';
@@ -23,6 +25,10 @@ export interface RunFlags extends ConnectionFlags {
   json?: boolean;
   /** Run the demo agent on the tiny local model (a llama.cpp server started for this run). */
   localModel?: boolean;
+  /** `--policy tool=rule` entries (repeatable, comma-separated). */
+  policy?: string[];
+  /** `--approval-waiver <identity>`: who may loosen approvals in the policy. */
+  approvalWaiver?: string;
 }
 
 /** Start the local model server for `run --local-model`. @throws {CliError} when it is not installed. */
@@ -61,8 +67,14 @@ export async function runCommand(promptWords: string[], flags: RunFlags, signal:
 }
 
 async function runWith(prompt: string, flags: RunFlags, out: Output, signal: AbortSignal, local: LocalModelServer | undefined): Promise<number> {
+  const policy = parsePolicyFlag(flags.policy);
   const served = local ? localModelDemoAgents(local.baseURL) : await servedAgents(flags.agents);
   const agent = flags.agent ?? defaultAgent(served.names, flags.agents);
+  const waiver = flags.approvalWaiver !== undefined ? { by: flags.approvalWaiver } : undefined;
+  // A policy is checked early against the served definition, before any server or worker is started (the
+  // run checks it again, whatever worker runs it).
+  const definition = policy && served.names.includes(agent) ? definitionOf(served.load().agents, agent) : undefined;
+  if (definition) await withPolicyChecked(async () => checkPolicyEarly(definition, policy, waiver, `run --agent ${agent}`));
   const resolved = resolveTarget(flags);
   // Its own task queue: a worker already polling the usual one would answer with another model.
   const target = local ? { ...resolved, taskQueue: `${resolved.taskQueue}-local-model` } : resolved;
@@ -95,11 +107,15 @@ async function runWith(prompt: string, flags: RunFlags, out: Output, signal: Abo
     }
     let run;
     try {
-      run = await session.agentClient(taskQueue).start(agent, {
+      const client = session.agentClient(taskQueue);
+      const options = {
         input: prompt,
         ...(flags.workflowId ? { workflowId: flags.workflowId } : {}),
         ...(flags.maxSteps !== undefined ? { maxSteps: flags.maxSteps } : {}),
-      });
+        ...(policy ? { policy } : {}),
+        ...(waiver ? { approvalWaiver: waiver } : {}),
+      };
+      run = await withPolicyChecked(() => (definition ? client.start(definition, options) : client.start(agent, options)));
     } catch (err) {
       if (err instanceof WorkflowExecutionAlreadyStartedError) throw new CliError(`a run with workflow id "${flags.workflowId}" already exists`);
       throw err;

@@ -10,6 +10,8 @@ import { MIN_SCHEDULE_INTERVAL_MS, scheduledRunStatuses } from '../../client/sch
 import { CliError } from '../errors';
 import { Output } from '../output';
 import { Session } from '../session';
+import { definitionOf, parsePolicyFlag, withPolicyChecked } from '../policy-flag';
+import { servedAgents } from '../served';
 import type { ConnectionFlags } from '../target';
 import { resolveTarget } from '../target';
 
@@ -22,6 +24,12 @@ export interface ScheduleCreateFlags extends ConnectionFlags {
   paused?: boolean;
   note?: string;
   json?: boolean;
+  /** `--policy tool=rule` entries (repeatable, comma-separated). */
+  policy?: string[];
+  /** `--approval-waiver <identity>`: who may loosen approvals in the policy. */
+  approvalWaiver?: string;
+  /** A module of the user's agents: the policy is checked against the agent's definition before the schedule is created. */
+  agents?: string;
 }
 
 /** Flags of the other `schedule` commands. */
@@ -67,18 +75,24 @@ export async function scheduleCreateCommand(scheduleId: string, prompt: string[]
   const input = prompt.join(' ');
   if (!input.trim()) throw new CliError('the prompt is empty: say what each run should ask the agent');
   const when = flags.cron !== undefined ? { cron: flags.cron } : { interval: everyMs(flags.every as string) };
+  const policy = parsePolicyFlag(flags.policy);
+  // With --agents, the policy is checked against the agent's tools now; without, each run checks it.
+  const definition = policy && flags.agents ? definitionOf((await servedAgents(flags.agents)).load().agents, flags.agent) : undefined;
   const out = new Output(Boolean(flags.json));
   return withSession(flags, out, async (session) => {
     const client = session.agentClient();
     try {
-      await client.schedule(flags.agent, {
+      const options = {
         scheduleId,
         input,
         ...when,
         ...(flags.maxSteps !== undefined ? { maxSteps: flags.maxSteps } : {}),
         ...(flags.paused ? { paused: true } : {}),
         ...(flags.note !== undefined ? { note: flags.note } : {}),
-      });
+        ...(policy ? { policy } : {}),
+        ...(flags.approvalWaiver !== undefined ? { approvalWaiver: { by: flags.approvalWaiver } } : {}),
+      };
+      await withPolicyChecked(() => (definition ? client.schedule(definition, options) : client.schedule(flags.agent, options)));
     } catch (err) {
       // The client's messages name its call (`schedule("x", options): …`); the CLI's user gave flags.
       if (err instanceof DurableAgentError && err.code === 'invalid_input') {

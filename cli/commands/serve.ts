@@ -12,6 +12,7 @@ import { aborted } from '../abort';
 import { CliError, errorMessage } from '../errors';
 import { Output } from '../output';
 import { Session } from '../session';
+import { servedAgents } from '../served';
 import { cliTracing } from '../tracing';
 import type { ConnectionFlags } from '../target';
 import { redisLine, resolveTarget } from '../target';
@@ -29,6 +30,8 @@ export interface ServeFlags extends ConnectionFlags {
   tokens?: string;
   /** `GET /metrics` answers without a token. */
   metricsPublic?: boolean;
+  /** A module of the user's agents: `POST /runs` checks a run's policy against their tools before starting it. */
+  agents?: string;
 }
 
 /** Serve the HTTP API until `signal` aborts; returns the exit code. */
@@ -40,11 +43,12 @@ export async function serveCommand(flags: ServeFlags, signal: AbortSignal): Prom
   } catch (err) {
     throw new CliError(errorMessage(err));
   }
+  const agents = flags.agents ? (await servedAgents(flags.agents)).load().agents : undefined;
   const target = resolveTarget(flags);
   const tracing = cliTracing(out);
   const session = await Session.open(target, { embed: 'never', log: (l) => out.note(l), ...(tracing ? { tracing } : {}) });
   try {
-    const api = createHttpApi({ client: session.agentClient(), auth, metricsPublic: flags.metricsPublic === true, onError: (err) => out.note(`internal error: ${errorMessage(err)}`) });
+    const api = createHttpApi({ client: session.agentClient(), auth, metricsPublic: flags.metricsPublic === true, ...(agents ? { agents } : {}), onError: (err) => out.note(`internal error: ${errorMessage(err)}`) });
     let server: HttpApiServer;
     try {
       server = await serveHttpApi(api, { port: flags.httpPort ?? DEFAULT_HTTP_PORT, hostname: flags.host ?? '127.0.0.1' });

@@ -338,12 +338,12 @@ describe('approvals', () => {
     expect(ranFor(run)).toEqual([]);
   });
 
-  it('the run policy overrides tools: allow skips approval, deny refuses, ask asks', async () => {
-    const allowed = await h.client.start('policy', { input: 'go', workflowId: testId('pol-allow'), policy: { deploy: 'allow' } });
+  it('the run policy overrides tools: allow (with an approval waiver) skips approval, deny refuses, ask asks', async () => {
+    const allowed = await h.client.start('policy', { input: 'go', workflowId: testId('pol-allow'), policy: { deploy: 'allow' }, approvalWaiver: { by: 'ops:root' } });
     const a = await allowed.result();
     expect(results(a).map((b) => outputText(b.output))).toEqual(['deployed api', 'value of k']);
 
-    const denied = await h.client.start('policy', { input: 'go', workflowId: testId('pol-deny'), policy: { deploy: 'deny', '*': 'allow' } });
+    const denied = await h.client.start('policy', { input: 'go', workflowId: testId('pol-deny'), policy: { deploy: 'deny', '*': 'allow' }, approvalWaiver: { by: 'ops:root' } });
     const d = await denied.result();
     expect(outputText(results(d)[0]!.output)).toMatch(/Denied by the run's policy/);
     expect(ranFor(denied)).toEqual([`${denied.workflowId}/call_1_1`]);

@@ -29,6 +29,7 @@ import * as refund from '../../examples/refund-workflow';
 import type { AgentResultOf } from '../../workflows/run-agent';
 import { effects, pluginApp, userActivities } from '../fixtures/plugin-app';
 import { agentsNexusHandler } from '../fixtures/nexus-handler';
+import type { RunAgentOptions } from '../../entry/workflow';
 import { nexusCallerWorkflow, orderStateQuery, orderWithAgentWorkflow, proceedSignal, runAgentWorkflow } from '../fixtures/user-workflows';
 import type { OrderState } from '../fixtures/user-workflows';
 import { installTestRuntime, testId } from '../helpers/harness';
@@ -202,6 +203,19 @@ describe('the durableAgents plugin', () => {
     await expect(bad).rejects.toMatchObject({ cause: { type: 'invalid_input', message: expect.stringMatching(/runAgent\("helper", options\): options\.budget\.timeout must be a positive duration/) } });
     const noInput = temporal.workflow.execute(runAgentWorkflow, { taskQueue, workflowId: testId('run-agent-bad'), args: [{ agent: 'helper', options: {} as { input: string } }] });
     await expect(noInput).rejects.toMatchObject({ cause: { type: 'invalid_input', message: expect.stringContaining('options.input must be the user') } });
+  });
+
+  it('runAgent: a policy loosening an approval needs the waiver, a typo is refused (the run ends invalid_input)', async () => {
+    const run = (options: RunAgentOptions) => temporal.workflow.execute(runAgentWorkflow, { taskQueue, workflowId: testId('run-agent-policy'), args: [{ agent: 'guarded', options }] });
+    const loosened = await run({ input: 'Refund order 7', policy: { refund: 'allow' } });
+    expect(loosened).toMatchObject({ status: 'invalid_input', error: { message: expect.stringMatching(/"refund": "allow", a tool that needs approval/) } });
+    expect(loosened.report.toolCalls).toEqual([]);
+    const typo = await run({ input: 'Refund order 7', policy: { refnud: 'deny' } });
+    expect(typo).toMatchObject({ status: 'invalid_input', error: { message: expect.stringMatching(/did you mean refund\?/) } });
+    const waived = await run({ input: 'Refund order 7', policy: { refund: 'allow' }, approvalWaiver: { by: 'ops:root' } });
+    expect(waived).toMatchObject({ status: 'success', finalText: 'Refund handled.' });
+    const badWaiver = run({ input: 'x', approvalWaiver: { by: '' } });
+    await expect(badWaiver).rejects.toMatchObject({ cause: { type: 'invalid_input', message: expect.stringMatching(/options\.approvalWaiver\.by must name who may approve/) } });
   });
 
   it('runAgent results are typed by the agent', () => {

@@ -200,8 +200,8 @@ describe('idempotency keys', () => {
 });
 
 describe('a tool that names approvers', () => {
-  it('asks them even when the run policy allows every tool', async () => {
-    const run = await h.client.start('only_approvers', { input: 'go', workflowId: testId('appr-allow'), policy: { '*': 'allow' } });
+  it('asks them even when the run policy allows every tool (with an approval waiver)', async () => {
+    const run = await h.client.start('only_approvers', { input: 'go', workflowId: testId('appr-allow'), policy: { '*': 'allow' }, approvalWaiver: { by: 'ops:root' } });
     const [pending] = await waitForPending(run);
     expect(pending).toMatchObject({ callId: 'call_1_0', tool: 'guarded', approvers: ['ops:alice'] });
     const before = countOf('guarded');

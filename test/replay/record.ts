@@ -56,6 +56,7 @@ async function runScenario(client: AgentClient, s: Scenario, workflowId: string)
     workflowId,
     ...(s.maxSteps ? { maxSteps: s.maxSteps } : {}),
     ...(s.policy ? { policy: s.policy } : {}),
+    ...(s.approvalWaiver ? { approvalWaiver: s.approvalWaiver } : {}),
     ...(s.session ? { session: s.session } : {}),
     ...(s.budget ? { budget: s.budget } : {}),
   });

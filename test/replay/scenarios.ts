@@ -28,6 +28,8 @@ export interface Scenario {
   cancelDuring?: string;
   /** The run-level approval policy to start the run with. */
   policy?: RunPolicy;
+  /** Who may loosen approvals in `policy` (a policy that allows a tool needing approval is refused without it). */
+  approvalWaiver?: { by: string };
   /** Run it as a session (waits for messages between answers). */
   session?: SessionOption;
   /** The run's budget. */
@@ -164,6 +166,9 @@ replayAgents.add(
   ],
   approvalTools,
 );
+// Recorded after run policies were checked against the agent (patch `run-policy-checked`).
+replayAgents.add('policy_refused', [{ toolCalls: [{ name: 'deploy', args: { service: 'api' } }] }, { text: 'never reached' }], approvalTools);
+replayAgents.add('policy_checked', [{ toolCalls: [{ name: 'deploy', args: { service: 'api' } }, { name: 'echo', args: { text: 'read' } }] }, { text: 'deploy denied by policy' }], approvalTools);
 replayAgents.add('refused_signal', [{ toolCalls: [{ name: 'refund', args: { amount: 500 } }] }, { text: 'refunded' }], approvalTools);
 replayAgents.add(
   'fatal_stops_batches',
@@ -400,6 +405,7 @@ export const SCENARIOS: readonly Scenario[] = [
     status: 'success',
     // `*: allow` waives charge (no named approvers) but not refund, which names ops:alice.
     policy: { deploy: 'deny', '*': 'allow' },
+    approvalWaiver: { by: 'ops:recorder' },
     covers: [UPSERT],
     during: async (run) => {
       await waitForPending(run, ['call_1_2']);
@@ -442,6 +448,10 @@ export const SCENARIOS: readonly Scenario[] = [
   { name: 'retry_after_capped', input: 'go', status: 'success', covers: ['TIMER_FIRED', 'patch:cap-retry-after'] },
   // An empty prompt: the run ends invalid_input without calling any activity.
   { name: 'invalid_input', input: '', status: 'invalid_input' },
+  // `allow` on a tool that needs approval, without a waiver: the run ends invalid_input after describing the agent.
+  { name: 'policy_refused', input: 'go', status: 'invalid_input', policy: { deploy: 'allow', delpoy: 'deny' }, covers: ['patch:run-policy-checked'] },
+  // A policy that only tightens passes the check: deploy is denied, echo runs.
+  { name: 'policy_checked', input: 'go', status: 'success', policy: { deploy: 'deny', echo: 'allow' }, covers: ['patch:run-policy-checked'] },
   {
     name: 'session_chat',
     input: 'hi',
