@@ -151,7 +151,7 @@ describe('the envelope (AES-256-GCM)', () => {
     expect(text(cipher.open(cipher.seal(utf8('sealed'))))).toBe('sealed');
   });
 
-  it('a store with the cipher keeps no plaintext, reads what it stored unencrypted before, and rotates', async () => {
+  it('a store with the cipher keeps no plaintext, refuses a blob that is not sealed (stored before, or swapped in), and rotates', async () => {
     const objects = new MemoryObjectStore();
     const plainStore = new AgentStore(objects);
     const legacy = await plainStore.put('written before encryption');
@@ -161,12 +161,12 @@ describe('the envelope (AES-256-GCM)', () => {
     expect(raw && isSealed(raw)).toBe(true);
     expect(Buffer.from(raw!).toString('latin1')).not.toContain('secret');
     const v2 = new AgentStore(objects, { cipher: new KeyringCipher(rotated) });
-    expect(await v2.get(legacy)).toBe('written before encryption');
+    await expect(v2.get(legacy)).rejects.toThrow(new RegExp(`blob ${legacy} in the memory store is not sealed, though this store encrypts`));
     expect(await v2.get(sealedRef)).toBe('the secret transcript');
     const fresh = await v2.put('after rotation');
     expect(sealedKeyId((await objects.read('blob', fresh))!)).toBe('k2');
     await expect(v1.get(fresh)).rejects.toThrow(/key id "k2", which this process does not hold/);
-    await expect(plainStore.get(sealedRef)).resolves.not.toContain('secret'); // no keys: no plaintext either
+    await expect(plainStore.get(sealedRef)).rejects.toThrow(/is encrypted, and this store has no keys to open it: set DURABLE_AGENT_KEYS/); // no keys: no plaintext, no garbage
   });
 });
 
