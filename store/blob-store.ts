@@ -189,7 +189,14 @@ export class AgentStore implements Store {
     if (this.cipher?.isSealed && !this.cipher.isSealed(stored)) {
       throw new BlobIntegrityError(ref, storeName(this.objects), 'is not sealed, though this store encrypts what it keeps (DURABLE_AGENT_KEYS)');
     }
-    const plain = this.open(stored);
+    let plain: Uint8Array;
+    try {
+      plain = this.open(stored);
+    } catch (err) {
+      // Altered or malformed sealed content (a missing key, `invalid_config`, is not the content's fault).
+      if (err instanceof DurableAgentError && err.code === 'storage_error') throw new BlobIntegrityError(ref, storeName(this.objects), `does not open (${err.message})`);
+      throw err;
+    }
     const hash = createHash('sha256').update(plain).digest('hex');
     if (`sha256-${hash}` !== ref) {
       // No text starts with 0xFF, an envelope does: a store without keys reading sealed content says so.
@@ -233,6 +240,9 @@ export class AgentStore implements Store {
   }
 
   private parseClaim(key: string, stored: Uint8Array): StoredClaim {
+    // With encryption on, a claim that is not sealed was swapped in (or written before): it proves an attempt
+    // took the claim, but its recorded result is not trusted.
+    if (this.cipher?.isSealed && !this.cipher.isSealed(stored)) return { v: 1, key, attempt: 0, holder: '', at: '' };
     try {
       const parsed = JSON.parse(text.decode(this.open(stored))) as StoredClaim;
       if (parsed.key !== key) throw new Error(`it belongs to key ${JSON.stringify(parsed.key)}`);

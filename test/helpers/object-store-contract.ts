@@ -122,6 +122,13 @@ export function objectStoreContract(name: string, fresh: () => Promise<ObjectSto
           await swap(s, ref, swapped);
           await expect(store.get(ref)).rejects.toMatchObject({ code: 'storage_error', ref, store: storeName(s), message: expect.stringContaining(ref) });
         }
+        // Its own envelope with one byte of the ciphertext changed: fails authentication, named the same way.
+        const sealed = Uint8Array.from((await s.read('blob', other))!);
+        sealed[sealed.length - 1]! ^= 1;
+        await swap(s, other, sealed);
+        const err: unknown = await store.get(other).catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(BlobIntegrityError);
+        expect(err).toMatchObject({ code: 'storage_error', ref: other, store: storeName(s), message: expect.stringMatching(/failed authentication/) });
       }));
   });
 }
