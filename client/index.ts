@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
-import type { WorkflowExecutionInfo, WorkflowHandle } from '@temporalio/client';
+import type { WorkflowHandle } from '@temporalio/client';
 import type { Duration } from '@temporalio/common';
 import { msToNumber } from '@temporalio/common';
 import type { AnyAgent, OutputOf, ToolCallsOf, ToolNamesOf } from '../agents/define';
@@ -34,6 +34,9 @@ import type { DeltaFeed } from '../streaming/transport';
 import { EventHub } from './event-hub';
 import { TemporalDeltaFeed } from '../streaming/temporal-feed';
 import { AgentRun } from './run';
+import type { VisibleRun } from './visible-runs';
+import { visibleRuns } from './visible-runs';
+import { unreadableReason } from './unreadable';
 import type { ListedRun, ListRunsOptions, RunFilter } from './run-list';
 import { listRuns } from './run-list';
 import type { BudgetOptions } from './run-budget';
@@ -187,6 +190,11 @@ export interface AwaitingRun {
   pending: PendingApproval[];
   /** Set for a sub-agent's run (a child workflow): the run that started it, which lists these approvals too. */
   parent?: { workflowId: string; runId: string };
+  /**
+   * Set when this process cannot read the run (its answer is sealed with a key it does not hold, say):
+   * `pending` is then empty. The run is listed, so that people know it waits, and the others are read as usual.
+   */
+  error?: string;
 }
 
 /**
@@ -428,11 +436,11 @@ export class AgentClient {
    * only, one question at a time, until it answers, so that one such run does not hold up every read.
    */
   async awaitingApproval(): Promise<AwaitingRun[]> {
-    const listed: WorkflowExecutionInfo[] = [];
-    for await (const w of this.temporal.workflow.list({ query: AWAITING_APPROVAL_QUERY })) listed.push(w);
+    const listed: VisibleRun[] = [];
+    for await (const w of visibleRuns(this.temporal, AWAITING_APPROVAL_QUERY)) listed.push(w);
     const keys = new Set(listed.map((w) => `${w.workflowId}/${w.runId}`));
     for (const key of this.slowRuns.keys()) if (!keys.has(key)) this.slowRuns.delete(key);
-    const read = async (w: WorkflowExecutionInfo): Promise<AwaitingRun | undefined> => {
+    const read = async (w: VisibleRun): Promise<AwaitingRun | undefined> => {
       const key = `${w.workflowId}/${w.runId}`;
       const run = this.get(w.workflowId, w.runId);
       const slow = this.slowRuns.get(key);
@@ -443,10 +451,14 @@ export class AgentClient {
       const query = run.pendingApprovals();
       let timer: NodeJS.Timeout | undefined;
       let pending: PendingApproval[] | 'late';
+      const parent = w.parentExecution ? { parent: w.parentExecution } : {};
+      const listedRun = { workflowId: w.workflowId, runId: w.runId, agent: w.typedSearchAttributes.get(AGENT_NAME), ...parent };
       try {
         pending = await Promise.race([query, new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), APPROVALS_QUERY_WAIT_MS)))]);
-      } catch {
-        return undefined; // closed or unreadable since visibility was written
+      } catch (err) {
+        // Sealed with a key this process lacks (or altered): listed with why; closed since visibility was written: left out.
+        const unreadable = unreadableReason(err);
+        return unreadable ? { ...listedRun, pending: [], error: unreadable } : undefined;
       } finally {
         clearTimeout(timer);
       }
@@ -454,8 +466,7 @@ export class AgentClient {
         this.askSlowRun(key, run, query);
         return undefined;
       }
-      const parent = w.parentExecution ? { parent: { workflowId: w.parentExecution.workflowId ?? '', runId: w.parentExecution.runId ?? '' } } : {};
-      return pending.length ? { workflowId: w.workflowId, runId: w.runId, agent: w.typedSearchAttributes.get(AGENT_NAME), pending, ...parent } : undefined;
+      return pending.length ? { ...listedRun, pending } : undefined;
     };
     const runs: AwaitingRun[] = [];
     for (let i = 0; i < listed.length; i += APPROVALS_QUERY_BATCH) {

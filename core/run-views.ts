@@ -123,6 +123,11 @@ export interface InboxRun {
   pending: InboxCall[];
   /** The last messages (at most 6, each cut to about 500 characters) that led to its pending calls. */
   context: ContextMessage[];
+  /**
+   * Set when the server cannot read the run (e.g. `sealed with key k2, which this process does not hold: …`):
+   * `pending` and `context` are then empty; the other runs are listed as usual.
+   */
+  error?: string;
 }
 
 /** The body of `GET /approvals` and the data of each `inbox` event. */

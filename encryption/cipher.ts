@@ -127,8 +127,8 @@ export function open(keyring: Keyring, stored: Uint8Array, what = 'content'): Bu
 
 /**
  * A {@link BlobCipher} over a keyring, for stores: `new FileBlobStore(dir, { cipher })`,
- * `openStore(url, { cipher })`. `open` passes through bytes that are not an envelope, so content stored
- * before encryption was turned on stays readable.
+ * `openStore(url, { cipher })`. `open` passes through bytes that are not an envelope, but a store with this
+ * cipher refuses a blob that is not sealed (`isSealed`): with encryption on, plaintext in its place was swapped in.
  *
  * @example
  * ```ts
@@ -146,5 +146,10 @@ export class KeyringCipher implements BlobCipher {
   /** @throws {DecryptionError} for an envelope whose key is not held, or that fails authentication. */
   open(stored: Uint8Array): Uint8Array {
     return isSealed(stored) ? open(this.keyring, stored, 'stored content') : stored;
+  }
+
+  /** True for an envelope: a store with this cipher refuses blobs that are not. */
+  isSealed(stored: Uint8Array): boolean {
+    return isSealed(stored);
   }
 }

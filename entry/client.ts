@@ -56,7 +56,7 @@ export { loadTranscript } from '../client/transcript';
 export { durableAgentsClient } from '../client/plugin';
 export type { DurableAgentsClientOptions } from '../client/plugin';
 export type { TracingOptions } from '../telemetry/tracing';
-export { FileBlobStore, MemoryBlobStore, BlobNotFoundError } from '../store/blob-store';
+export { FileBlobStore, MemoryBlobStore, BlobIntegrityError, BlobNotFoundError } from '../store/blob-store';
 export { DurableAgentError, DefinitionError, isDurableAgentError } from '../core/errors';
 export { PolicyError } from '../core/run-policy';
 export type * from '../index';

@@ -48,7 +48,7 @@ export type {
   ScriptedTurn,
 } from '../providers';
 export { AiSdkProvider, aiSdkProvider, classifyAiSdkError, type AiSdkCallSettings, type AiSdkModels, type AiSdkModelSource, type AiSdkProviderOptions } from '../providers/ai-sdk';
-export { AgentStore, BlobNotFoundError, FileBlobStore, MemoryBlobStore, blobRef } from '../store/blob-store';
+export { AgentStore, BlobIntegrityError, BlobNotFoundError, FileBlobStore, MemoryBlobStore, blobRef } from '../store/blob-store';
 export type { AgentStoreOptions, BlobCipher, BlobStore, ClaimInDoubt, ClaimRecord, ClaimSettled, ClaimState, ClaimStore, ClaimTaken, Store } from '../store/blob-store';
 export { STORE_ENV, StoreConfigError, objectStoreFor, openStore } from '../store/open';
 export type { ObjectKind, ObjectStore } from '../store/objects';

@@ -39,6 +39,7 @@ export class ApprovalInbox {
     const kept = new Map<string, Promise<ContextMessage[]>>();
     const withContext = await Promise.all(
       runs.map(async (r) => {
+        if (r.error !== undefined) return { ...r, context: [] };
         const callIds = r.pending.map((p) => p.callId);
         const key = `${r.workflowId}/${r.runId}/${callIds.join(',')}`;
         const context = this.contexts.get(key) ?? approvalContext(this.client.get(r.workflowId, r.runId), callIds);

@@ -24,6 +24,11 @@ export interface BlobCipher {
   seal(plain: Uint8Array): Uint8Array;
   /** @throws when the bytes are sealed with a key this cipher does not hold, or were tampered with. */
   open(stored: Uint8Array): Uint8Array;
+  /**
+   * Whether `stored` is what {@link seal} makes. When given, an {@link AgentStore} refuses a blob that is
+   * not: with encryption on, content not sealed was swapped in (or stored before encryption was turned on).
+   */
+  isSealed?(stored: Uint8Array): boolean;
 }
 
 /** Raised when a referenced blob is missing from the store (code `storage_error`). */
@@ -35,6 +40,32 @@ export class BlobNotFoundError extends DurableAgentError {
   ) {
     super('storage_error', `blob ${ref} not found in ${where}`);
   }
+}
+
+/**
+ * Raised when a stored blob is not what its name says (code `storage_error`): its content does not hash to
+ * its name, or, in a store that seals what it keeps, it is not sealed. Swapped or altered content is never
+ * returned.
+ */
+export class BlobIntegrityError extends DurableAgentError {
+  constructor(
+    /** The blob whose content was refused. */
+    readonly ref: BlobRef,
+    /** The store that holds it (kind and location, never a secret): `file store /var/lib/…`, `S3 store s3://…`. */
+    readonly store: string,
+    reason: string,
+  ) {
+    super('storage_error', `blob ${ref} in the ${store} ${reason}: it was replaced or altered in the store, and is not used`);
+  }
+}
+
+/** A store's kind and location for messages (`file store <dir>`, `PostgreSQL store postgres://host:port/db`, …). */
+export function storeName(objects: Pick<ObjectStore, 'location'>): string {
+  const { location } = objects;
+  if (location.startsWith('postgres://') || location.startsWith('postgresql://')) return `PostgreSQL store ${location}`;
+  if (location.startsWith('s3://')) return `S3 store ${location}`;
+  if (location === 'memory') return 'memory store';
+  return `file store ${location}`;
 }
 
 const REF = /^sha256-([0-9a-f]{64})$/;
@@ -104,7 +135,10 @@ export interface Store extends BlobStore, ClaimStore {
 
 /** Options of {@link AgentStore}. */
 export interface AgentStoreOptions {
-  /** Encrypt what is stored (blobs and claims); reads accept content stored before encryption was on. */
+  /**
+   * Encrypt what is stored (blobs and claims). With a cipher that tells sealed bytes ({@link BlobCipher.isSealed}),
+   * a blob that is not sealed is refused, one stored before encryption was turned on included.
+   */
   cipher?: BlobCipher;
 }
 
@@ -144,11 +178,32 @@ export class AgentStore implements Store {
     return ref;
   }
 
+  /**
+   * @throws {BlobNotFoundError} when there is no blob `ref`.
+   * @throws {BlobIntegrityError} when its content does not hash to `ref`, or, with a cipher, is not sealed.
+   */
   async get(ref: BlobRef): Promise<string> {
     checkRef(ref);
     const stored = await this.objects.read('blob', ref);
     if (stored === undefined) throw new BlobNotFoundError(ref, this.location);
-    return text.decode(this.open(stored));
+    if (this.cipher?.isSealed && !this.cipher.isSealed(stored)) {
+      throw new BlobIntegrityError(ref, storeName(this.objects), 'is not sealed, though this store encrypts what it keeps (DURABLE_AGENT_KEYS)');
+    }
+    let plain: Uint8Array;
+    try {
+      plain = this.open(stored);
+    } catch (err) {
+      // Altered or malformed sealed content (a missing key, `invalid_config`, is not the content's fault).
+      if (err instanceof DurableAgentError && err.code === 'storage_error') throw new BlobIntegrityError(ref, storeName(this.objects), `does not open (${err.message})`);
+      throw err;
+    }
+    const hash = createHash('sha256').update(plain).digest('hex');
+    if (`sha256-${hash}` !== ref) {
+      // No text starts with 0xFF, an envelope does: a store without keys reading sealed content says so.
+      if (!this.cipher && stored[0] === 0xff) throw new DurableAgentError('invalid_config', `blob ${ref} in the ${storeName(this.objects)} is encrypted, and this store has no keys to open it: set DURABLE_AGENT_KEYS`);
+      throw new BlobIntegrityError(ref, storeName(this.objects), `holds content whose SHA-256 is ${hash}`);
+    }
+    return text.decode(plain);
   }
 
   async claim(key: string, taker: Omit<ClaimRecord, 'key' | 'at'>): Promise<ClaimState> {
@@ -185,6 +240,9 @@ export class AgentStore implements Store {
   }
 
   private parseClaim(key: string, stored: Uint8Array): StoredClaim {
+    // With encryption on, a claim that is not sealed was swapped in (or written before): it proves an attempt
+    // took the claim, but its recorded result is not trusted.
+    if (this.cipher?.isSealed && !this.cipher.isSealed(stored)) return { v: 1, key, attempt: 0, holder: '', at: '' };
     try {
       const parsed = JSON.parse(text.decode(this.open(stored))) as StoredClaim;
       if (parsed.key !== key) throw new Error(`it belongs to key ${JSON.stringify(parsed.key)}`);

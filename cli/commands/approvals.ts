@@ -60,11 +60,20 @@ function parentNote(run: AwaitingRun): string {
   return run.parent ? `, parent ${run.parent.workflowId}` : '';
 }
 
+/** A run this process cannot read (e.g. sealed with a key it lacks): listed with why. */
+function unreadableLine(r: AwaitingRun): string {
+  return `${r.workflowId}  (agent ${r.agent ?? '?'}${parentNote(r)}): cannot be read: ${r.error ?? ''}`;
+}
+
 /** The human listing of the runs waiting for a person; a sub-agent's run names its parent. */
 export function approvalLines(runs: readonly AwaitingRun[]): string[] {
   if (runs.length === 0) return ['no tool calls are waiting for approval'];
   const lines: string[] = [];
   for (const r of runs) {
+    if (r.error !== undefined) {
+      lines.push(unreadableLine(r));
+      continue;
+    }
     lines.push(`${r.workflowId}  (agent ${r.agent ?? '?'}, ${r.pending.length} pending${parentNote(r)})`);
     for (const p of r.pending) lines.push(`  ${describePending(p)}`);
   }
@@ -104,6 +113,8 @@ function byKey(runs: readonly AwaitingRun[]): Map<string, { run: AwaitingRun; pe
 async function watchApprovals(out: Output, first: AwaitingRun[], query: () => Promise<AwaitingRun[]>, signal: AbortSignal): Promise<void> {
   const tty = Boolean(out.stream.isTTY) && !out.jsonMode;
   let shown = new Map<string, { run: AwaitingRun; pending: PendingApproval }>();
+  /** Runs listed as unreadable: told once, while they stay so. */
+  let unreadable = new Set<string>();
   let drawn: string | undefined;
   const render = (runs: AwaitingRun[]) => {
     if (tty) {
@@ -114,6 +125,12 @@ async function watchApprovals(out: Output, first: AwaitingRun[], query: () => Pr
       return;
     }
     const now = byKey(runs);
+    for (const run of runs) {
+      if (run.error === undefined || unreadable.has(run.workflowId)) continue;
+      if (out.jsonMode) out.jsonLine({ type: 'unreadable', workflowId: run.workflowId, agent: run.agent, error: run.error });
+      else out.line(`! ${unreadableLine(run)}`);
+    }
+    unreadable = new Set(runs.filter((r) => r.error !== undefined).map((r) => r.workflowId));
     for (const [key, { run, pending }] of now) {
       if (shown.has(key)) continue;
       if (out.jsonMode) out.jsonLine({ type: 'waiting', workflowId: run.workflowId, agent: run.agent, ...(run.parent ? { parent: run.parent } : {}), approval: pending });

@@ -46,8 +46,10 @@ export function InboxPage(props: { api: Api; me: Me; onRefused: (err: unknown) =
         <ConnectionBadge conn={conn} />
       </div>
       {!inbox && conn.state !== 'failed' && <p class="muted">Loading the inbox…</p>}
-      {inbox && count === 0 && <p class="empty">Nothing is waiting for a person.</p>}
-      {inbox?.runs.map((run) => run.pending.map((call) => <ApprovalCard key={`${run.workflowId}/${call.callId}`} api={api} me={me} run={run} call={call} />))}
+      {inbox && count === 0 && !inbox.runs.some((r) => r.error !== undefined) && <p class="empty">Nothing is waiting for a person.</p>}
+      {inbox?.runs.map((run) =>
+        run.error !== undefined ? <UnreadableCard key={run.workflowId} run={run} /> : run.pending.map((call) => <ApprovalCard key={`${run.workflowId}/${call.callId}`} api={api} me={me} run={run} call={call} />),
+      )}
     </section>
   );
 }
@@ -60,6 +62,23 @@ function ConnectionBadge({ conn }: { conn: Connection }) {
     <span class="badge warn" role="status">
       reconnecting in {duration(conn.retryInMs)} ({conn.error})
     </span>
+  );
+}
+
+/** A waiting run the server cannot read (sealed with a key it lacks, say): shown with why, never hidden. */
+function UnreadableCard({ run }: { run: InboxRun }) {
+  return (
+    <article class="card approval unreadable" data-run={run.workflowId}>
+      <header class="approval-head">
+        <h2>Cannot be read</h2>
+        <a class="run-link" href={runHref(run.workflowId)}>
+          {run.agent ?? 'run'} · {run.workflowId}
+        </a>
+      </header>
+      <p class="error" role="alert">
+        {run.error}
+      </p>
+    </article>
   );
 }
 

@@ -3,11 +3,18 @@
  * backend (directory, memory, PostgreSQL, S3) with a factory giving a fresh, empty store.
  */
 import { describe, expect, it } from 'vitest';
-import { AgentStore, BlobNotFoundError, blobRef } from '../../store/blob-store';
+import { AgentStore, BlobIntegrityError, BlobNotFoundError, blobRef, storeName } from '../../store/blob-store';
 import type { ObjectStore } from '../../store/objects';
+import { KeyringCipher } from '../../encryption/cipher';
+import { Keyring } from '../../encryption/keyring';
 
 const bytes = (s: string) => new TextEncoder().encode(s);
 const str = (b: Uint8Array | undefined) => (b === undefined ? undefined : new TextDecoder().decode(b));
+/** Replace a blob's bytes as someone writing to the backend directly would (a blob write keeps an existing blob). */
+const swap = async (s: ObjectStore, ref: string, data: Uint8Array) => {
+  await s.remove('blob', ref);
+  await s.write('blob', ref, data);
+};
 const claimName = (i: number) => i.toString(16).padStart(64, '0');
 
 /** Register the contract suite for one backend. `fresh` gives an empty store; the suite closes each one. */
@@ -86,6 +93,42 @@ export function objectStoreContract(name: string, fresh: () => Promise<ObjectSto
         expect(taken.filter((t) => t.kind === 'in_doubt')).toHaveLength(2);
         await store.settle('run/call-1', '{"ok":true}');
         expect(await store.claim('run/call-1', { attempt: 4, holder: 'w4' })).toMatchObject({ kind: 'settled', result: '{"ok":true}' });
+      }));
+
+    it('as an AgentStore: a blob swapped under its name is refused on read, naming the blob and the store', () =>
+      withStore(async (s) => {
+        const store = new AgentStore(s);
+        const ref = await store.put('{"role":"user","content":"genuine"}');
+        await swap(s, ref, bytes('{"role":"user","content":"INJECTED_BY_STORE_WRITER"}'));
+        const err: unknown = await store.get(ref).then(
+          (text) => text,
+          (e: unknown) => e,
+        );
+        expect(err).toBeInstanceOf(BlobIntegrityError);
+        expect(err).toMatchObject({ code: 'storage_error', ref, store: storeName(s) });
+        expect((err as Error).message).toContain(ref);
+        expect((err as Error).message).toContain(s.location);
+        expect((err as Error).message).not.toContain('INJECTED_BY_STORE_WRITER');
+      }));
+
+    it('as an AgentStore with a cipher: an unsealed blob is refused (even its genuine text), and so is another sealed blob copied under its name', () =>
+      withStore(async (s) => {
+        const store = new AgentStore(s, { cipher: new KeyringCipher(Keyring.parse(`k1:${Buffer.alloc(32, 1).toString('base64')}`)) });
+        const genuine = '{"role":"user","content":"genuine"}';
+        const ref = await store.put(genuine);
+        expect(await store.get(ref)).toBe(genuine);
+        const other = await store.put('{"role":"user","content":"INJECTED_BY_STORE_WRITER"}');
+        for (const swapped of [bytes('{"role":"user","content":"INJECTED_BY_STORE_WRITER"}'), bytes(genuine), (await s.read('blob', other))!]) {
+          await swap(s, ref, swapped);
+          await expect(store.get(ref)).rejects.toMatchObject({ code: 'storage_error', ref, store: storeName(s), message: expect.stringContaining(ref) });
+        }
+        // Its own envelope with one byte of the ciphertext changed: fails authentication, named the same way.
+        const sealed = Uint8Array.from((await s.read('blob', other))!);
+        sealed[sealed.length - 1]! ^= 1;
+        await swap(s, other, sealed);
+        const err: unknown = await store.get(other).catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(BlobIntegrityError);
+        expect(err).toMatchObject({ code: 'storage_error', ref: other, store: storeName(s), message: expect.stringMatching(/failed authentication/) });
       }));
   });
 }

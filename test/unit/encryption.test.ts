@@ -11,7 +11,7 @@ import { createCodecApp, exposedCodecWarning, isLoopbackHost } from '../../encry
 import { EncryptionConfigError, Keyring, KEYS_ENV } from '../../encryption/keyring';
 import { ENCRYPTED_ENCODING, EncryptionCodec, KEY_ID_METADATA } from '../../encryption/payload-codec';
 import { resolveKeyring } from '../../encryption/setting';
-import { AgentStore } from '../../store/blob-store';
+import { AgentStore, claimName } from '../../store/blob-store';
 import { MemoryObjectStore } from '../../store/objects';
 
 const K1 = Buffer.alloc(32, 1).toString('base64');
@@ -151,7 +151,7 @@ describe('the envelope (AES-256-GCM)', () => {
     expect(text(cipher.open(cipher.seal(utf8('sealed'))))).toBe('sealed');
   });
 
-  it('a store with the cipher keeps no plaintext, reads what it stored unencrypted before, and rotates', async () => {
+  it('a store with the cipher keeps no plaintext, refuses a blob that is not sealed (stored before, or swapped in), and rotates', async () => {
     const objects = new MemoryObjectStore();
     const plainStore = new AgentStore(objects);
     const legacy = await plainStore.put('written before encryption');
@@ -161,12 +161,24 @@ describe('the envelope (AES-256-GCM)', () => {
     expect(raw && isSealed(raw)).toBe(true);
     expect(Buffer.from(raw!).toString('latin1')).not.toContain('secret');
     const v2 = new AgentStore(objects, { cipher: new KeyringCipher(rotated) });
-    expect(await v2.get(legacy)).toBe('written before encryption');
+    await expect(v2.get(legacy)).rejects.toThrow(new RegExp(`blob ${legacy} in the memory store is not sealed, though this store encrypts`));
     expect(await v2.get(sealedRef)).toBe('the secret transcript');
     const fresh = await v2.put('after rotation');
     expect(sealedKeyId((await objects.read('blob', fresh))!)).toBe('k2');
     await expect(v1.get(fresh)).rejects.toThrow(/key id "k2", which this process does not hold/);
-    await expect(plainStore.get(sealedRef)).resolves.not.toContain('secret'); // no keys: no plaintext either
+    await expect(plainStore.get(sealedRef)).rejects.toThrow(/is encrypted, and this store has no keys to open it: set DURABLE_AGENT_KEYS/); // no keys: no plaintext, no garbage
+  });
+});
+
+describe('claims in a store with the cipher', () => {
+  it('a claim that is not sealed (swapped in) is in doubt: its recorded result is never returned, the call never runs again', async () => {
+    const objects = new MemoryObjectStore();
+    const store = new AgentStore(objects, { cipher: new KeyringCipher(Keyring.parse(`k1:${K1}`)) });
+    const forged = { v: 1, key: 'run/call-1', attempt: 1, holder: 'w1', at: '2026-01-01T00:00:00.000Z', result: 'INJECTED_BY_STORE_WRITER' };
+    await objects.write('claim', claimName('run/call-1'), utf8(JSON.stringify(forged)));
+    const found = await store.claim('run/call-1', { attempt: 2, holder: 'w2' });
+    expect(found.kind).toBe('in_doubt');
+    expect(JSON.stringify(found)).not.toContain('INJECTED_BY_STORE_WRITER');
   });
 });
 
