@@ -339,10 +339,15 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
       // An agent with an output schema: a final answer that does not validate is fed back, or ends the run.
       if (spec.output) t = applyOutputAnswer(t, spec, model.step);
       loop = t.state;
-      log.push(...t.events);
-      if (hasGuardrails(spec, 'output') && judgesAnswer(t.next)) {
+      const judged = hasGuardrails(spec, 'output') && judgesAnswer(t.next);
+      // The answer's events wait for the output guardrails: the text of an answer that trips one is
+      // never a durable event (clients void what they streamed of it). Earlier runs logged them at once.
+      const held = judged && patched('output-guardrails-hold-text') ? t.events : undefined;
+      if (!held) log.push(...t.events);
+      if (judged) {
         t = await outputGuardrails(spec, t);
         loop = t.state;
+        if (held) log.push(...(t.next.type === 'finish' && t.next.status === 'guardrail' ? held.filter((e) => e.type !== 'text') : held));
         log.push(...t.events);
       }
       keepStateSmall();
