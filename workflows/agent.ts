@@ -301,13 +301,18 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
 
   /** Model step, tool step, repeat, until a transition says to finish (a session: until it ends). */
   async function runLoop(): Promise<Ending> {
+    // A continued run resumes the step its previous execution switched in, after that execution took the
+    // step's messages: messages queued at the switch came during the step, so, as without the switch,
+    // they wait for its model call (same grouping, turns and turn budget). Earlier runs took them at once.
+    let resumedStep = continued !== undefined && loop.turn > 0 && inbox.size > 0 && patched('carried-messages-after-the-step');
     for (;;) {
       // A new user turn beyond the turn budget is not answered.
-      if (inbox.size > 0 && budget.maxTurns !== undefined) {
+      if (!resumedStep && inbox.size > 0 && budget.maxTurns !== undefined) {
         const over = await overBudget(loop.turn + 1);
         if (over) return over;
       }
-      takeMessages();
+      if (!resumedStep) takeMessages();
+      resumedStep = false;
       // A step boundary: nothing in flight, no approval open. A long history starts afresh here.
       if (historyIsLong()) await continueNow();
       if (loop.turn === 0) {
