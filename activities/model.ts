@@ -1,6 +1,7 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { uniqueCallIds } from '../core/call-ids';
+import { refuseDeepArguments } from '../core/call-input';
 import type { ContextView } from '../core/context';
 import { contextView } from '../core/context';
 import type { CallModelInput, CallModelOutput, ModelFailureDetails } from '../core/contract';
@@ -69,8 +70,10 @@ export function callModelActivity(providers: ProviderRegistry, store: Transcript
       stop();
     }
     const latencyMs = Date.now() - started;
+    // Before anything walks the answer (hashing, storing): arguments nested too deep are an invalid call.
+    const answer = refuseDeepArguments(response.message);
     const used = await withStore('index the call ids', () => store.callIdUsed(head));
-    const message = uniqueCallIds(dropIncompleteCalls(response.message), used, input.step);
+    const message = uniqueCallIds(dropIncompleteCalls(answer), used, input.step);
     const output: Omit<CallModelOutput, 'head'> = {
       message,
       stopReason: response.stopReason,

@@ -20,16 +20,52 @@ import { afterToolCall, beforeToolCall } from '../agents/hooks';
 import type { ToolHookNote } from '../core/tool-hooks';
 
 /**
- * Render a tool's return value as the text the model reads: strings as they are, nothing as empty text,
- * anything else as indented JSON.
+ * Render a tool's return value as the text the model reads: strings as they are, anything else as
+ * indented JSON.
  *
- * @throws what `JSON.stringify` throws for a value JSON cannot encode (a BigInt, a circular object) or
- * too large for a string; {@link recordToolValue} turns that into a reason.
+ * @throws {@link UnrepresentableValueError} for a value JSON would silently turn into something else
+ * (`undefined` returned, a Symbol, a function, NaN or ±Infinity, a Map, Set, WeakMap, WeakSet or
+ * Promise anywhere in it); what `JSON.stringify` throws for a value JSON cannot encode (a BigInt, a
+ * circular object) or too large for a string. {@link recordToolValue} turns either into a reason.
  */
 export function renderToolValue(value: unknown): string {
   if (typeof value === 'string') return value;
-  if (value === undefined) return '';
-  return JSON.stringify(value, null, 2) ?? String(value);
+  if (value === undefined) throw new UnrepresentableValueError('it returned undefined (no value)');
+  return JSON.stringify(value, faithful, 2);
+}
+
+/** A tool value JSON cannot represent faithfully; the message says what and where. */
+export class UnrepresentableValueError extends Error {
+  override name = 'UnrepresentableValueError';
+}
+
+/** What JSON would silently drop or change, by its name; undefined for a value JSON keeps as it is. */
+function lossyKind(value: unknown): string | undefined {
+  switch (typeof value) {
+    case 'symbol':
+      return `a Symbol (${String(value)})`;
+    case 'function':
+      return 'a function';
+    case 'number':
+      return Number.isFinite(value) ? undefined : `the number ${String(value)}`;
+    case 'object':
+      if (value instanceof Map) return 'a Map';
+      if (value instanceof Set) return 'a Set';
+      if (value instanceof WeakMap) return 'a WeakMap';
+      if (value instanceof WeakSet) return 'a WeakSet';
+      if (value instanceof Promise) return 'a Promise (not awaited)';
+      return undefined;
+    default:
+      return undefined;
+  }
+}
+
+/** `JSON.stringify` replacer that refuses what JSON would silently drop or change (see {@link lossyKind}). */
+function faithful(this: unknown, key: string, value: unknown): unknown {
+  const kind = lossyKind(value);
+  if (kind === undefined) return value;
+  const where = key === '' ? 'it is' : Array.isArray(this) ? `it contains, at index ${key},` : `it contains, under the key ${JSON.stringify(key)},`;
+  throw new UnrepresentableValueError(`${where} ${kind}, which JSON cannot represent`);
 }
 
 /** The text of a tool's return value, or why it cannot be recorded. Never throws. */
@@ -37,7 +73,7 @@ export function recordToolValue(value: unknown): { ok: true; text: string } | { 
   try {
     return { ok: true, text: renderToolValue(value) };
   } catch (err) {
-    return { ok: false, reason: unrecordableReason(err) };
+    return { ok: false, reason: err instanceof UnrepresentableValueError ? err.message : unrecordableReason(err) };
   }
 }
 

@@ -1,7 +1,8 @@
 /**
  * Live streams on the client: the run's durable events merged with live deltas, with the rules that make
  * them exact — a delta of an attempt that failed, of a step already finished, or seen twice is dropped;
- * a failed attempt is announced as void; text helpers show only what survives.
+ * a failed attempt, or an answer an output guardrail rejected (ending the run), is announced as void;
+ * text helpers show only what survives.
  */
 import type { AgentEvent } from '../core/events';
 import type { AnyToolCall, ToolCallShape } from '../core/result';
@@ -19,6 +20,8 @@ export class LiveFilter<C extends ToolCallShape = AnyToolCall> {
   private readonly next = new Map<string, number>();
   /** Attempts that streamed something and have not finished or been voided. */
   private readonly open = new Map<string, { step: number; attempt: number }>();
+  /** The attempts that streamed something, by step (a finished step's answer may still be rejected). */
+  private readonly streamed = new Map<number, Set<number>>();
 
   /** A durable event, and the voided attempt it implies. */
   durable(e: AgentEvent<C>): Array<StreamEvent<C>> {
@@ -28,6 +31,9 @@ export class LiveFilter<C extends ToolCallShape = AnyToolCall> {
       // The step's answer is recorded (its text comes whole just before step_finished): no more deltas.
       this.finished.add(e.step);
       for (const [k, a] of this.open) if (a.step === e.step) this.open.delete(k);
+    } else if (e.type === 'guardrail' && e.kind === 'output' && e.action === 'ended') {
+      // The step's answer was rejected: what was streamed of it is void too.
+      for (const attempt of this.streamed.get(e.step) ?? []) out.push(...this.void(e.step, attempt, `the answer failed the output guardrail "${e.name}": ${e.reason}`));
     } else if (e.type === 'done') {
       for (const a of [...this.open.values()]) out.push(...this.void(a.step, a.attempt, `the run ended (${e.status}) before the answer was complete`));
     }
@@ -40,6 +46,8 @@ export class LiveFilter<C extends ToolCallShape = AnyToolCall> {
     if (this.finished.has(d.step) || this.voided.has(k) || d.n < (this.next.get(k) ?? 0)) return undefined;
     this.next.set(k, d.n + 1);
     this.open.set(k, { step: d.step, attempt: d.attempt });
+    const attempts = this.streamed.get(d.step) ?? new Set<number>();
+    this.streamed.set(d.step, attempts.add(d.attempt));
     return { type: 'delta', step: d.step, attempt: d.attempt, n: d.n, delta: d.delta };
   }
 

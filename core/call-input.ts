@@ -5,7 +5,57 @@
  */
 import type { JsonObject, JsonValue } from './json';
 import { preview } from './json';
-import type { ToolUseBlock } from './messages';
+import type { AssistantMessage, ToolUseBlock } from './messages';
+
+/**
+ * Deepest nesting of arrays and objects a call's arguments may have (`{"a": 1}` is 1 level deep).
+ * Deeper arguments are refused as an invalid call before anything walks them: the model reads an error
+ * naming the limit, nothing runs, nothing is retried.
+ */
+export const MAX_ARGUMENT_DEPTH = 64;
+
+/** Start of the `inputError` of a call whose arguments are nested deeper than {@link MAX_ARGUMENT_DEPTH}. */
+const TOO_DEEP = 'nested more than';
+
+/** The `inputError` of a call whose arguments nest deeper than `limit` levels. */
+export function tooDeepError(limit = MAX_ARGUMENT_DEPTH): string {
+  return `${TOO_DEEP} ${limit} levels deep, the limit of a call's arguments`;
+}
+
+/**
+ * Whether `value` nests arrays and objects deeper than `limit` levels. Iterative (no recursion, so no
+ * stack overflow however deep the value), and stops at the first path past the limit.
+ */
+export function deeperThan(value: JsonValue, limit: number): boolean {
+  const stack: Array<[JsonValue, number]> = [[value, 0]];
+  while (stack.length) {
+    const [v, depth] = stack.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    if (depth + 1 > limit) return true;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) {
+      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+    }
+  }
+  return false;
+}
+
+/**
+ * `message` with every call whose arguments nest deeper than `limit` made an invalid call: its input
+ * becomes text (so nothing downstream walks the deep value) with an `inputError` naming the limit.
+ * Providers refuse such arguments as they parse them (`providers/tool-arguments.ts`, keeping the text
+ * as sent); this catches a provider that hands over a parsed value. Returns `message` itself when no
+ * call is too deep.
+ */
+export function refuseDeepArguments(message: AssistantMessage, limit = MAX_ARGUMENT_DEPTH): AssistantMessage {
+  let changed = false;
+  const content = message.content.map((b) => {
+    if (b.type !== 'tool_use' || b.inputError !== undefined || !deeperThan(b.input, limit)) return b;
+    changed = true;
+    // Not JSON.stringify: recursive, it may overflow the stack on such a value.
+    return { ...b, input: `(arguments nested more than ${limit} levels deep, not quoted)`, inputError: tooDeepError(limit) };
+  });
+  return changed ? { ...message, content } : message;
+}
 
 /** How much of the model's arguments an error quotes back, in characters. */
 export const QUOTED_ARGUMENTS_CHARS = 500;
@@ -35,6 +85,9 @@ function kindOf(value: JsonValue): string {
 export function invalidCallInput(block: ToolUseBlock): string | undefined {
   if (block.inputError === undefined && isJsonObject(block.input)) return undefined;
   const retry = `Nothing was run. To call "${block.name}", send its arguments as one JSON object.`;
+  if (block.inputError?.startsWith(TOO_DEEP)) {
+    return `The arguments of this call to "${block.name}" were ${block.inputError}. You sent: ${preview(String(block.input), QUOTED_ARGUMENTS_CHARS)}\n${retry.replace('one JSON object', `one JSON object at most ${MAX_ARGUMENT_DEPTH} levels deep`)}`;
+  }
   if (block.inputError !== undefined) {
     const sent = typeof block.input === 'string' ? block.input : JSON.stringify(block.input);
     return `The arguments of this call to "${block.name}" were not valid JSON (${block.inputError}). You sent: ${preview(sent, QUOTED_ARGUMENTS_CHARS)}\n${retry}`;

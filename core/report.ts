@@ -1,11 +1,12 @@
 /** The end of a run: its typed result, run report and `done` event, built from the final loop state. */
 import type { DoneEvent } from './events';
 import { jsonBytes } from './json';
-import type { Message } from './messages';
+import type { AssistantMessage, Message } from './messages';
 import { messageText } from './messages';
 import { finalAnswerText } from './output';
 import type { AgentRunResult, RunError, RunStatus, StepReport, SuccessResult } from './result';
 import type { LoopState } from './state';
+import { MAX_TOKENS_CONTINUE } from './transitions';
 
 /** Identity and timing of a run, known only to the workflow. */
 export interface RunMeta {
@@ -43,12 +44,32 @@ export function recentMessages(messages: readonly Message[], maxBytes: number): 
 }
 
 /**
+ * The text of the answer ending at `messages[last]` (an assistant message): its own text, preceded by
+ * the text of every answer it continues after a cut-off (`maxTokensRecoveries`: an assistant message
+ * followed by the "continue" request), so a recovered answer is whole. The parts are joined as they
+ * are: each continues exactly where the one before stopped.
+ */
+export function answerText(messages: readonly Message[], last: number): string {
+  const parts = [messageText(messages[last]!)];
+  for (let i = last; i >= 2; i -= 2) {
+    const ask = messages[i - 1]!;
+    const before = messages[i - 2]!;
+    const continues = ask.role === 'user' && ask.content.some((b) => b.type === 'text' && b.text === MAX_TOKENS_CONTINUE);
+    if (!continues || before.role !== 'assistant') break;
+    parts.unshift(messageText(before));
+  }
+  return parts.join('');
+}
+
+/**
  * The typed result of a finished run. Messages beyond `inlineBytes` (oldest first) are left out of the
  * result, which must stay well under Temporal's payload limit; the transcript store has them all. Every
  * status but `success` carries an error (a generic one if none was given).
  */
 export function finishRun(state: LoopState, status: RunStatus, meta: RunMeta, error?: RunError, inlineBytes = Number.POSITIVE_INFINITY): AgentRunResult {
-  const lastAssistant = [...state.messages].reverse().find((m) => m.role === 'assistant');
+  let last = state.messages.length - 1;
+  while (last >= 0 && state.messages[last]!.role !== 'assistant') last--;
+  const lastAssistant = last >= 0 ? (state.messages[last] as AssistantMessage) : undefined;
   const recent = recentMessages(state.messages, inlineBytes);
   const here = runCost(state.steps);
   const earlier = state.earlier;
@@ -61,7 +82,7 @@ export function finishRun(state: LoopState, status: RunStatus, meta: RunMeta, er
   const toolCalls = recentWithin(state.toolCalls, REPORT_DETAIL_BYTES);
   const base = {
     // An answer given through the final_answer tool (agents with an output schema) has no text of its own.
-    finalText: state.finalText ?? (lastAssistant ? messageText(lastAssistant) || (state.output !== undefined || status === 'output_invalid' ? finalAnswerText(lastAssistant) : '') : ''),
+    finalText: state.finalText ?? (lastAssistant ? answerText(state.messages, last) || (state.output !== undefined || status === 'output_invalid' ? finalAnswerText(lastAssistant) : '') : ''),
     messages: recent.messages,
     messagesOmitted: recent.omitted + (earlier?.messages ?? 0),
     steps: state.step,

@@ -3,6 +3,7 @@
  * becomes its value (of whatever type), anything else is kept as the raw text with the parse error, so
  * a tool never runs on arguments the model did not send (see core/call-input.ts).
  */
+import { deeperThan, MAX_ARGUMENT_DEPTH, tooDeepError } from '../core/call-input';
 import type { JsonValue } from '../core/json';
 
 /** A call's arguments: the parsed value, or the raw text and why it did not parse. */
@@ -14,13 +15,17 @@ export interface ParsedArguments {
 
 /**
  * Parse a call's argument text. An empty (or all-blank) text means "no arguments", `{}`: servers send
- * that for calls of tools without parameters.
+ * that for calls of tools without parameters. Arguments nested deeper than {@link MAX_ARGUMENT_DEPTH}
+ * are kept as the raw text with an `inputError` naming the limit (an invalid call: nothing later walks
+ * the deep value, which could overflow the stack).
  */
 export function parseArguments(text: string): ParsedArguments {
   if (!text.trim()) return { input: {} };
+  let input: JsonValue;
   try {
-    return { input: JSON.parse(text) as JsonValue };
+    input = JSON.parse(text) as JsonValue;
   } catch (err) {
     return { input: text, inputError: err instanceof Error ? err.message : String(err) };
   }
+  return deeperThan(input, MAX_ARGUMENT_DEPTH) ? { input: text, inputError: tooDeepError() } : { input };
 }

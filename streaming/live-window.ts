@@ -3,7 +3,12 @@
  * activity's heartbeat details, which Temporal keeps on the pending activity (never in history) and
  * clients read with `describe`. Bounded, so a long answer keeps only its newest part: a client that polls
  * too slowly misses deltas (it sees the gap by their numbers) and gets the step's text whole at its end.
+ * The bound is in bytes of JSON, so heartbeat details stay far below Temporal's 2 MB payload limit
+ * whatever a provider streams: a single delta larger than the window is not carried at all (a gap, like
+ * a missed delta), and the answer itself meets the answer guard (`MODEL_OUTPUT_LIMIT_BYTES`) as it would
+ * without streaming.
  */
+import { jsonBytes } from '../core/json';
 import type { ModelDelta } from '../core/stream';
 
 /** What a model activity's heartbeat carries while it streams. */
@@ -17,19 +22,20 @@ export interface LiveDetails {
   deltas: ModelDelta[];
 }
 
-/** Default bound of the window: characters of delta text kept. */
-export const LIVE_WINDOW_CHARS = 32 * 1024;
+/** Default bound of the window: bytes of the kept deltas' JSON. */
+export const LIVE_WINDOW_BYTES = 32 * 1024;
 
 /** A bounded window over an attempt's deltas. */
 export class LiveWindow {
   private readonly deltas: ModelDelta[] = [];
+  private readonly sizes: number[] = [];
   private first = 0;
-  private chars = 0;
+  private bytes = 0;
 
   constructor(
     readonly step: number,
     readonly attempt: number,
-    private readonly maxChars = LIVE_WINDOW_CHARS,
+    private readonly maxBytes = LIVE_WINDOW_BYTES,
   ) {}
 
   /** Number the next delta will get. */
@@ -37,25 +43,35 @@ export class LiveWindow {
     return this.first + this.deltas.length;
   }
 
-  /** Add a delta; the oldest ones go once the window is full (at least the newest stays). */
+  /**
+   * Add a delta; the oldest ones go once the window is full. A delta larger than the whole window
+   * empties it and is not kept either: readers see a gap in the numbers. Returns the delta's number.
+   */
   push(delta: ModelDelta): number {
+    const n = this.next;
+    const size = jsonBytes(delta) + 1;
+    if (size > this.maxBytes) {
+      this.first = n + 1;
+      this.deltas.length = 0;
+      this.sizes.length = 0;
+      this.bytes = 0;
+      return n;
+    }
     this.deltas.push(delta);
-    this.chars += size(delta);
-    while (this.chars > this.maxChars && this.deltas.length > 1) {
-      this.chars -= size(this.deltas.shift()!);
+    this.sizes.push(size);
+    this.bytes += size;
+    while (this.bytes > this.maxBytes) {
+      this.bytes -= this.sizes.shift()!;
+      this.deltas.shift();
       this.first++;
     }
-    return this.next - 1;
+    return n;
   }
 
   /** The heartbeat details for the window as it is. */
   details(): LiveDetails {
     return { live: 1, step: this.step, attempt: this.attempt, first: this.first, deltas: [...this.deltas] };
   }
-}
-
-function size(d: ModelDelta): number {
-  return (d.type === 'tool_args' ? d.json.length : d.text.length) + 16;
 }
 
 /** Whether heartbeat details are a {@link LiveDetails} window. */

@@ -313,13 +313,18 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
 
   /** Model step, tool step, repeat, until a transition says to finish (a session: until it ends). */
   async function runLoop(): Promise<Ending> {
+    // A continued run resumes the step its previous execution switched in, after that execution took the
+    // step's messages: messages queued at the switch came during the step, so, as without the switch,
+    // they wait for its model call (same grouping, turns and turn budget). Earlier runs took them at once.
+    let resumedStep = continued !== undefined && loop.turn > 0 && inbox.size > 0 && patched('carried-messages-after-the-step');
     for (;;) {
       // A new user turn beyond the turn budget is not answered.
-      if (inbox.size > 0 && budget.maxTurns !== undefined) {
+      if (!resumedStep && inbox.size > 0 && budget.maxTurns !== undefined) {
         const over = await overBudget(loop.turn + 1);
         if (over) return over;
       }
-      takeMessages();
+      if (!resumedStep) takeMessages();
+      resumedStep = false;
       // A step boundary: nothing in flight, no approval open. A long history starts afresh here.
       if (historyIsLong()) await continueNow();
       if (loop.turn === 0) {
@@ -351,10 +356,15 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
       // An agent with an output schema: a final answer that does not validate is fed back, or ends the run.
       if (spec.output) t = applyOutputAnswer(t, spec, model.step);
       loop = t.state;
-      log.push(...t.events);
-      if (hasGuardrails(spec, 'output') && judgesAnswer(t.next)) {
+      const judged = hasGuardrails(spec, 'output') && judgesAnswer(t.next);
+      // The answer's events wait for the output guardrails: the text of an answer that trips one is
+      // never a durable event (clients void what they streamed of it). Earlier runs logged them at once.
+      const held = judged && patched('output-guardrails-hold-text') ? t.events : undefined;
+      if (!held) log.push(...t.events);
+      if (judged) {
         t = await outputGuardrails(spec, t);
         loop = t.state;
+        if (held) log.push(...(t.next.type === 'finish' && t.next.status === 'guardrail' ? held.filter((e) => e.type !== 'text') : held));
         log.push(...t.events);
       }
       keepStateSmall();

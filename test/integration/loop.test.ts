@@ -309,7 +309,8 @@ describe('agent loop on a real Temporal server', () => {
     const writesBefore = executions.filter((e) => e.tool === 'slow_write').length;
     const { result } = await run('recovers');
     expect(result.status).toBe('success');
-    expect(result.finalText).toBe('done, at last');
+    // The whole answer: every continued part, joined where each stopped.
+    expect(result.finalText).toBe('Let me write the fileand here is the restdone, at last');
     expect(result.steps).toBe(3);
     const continues = result.messages.filter((m) => m.role === 'user' && m.content.some((b) => b.type === 'text' && b.text.startsWith('Your last answer was cut off')));
     expect(continues).toHaveLength(2);

@@ -1,6 +1,7 @@
 /** Tool calls whose input is not a JSON object (core/call-input.ts) and how the loop answers them (core/transitions.ts). */
 import { describe, expect, it } from 'vitest';
-import { invalidCallInput, isJsonObject, QUOTED_ARGUMENTS_CHARS } from '../../core/call-input';
+import { deeperThan, invalidCallInput, isJsonObject, MAX_ARGUMENT_DEPTH, QUOTED_ARGUMENTS_CHARS, refuseDeepArguments, tooDeepError } from '../../core/call-input';
+import { parseArguments } from '../../providers/tool-arguments';
 import type { JsonValue } from '../../core/json';
 import type { ModelStep } from '../../core/state';
 import { startLoop } from '../../core/state';
@@ -133,5 +134,45 @@ describe('applyModelStep with calls whose input is not an object', () => {
       ['c4', true],
     ]);
     expect(after.next).toEqual({ type: 'call_model' });
+  });
+});
+
+describe('arguments nested too deep', () => {
+  const nested = (depth: number): JsonValue => {
+    let v: JsonValue = 1;
+    for (let i = 0; i < depth; i++) v = i % 2 ? [v] : { a: v };
+    return v;
+  };
+
+  it('deeperThan counts levels of arrays and objects without recursion, at any depth', () => {
+    expect(deeperThan(1, 0)).toBe(false);
+    expect(deeperThan({ a: 1 }, 1)).toBe(false);
+    expect(deeperThan({ a: { b: 1 } }, 1)).toBe(true);
+    expect(deeperThan(nested(64), 64)).toBe(false);
+    expect(deeperThan(nested(65), 64)).toBe(true);
+    expect(deeperThan(nested(200_000), 64)).toBe(true);
+  });
+
+  it('a call past the limit becomes an invalid call naming the depth; others are kept as they are', () => {
+    const ok: ToolUseBlock = { type: 'tool_use', id: 'c1', name: 'f', input: nested(MAX_ARGUMENT_DEPTH) as JsonValue };
+    const deep: ToolUseBlock = { type: 'tool_use', id: 'c2', name: 'f', input: nested(10_000) as JsonValue };
+    const message = { role: 'assistant' as const, content: [{ type: 'text' as const, text: 'hi' }, ok] };
+    expect(refuseDeepArguments(message)).toBe(message);
+    const refused = refuseDeepArguments({ role: 'assistant', content: [ok, deep] });
+    expect(refused.content[0]).toBe(ok);
+    const block = refused.content[1] as ToolUseBlock;
+    expect(block.input).toBe('(arguments nested more than 64 levels deep, not quoted)');
+    expect(block.inputError).toBe(`nested more than ${MAX_ARGUMENT_DEPTH} levels deep, the limit of a call's arguments`);
+    const text = invalidCallInput(block)!;
+    expect(text).toMatch(/^The arguments of this call to "f" were nested more than 64 levels deep, the limit of a call's arguments\. You sent: \(arguments nested/);
+    expect(text).toMatch(/Nothing was run\. To call "f", send its arguments as one JSON object at most 64 levels deep\.$/);
+  });
+
+  it('providers keep deep argument text as sent, refused with the same error', () => {
+    const text = '{"a":'.repeat(10_000) + '1' + '}'.repeat(10_000);
+    expect(parseArguments(text)).toEqual({ input: text, inputError: tooDeepError() });
+    expect(invalidCallInput({ type: 'tool_use', id: 'c', name: 'f', ...parseArguments(text) })).toMatch(/^The arguments of this call to "f" were nested more than 64 levels deep.*You sent: \{"a":\{"a":/);
+    const limit = '{"a":'.repeat(MAX_ARGUMENT_DEPTH) + '1' + '}'.repeat(MAX_ARGUMENT_DEPTH);
+    expect(parseArguments(limit).inputError).toBeUndefined();
   });
 });

@@ -78,3 +78,21 @@ describe('merge', () => {
     expect(out.indexOf('b3')).toBeLessThan(out.indexOf('a2'));
   });
 });
+
+describe('LiveFilter: an answer an output guardrail rejected', () => {
+  it('voids the attempt that streamed it, after its step finished, and the text shown is taken back', () => {
+    const f = new LiveFilter();
+    const text = new TextAccumulator();
+    const chunks = [
+      ...text.push(f.delta(delta(1, 2, 0, 'the key is sk-'))!),
+      ...f.durable(stamp({ type: 'step_finished', step: 1, stopReason: 'end_turn', usage: ZERO_USAGE, latencyMs: 1 })).flatMap((e) => text.push(e)),
+    ];
+    const voided = f.durable(stamp({ type: 'guardrail', kind: 'output', step: 1, name: 'no_secrets', pass: false, reason: 'An API key.', tripwire: true, action: 'ended' }));
+    expect(voided.slice(1)).toEqual([{ type: 'attempt_voided', step: 1, attempt: 2, reason: 'the answer failed the output guardrail "no_secrets": An API key.' }]);
+    chunks.push(...voided.flatMap((e) => text.push(e)));
+    expect(chunks.at(-1)).toEqual({ type: 'reset', step: 1, text: '' });
+    expect(text.textOf(1)).toBe('');
+    // A logged (not ending) failure voids nothing.
+    expect(f.durable(stamp({ type: 'guardrail', kind: 'output', step: 1, name: 'x', pass: false, reason: 'r', tripwire: false, action: 'logged' }))).toHaveLength(1);
+  });
+});

@@ -9,8 +9,19 @@ describe('renderToolValue', () => {
     expect(renderToolValue('{"already":"json"}')).toBe('{"already":"json"}');
   });
 
-  it('renders undefined (a tool that returns nothing) as empty text', () => {
-    expect(renderToolValue(undefined)).toBe('');
+  it('refuses undefined (a tool that returns nothing) and values JSON would silently change, saying what and where', () => {
+    expect(() => renderToolValue(undefined)).toThrow('it returned undefined (no value)');
+    expect(() => renderToolValue(Symbol('s'))).toThrow('it is a Symbol (Symbol(s)), which JSON cannot represent');
+    expect(() => renderToolValue({ a: [1, NaN] })).toThrow('it contains, at index 1, the number NaN, which JSON cannot represent');
+    expect(() => renderToolValue({ top: -Infinity })).toThrow('it contains, under the key "top", the number -Infinity');
+    expect(() => renderToolValue(new Map())).toThrow('it is a Map');
+    expect(() => renderToolValue({ s: new Set() })).toThrow('under the key "s", a Set');
+    expect(() => renderToolValue(() => 1)).toThrow('it is a function');
+    expect(() => renderToolValue({ p: Promise.resolve(1) })).toThrow('a Promise (not awaited)');
+  });
+
+  it('keeps what JSON represents faithfully: an absent property, toJSON', () => {
+    expect(renderToolValue({ a: undefined, b: 1 })).toBe('{\n  "b": 1\n}');
   });
 
   it('renders other values as indented JSON', () => {

@@ -3,10 +3,10 @@ import { describe, expect, it } from 'vitest';
 import type { Message } from '../../core/messages';
 import type { RunStatus } from '../../core/result';
 import { RUN_STATUSES } from '../../core/result';
-import { REPORT_DETAIL_BYTES, doneEvent, finishRun, recentMessages, recentWithin, runCost } from '../../core/report';
+import { REPORT_DETAIL_BYTES, answerText, doneEvent, finishRun, recentMessages, recentWithin, runCost } from '../../core/report';
 import { jsonBytes } from '../../core/json';
 import { startLoop } from '../../core/state';
-import { applyModelStep, applyToolOutcomes } from '../../core/transitions';
+import { MAX_TOKENS_CONTINUE, applyModelStep, applyToolOutcomes } from '../../core/transitions';
 import type { Transition } from '../../core/transitions';
 import { READ, agentSpec, modelStep, ok, toolSpec, usage, use } from './core-fixtures';
 
@@ -184,5 +184,22 @@ describe('the report of a long run', () => {
   it('recentWithin keeps at least the last item', () => {
     expect(recentWithin(['x'.repeat(100)], 10)).toEqual({ items: ['x'.repeat(100)], omitted: 0 });
     expect(recentWithin([1, 2, 3], 1000)).toEqual({ items: [1, 2, 3], omitted: 0 });
+  });
+});
+
+describe('answerText', () => {
+  const said = (text: string): Message => ({ role: 'assistant', content: [{ type: 'text', text }] });
+  const user = (...texts: string[]): Message => ({ role: 'user', content: texts.map((text) => ({ type: 'text' as const, text })) });
+
+  it('joins every part of an answer continued after cut-offs, and nothing before them', () => {
+    const messages = [user('hi'), said('earlier answer'), user('go on'), said('The answer'), user(MAX_TOKENS_CONTINUE), said(' goes on'), user(MAX_TOKENS_CONTINUE), said(' and ends.')];
+    expect(answerText(messages, 7)).toBe('The answer goes on and ends.');
+    expect(answerText(messages, 3)).toBe('The answer');
+    expect(answerText(messages, 1)).toBe('earlier answer');
+  });
+
+  it('a continue that travels with tool results still joins the parts', () => {
+    const results: Message = { role: 'user', content: [{ type: 'tool_result', toolUseId: 'c', output: { type: 'text', text: 'x' }, isError: true }, { type: 'text', text: MAX_TOKENS_CONTINUE }] };
+    expect(answerText([user('hi'), said('part one,'), results, said(' part two')], 3)).toBe('part one, part two');
   });
 });
