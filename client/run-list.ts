@@ -3,13 +3,15 @@
  * workers register), newest first, with what each is known to have cost. Used by `AgentClient.listRuns`,
  * the CLI's `runs` and the HTTP API's `GET /runs`.
  */
-import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { msToNumber } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { DurableAgentError } from '../core/errors';
 import { RUN_STATUSES } from '../core/result';
 import { AGENT_NAME, RUN_STATUS } from '../workflows/search-attributes';
 import type { AgentRun } from './run';
+import type { VisibleRun } from './visible-runs';
+import { visibleRuns } from './visible-runs';
 import type { ListedRun } from '../core/run-views';
 
 export type { ListedRun };
@@ -99,11 +101,11 @@ export function runsLimit(limit: number | undefined): number {
   return limit;
 }
 
-function statusOf(w: WorkflowExecutionInfo): string {
+function statusOf(w: VisibleRun): string {
   const recorded = w.typedSearchAttributes.get(RUN_STATUS);
-  const execution = w.status.name.toLowerCase();
-  if (w.status.name === 'RUNNING') return recorded && !(RUN_STATUSES as readonly string[]).includes(recorded) ? recorded : 'running';
-  if (w.status.name === 'COMPLETED') return recorded && (RUN_STATUSES as readonly string[]).includes(recorded) ? recorded : execution;
+  const execution = w.status.toLowerCase();
+  if (w.status === 'RUNNING') return recorded && !(RUN_STATUSES as readonly string[]).includes(recorded) ? recorded : 'running';
+  if (w.status === 'COMPLETED') return recorded && (RUN_STATUSES as readonly string[]).includes(recorded) ? recorded : execution;
   return execution; // failed, terminated, timed_out, cancelled, continued_as_new: the server's word
 }
 
@@ -135,15 +137,15 @@ export interface ListRunsOptions {
 }
 
 /** Steps and cost of one run, from what the run itself records; nothing when it cannot tell. */
-async function detailsOf(run: AgentRun, w: WorkflowExecutionInfo, workers: Map<string, Promise<boolean>>, hasWorker: (taskQueue: string) => Promise<boolean>): Promise<Partial<ListedRun>> {
+async function detailsOf(run: AgentRun, w: VisibleRun, workers: Map<string, Promise<boolean>>, hasWorker: (taskQueue: string) => Promise<boolean>): Promise<Partial<ListedRun>> {
   try {
-    if (w.status.name === 'COMPLETED') {
+    if (w.status === 'COMPLETED') {
       const r = await run.result();
       const unpriced = r.report.unpricedSteps ?? 0;
       const priced = !(r.steps > 0 && unpriced === r.steps);
       return { steps: r.steps, unpricedSteps: unpriced, ...(priced ? { costUsd: r.costUsd ?? r.report.costUsd } : {}) };
     }
-    if (w.status.name === 'RUNNING') {
+    if (w.status === 'RUNNING') {
       if (!workers.has(w.taskQueue)) workers.set(w.taskQueue, hasWorker(w.taskQueue).catch(() => false));
       if (await workers.get(w.taskQueue)) {
         const snapshot = await within(run.snapshot(), SNAPSHOT_WAIT_MS);
@@ -165,8 +167,10 @@ export async function listRuns(client: Client, runOf: (workflowId: string, runId
   const query = runsQuery(filter);
   const limit = runsLimit(filter.limit);
   const hasWorker = options.hasWorker ?? ((q: string) => anyPoller(client, q));
-  const found: WorkflowExecutionInfo[] = [];
-  for await (const w of client.workflow.list({ query })) {
+  const found: VisibleRun[] = [];
+  // Raw visibility, not `client.workflow.list()`: that decodes every memo, so one run sealed with a key this
+  // process lacks would fail the whole listing.
+  for await (const w of visibleRuns(client, query)) {
     found.push(w);
     if (found.length >= SCAN_LIMIT) break;
   }

@@ -5,6 +5,8 @@
  */
 import type { Client } from '@temporalio/client';
 import type { TypedSearchAttributes } from '@temporalio/common';
+import { optionalTsToDate, tsToDate } from '@temporalio/common';
+import { temporal as proto } from '@temporalio/proto';
 import { decodeTypedSearchAttributes } from '@temporalio/common/lib/converter/payload-search-attributes';
 
 /** One listed run: what visibility says of it, no memo. */
@@ -14,6 +16,17 @@ export interface VisibleRun {
   typedSearchAttributes: TypedSearchAttributes;
   /** Set for a child workflow. */
   parentExecution?: { workflowId: string; runId: string };
+  /** The server's execution status: `RUNNING`, `COMPLETED`, `FAILED`, `CANCELLED`, `TERMINATED`, `CONTINUED_AS_NEW`, `TIMED_OUT`. */
+  status: string;
+  startTime: Date;
+  closeTime?: Date;
+  taskQueue: string;
+}
+
+/** `WORKFLOW_EXECUTION_STATUS_RUNNING` → `RUNNING`. */
+function statusName(status: proto.api.enums.v1.WorkflowExecutionStatus | null | undefined): string {
+  const name = proto.api.enums.v1.WorkflowExecutionStatus[status ?? 0] ?? 'UNSPECIFIED';
+  return name.replace(/^WORKFLOW_EXECUTION_STATUS_/, '');
 }
 
 /** Every run of the client's namespace matching the visibility `query`, page by page. */
@@ -27,6 +40,10 @@ export async function* visibleRuns(temporal: Client, query: string): AsyncGenera
         workflowId: raw.execution?.workflowId ?? '',
         runId: raw.execution?.runId ?? '',
         typedSearchAttributes: decodeTypedSearchAttributes(raw.searchAttributes?.indexedFields),
+        status: statusName(raw.status),
+        startTime: tsToDate(raw.startTime!),
+        ...(raw.closeTime ? { closeTime: optionalTsToDate(raw.closeTime) } : {}),
+        taskQueue: raw.taskQueue ?? '',
         ...(parent ? { parentExecution: { workflowId: parent.workflowId ?? '', runId: parent.runId ?? '' } } : {}),
       };
     }

@@ -88,6 +88,23 @@ describe('an inbox holding a run sealed with a key the reader lacks', () => {
     expect(JSON.stringify(view)).not.toContain(K2.slice(3));
   });
 
+  it('GET /runs and `durable-agent runs` list it too (a memo it cannot open does not fail the listing)', async () => {
+    const listed = await until(
+      async () => {
+        const res = await fetch(`${url}/runs?agent=inbox_keys&limit=1000`, { headers: { Authorization: `Bearer ${TOKEN}` } });
+        const text = await res.text();
+        expect(res.status, text).toBe(200);
+        return (JSON.parse(text) as { runs: { workflowId: string; status: string }[] }).runs;
+      },
+      both,
+    );
+    expect(listed.find((r) => r.workflowId === ids.unreadable)).toMatchObject({ status: 'awaiting_approval' });
+    expect(listed.find((r) => r.workflowId === ids.readable)).toMatchObject({ status: 'awaiting_approval' });
+    const r = await runCli(['runs', '--address', inject('temporalAddress'), '--agent', 'inbox_keys', '--json'], { home, env: { DURABLE_AGENT_KEYS: K1 } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(both(JSON.parse(r.stdout) as { workflowId: string }[])).toBe(true);
+  }, 60_000);
+
   it('`durable-agent approvals` lists it with the error, and the others as usual (text and --json)', async () => {
     const cli = (...args: string[]) => runCli(['approvals', '--address', inject('temporalAddress'), ...args], { home, env: { DURABLE_AGENT_KEYS: K1 } });
     const json = await until(
