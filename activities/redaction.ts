@@ -5,7 +5,14 @@
  * tracing, so history, events, results, spans and logs only ever see the redacted form.
  */
 import type { AgentActivities } from '../core/contract';
-import type { Redactor } from '../core/redact';
+import { Redactor } from '../core/redact';
+
+/** The worker's redactor as it stands now (its secrets may grow as providers read their keys). */
+export type RedactorSource = () => Redactor;
+
+const NOTHING = new Redactor();
+/** A source for activities made without a worker's secrets (tests): redacts nothing. */
+export const NO_SECRETS: RedactorSource = () => NOTHING;
 
 /** Set `target[key]` to `value` if it differs (read-only fields are left as they are). */
 function replace(target: Record<string, unknown>, key: string, value: unknown): void {
@@ -43,7 +50,7 @@ export function redactError(err: unknown, redactor: Redactor, seen: WeakSet<obje
  * `activities` with every result and failure redacted by the redactor `current()` gives (asked at each
  * exit: a worker's secrets may grow as providers read their keys).
  */
-export function withRedaction(activities: AgentActivities, current: () => Redactor): AgentActivities {
+export function withRedaction(activities: AgentActivities, current: RedactorSource): AgentActivities {
   const wrapped: Record<string, (input: never) => Promise<unknown>> = {};
   for (const [name, fn] of Object.entries(activities) as [string, (input: never) => Promise<unknown>][]) {
     wrapped[name] = async (input: never) => {

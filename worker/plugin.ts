@@ -174,6 +174,7 @@ export class DurableAgentsPlugin implements WorkerPlugin, BundlerPlugin, ClientP
       contextWindows: { ...DEFAULT_CONTEXT_WINDOWS, ...this.settings.contextWindows },
       live: { heartbeat: streaming?.heartbeat ?? false, ...(streaming?.publisher ? { publisher: streaming.publisher } : {}) },
       mcp: new McpCatalog(this.mcpClients),
+      redact: () => this.redaction.current(),
     });
     // Redacted first: metrics, spans and Temporal only ever see what is left.
     const metered = withAgentMetrics(withRedaction(plain, () => this.redaction.current()));

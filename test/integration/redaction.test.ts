@@ -18,7 +18,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { NativeConnection } from '@temporalio/worker';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { defineAgent } from '../../agents/define';
+import { z } from 'zod';
+import { defineAgent, defineTool } from '../../agents/define';
 import { AgentClient } from '../../client';
 import { readRunReport } from '../../client/run-report';
 import { mcpServer } from '../../mcp/server';
@@ -39,6 +40,8 @@ const KEYS = {
   aisdk: 'SECRETaisdk-3b4c5d6e7f8a9b0c',
   mcp: 'SECRETmcp-header-1c2d3e4f5a6b',
   mcpEnv: 'SECRETmcp-env-7d8e9f0a1b2c',
+  /** Given to the worker's `secrets` option: a credential only a tool holds. */
+  extra: 'SECRETextra-tool-4e5f6a7b8c9d',
 };
 const ALL_KEYS = Object.values(KEYS);
 
@@ -111,6 +114,9 @@ beforeAll(async () => {
     tools: [],
     mcp: [mcpServer({ name: 'vault', url: `${url}/mcp-ok`, headers: { 'X-Test-Token': KEYS.mcp } })],
   });
+  // A tool whose output (large: stored by reference) holds secrets, and a model that repeats one.
+  const readConfig = defineTool({ name: 'read_config', description: 'Reads the config', input: z.object({}), execute: () => `${'padding '.repeat(40_000)}\ntoken=${KEYS.extra} header=${KEYS.mcp}` });
+  S.add('redact_content', [{ toolCalls: [{ name: 'read_config', args: {} }] }, { text: `The config's token is ${KEYS.extra}.` }], { tools: [readConfig] });
   installTestRuntime();
   connection = await NativeConnection.connect({ address: inject('temporalAddress') });
   const taskQueue = `redact-${randomUUID()}`;
@@ -128,6 +134,7 @@ beforeAll(async () => {
     taskQueue,
     workflowBundle: { codePath: inject('workflowBundlePath') },
     tracing: { spanProcessor: new SimpleSpanProcessor(exporter) },
+    secrets: [KEYS.extra],
   });
   running = worker.run();
   client = await AgentClient.connect({ address: inject('temporalAddress'), namespace: 'default', taskQueue, encryption: false, deltas: false });
@@ -177,7 +184,8 @@ describe('secrets are redacted before anything leaves an activity', () => {
     ['redact_mcp_stdio', 'an MCP server over stdio printing its env to stderr', 'internal_error', /VAULT_TOKEN is \[REDACTED\]/],
     ['redact_mcp_401', 'an MCP server over HTTP refusing the connection', 'internal_error', /answered HTTP 401/],
     ['redact_mcp_tool', 'an MCP tool whose error echoes the header', 'success', /token \[REDACTED\] is not allowed here/],
-  ])('%s (%s): the run ends with the error, the key is nowhere', async (agent, _label, status, told) => {
+    ['redact_content', 'a large tool output and a model answer holding secrets', 'success', /The config's token is \[REDACTED\]\./],
+  ])('%s (%s): the error is told, the key is nowhere', async (agent, _label, status, told) => {
     exporter.reset();
     const before = new Set(storeFiles(storeDir));
     const run = await client.start(agent, { input: 'hello', workflowId: testId(agent) });
