@@ -4,7 +4,7 @@
  * OpenAI-compatible provider, an AI SDK provider (`@ai-sdk/openai-compatible`) and an MCP server over
  * Streamable HTTP (at connection, and in a tool's error result). Each run on the real dev server ends
  * with the error, and the key is nowhere: not in the raw history, the result, events and report the
- * client (and so `durable-agent serve`) shows, the store's files, or the exported spans (content capture
+ * client shows (which `durable-agent serve` serves; `GET /runs/:id` asked too), the store's files, or the exported spans (content capture
  * off).
  */
 import { randomUUID } from 'node:crypto';
@@ -22,6 +22,9 @@ import { z } from 'zod';
 import { defineAgent, defineTool } from '../../agents/define';
 import { AgentClient } from '../../client';
 import { readRunReport } from '../../client/run-report';
+import type { HttpApi } from '../../http/app';
+import { createHttpApi } from '../../http/app';
+import { parseTokens } from '../../http/auth';
 import { mcpServer } from '../../mcp/server';
 import { AnthropicProvider, OpenAIProvider } from '../../providers';
 import { aiSdkProvider } from '../../providers/ai-sdk';
@@ -87,6 +90,9 @@ let connection: NativeConnection;
 let worker: AgentWorker;
 let running: Promise<void>;
 let client: AgentClient;
+/** `durable-agent serve`'s API over the same client (in process). */
+let api: HttpApi;
+const TOKEN = 'viewer-token-for-redaction-test';
 const storeDir = mkdtempSync(join(tmpdir(), 'durable-agent-redact-'));
 const S = new ScriptedAgents();
 
@@ -138,6 +144,7 @@ beforeAll(async () => {
   });
   running = worker.run();
   client = await AgentClient.connect({ address: inject('temporalAddress'), namespace: 'default', taskQueue, encryption: false, deltas: false });
+  api = createHttpApi({ client, auth: parseTokens(JSON.stringify({ tokens: { [TOKEN]: { identity: 'dashboard' } } }), 'test tokens') });
 }, 60_000);
 
 afterAll(async () => {
@@ -191,7 +198,10 @@ describe('secrets are redacted before anything leaves an activity', () => {
     const run = await client.start(agent, { input: 'hello', workflowId: testId(agent) });
     const result = await resultWithin(run);
     expect(result.status).toBe(status);
-    const shown = JSON.stringify({ result, events: await allEvents(run), report: await readRunReport(run) });
+    // What `GET /runs/:id` serves (its server-sent events are the client's events, read below).
+    const served = await (await api.app.request(`/runs/${run.workflowId}`, { headers: { Authorization: `Bearer ${TOKEN}` } })).text();
+    expect(served).toContain(`"status":"${status}"`);
+    const shown = JSON.stringify({ result, events: await allEvents(run), report: await readRunReport(run), served });
     // The error is still told (the key replaced), so people see what went wrong.
     expect(shown).toMatch(told);
     expect(leaked(shown)).toEqual([]);
