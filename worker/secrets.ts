@@ -64,16 +64,22 @@ export interface SecretSources {
   env?: NodeJS.ProcessEnv;
 }
 
-/** Every secret value of `sources` (unfiltered: the {@link Redactor} drops blank and short ones). */
-export function workerSecrets(sources: SecretSources): string[] {
-  const out = [...environmentSecrets(sources.env ?? process.env), ...(sources.extra ?? [])];
-  for (const p of sources.providers) {
+/** The secrets providers hold now (keys read lazily, AI SDK models resolved at their first call). */
+export function providerSecrets(providers: readonly ModelProvider[]): string[] {
+  const out: string[] = [];
+  for (const p of providers) {
     try {
       out.push(...(p.secrets?.() ?? []));
     } catch {
       // A provider that cannot list its secrets leaves them to the environment and the key shapes.
     }
   }
+  return out;
+}
+
+/** Every secret value of `sources` (unfiltered: the {@link Redactor} drops blank and short ones). */
+export function workerSecrets(sources: SecretSources): string[] {
+  const out = [...environmentSecrets(sources.env ?? process.env), ...(sources.extra ?? []), ...providerSecrets(sources.providers)];
   for (const name of sources.registry.names()) {
     for (const s of sources.registry.get(name).mcp ?? []) out.push(...mcpSecrets(s.kind === 'mcp_tools' ? s.server : s));
   }
@@ -87,21 +93,25 @@ export function workerSecrets(sources: SecretSources): string[] {
 }
 
 /**
- * The worker's current {@link Redactor}: rebuilt only when the set of secrets changed (a provider read
- * its key, an AI SDK model was resolved).
+ * The worker's current {@link Redactor}. The environment, MCP servers, store setting, keyring and extra
+ * values are read once (at worker start); providers are asked at each use (a few microseconds), and the
+ * redactor is rebuilt only when what they hold changed (an AI SDK model resolved, a key set later).
  */
 export class WorkerRedaction {
-  private last = '';
+  private readonly fixed: readonly string[];
+  private last: string | undefined;
   private redactor = new Redactor();
 
-  constructor(private readonly sources: SecretSources) {}
+  constructor(private readonly sources: SecretSources) {
+    this.fixed = workerSecrets({ ...sources, providers: [] });
+  }
 
   /** The redactor for the secrets held now. */
   current(): Redactor {
-    const secrets = [...new Set(workerSecrets(this.sources))].sort();
-    const key = secrets.join('\u0000');
+    const held = providerSecrets(this.sources.providers);
+    const key = held.join('\u0000');
     if (key !== this.last) {
-      this.redactor = new Redactor(secrets);
+      this.redactor = new Redactor([...this.fixed, ...held]);
       this.last = key;
     }
     return this.redactor;

@@ -146,12 +146,13 @@ describe("a worker's secrets", () => {
     expect(secrets).not.toContain(PLACEHOLDER_API_KEY);
   });
 
-  it('WorkerRedaction rebuilds its redactor only when the secrets change', () => {
-    const extra: string[] = ['first-secret-1'];
-    const w = new WorkerRedaction({ env: {}, providers: [], registry: new AgentRegistry([]), extra });
+  it('WorkerRedaction rebuilds its redactor only when what providers hold changes', () => {
+    const held: string[] = [];
+    const provider = { generate: () => Promise.reject(new Error('unused')), secrets: () => held };
+    const w = new WorkerRedaction({ env: {}, providers: [provider], registry: new AgentRegistry([]), extra: ['first-secret-1'] });
     const first = w.current();
     expect(w.current()).toBe(first);
-    extra.push('second-secret-2');
+    held.push('second-secret-2');
     const second = w.current();
     expect(second).not.toBe(first);
     expect(second.text('first-secret-1 second-secret-2')).toBe(`${REDACTED} ${REDACTED}`);
