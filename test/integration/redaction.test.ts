@@ -95,6 +95,8 @@ let api: HttpApi;
 const TOKEN = 'viewer-token-for-redaction-test';
 const storeDir = mkdtempSync(join(tmpdir(), 'durable-agent-redact-'));
 const S = new ScriptedAgents();
+/** Lets the `login` tool finish. */
+let released = false;
 
 beforeAll(async () => {
   server = createServer((req, res) => {
@@ -122,6 +124,20 @@ beforeAll(async () => {
   });
   // A tool whose output (large: stored by reference) holds secrets, and a model that repeats one.
   const readConfig = defineTool({ name: 'read_config', description: 'Reads the config', input: z.object({}), execute: () => `${'padding '.repeat(40_000)}\ntoken=${KEYS.extra} header=${KEYS.mcp}` });
+  // A tool that reports progress with a secret in its heartbeat details, until the test lets it finish.
+  const login = defineTool({
+    name: 'login',
+    description: 'Logs in',
+    input: z.object({}),
+    execute: async (_args, ctx) => {
+      while (!released) {
+        ctx.heartbeat({ progress: `logging in with ${KEYS.extra}` });
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      return 'logged in';
+    },
+  });
+  S.add('redact_heartbeat', [{ toolCalls: [{ name: 'login', args: {} }] }, { text: 'done' }], { tools: [login] });
   S.add('redact_content', [{ toolCalls: [{ name: 'read_config', args: {} }] }, { text: `The config's token is ${KEYS.extra}.` }], { tools: [readConfig] });
   installTestRuntime();
   connection = await NativeConnection.connect({ address: inject('temporalAddress') });
@@ -209,5 +225,19 @@ describe('secrets are redacted before anything leaves an activity', () => {
     expect(leaked(newStoreText(before))).toEqual([]);
     expect(exporter.getFinishedSpans().length).toBeGreaterThan(0);
     expect(leaked(spansText())).toEqual([]);
+  });
+
+  it("a tool's heartbeat details (what Temporal keeps of a running call, and records if it times out) hold no known secret", async () => {
+    const run = await client.start('redact_heartbeat', { input: 'log in', workflowId: testId('redact-heartbeat') });
+    let details = '';
+    for (let i = 0; i < 100 && !details; i++) {
+      const pending = (await run.handle.describe()).raw.pendingActivities ?? [];
+      details = pending.flatMap((a) => a.heartbeatDetails?.payloads ?? []).map((p) => Buffer.from(p.data ?? new Uint8Array()).toString('utf8')).join('\n');
+      if (!details) await new Promise((r) => setTimeout(r, 100));
+    }
+    released = true;
+    expect(details).toContain(`logging in with [REDACTED]`);
+    expect(leaked(details)).toEqual([]);
+    expect((await resultWithin(run)).status).toBe('success');
   });
 });
