@@ -35,6 +35,7 @@ import { allEvents, resultWithin } from '../helpers/events';
 import { installTestRuntime, testId } from '../helpers/harness';
 import { historyText } from '../helpers/history';
 import { ScriptedAgents } from '../helpers/agents';
+import { big } from '../helpers/tools';
 
 /** Distinctive credentials; only the Anthropic one has a common key shape (`sk-…`): the others are found because the worker knows them. */
 const KEYS = {
@@ -138,6 +139,13 @@ beforeAll(async () => {
     },
   });
   S.add('redact_heartbeat', [{ toolCalls: [{ name: 'login', args: {} }] }, { text: 'done' }], { tools: [login] });
+  // A long run whose context is compacted by a summariser that repeats a secret.
+  S.add('redact_summary', (_request, ctx) => (ctx.purpose === 'summary' ? { text: `Summary: the agent used ${KEYS.extra} and read pages.` } : ctx.step <= 14 ? { toolCalls: [{ name: 'big', args: { kb: 2 } }] } : { text: 'read 14 pages' }), {
+    tools: [big],
+    maxSteps: 20,
+    context: { windowTokens: 6_000, keepRecentTokens: 1_500, keepToolResults: 0 },
+  });
+  S.provider.setWindow('redact_summary', 6_000);
   S.add('redact_content', [{ toolCalls: [{ name: 'read_config', args: {} }] }, { text: `The config's token is ${KEYS.extra}.` }], { tools: [readConfig] });
   installTestRuntime();
   connection = await NativeConnection.connect({ address: inject('temporalAddress') });
@@ -207,6 +215,7 @@ describe('secrets are redacted before anything leaves an activity', () => {
     ['redact_mcp_stdio', 'an MCP server over stdio printing its env to stderr', 'internal_error', /VAULT_TOKEN is \[REDACTED\]/],
     ['redact_mcp_401', 'an MCP server over HTTP refusing the connection', 'internal_error', /answered HTTP 401/],
     ['redact_mcp_tool', 'an MCP tool whose error echoes the header', 'success', /token \[REDACTED\] is not allowed here/],
+    ['redact_summary', 'a compaction summary holding a secret', 'success', /"type":"compacted"/],
     ['redact_content', 'a large tool output and a model answer holding secrets', 'success', /The config's token is \[REDACTED\]\./],
   ])('%s (%s): the error is told, the key is nowhere', async (agent, _label, status, told) => {
     exporter.reset();
