@@ -20,6 +20,7 @@ import { NativeConnection } from '@temporalio/worker';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { z } from 'zod';
 import { defineAgent, defineTool } from '../../agents/define';
+import type { AgentRun } from '../../client';
 import { AgentClient } from '../../client';
 import { readRunReport } from '../../client/run-report';
 import type { HttpApi } from '../../http/app';
@@ -138,6 +139,9 @@ beforeAll(async () => {
       return 'logged in';
     },
   });
+  // A model streaming an answer that repeats a secret (whole in its first piece), slowly.
+  const streamed = `The key is ${KEYS.extra} `;
+  S.add('redact_live', [{ text: `${streamed}${'.'.repeat(streamed.length)}`, stream: { chunks: 2, intervalMs: 1_500 } }], { tools: [] });
   S.add('redact_heartbeat', [{ toolCalls: [{ name: 'login', args: {} }] }, { text: 'done' }], { tools: [login] });
   // A long run whose context is compacted by a summariser that repeats a secret.
   S.add('redact_summary', (_request, ctx) => (ctx.purpose === 'summary' ? { text: `Summary: the agent used ${KEYS.extra} and read pages.` } : ctx.step <= 14 ? { toolCalls: [{ name: 'big', args: { kb: 2 } }] } : { text: 'read 14 pages' }), {
@@ -207,6 +211,20 @@ function leaked(text: string): string[] {
   return ALL_KEYS.filter((k) => text.includes(k) || text.includes(encodeURIComponent(k)) || text.includes(Buffer.from(k).toString('base64')));
 }
 
+/** The heartbeat details of a run's pending activities as Temporal keeps them, once they match `until` (polls up to 10 s). */
+async function pendingDetails(run: AgentRun, until: RegExp): Promise<string> {
+  let details = '';
+  for (let i = 0; i < 100 && !until.test(details); i++) {
+    if (i) await new Promise((r) => setTimeout(r, 100));
+    const pending = (await run.handle.describe()).raw.pendingActivities ?? [];
+    details = pending
+      .flatMap((a) => a.heartbeatDetails?.payloads ?? [])
+      .map((p) => Buffer.from(p.data ?? new Uint8Array()).toString('utf8'))
+      .join('\n');
+  }
+  return details;
+}
+
 describe('secrets are redacted before anything leaves an activity', () => {
   it.each([
     ['redact_anthropic', 'the Anthropic provider', 'provider_error', /Invalid API key: \[REDACTED\]/],
@@ -238,15 +256,18 @@ describe('secrets are redacted before anything leaves an activity', () => {
 
   it("a tool's heartbeat details (what Temporal keeps of a running call, and records if it times out) hold no known secret", async () => {
     const run = await client.start('redact_heartbeat', { input: 'log in', workflowId: testId('redact-heartbeat') });
-    let details = '';
-    for (let i = 0; i < 100 && !details; i++) {
-      const pending = (await run.handle.describe()).raw.pendingActivities ?? [];
-      details = pending.flatMap((a) => a.heartbeatDetails?.payloads ?? []).map((p) => Buffer.from(p.data ?? new Uint8Array()).toString('utf8')).join('\n');
-      if (!details) await new Promise((r) => setTimeout(r, 100));
-    }
+    const details = await pendingDetails(run, /logging in/);
     released = true;
     expect(details).toContain(`logging in with [REDACTED]`);
     expect(leaked(details)).toEqual([]);
     expect((await resultWithin(run)).status).toBe('success');
+  });
+
+  it("a model call's live deltas (in its heartbeat details, read by run.stream()) hold no known secret", async () => {
+    const run = await client.start('redact_live', { input: 'the key?', workflowId: testId('redact-live') });
+    const details = await pendingDetails(run, /The key is/);
+    expect(details).toContain('The key is [REDACTED]');
+    expect(leaked(details)).toEqual([]);
+    expect((await resultWithin(run)).finalText).toMatch(/^The key is \[REDACTED\] /);
   });
 });
