@@ -14,17 +14,28 @@ import type { ModelProvider } from '../providers/types';
 /** Names of environment variables whose values are credentials (not `PWD`, `SSH_AUTH_SOCK`: paths). */
 export const CREDENTIAL_ENV = /(?:^|_)(?:API_?KEYS?|KEYS?|TOKENS?|SECRETS?|PASSWORD|PASSWD|PASS|CREDENTIALS?)(?:_|$)|SECRET|PASSWORD|^PGPASS/i;
 
-/** The password of a URL-like value (`postgres://user:pass@host`, `redis://:pass@host`), if any. */
-export function urlPassword(value: string): string | undefined {
-  const m = /^[a-z][a-z0-9+.-]*:\/\/[^\s/:@]*:([^\s/@]+)@/i.exec(value.trim());
-  if (!m) return undefined;
-  const raw = m[1] as string;
+const decoded = (raw: string): string => {
   try {
-    const decoded = decodeURIComponent(raw);
-    return decoded;
+    return decodeURIComponent(raw);
   } catch {
     return raw;
   }
+};
+
+/** The password of a URL-like value (`postgres://user:pass@host`, `redis://:pass@host`), if any. */
+export function urlPassword(value: string): string | undefined {
+  return urlCredentials(value)[0];
+}
+
+/**
+ * The secrets of a URL-like value's credentials: its password and `user:password` (whose base64 is a
+ * Basic-auth header), or none.
+ */
+export function urlCredentials(value: string): string[] {
+  const m = /^[a-z][a-z0-9+.-]*:\/\/([^\s/:@]*):([^\s/@]+)@/i.exec(value.trim());
+  if (!m) return [];
+  const password = decoded(m[2] as string);
+  return [password, `${decoded(m[1] as string)}:${password}`];
 }
 
 /** Credential values of an environment: credential-named variables, and passwords in any URL value. */
@@ -37,8 +48,7 @@ export function environmentSecrets(env: NodeJS.ProcessEnv): string[] {
       // `id:base64,id:base64` (DURABLE_AGENT_KEYS) and other lists: each part too.
       for (const part of value.split(',')) out.push(part.trim(), part.slice(part.indexOf(':') + 1).trim());
     }
-    const password = urlPassword(value);
-    if (password) out.push(password);
+    out.push(...urlCredentials(value));
   }
   return out;
 }
@@ -83,8 +93,7 @@ export function workerSecrets(sources: SecretSources): string[] {
   for (const name of sources.registry.names()) {
     for (const s of sources.registry.get(name).mcp ?? []) out.push(...mcpSecrets(s.kind === 'mcp_tools' ? s.server : s));
   }
-  const stored = sources.storeSetting ? urlPassword(sources.storeSetting) : undefined;
-  if (stored) out.push(stored);
+  if (sources.storeSetting) out.push(...urlCredentials(sources.storeSetting));
   for (const id of sources.keyring?.ids ?? []) {
     const key = sources.keyring?.key(id);
     if (key) out.push(key.toString('base64'), key.toString('base64url'), key.toString('hex'));

@@ -144,6 +144,9 @@ describe("a worker's secrets", () => {
     });
     for (const v of ['anthropic-key-1', 'mcp-env-value-1', 'Bearer mcp-bearer-value', 'mcp-bearer-value', 'store-pass-1', keyring.primaryKey.toString('base64'), 'extra-secret-1']) expect(secrets).toContain(v);
     expect(secrets).not.toContain(PLACEHOLDER_API_KEY);
+    // The store URL's user:password too, so its Basic-auth form (base64 of user:password) goes as well.
+    const basic = Buffer.from('agent:store-pass-1').toString('base64');
+    expect(new Redactor(secrets).text(`Authorization: Basic ${basic}`)).toBe(`Authorization: Basic ${REDACTED}`);
   });
 
   it('WorkerRedaction rebuilds its redactor only when what providers hold changes', () => {
