@@ -21,6 +21,7 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { z } from 'zod';
 import { defineAgent, defineTool } from '../../agents/define';
 import type { AgentRun } from '../../client';
+import type { LiveDelta } from '../../core/stream';
 import { AgentClient } from '../../client';
 import { readRunReport } from '../../client/run-report';
 import type { HttpApi } from '../../http/app';
@@ -97,6 +98,8 @@ let api: HttpApi;
 const TOKEN = 'viewer-token-for-redaction-test';
 const storeDir = mkdtempSync(join(tmpdir(), 'durable-agent-redact-'));
 const S = new ScriptedAgents();
+/** What the worker's delta publisher (Redis Streams, say) was handed. */
+const published: LiveDelta[] = [];
 /** Lets the `login` tool finish. */
 let released = false;
 
@@ -169,6 +172,7 @@ beforeAll(async () => {
     workflowBundle: { codePath: inject('workflowBundlePath') },
     tracing: { spanProcessor: new SimpleSpanProcessor(exporter) },
     secrets: [KEYS.extra],
+    streaming: { publisher: { publish: (d) => void published.push(d), close: () => Promise.resolve() } },
   });
   running = worker.run();
   client = await AgentClient.connect({ address: inject('temporalAddress'), namespace: 'default', taskQueue, encryption: false, deltas: false });
@@ -263,11 +267,14 @@ describe('secrets are redacted before anything leaves an activity', () => {
     expect((await resultWithin(run)).status).toBe('success');
   });
 
-  it("a model call's live deltas (in its heartbeat details, read by run.stream()) hold no known secret", async () => {
+  it("a model call's live deltas (in its heartbeat details, read by run.stream(), and handed to a delta publisher) hold no known secret", async () => {
     const run = await client.start('redact_live', { input: 'the key?', workflowId: testId('redact-live') });
     const details = await pendingDetails(run, /The key is/);
     expect(details).toContain('The key is [REDACTED]');
     expect(leaked(details)).toEqual([]);
     expect((await resultWithin(run)).finalText).toMatch(/^The key is \[REDACTED\] /);
+    const handed = JSON.stringify(published.filter((d) => d.workflowId === run.workflowId));
+    expect(handed).toContain('The key is [REDACTED]');
+    expect(leaked(handed)).toEqual([]);
   });
 });
