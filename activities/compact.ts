@@ -11,6 +11,8 @@ import type { PriceTable } from '../providers/pricing';
 import { costUsd, DEFAULT_PRICES } from '../providers/pricing';
 import type { TranscriptStore } from '../store/transcript-store';
 import { keepAlive } from './heartbeat';
+import type { RedactorSource } from './redaction';
+import { NO_SECRETS } from './redaction';
 import type { ProviderRegistry } from './model';
 import { modelFailure, providerFor } from './model';
 import { withStore } from './storage';
@@ -28,7 +30,7 @@ const UNKNOWN_WINDOW_TOKENS = 32_000;
  *
  * At-least-once like every activity: a retried attempt asks for the summary again (and is billed again).
  */
-export function compactContextActivity(providers: ProviderRegistry, store: TranscriptStore, prices: PriceTable = DEFAULT_PRICES) {
+export function compactContextActivity(providers: ProviderRegistry, store: TranscriptStore, prices: PriceTable = DEFAULT_PRICES, redact: RedactorSource = NO_SECRETS) {
   return async function compactContext(input: CompactContextInput): Promise<CompactContextOutput> {
     const ctx = Context.current();
     const provider = providerFor(providers, input.model.provider);
@@ -63,7 +65,7 @@ export function compactContextActivity(providers: ProviderRegistry, store: Trans
     } finally {
       stop();
     }
-    const summary = messageText(response.message).trim();
+    const summary = redact().text(messageText(response.message).trim());
     if (!summary) {
       throw ApplicationFailure.create({ message: `The summariser (${input.model.provider}:${response.model}) answered without text (stop reason ${response.stopReason}).`, type: 'EmptySummary', nonRetryable: true });
     }

@@ -10,6 +10,7 @@ import { describeAgentActivity } from './describe';
 import type { LiveOptions, ProviderRegistry } from './model';
 import { callModelActivity } from './model';
 import { withStore } from './storage';
+import type { RedactorSource } from './redaction';
 import { runToolActivity } from './tool';
 import type { McpCatalog } from '../mcp/tools';
 
@@ -30,12 +31,14 @@ export function createActivities(deps: {
   live?: LiveOptions;
   /** The worker's MCP tools (agents declaring `mcp`). */
   mcp?: McpCatalog;
+  /** The worker's secrets, redacted from model answers, tool outputs and summaries before they are stored. */
+  redact?: RedactorSource;
 }): AgentActivities {
   return {
     describeAgent: describeAgentActivity(deps.registry, deps.store, deps.searchAttributes ?? false, deps.contextWindows, deps.mcp, deps.providers),
-    callModel: callModelActivity(deps.providers, deps.store, deps.prices, deps.live, deps.registry),
-    compactContext: compactContextActivity(deps.providers, deps.store, deps.prices),
-    runTool: runToolActivity(deps.registry, deps.store, deps.mcp),
+    callModel: callModelActivity(deps.providers, deps.store, deps.prices, deps.live, deps.registry, deps.redact),
+    compactContext: compactContextActivity(deps.providers, deps.store, deps.prices, deps.redact),
+    runTool: runToolActivity(deps.registry, deps.store, deps.mcp, deps.redact),
     commitTranscript: (input) => withStore('store the last messages of the transcript', () => deps.store.append(input.head, input.append)),
     checkApprovals: checkApprovalsActivity(deps.registry, deps.mcp),
     checkGuardrails: checkGuardrailsActivity(deps.registry, deps.store),

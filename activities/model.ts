@@ -26,6 +26,8 @@ import { errorMessage, keepAlive } from './heartbeat';
 import type { AgentRegistry } from '../agents/registry';
 import { judgeAnswer, outputRequest, outputSchemaFor } from './output';
 import { withStore } from './storage';
+import type { RedactorSource } from './redaction';
+import { NO_SECRETS } from './redaction';
 
 /** Providers by the name agents use in `model.provider`. */
 export type ProviderRegistry = ReadonlyMap<string, ModelProvider>;
@@ -35,12 +37,13 @@ export type ProviderRegistry = ReadonlyMap<string, ModelProvider>;
  * tool call an id unique in the run, store the answer. Provider failures become Temporal failures
  * carrying whether they are retryable and any Retry-After; the workflow decides about retries. A
  * blob-store failure is a `StorageError` (final), an answer too large for history a
- * `ModelOutputTooLarge` (final).
+ * `ModelOutputTooLarge` (final). Known secrets in the answer (and in the live deltas) are redacted before
+ * it is stored or sent anywhere.
  */
-export function callModelActivity(providers: ProviderRegistry, store: TranscriptStore, prices: PriceTable = DEFAULT_PRICES, live: LiveOptions = {}, registry?: AgentRegistry) {
+export function callModelActivity(providers: ProviderRegistry, store: TranscriptStore, prices: PriceTable = DEFAULT_PRICES, live: LiveOptions = {}, registry?: AgentRegistry, redact: RedactorSource = NO_SECRETS) {
   return async function callModel(input: CallModelInput): Promise<CallModelOutput> {
     const ctx = Context.current();
-    const stream = liveStream(ctx, input, live);
+    const stream = liveStream(ctx, input, live, redact);
     const provider = providerFor(providers, input.model.provider);
     const stored = await withStore("read the agent's prompt", () => store.getJson<PromptSpec>(input.promptRef));
     const schema = input.output ? outputSchemaFor(registry, input.agent) : undefined;
@@ -73,7 +76,7 @@ export function callModelActivity(providers: ProviderRegistry, store: Transcript
     // Before anything walks the answer (hashing, storing): arguments nested too deep are an invalid call.
     const answer = refuseDeepArguments(response.message);
     const used = await withStore('index the call ids', () => store.callIdUsed(head));
-    const message = uniqueCallIds(dropIncompleteCalls(answer), used, input.step);
+    const message = uniqueCallIds(dropIncompleteCalls(redact().value(answer)), used, input.step);
     const output: Omit<CallModelOutput, 'head'> = {
       message,
       stopReason: response.stopReason,
@@ -102,16 +105,16 @@ export interface LiveOptions {
  * The call's live side: a heartbeat that carries the newest deltas (when the Temporal-native transport
  * is on), and the delta sink handed to the provider (absent when nobody listens).
  */
-function liveStream(ctx: Context, input: CallModelInput, live: LiveOptions): { heartbeat: () => void; details?: () => LiveDetails; onDelta?: (d: ModelDelta) => void } {
+function liveStream(ctx: Context, input: CallModelInput, live: LiveOptions, redact: RedactorSource): { heartbeat: () => void; details?: () => LiveDetails; onDelta?: (d: ModelDelta) => void } {
   const window = live.heartbeat ? new LiveWindow(input.step, input.attempt) : undefined;
-  const details = window ? () => window.details() : undefined;
+  const details = window ? () => redact().value(window.details()) : undefined;
   const heartbeat = details ? () => ctx.heartbeat(details()) : () => ctx.heartbeat();
   if (!window && !live.publisher) return { heartbeat };
   const workflowId = ctx.info.workflowExecution?.workflowId ?? '';
   let n = 0;
   const onDelta = (delta: ModelDelta) => {
     window?.push(delta);
-    live.publisher?.publish({ workflowId, step: input.step, attempt: input.attempt, n: n++, delta });
+    live.publisher?.publish({ workflowId, step: input.step, attempt: input.attempt, n: n++, delta: redact().value(delta) });
     heartbeat();
   };
   return { heartbeat, ...(details ? { details } : {}), onDelta };

@@ -12,6 +12,8 @@ import type { TranscriptStore } from '../store/transcript-store';
 import type { ClaimStore } from '../store/blob-store';
 import { errorMessage, keepAlive } from './heartbeat';
 import { withStore } from './storage';
+import type { RedactorSource } from './redaction';
+import { NO_SECRETS } from './redaction';
 import type { McpCatalog } from '../mcp/tools';
 import { mcpToolOf } from '../mcp/activity';
 import { fenceUntrusted } from '../core/fence';
@@ -161,8 +163,10 @@ export function outcomeUnknownText(tool: string, claimedAt: string): string {
  * recorded runs the call again. An `atMostOnce` tool claims the call in the store first: an attempt
  * that finds the claim settled returns the recorded result, one that finds it unsettled does not execute
  * and returns an "outcome unknown" error result (`outcomeUnknown`).
+ *
+ * Known secrets in the tool's output and heartbeat details are redacted before they are stored or sent.
  */
-export function runToolActivity(registry: AgentRegistry, store: TranscriptStore, mcp?: McpCatalog) {
+export function runToolActivity(registry: AgentRegistry, store: TranscriptStore, mcp?: McpCatalog, redact: RedactorSource = NO_SECRETS) {
   return async function runTool(input: RunToolInput): Promise<RunToolOutput> {
     const ctx = Context.current();
     const attempt = input.attempt ?? ctx.info.attempt;
@@ -225,7 +229,7 @@ export function runToolActivity(registry: AgentRegistry, store: TranscriptStore,
       try {
         value = await tool.execute(args, {
           signal: ctx.cancellationSignal,
-          heartbeat: (d) => ctx.heartbeat(d),
+          heartbeat: (d) => ctx.heartbeat(redact().value(d)),
           idempotencyKey,
           callId: input.callId,
           attempt,
@@ -252,7 +256,7 @@ export function runToolActivity(registry: AgentRegistry, store: TranscriptStore,
       const notes = [...before.notes, ...after.notes];
       const result = fitted(
         after.ok
-          ? { ...(await toolResult(store, after.value, input.inlineLimitBytes, latencyMs, attempt, tool.untrusted ? tool.name : undefined)), ...hooked(notes) }
+          ? { ...(await toolResult(store, redact().value(after.value), input.inlineLimitBytes, latencyMs, attempt, tool.untrusted ? tool.name : undefined)), ...hooked(notes) }
           : { output: { type: 'text', text: after.text }, isError: true, error: after.text, latencyMs, attempt, ...hooked(notes) },
       );
       // Best effort: if it fails and this attempt's completion is lost too, the next attempt reports "unknown".

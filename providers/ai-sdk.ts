@@ -166,6 +166,19 @@ export class AiSdkProvider implements ModelProvider {
     return model;
   }
 
+  /**
+   * Credential values of the models used so far, for the worker's redaction: the credential header values
+   * the call settings send and those the AI SDK provider packages keep in their models (`config.headers()`:
+   * `Authorization`, `x-api-key`…, with a `Bearer`/`Basic` scheme stripped as well).
+   */
+  secrets(): readonly string[] {
+    const values: string[] = [];
+    for (const [id, model] of this.resolved) {
+      values.push(...headerValues(this.settings(id).headers), ...headerValues(modelHeaders(model)));
+    }
+    return [...new Set(values)];
+  }
+
   private settings(modelId: string): AiSdkCallSettings {
     const s = this.options.settings;
     return (typeof s === 'function' ? s(modelId) : s) ?? {};
@@ -194,6 +207,25 @@ export class AiSdkProvider implements ModelProvider {
     const response = assembler.result();
     return { ...response, model: response.model || model.modelId || request.model };
   }
+}
+
+/** The headers an AI SDK provider package's model sends (its `config.headers()`), when it has them; never throws. */
+function modelHeaders(model: LanguageModelV2): unknown {
+  try {
+    const headers = (model as { config?: { headers?: unknown } }).config?.headers;
+    return typeof headers === 'function' ? (headers as () => unknown)() : headers;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Names of headers that carry credentials. */
+const CREDENTIAL_HEADER = /auth|key|token|secret|cookie|password/i;
+
+/** The values of a headers object's credential headers (and the credential after an auth scheme). */
+function headerValues(headers: unknown): string[] {
+  if (!isObject(headers)) return [];
+  return Object.entries(headers).flatMap(([name, v]) => (CREDENTIAL_HEADER.test(name) && typeof v === 'string' && v ? [v, v.replace(/^(?:Bearer|Basic)\s+/i, '')] : []));
 }
 
 /**

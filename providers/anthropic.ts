@@ -100,6 +100,11 @@ export class AnthropicProvider implements ModelProvider {
 
   constructor(private readonly options: AnthropicProviderOptions = {}) {}
 
+  /** The API key (given, or the environment's), for the worker's redaction. */
+  secrets(): readonly string[] {
+    return [this.options.apiKey ?? process.env.ANTHROPIC_API_KEY ?? ''].filter(Boolean);
+  }
+
   private sdk(): Anthropic {
     if (this.client) return this.client;
     const apiKey = this.options.apiKey ?? process.env.ANTHROPIC_API_KEY;

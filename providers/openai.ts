@@ -147,6 +147,13 @@ export class OpenAIProvider implements ModelProvider {
     return { ...this.options.request, ...perModel };
   }
 
+  /** The API key the provider sends (given, or the environment's; never the placeholder), for the worker's redaction. */
+  secrets(): readonly string[] {
+    const baseURL = this.options.baseURL ?? process.env.OPENAI_BASE_URL;
+    const envKey = this.options.baseURL && !isOpenAI(baseURL) ? undefined : process.env.OPENAI_API_KEY;
+    return [this.options.apiKey ?? envKey ?? ''].filter((k) => k && k !== PLACEHOLDER_API_KEY);
+  }
+
   private sdk(): OpenAI {
     if (this.client) return this.client;
     const baseURL = this.options.baseURL ?? process.env.OPENAI_BASE_URL;

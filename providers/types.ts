@@ -27,6 +27,12 @@ export interface ModelProvider {
    * on the others, through a `final_answer` tool.
    */
   readonly nativeOutput?: boolean;
+  /**
+   * The credential values the provider holds (API keys, header values), so the worker can redact them
+   * from everything leaving an activity (an API that echoes the key in an error, say). Optional: a
+   * provider without it is covered by the worker's environment and the common key shapes only.
+   */
+  secrets?(): readonly string[];
 }
 
 /** Classes of provider failure. */

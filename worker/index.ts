@@ -92,6 +92,8 @@ export interface AgentWorkerOptions extends ConnectionSettings {
    * "Tracing and metrics".
    */
   tracing?: TracingOptions;
+  /** More secret values to redact from everything leaving the agent activities (see `durableAgents`' option). */
+  secrets?: readonly string[];
   /**
    * Anything else for Temporal's Worker.create (concurrency, tuning, interceptors…). `maxCachedWorkflows`
    * bounds the worker's memory: each cached run costs about 420 KB of RSS while it waits early in its
@@ -167,6 +169,7 @@ export async function createWorker(options: AgentWorkerOptions): Promise<AgentWo
     ...(options.streaming !== undefined ? { streaming: options.streaming } : {}),
     ...(options.searchAttributes !== undefined ? { searchAttributes: options.searchAttributes } : {}),
     ...(options.tracing ? { tracing: options.tracing } : {}),
+    ...(options.secrets ? { secrets: options.secrets } : {}),
   });
   const taskQueue = options.taskQueue ?? DEFAULT_TASK_QUEUE;
   const settings = resolveConnectionSettings(options);

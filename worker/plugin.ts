@@ -12,6 +12,7 @@ import type { Agent } from '../agents/define';
 import { AgentRegistry } from '../agents/registry';
 import { withCodec } from '../client/plugin';
 import { createActivities } from '../activities';
+import { withRedaction } from '../activities/redaction';
 import { DurableAgentError } from '../core/errors';
 import { KeyringCipher } from '../encryption/cipher';
 import { EncryptionCodec } from '../encryption/payload-codec';
@@ -34,6 +35,7 @@ import { withAgentMetrics } from '../telemetry/activity-metrics';
 import type { TracingOptions } from '../telemetry/tracing';
 import { WorkerTracing } from '../telemetry/worker-tracing';
 import { stateDir } from './paths';
+import { WorkerRedaction } from './secrets';
 import { ensureSearchAttributes } from './search-attributes';
 import { combinedWorkflowsEntry, resolveFrom, withAgentPreload, workflowModulesDir } from './workflows-entry';
 
@@ -87,6 +89,14 @@ export interface DurableAgentsOptions {
    * (`bundleWorkflowCode({ workflowsPath, plugins: [plugin] })`) to hold the workflow interceptors.
    */
   tracing?: TracingOptions;
+  /**
+   * More secret values to redact from everything leaving the agent activities (failures, results, spans),
+   * beside those the worker finds itself: providers' keys, MCP `headers` and `env` values, the store
+   * URL's password, `DURABLE_AGENT_KEYS`, credential-named environment variables (`*_API_KEY`,
+   * `*_TOKEN`, `*SECRET*`, `*PASSWORD*`…). Give credentials the worker cannot see, e.g. one a tool's own
+   * client holds.
+   */
+  secrets?: readonly string[];
 }
 
 /**
@@ -110,6 +120,8 @@ export class DurableAgentsPlugin implements WorkerPlugin, BundlerPlugin, ClientP
   private readonly base: SimplePlugin;
   /** Tracing, when the option is set. */
   private readonly tracing: WorkerTracing | undefined;
+  /** The secrets redacted at every activity's exit. */
+  private readonly redaction: WorkerRedaction;
   private running = 0;
   private closing: Promise<void> | undefined;
 
@@ -131,6 +143,13 @@ export class DurableAgentsPlugin implements WorkerPlugin, BundlerPlugin, ClientP
     this.store = opened ?? (settings.store as BlobStore | undefined) ?? new FileBlobStore(stateDir('blobs'), sealed);
     this.ownedStore = opened;
     this.transcripts = new TranscriptStore(this.store);
+    this.redaction = new WorkerRedaction({
+      providers: [...this.providers.values()],
+      registry: this.registry,
+      ...(setting !== undefined ? { storeSetting: setting } : {}),
+      ...(keyring ? { keyring } : {}),
+      ...(settings.secrets ? { extra: settings.secrets } : {}),
+    });
   }
 
   /**
@@ -155,8 +174,10 @@ export class DurableAgentsPlugin implements WorkerPlugin, BundlerPlugin, ClientP
       contextWindows: { ...DEFAULT_CONTEXT_WINDOWS, ...this.settings.contextWindows },
       live: { heartbeat: streaming?.heartbeat ?? false, ...(streaming?.publisher ? { publisher: streaming.publisher } : {}) },
       mcp: new McpCatalog(this.mcpClients),
+      redact: () => this.redaction.current(),
     });
-    const metered = withAgentMetrics(plain);
+    // Redacted first: metrics, spans and Temporal only ever see what is left.
+    const metered = withAgentMetrics(withRedaction(plain, () => this.redaction.current()));
     const activities = this.tracing ? this.tracing.wrapActivities(metered, this.transcripts) : metered;
     const clash = Object.keys(options.activities ?? {}).filter((name) => name in activities);
     if (clash.length) {
