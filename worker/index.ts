@@ -18,6 +18,7 @@ import { durableAgents } from './plugin';
 import type { DurableAgentsPlugin } from './plugin';
 import type { WorkflowCodeSource } from './prebuilt-bundle';
 import { agentWorkflowCode } from './prebuilt-bundle';
+import { connectWithRetries, DEFAULT_CONNECT_TIMEOUT_MS } from './connect';
 
 export { DEFAULT_LIVE_INTERVAL_MS, HEARTBEAT_THROTTLE_MS, STICKY_TIMEOUT_MS, DurableAgentsPlugin, durableAgents } from './plugin';
 export type { DurableAgentsOptions } from './plugin';
@@ -25,6 +26,7 @@ export { WORKFLOWS_PATH, combinedWorkflowsEntry } from './workflows-entry';
 export { WORKFLOW_BUNDLE_ENV, agentWorkflowCode, defaultBundlePath, staleReason } from './prebuilt-bundle';
 export type { WorkflowCodeSource } from './prebuilt-bundle';
 export { buildAgentBundle } from './build-bundle';
+export { DEFAULT_CONNECT_TIMEOUT_MS } from './connect';
 
 /**
  * Options of {@link createWorker}. Connection settings not given here (`address`, `namespace`, `apiKey`,
@@ -59,6 +61,13 @@ export interface AgentWorkerOptions extends ConnectionSettings {
   connection?: NativeConnection;
   /** Default `durable-agent`. */
   taskQueue?: string;
+  /**
+   * How long (ms) the first connection to Temporal is retried when the server cannot be reached (e.g.
+   * during its restart): attempts back off exponentially (0.5 s, 1 s, 2 s, … at most 10 s apart), each
+   * failure logged as a warning in Temporal's log naming the address. Default 60000; `0`: one attempt.
+   * Once connected, the worker rides out later outages by itself. Unused with `connection`.
+   */
+  connectTimeoutMs?: number;
   /**
    * A prebuilt workflow bundle (tests and deployments reuse one). Default: the agent workflow bundle
    * `npm run build` writes (`dist/workflow-bundle.js`, or the file `DURABLE_AGENT_WORKFLOW_BUNDLE` names)
@@ -144,7 +153,8 @@ export interface AgentWorker {
  * @throws {DefinitionError} two agents with the same name (or another invalid definition).
  * @throws {DurableAgentError} code `invalid_input` when the Temporal config file or profile cannot be loaded.
  * @throws {DurableAgentError} code `invalid_config` when `DURABLE_AGENT_KEYS` is set but unusable.
- * @throws the connection error when Temporal cannot be reached, or Temporal's error when the worker
+ * @throws the last connection error when Temporal cannot be reached within `connectTimeoutMs` (retried
+ * with backoff meanwhile), or Temporal's error when the worker
  * cannot be created (e.g. the workflow bundle fails to build).
  * @example
  * ```ts
@@ -180,12 +190,17 @@ export async function createWorker(options: AgentWorkerOptions): Promise<AgentWo
   try {
     ownedConnection = options.connection
       ? undefined
-      : await NativeConnection.connect({
-          address: settings.address,
-          ...(settings.apiKey !== undefined ? { apiKey: settings.apiKey } : {}),
-          ...(settings.tls !== undefined ? { tls: settings.tls } : {}),
-          ...(settings.metadata ? { metadata: settings.metadata } : {}),
-        });
+      : await connectWithRetries(
+          () =>
+            NativeConnection.connect({
+              address: settings.address,
+              ...(settings.apiKey !== undefined ? { apiKey: settings.apiKey } : {}),
+              ...(settings.tls !== undefined ? { tls: settings.tls } : {}),
+              ...(settings.metadata ? { metadata: settings.metadata } : {}),
+            }),
+          settings.address,
+          options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+        );
     worker = await Worker.create({
       ...options.temporal,
       connection: options.connection ?? (ownedConnection as NativeConnection),
