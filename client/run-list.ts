@@ -140,8 +140,9 @@ async function detailsOf(run: AgentRun, w: WorkflowExecutionInfo, workers: Map<s
     if (w.status.name === 'COMPLETED') {
       const r = await run.result();
       const unpriced = r.report.unpricedSteps ?? 0;
-      const priced = !(r.steps > 0 && unpriced === r.steps);
-      return { steps: r.steps, unpricedSteps: unpriced, ...(priced ? { costUsd: r.costUsd ?? r.report.costUsd } : {}) };
+      // Results recorded before costUsd could be null say 0 when no step had a price: unknown too.
+      const cost = r.costUsd === null || (r.steps > 0 && unpriced === r.steps && !r.costUsd) ? undefined : r.costUsd;
+      return { steps: r.steps, unpricedSteps: unpriced, ...(cost !== undefined ? { costUsd: cost } : {}) };
     }
     if (w.status.name === 'RUNNING') {
       if (!workers.has(w.taskQueue)) workers.set(w.taskQueue, hasWorker(w.taskQueue).catch(() => false));

@@ -44,6 +44,7 @@ export async function chainWorkflow(input: ChainWorkflowInput): Promise<AgentRun
   let prompt = input.prompt;
   let usage = ZERO_USAGE;
   let costUsd = 0;
+  let priced = false; // some agent's cost was known: else the chain's is unknown too (null)
   let last: AgentRunResult | undefined;
   for (const [i, agent] of agents.entries()) {
     const callId = `chain_${i + 1}`;
@@ -61,13 +62,14 @@ export async function chainWorkflow(input: ChainWorkflowInput): Promise<AgentRun
     }
     children.drop(workflowId);
     const summary = childSummary(workflowId, agent, last);
-    log.push({ type: 'sub_agent_finished', ...base, status: summary.status, usage: summary.usage, costUsd: summary.costUsd });
+    log.push({ type: 'sub_agent_finished', ...base, status: summary.status, usage: summary.usage, ...(summary.costUsd !== null ? { costUsd: summary.costUsd } : {}) });
     usage = addUsage(usage, last.usage);
-    costUsd = Math.round((costUsd + last.costUsd) * 1e8) / 1e8;
+    if (last.costUsd !== null) priced = true;
+    costUsd = Math.round((costUsd + (last.costUsd ?? 0)) * 1e8) / 1e8;
     if (last.status !== 'success') break;
     prompt = chainPrompt(last);
   }
-  const result = { ...(last as AgentRunResult), usage, costUsd };
+  const result = { ...(last as AgentRunResult), usage, costUsd: priced ? costUsd : null };
   log.push(doneEvent(result));
   return result;
 }

@@ -126,7 +126,7 @@ export async function runSubAgentCall(ctx: ToolCallContext, call: PlannedCall, i
   }
   ctx.children?.drop(workflowId);
   const summary = childSummary(workflowId, agent, result);
-  ctx.log.push({ type: 'sub_agent_finished', ...base, status: summary.status, usage: summary.usage, costUsd: summary.costUsd });
+  ctx.log.push({ type: 'sub_agent_finished', ...base, status: summary.status, usage: summary.usage, ...(summary.costUsd !== null ? { costUsd: summary.costUsd } : {}) });
   return childOutcome(call.callId, tool, summary, result, Date.now() - begun, inlineLimitBytes);
 }
 

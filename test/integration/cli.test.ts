@@ -81,6 +81,10 @@ describe('durable-agent run', () => {
     expect(result.finalText.split('\n')[0]).toBe(OFFLINE_LABEL);
     expect(result.finalText).toContain('12*(3+4) = 84');
     expect(result.report.workflowId).toBe(workflowId);
+    // The offline demo model has no price: the cost is unknown (null), not $0.
+    expect(result.costUsd).toBeNull();
+    expect(result.report.costUsd).toBeNull();
+    expect(result.report.unpricedSteps).toBe(2);
     expect(result.report.toolCalls.map((c) => c.tool)).toEqual(['calculator', 'word_count', 'current_time', 'save_note']);
     const calcId = result.report.toolCalls[0]!.callId;
     const calc = result.messages
