@@ -52,6 +52,8 @@ export interface SubAgentOptions {
   parent?: ParentLink;
   /** Lower the agent's budget for the child (the workflow's form: milliseconds). */
   budget?: Budget;
+  /** The child's task queue. Default: this workflow's. */
+  taskQueue?: string;
 }
 
 /**
@@ -72,6 +74,7 @@ export async function startSubAgent(agent: string, options: SubAgentOptions): Pr
     workflowId: options.workflowId ?? `${workflowInfo().workflowId}--${agent}-${uuid4()}`,
     args: [input],
     workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT,
+    ...(options.taskQueue !== undefined ? { taskQueue: options.taskQueue } : {}),
     cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
     parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
   });

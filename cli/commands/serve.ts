@@ -14,7 +14,7 @@ import { Output } from '../output';
 import { Session } from '../session';
 import { cliTracing } from '../tracing';
 import type { ConnectionFlags } from '../target';
-import { redisLine, resolveTarget } from '../target';
+import { redisLine, resolveTarget, taskQueueLabel } from '../target';
 
 /** Default port of the HTTP API. */
 export const DEFAULT_HTTP_PORT = 8080;
@@ -58,7 +58,7 @@ export async function serveCommand(flags: ServeFlags, signal: AbortSignal): Prom
       `  Console:           ${server.url}/console/`,
       `  Metrics:           ${server.url}/metrics (Prometheus; ${flags.metricsPublic ? 'no token needed' : 'bearer token needed'})`,
       `  Temporal address:  ${session.address}`,
-      `  Task queue:        ${target.taskQueue} (runs need a worker: durable-agent dev, or durable-agent worker)`,
+      `  Task queue:        ${target.taskQueue ?? taskQueueLabel(undefined)} (runs need a worker: durable-agent dev, or durable-agent worker)`,
       `  Tokens:            ${auth.size} configured`,
       ...redisLine(target, 'read from'),
       '',
