@@ -1,4 +1,5 @@
-import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { bundleWorkflowCode, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { WORKFLOWS_PATH, withAgentPreload } from './workflows-entry';
 import type { WorkerOptions as TemporalWorkerOptions } from '@temporalio/worker';
 import { agentTaskQueue } from '../core/contract';
 import { DurableAgentError } from '../core/errors';
@@ -218,6 +219,7 @@ export async function createWorker(options: AgentWorkerOptions): Promise<AgentWo
           settings.address,
           options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
         );
+    const bundle = options.workflowBundle ?? (workflowCode.kind === 'prebuilt' ? { codePath: workflowCode.path } : await sharedBundle(taskQueues.length, options));
     for (const taskQueue of taskQueues) {
       workers.push(
         await Worker.create({
@@ -226,7 +228,7 @@ export async function createWorker(options: AgentWorkerOptions): Promise<AgentWo
           namespace,
           taskQueue,
           // No workflowsPath: the plugin bundles durable-agent's workflows unless a bundle is given or prebuilt.
-          ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : workflowCode.kind === 'prebuilt' ? { workflowBundle: { codePath: workflowCode.path } } : {}),
+          ...(bundle ? { workflowBundle: bundle } : {}),
           plugins: [...(options.temporal?.plugins ?? []), plugin],
         }),
       );
@@ -238,6 +240,17 @@ export async function createWorker(options: AgentWorkerOptions): Promise<AgentWo
     throw err;
   }
   return new WorkerLifecycle(workers, taskQueues, namespace, workflowCode, plugin.registry, plugin.transcripts, ownedConnection, plugin);
+}
+
+/**
+ * The agent workflows bundled once for several Temporal workers (one per task queue), as the prebuilt
+ * bundle is built; undefined (each worker bundles, with the plugin) for one worker, or with tracing or
+ * stack-trace sources, whose bundles the plugin makes differently.
+ */
+async function sharedBundle(workers: number, options: AgentWorkerOptions): Promise<{ code: string } | undefined> {
+  if (workers < 2 || options.tracing || options.temporal?.showStackTraceSources) return undefined;
+  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, preloadModules: withAgentPreload(), logger: Runtime.instance().logger });
+  return { code };
 }
 
 let bundlingNoted = false;

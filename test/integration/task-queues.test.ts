@@ -90,7 +90,9 @@ describe('default task queues: one per agent', () => {
       await Promise.all(running.map((r) => r.catch(() => undefined)));
     }
     // One worker with both agents: two queues, both served; close() stops both.
-    const both = await createWorker({ ...common, agents: [researcher, writer], store: store() });
+    // Without a bundle given: bundled once at start (or prebuilt) for both of its Temporal workers.
+    const { workflowBundle: _given, ...unbundled } = common;
+    const both = await createWorker({ ...unbundled, agents: [researcher, writer], store: store() });
     expect(both.taskQueues).toEqual([agentTaskQueue(researcher.name), agentTaskQueue(writer.name)]);
     expect(both.workers).toHaveLength(2);
     const bothRunning = both.run();
