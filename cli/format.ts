@@ -176,7 +176,7 @@ export function formatUsd(usd: number): string {
 /** The cost line of a result, saying when some steps had no known price. */
 function formatCost(r: AgentRunResult): string {
   const unpriced = r.report.unpricedSteps ?? 0;
-  if (r.steps > 0 && unpriced === r.steps) return 'unknown (no price for this model in the worker\'s price table)';
+  if (r.costUsd === null || (r.steps > 0 && unpriced === r.steps)) return 'unknown (no price for this model in the worker\'s price table)';
   return `${formatUsd(r.costUsd ?? 0)}${unpriced ? ` (+ ${unpriced} step${unpriced === 1 ? '' : 's'} with no known price)` : ''}`;
 }
 

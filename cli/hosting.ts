@@ -47,7 +47,8 @@ export interface StartedWorker {
  */
 export async function startWorker(options: {
   agents: ServedAgents;
-  taskQueue: string;
+  /** Default: each agent's own queue (see `createWorker`). */
+  taskQueue?: string;
   address: string;
   connection?: NativeConnection;
   tracing?: TracingOptions;
@@ -66,7 +67,7 @@ export async function startWorker(options: {
       agents: agents.agents,
       providers: agents.providers,
       connection: options.connection ?? (own as NativeConnection),
-      taskQueue: options.taskQueue,
+      ...(options.taskQueue !== undefined ? { taskQueue: options.taskQueue } : {}),
       temporal: { identity: workerIdentity() },
       ...(options.tracing ? { tracing: options.tracing } : {}),
       ...(options.publisher ? { streaming: { publisher: options.publisher } } : {}),

@@ -130,7 +130,7 @@ function connectionOptions(cmd: Command, withTaskQueue: boolean, redis?: string)
       new Option('--port <port>', 'port of the embedded dev server, when the CLI starts one (default: 7233)').env('DURABLE_AGENT_DEV_PORT').argParser(port),
     );
   if (withTaskQueue) {
-    cmd.addOption(new Option('--task-queue <name>', `task queue of the agent workers (default: ${DEFAULT_TASK_QUEUE})`).env('DURABLE_AGENT_TASK_QUEUE'));
+    cmd.addOption(new Option('--task-queue <name>', `task queue of the agent workers (default: each agent's own, ${DEFAULT_TASK_QUEUE}.<agent>)`).env('DURABLE_AGENT_TASK_QUEUE'));
   }
   if (redis) {
     cmd.addOption(new Option('--redis-url <url>', `Redis for live deltas over Redis Streams, redis://[user:password@]host:port (rediss:// for TLS): ${redis}`).env(REDIS_URL_ENV));
@@ -159,7 +159,8 @@ export function buildProgram(ctx: ProgramContext): Command {
       metricsOption(program
         .command('dev'))
         .description('Start a Temporal dev server (unless one is reachable) and a worker hosting the demo agents (or yours); runs until Ctrl-C.')
-        .addOption(new Option('--ui-port <port>', 'port of the Temporal UI of the embedded server').default(DEFAULT_UI_PORT).argParser(port)),
+        .addOption(new Option('--ui-port <port>', 'port of the Temporal UI of the embedded server').default(DEFAULT_UI_PORT).argParser(port))
+        .addOption(new Option('--server-only', 'start (or find) the dev server only, without a worker: for your own workers')),
       'the worker hosts them instead of the demo agents',
     ),
     true,

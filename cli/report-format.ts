@@ -83,10 +83,11 @@ export function formatReport(r: Pick<AgentRunResult, 'status' | 'steps' | 'repor
   lines.push(...(report.steps.length ? stepsTable(report) : ['  (no model calls)']), '', s.bold(`Tool calls (${report.toolCalls.length + report.toolCallsOmitted})`));
   if (report.toolCallsOmitted) lines.push(s.dim(`  (${report.toolCallsOmitted} earlier tool calls not in the result)`));
   lines.push(...(report.toolCalls.length ? toolCallsTable(report) : ['  (no tool calls)']), '', s.bold('Totals'));
-  const allUnpriced = r.steps > 0 && report.unpricedSteps === r.steps;
+  // null: unknown; results recorded before it could be null say 0 when no step had a price.
+  const allUnpriced = report.costUsd === null || (r.steps > 0 && report.unpricedSteps === r.steps && !report.costUsd);
   lines.push(
     `  usage:          ${formatUsage(report.usage)}`,
-    `  cost:           ${allUnpriced ? `${UNKNOWN} (no price for this model in the worker's price table)` : formatUsd(report.costUsd)}`,
+    `  cost:           ${allUnpriced ? `${UNKNOWN} (no price for this model in the worker's price table)` : formatUsd(report.costUsd ?? 0)}`,
     `  unpriced steps: ${report.unpricedSteps}`,
     `  compactions:    ${report.compactions ?? 0}`,
   );

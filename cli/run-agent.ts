@@ -6,6 +6,7 @@
 import type { WorkflowExecutionDescription } from '@temporalio/client';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
 import type { AgentWorkflowInput } from '../core/contract';
+import { isAgentTaskQueue } from '../core/contract';
 import { AGENT_NAME } from '../workflows/search-attributes';
 import type { Session } from './session';
 
@@ -44,10 +45,11 @@ export type WorkerPresence =
 /** Why this CLI may not host a worker for the run, or undefined when it may. */
 export async function whyNotHost(session: Session, description: WorkflowExecutionDescription): Promise<string | undefined> {
   const given = session.target.taskQueue;
-  if (description.taskQueue !== given) {
-    return `the run is on task queue "${description.taskQueue}", and this command hosts workers only on the task queue it is given ("${given}"; see --task-queue)`;
-  }
   const agent = await runAgentName(session, description);
+  if (given !== undefined ? description.taskQueue !== given : !isAgentTaskQueue(description.taskQueue, agent)) {
+    const queues = given !== undefined ? `the task queue it is given ("${given}"; see --task-queue)` : `each agent's own queue (durable-agent.<agent>) unless given --task-queue`;
+    return `the run is on task queue "${description.taskQueue}", and this command hosts workers only on ${queues}`;
+  }
   const served = session.agents;
   if (agent === undefined) return `the run's agent is not known from its history`;
   if (!served.names.includes(agent)) {
@@ -62,7 +64,7 @@ export async function ensureRunWorker(session: Session, description: WorkflowExe
   if (await session.hasWorker(description.taskQueue)) return { kind: 'polled' };
   const reason = await whyNotHost(session, description);
   if (reason) return { kind: 'none', reason };
-  await session.hostWorker(description.taskQueue);
+  await session.hostWorker();
   return { kind: 'hosted' };
 }
 

@@ -151,8 +151,11 @@ export class Session {
     return this.hosted !== undefined;
   }
 
-  /** A client for runs on `taskQueue`; its runs' live deltas come from Redis with `--redis-url`. */
-  agentClient(taskQueue = this.target.taskQueue): AgentClient {
+  /**
+   * A client for runs on `taskQueue` (default `--task-queue`; without it, each run on its agent's own
+   * queue); its runs' live deltas come from Redis with `--redis-url`.
+   */
+  agentClient(taskQueue: string | undefined = this.target.taskQueue): AgentClient {
     const url = this.target.redisUrl;
     if (url && !this.feed) {
       const redis = Session.redis();
@@ -170,8 +173,12 @@ export class Session {
     return (await livePollers(this.temporal, taskQueue)).length > 0;
   }
 
-  /** Start an in-process worker with the served agents on `taskQueue`. */
-  async hostWorker(taskQueue: string): Promise<AgentWorker> {
+  /**
+   * Start an in-process worker with the served agents on the target's task queue (`--task-queue`); without
+   * one, on each served agent's own queue (`durable-agent.<agent>`).
+   */
+  async hostWorker(): Promise<AgentWorker> {
+    const taskQueue = this.target.taskQueue;
     if (this.hosted) return this.hosted.worker;
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- the worker runtime loads only when a worker is hosted
     const { startWorker } = require('./hosting') as typeof HostingModule;
@@ -179,7 +186,7 @@ export class Session {
     if (url) this.publisher ??= new (Session.redis().RedisDeltaPublisher)({ url, log: this.log });
     const started = await startWorker({
       agents: this.agents,
-      taskQueue,
+      ...(taskQueue !== undefined ? { taskQueue } : {}),
       address: this.address,
       ...(this.server ? { connection: this.server.nativeConnection } : {}),
       ...(this.tracing ? { tracing: this.tracing } : {}),
@@ -192,11 +199,11 @@ export class Session {
     return started.worker;
   }
 
-  /** Host a worker on `taskQueue` unless a live one polls it. Returns true when this session hosts it. */
+  /** Host a worker ({@link hostWorker}) unless a live one polls `taskQueue`. Returns true when this session hosts it. */
   async ensureWorker(taskQueue: string): Promise<boolean> {
     if (this.hosted) return true;
     if (await this.hasWorker(taskQueue)) return false;
-    await this.hostWorker(taskQueue);
+    await this.hostWorker();
     return true;
   }
 

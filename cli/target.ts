@@ -26,6 +26,13 @@ export interface ConnectionFlags {
 /** The environment variable of `--redis-url`. */
 export const REDIS_URL_ENV = 'DURABLE_AGENT_REDIS_URL';
 
+/** How a banner names the task queues: `--task-queue`'s, or each agent's own. */
+export function taskQueueLabel(taskQueues: readonly string[] | string | undefined): string {
+  if (taskQueues === undefined) return `each agent's own (${DEFAULT_TASK_QUEUE}.<agent>)`;
+  const list = typeof taskQueues === 'string' ? [taskQueues] : taskQueues;
+  return `${list.length === 1 ? 'task queue' : 'task queues'} ${list.map((q) => `"${q}"`).join(', ')}`;
+}
+
 /** A resolved connection target. */
 export interface Target {
   /** host:port to connect to. */
@@ -36,7 +43,8 @@ export interface Target {
   serverPort: number;
   /** Host an embedded dev server would bind, when the address is local. */
   serverIp: string | undefined;
-  taskQueue: string;
+  /** `--task-queue`; undefined: each agent's own queue, `durable-agent.<agent>` (`agentTaskQueue`). */
+  taskQueue?: string;
   /** Redis for live deltas (checked), when configured. */
   redisUrl?: string;
 }
@@ -73,13 +81,13 @@ export function redisLine(target: Target, how: 'published to' | 'read from'): st
 
 /** Resolve flags into a target. Without an explicit address: `localhost:<dev port>`. */
 export function resolveTarget(flags: ConnectionFlags): Target {
-  const taskQueue = flags.taskQueue || DEFAULT_TASK_QUEUE;
+  const taskQueue = flags.taskQueue ? { taskQueue: flags.taskQueue } : {};
   const redisUrl = redisUrlOf(flags);
   const redis = redisUrl ? { redisUrl } : {};
   if (flags.address) {
     const { host, port } = parseAddress(flags.address);
-    return { address: flags.address, explicit: true, serverPort: flags.port ?? port, serverIp: LOCAL_HOSTS[host], taskQueue, ...redis };
+    return { address: flags.address, explicit: true, serverPort: flags.port ?? port, serverIp: LOCAL_HOSTS[host], ...taskQueue, ...redis };
   }
   const port = flags.port ?? DEFAULT_PORT;
-  return { address: `localhost:${port}`, explicit: false, serverPort: port, serverIp: '127.0.0.1', taskQueue, ...redis };
+  return { address: `localhost:${port}`, explicit: false, serverPort: port, serverIp: '127.0.0.1', ...taskQueue, ...redis };
 }

@@ -8,7 +8,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import type { Duration } from '@temporalio/common';
 import { msToNumber } from '@temporalio/common';
 import type { AnyAgent, OutputOf, ToolCallsOf, ToolNamesOf } from '../agents/define';
-import { AGENT_WORKFLOW, DEFAULT_TASK_QUEUE, WORKFLOW_TASK_TIMEOUT } from '../core/contract';
+import { AGENT_WORKFLOW, agentTaskQueue, WORKFLOW_TASK_TIMEOUT } from '../core/contract';
 import { STARTED_BY_MEMO } from '../core/definition';
 import type { AgentWorkflowInput } from '../core/contract';
 import { DurableAgentError } from '../core/errors';
@@ -94,7 +94,10 @@ export interface AgentClientOptions extends ConnectionSettings {
   client?: Client;
   /** An existing connection: the client uses it (and {@link AgentClient.close} leaves it open). */
   connection?: Connection;
-  /** Task queue of the agent workers. Default `durable-agent`. */
+  /**
+   * Task queue of the agent workers. Default: each run on its agent's own queue, `durable-agent.<agent>`
+   * (`agentTaskQueue`), which `createWorker` polls for every agent it has when given no task queue either.
+   */
   taskQueue?: string;
   /**
    * Where runs' live deltas come from in `run.stream()`: by default through Temporal (the model call's
@@ -220,15 +223,21 @@ export class AgentClient {
 
   /**
    * @param temporal the Temporal client to use.
-   * @param taskQueue task queue of the agent workers (default `durable-agent`).
+   * @param taskQueue task queue of the agent workers; default (undefined): each run on its agent's own
+   * queue, `durable-agent.<agent>` ({@link agentTaskQueue}), the queues `createWorker` polls by default.
    * @param options `ownsConnection`: {@link close} closes `temporal.connection` (set by {@link connect}
    * when it opened the connection itself).
    */
   constructor(
     readonly temporal: Client,
-    readonly taskQueue: string = DEFAULT_TASK_QUEUE,
+    readonly taskQueue?: string,
     private readonly options: { ownsConnection?: boolean; deltas?: DeltaFeed | false } = {},
   ) {}
+
+  /** The task queue runs of `agent` start on: the client's, else the agent's own ({@link agentTaskQueue}). */
+  taskQueueOf(agent: string): string {
+    return this.taskQueue ?? agentTaskQueue(agent);
+  }
 
   /** Readers of one run in this process share one poller of its durable events. */
   private readonly hub = new EventHub();
@@ -300,7 +309,7 @@ export class AgentClient {
     checkPolicyEarly(agent, options?.policy as RunPolicy | undefined, options?.approvalWaiver, `start("${name}", options)`);
     const input = workflowInput(name, options, 'start');
     const handle = await this.temporal.workflow.start<typeof agentWorkflow>(AGENT_WORKFLOW, {
-      taskQueue: this.taskQueue,
+      taskQueue: this.taskQueueOf(name),
       workflowId: options.workflowId ?? `${name}-${randomUUID()}`,
       workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT,
       args: [input],
@@ -333,8 +342,9 @@ export class AgentClient {
       ...(options.policy ? { policy: options.policy } : {}),
       ...(options.approvalWaiver ? { approvalWaiver: options.approvalWaiver } : {}),
     };
+    // With default queues the chain runs on its first agent's, and starts each agent on that agent's own.
     const handle = await this.temporal.workflow.start<typeof chainWorkflow>(CHAIN_WORKFLOW, {
-      taskQueue: this.taskQueue,
+      taskQueue: this.taskQueueOf(names[0] ?? ''),
       workflowId: options.workflowId ?? `chain-${names.join('-').slice(0, 80)}-${randomUUID()}`,
       workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT,
       args: [input],
@@ -373,7 +383,7 @@ export class AgentClient {
     const { agent: _agent, idleTimeout, ...rest } = options;
     const input = workflowInput(name, { ...rest, session: idleTimeout !== undefined ? { idleTimeout } : true }, 'send');
     const handle = await this.temporal.workflow.signalWithStart<typeof agentWorkflow, [UserMessageInput | string]>(AGENT_WORKFLOW, {
-      taskQueue: this.taskQueue,
+      taskQueue: this.taskQueueOf(name),
       workflowId: conversationId,
       workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT,
       args: [input],
@@ -408,7 +418,7 @@ export class AgentClient {
       throw new DurableAgentError('invalid_input', 'schedule(agent, options): agent must be an agent definition or a non-empty agent name');
     }
     checkPolicyEarly(agent, options?.policy as RunPolicy | undefined, options?.approvalWaiver, `schedule("${name}", options)`);
-    return createAgentSchedule(this.temporal, this.taskQueue, name, options as AgentScheduleOptions, () => `${name}-schedule-${randomUUID().slice(0, 8)}`);
+    return createAgentSchedule(this.temporal, this.taskQueueOf(name), name, options as AgentScheduleOptions, () => `${name}-schedule-${randomUUID().slice(0, 8)}`);
   }
 
   /**
@@ -422,7 +432,7 @@ export class AgentClient {
 
   /**
    * Every schedule of agent runs on this client's task queue (schedules whose action starts `agentWorkflow`
-   * there). The server's list is eventually consistent: a schedule just created shows up within a moment.
+   * there; without a task queue: on its agent's own queue). The server's list is eventually consistent: a schedule just created shows up within a moment.
    */
   async schedules(): Promise<AgentScheduleSummary[]> {
     return listAgentSchedules(this.temporal, this.taskQueue);

@@ -142,8 +142,9 @@ async function detailsOf(run: AgentRun, w: VisibleRun, workers: Map<string, Prom
     if (w.status === 'COMPLETED') {
       const r = await run.result();
       const unpriced = r.report.unpricedSteps ?? 0;
-      const priced = !(r.steps > 0 && unpriced === r.steps);
-      return { steps: r.steps, unpricedSteps: unpriced, ...(priced ? { costUsd: r.costUsd ?? r.report.costUsd } : {}) };
+      // Results recorded before costUsd could be null say 0 when no step had a price: unknown too.
+      const cost = r.costUsd === null || (r.steps > 0 && unpriced === r.steps && !r.costUsd) ? undefined : r.costUsd;
+      return { steps: r.steps, unpricedSteps: unpriced, ...(cost !== undefined ? { costUsd: cost } : {}) };
     }
     if (w.status === 'RUNNING') {
       if (!workers.has(w.taskQueue)) workers.set(w.taskQueue, hasWorker(w.taskQueue).catch(() => false));

@@ -10,7 +10,7 @@ import { msToNumber } from '@temporalio/common/lib/time';
 import type { AnyAgent, ToolNamesOf } from '../agents/define';
 import type { RunPolicy } from '../core/approvals';
 import type { ApprovalWaiver } from '../core/run-policy';
-import { AGENT_WORKFLOW, WORKFLOW_TASK_TIMEOUT } from '../core/contract';
+import { AGENT_WORKFLOW, isAgentTaskQueue, WORKFLOW_TASK_TIMEOUT } from '../core/contract';
 import type { AgentWorkflowInput } from '../core/contract';
 import { DurableAgentError } from '../core/errors';
 import { inputProblems } from '../workflows/input';
@@ -426,9 +426,11 @@ export async function createAgentSchedule(
 
 /**
  * Every durable-agent schedule for `taskQueue`: schedules whose action starts `agentWorkflow` and whose
- * memo (or, for schedules made elsewhere, whose action) names this task queue.
+ * memo (or, for schedules made elsewhere, whose action) names this task queue; with `taskQueue`
+ * undefined, those on their agent's own queue (`agentTaskQueue`).
  */
-export async function listAgentSchedules(temporal: Client, taskQueue: string): Promise<AgentScheduleSummary[]> {
+export async function listAgentSchedules(temporal: Client, taskQueue: string | undefined): Promise<AgentScheduleSummary[]> {
+  const wanted = (queue: string | undefined, agent: string | undefined) => (taskQueue === undefined ? queue !== undefined && isAgentTaskQueue(queue, agent) : queue === taskQueue);
   const found: AgentScheduleSummary[] = [];
   for await (const s of temporal.schedule.list()) {
     if (s.action?.workflowType !== AGENT_WORKFLOW) continue;
@@ -442,9 +444,9 @@ export async function listAgentSchedules(temporal: Client, taskQueue: string): P
       } catch {
         continue; // deleted since the list was written
       }
-      if (d.action.taskQueue !== taskQueue) continue;
       agent = actionInput(d).agent;
-    } else if (memo.taskQueue !== taskQueue) continue;
+      if (!wanted(d.action.taskQueue, agent)) continue;
+    } else if (!wanted(memo.taskQueue, agent)) continue;
     found.push({
       scheduleId: s.scheduleId,
       agent: agent ?? '?',

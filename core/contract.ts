@@ -21,8 +21,25 @@ import type { ApprovalWaiver } from './run-policy';
 
 /** Name of the workflow type that runs agents. */
 export const AGENT_WORKFLOW = 'agentWorkflow';
-/** Default task queue of agent workers. */
+/**
+ * The prefix of the default task queues (`durable-agent.<agent>`), and the task queue workers and clients
+ * used by default before each agent had its own.
+ */
 export const DEFAULT_TASK_QUEUE = 'durable-agent';
+
+/**
+ * The default task queue of `agent`'s runs: `durable-agent.<agent>`. A worker created without a task queue
+ * polls the queue of each agent it has, and a client without one starts each run on its agent's queue, so
+ * a worker never takes a run of an agent it does not have.
+ */
+export function agentTaskQueue(agent: string): string {
+  return `${DEFAULT_TASK_QUEUE}.${agent}`;
+}
+
+/** Whether `taskQueue` is the default queue of `agent` ({@link agentTaskQueue}). */
+export function isAgentTaskQueue(taskQueue: string, agent: string | undefined): boolean {
+  return agent !== undefined && taskQueue === agentTaskQueue(agent);
+}
 
 /** Input of one agent run. */
 export interface AgentWorkflowInput {

@@ -285,7 +285,8 @@ export interface DoneEvent {
   status: RunStatus;
   steps: number;
   usage: Usage;
-  costUsd: number;
+  /** As the result's `costUsd`: null when no model call had a price (unknown, not $0). */
+  costUsd: number | null;
   finalText: string;
   /** A successful run's structured output (`result.output`, for an agent with an `output` schema); absent otherwise. */
   output?: JsonValue;

@@ -75,9 +75,11 @@ export function finishRun(state: LoopState, status: RunStatus, meta: RunMeta, er
   const earlier = state.earlier;
   // Summaries written by compaction are paid for too.
   const other = (earlier?.costUsd ?? 0) + (state.context?.costUsd ?? 0) + (state.subAgents?.costUsd ?? 0);
-  const cost = other > 0 || earlier
+  const known = other > 0 || earlier
     ? { costUsd: Math.round((here.costUsd + other) * 1e8) / 1e8, unpricedSteps: here.unpricedSteps + (earlier?.unpricedSteps ?? 0) }
     : here;
+  // Nothing the run paid for had a price: its cost is unknown (null), not $0.
+  const cost = { costUsd: costUnknown(state.step, known.unpricedSteps, other) ? null : known.costUsd, unpricedSteps: known.unpricedSteps };
   const steps = recentWithin(state.steps, REPORT_DETAIL_BYTES);
   const toolCalls = recentWithin(state.toolCalls, REPORT_DETAIL_BYTES);
   const base = {
@@ -115,6 +117,14 @@ export function runCost(steps: readonly StepReport[]): { costUsd: number; unpric
     else cost += s.costUsd;
   }
   return { costUsd: Math.round(cost * 1e8) / 1e8, unpricedSteps: unpriced };
+}
+
+/**
+ * Whether a run's cost is unknown: it made model calls, none of them had a price, and nothing else it
+ * paid for (compaction summaries, sub-agents) had one either.
+ */
+export function costUnknown(steps: number, unpricedSteps: number, otherCostUsd: number): boolean {
+  return steps > 0 && unpricedSteps >= steps && otherCostUsd === 0;
 }
 
 /** The `done` event of a finished run. */

@@ -65,8 +65,8 @@ export interface ChildRunSummary {
   status: RunStatus;
   /** The child's usage (its own children's included). */
   usage: Usage;
-  /** The child's cost in USD (its own children's included). */
-  costUsd: number;
+  /** The child's cost in USD (its own children's included); null when none of it had a price (unknown, not $0). */
+  costUsd: number | null;
 }
 
 /** One model call in the run report. */
@@ -127,8 +127,11 @@ export interface RunReport<C extends ToolCallShape = AnyToolCall> {
   toolCallsOmitted: number;
   /** Tokens of every model call, compaction summaries included. */
   usage: Usage;
-  /** Sum of the priced steps' costs in USD (and of the summaries compaction wrote). */
-  costUsd: number;
+  /**
+   * Sum of the priced steps' costs in USD (and of the summaries compaction wrote, and of sub-agents); `null`
+   * when the run made model calls and none had a price in the worker's price table: unknown, not $0.
+   */
+  costUsd: number | null;
   /** Steps whose model the worker's price table did not know (not in `costUsd`). */
   unpricedSteps: number;
   /** Times the model's context was compacted (absent: never). */
@@ -156,8 +159,11 @@ export interface RunResultBase<C extends ToolCallShape = AnyToolCall> {
   /** Number of model calls made. */
   steps: number;
   usage: Usage;
-  /** Cost in USD of the priced steps (see `report.unpricedSteps`). */
-  costUsd: number;
+  /**
+   * Cost in USD of the priced steps (see `report.unpricedSteps`); `null` when the run made model calls and
+   * none had a price (unknown, not $0), as `report.costUsd`.
+   */
+  costUsd: number | null;
   report: RunReport<C>;
   /** Head of the complete content-addressed transcript in the blob store (null when nothing was stored). */
   transcriptHead: string | null;

@@ -101,7 +101,7 @@ export function withChildSpend(state: LoopState, outcomes: readonly ToolOutcome[
   let spend = state.subAgents ?? { runs: 0, usage: ZERO_USAGE, costUsd: 0 };
   let usage = state.usage;
   for (const c of children) {
-    spend = { runs: spend.runs + 1, usage: addUsage(spend.usage, c.usage), costUsd: Math.round((spend.costUsd + c.costUsd) * 1e8) / 1e8 };
+    spend = { runs: spend.runs + 1, usage: addUsage(spend.usage, c.usage), costUsd: Math.round((spend.costUsd + (c.costUsd ?? 0)) * 1e8) / 1e8 };
     usage = addUsage(usage, c.usage);
   }
   return { ...state, usage, subAgents: spend };

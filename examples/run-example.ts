@@ -31,7 +31,7 @@ export async function runExample<T>(example: Example<T>): Promise<void> {
   try {
     session = await Session.open(target, { embed: 'auto', agents, log: (l) => console.error(l) });
     console.error(`starting a worker on task queue "${target.taskQueue}" (bundling the workflow code)...`);
-    await session.hostWorker(target.taskQueue);
+    await session.hostWorker();
     await example.main(session.agentClient(target.taskQueue), log);
   } catch (err) {
     console.error(`error: ${errorMessage(err)}`);

@@ -1,6 +1,8 @@
-import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { bundleWorkflowCode, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { WORKFLOWS_PATH, withAgentPreload } from './workflows-entry';
 import type { WorkerOptions as TemporalWorkerOptions } from '@temporalio/worker';
-import { DEFAULT_TASK_QUEUE } from '../core/contract';
+import { agentTaskQueue } from '../core/contract';
+import { DurableAgentError } from '../core/errors';
 import type { Agent } from '../agents/define';
 import type { AgentRegistry } from '../agents/registry';
 import type { ContextWindowTable } from '../providers/context-windows';
@@ -18,6 +20,7 @@ import { durableAgents } from './plugin';
 import type { DurableAgentsPlugin } from './plugin';
 import type { WorkflowCodeSource } from './prebuilt-bundle';
 import { agentWorkflowCode } from './prebuilt-bundle';
+import { connectWithRetries, DEFAULT_CONNECT_TIMEOUT_MS } from './connect';
 
 export { DEFAULT_LIVE_INTERVAL_MS, HEARTBEAT_THROTTLE_MS, STICKY_TIMEOUT_MS, DurableAgentsPlugin, durableAgents } from './plugin';
 export type { DurableAgentsOptions } from './plugin';
@@ -25,6 +28,7 @@ export { WORKFLOWS_PATH, combinedWorkflowsEntry } from './workflows-entry';
 export { WORKFLOW_BUNDLE_ENV, agentWorkflowCode, defaultBundlePath, staleReason } from './prebuilt-bundle';
 export type { WorkflowCodeSource } from './prebuilt-bundle';
 export { buildAgentBundle } from './build-bundle';
+export { DEFAULT_CONNECT_TIMEOUT_MS } from './connect';
 
 /**
  * Options of {@link createWorker}. Connection settings not given here (`address`, `namespace`, `apiKey`,
@@ -57,8 +61,21 @@ export interface AgentWorkerOptions extends ConnectionSettings {
   encryption?: EncryptionSetting;
   /** An existing connection to Temporal, left open by {@link AgentWorker.close} (its owner closes it). Default: open one from the connection settings. */
   connection?: NativeConnection;
-  /** Default `durable-agent`. */
+  /**
+   * The one task queue this worker polls, for all its agents (clients must then start runs there:
+   * `AgentClient.connect({ taskQueue })`). Default: one queue per agent it serves (sub-agents of agent
+   * tools included), `durable-agent.<agent>` (`agentTaskQueue`), each polled by a Temporal worker of its
+   * own on one connection, where clients without a task queue start that agent's runs: a worker never
+   * takes a run of an agent it does not have.
+   */
   taskQueue?: string;
+  /**
+   * How long (ms) the first connection to Temporal is retried when the server cannot be reached (e.g.
+   * during its restart): attempts back off exponentially (0.5 s, 1 s, 2 s, … at most 10 s apart), each
+   * failure logged as a warning in Temporal's log naming the address. Default 60000; `0`: one attempt.
+   * Once connected, the worker rides out later outages by itself. Unused with `connection`.
+   */
+  connectTimeoutMs?: number;
   /**
    * A prebuilt workflow bundle (tests and deployments reuse one). Default: the agent workflow bundle
    * `npm run build` writes (`dist/workflow-bundle.js`, or the file `DURABLE_AGENT_WORKFLOW_BUNDLE` names)
@@ -111,8 +128,14 @@ export interface AgentWorkerOptions extends ConnectionSettings {
  * closed too (a connection passed in as `connection` is never closed).
  */
 export interface AgentWorker {
+  /** The Temporal worker (the first one when it polls several queues: see {@link workers}). */
   readonly worker: Worker;
+  /** Its task queue (the first one when it polls several: see {@link taskQueues}). */
   readonly taskQueue: string;
+  /** Every Temporal worker it runs: one per task queue. */
+  readonly workers: readonly Worker[];
+  /** Every task queue it polls: the one given, else one per agent it serves (`durable-agent.<agent>`). */
+  readonly taskQueues: readonly string[];
   /** Namespace the worker polls. */
   readonly namespace: string;
   /** Where its workflow code came from: the prebuilt bundle, bundled at start (and why), or the bundle given. */
@@ -146,7 +169,8 @@ export interface AgentWorker {
  * @throws {DefinitionError} two agents with the same name (or another invalid definition).
  * @throws {DurableAgentError} code `invalid_input` when the Temporal config file or profile cannot be loaded.
  * @throws {DurableAgentError} code `invalid_config` when `DURABLE_AGENT_KEYS` is set but unusable.
- * @throws the connection error when Temporal cannot be reached, or Temporal's error when the worker
+ * @throws the last connection error when Temporal cannot be reached within `connectTimeoutMs` (retried
+ * with backoff meanwhile), or Temporal's error when the worker
  * cannot be created (e.g. the workflow bundle fails to build).
  * @example
  * ```ts
@@ -171,7 +195,11 @@ export async function createWorker(options: AgentWorkerOptions): Promise<AgentWo
     ...(options.tracing ? { tracing: options.tracing } : {}),
     ...(options.secrets ? { secrets: options.secrets } : {}),
   });
-  const taskQueue = options.taskQueue ?? DEFAULT_TASK_QUEUE;
+  const taskQueues = options.taskQueue !== undefined ? [options.taskQueue] : plugin.registry.names().map(agentTaskQueue);
+  if (taskQueues.length === 0) {
+    await plugin.close();
+    throw new DurableAgentError('invalid_input', 'createWorker: no agents to serve: give agents (each gets its own task queue), or a taskQueue');
+  }
   const settings = resolveConnectionSettings(options);
   const namespace = settings.namespace;
   const warning = localStoreWarning(plugin.store, settings.address);
@@ -179,31 +207,53 @@ export async function createWorker(options: AgentWorkerOptions): Promise<AgentWo
   const workflowCode: WorkflowCodeSource = options.workflowBundle ? { kind: 'given' } : agentWorkflowCode({ tracing: options.tracing !== undefined, stackTraceSources: options.temporal?.showStackTraceSources === true });
   if (workflowCode.kind === 'bundled') noteBundling(workflowCode.reason);
   let ownedConnection: NativeConnection | undefined;
-  let worker: Worker;
+  const workers: Worker[] = [];
   try {
     ownedConnection = options.connection
       ? undefined
-      : await NativeConnection.connect({
-          address: settings.address,
-          ...(settings.apiKey !== undefined ? { apiKey: settings.apiKey } : {}),
-          ...(settings.tls !== undefined ? { tls: settings.tls } : {}),
-          ...(settings.metadata ? { metadata: settings.metadata } : {}),
-        });
-    worker = await Worker.create({
-      ...options.temporal,
-      connection: options.connection ?? (ownedConnection as NativeConnection),
-      namespace,
-      taskQueue,
-      // No workflowsPath: the plugin bundles durable-agent's workflows unless a bundle is given or prebuilt.
-      ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : workflowCode.kind === 'prebuilt' ? { workflowBundle: { codePath: workflowCode.path } } : {}),
-      plugins: [...(options.temporal?.plugins ?? []), plugin],
-    });
+      : await connectWithRetries(
+          () =>
+            NativeConnection.connect({
+              address: settings.address,
+              ...(settings.apiKey !== undefined ? { apiKey: settings.apiKey } : {}),
+              ...(settings.tls !== undefined ? { tls: settings.tls } : {}),
+              ...(settings.metadata ? { metadata: settings.metadata } : {}),
+            }),
+          settings.address,
+          options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+        );
+    const bundle = options.workflowBundle ?? (workflowCode.kind === 'prebuilt' ? { codePath: workflowCode.path } : await sharedBundle(taskQueues.length, options));
+    for (const taskQueue of taskQueues) {
+      workers.push(
+        await Worker.create({
+          ...options.temporal,
+          connection: options.connection ?? (ownedConnection as NativeConnection),
+          namespace,
+          taskQueue,
+          // No workflowsPath: the plugin bundles durable-agent's workflows unless a bundle is given or prebuilt.
+          ...(bundle ? { workflowBundle: bundle } : {}),
+          plugins: [...(options.temporal?.plugins ?? []), plugin],
+        }),
+      );
+    }
   } catch (err) {
+    await Promise.all(workers.map((w) => closeUnrun(w)));
     await ownedConnection?.close().catch(() => undefined);
     await plugin.close();
     throw err;
   }
-  return new WorkerLifecycle(worker, taskQueue, namespace, workflowCode, plugin.registry, plugin.transcripts, ownedConnection, plugin);
+  return new WorkerLifecycle(workers, taskQueues, namespace, workflowCode, plugin.registry, plugin.transcripts, ownedConnection, plugin);
+}
+
+/**
+ * The agent workflows bundled once for several Temporal workers (one per task queue), as the prebuilt
+ * bundle is built; undefined (each worker bundles, with the plugin) for one worker, or with tracing or
+ * stack-trace sources, whose bundles the plugin makes differently.
+ */
+async function sharedBundle(workers: number, options: AgentWorkerOptions): Promise<{ code: string } | undefined> {
+  if (workers < 2 || options.tracing || options.temporal?.showStackTraceSources) return undefined;
+  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, preloadModules: withAgentPreload(), logger: Runtime.instance().logger });
+  return { code };
 }
 
 let bundlingNoted = false;
@@ -215,14 +265,21 @@ function noteBundling(reason: string): void {
   Runtime.instance().logger.info(`durable-agent: bundling the agent workflows at start (takes seconds): ${reason}`);
 }
 
-/** Runs a Temporal worker and closes the connection it owns once the worker has stopped. */
+/** Release a Temporal worker that never ran (it holds native resources until it has run and stopped). */
+async function closeUnrun(worker: Worker): Promise<void> {
+  const running = worker.run().catch(() => undefined);
+  if (worker.getState() === 'RUNNING') worker.shutdown();
+  await running;
+}
+
+/** Runs Temporal workers (one per task queue) and closes the connection it owns once they have all stopped. */
 class WorkerLifecycle implements AgentWorker {
   private running: Promise<unknown> | undefined;
   private connectionClosed: Promise<void> | undefined;
 
   constructor(
-    readonly worker: Worker,
-    readonly taskQueue: string,
+    readonly workers: readonly Worker[],
+    readonly taskQueues: readonly string[],
     readonly namespace: string,
     readonly workflowCode: WorkflowCodeSource,
     readonly registry: AgentRegistry,
@@ -231,21 +288,52 @@ class WorkerLifecycle implements AgentWorker {
     private readonly plugin: DurableAgentsPlugin,
   ) {}
 
-  run(): Promise<void> {
-    return this.track(this.worker.run());
+  get worker(): Worker {
+    return this.workers[0] as Worker;
   }
 
-  runUntil<T>(promise: Promise<T> | (() => Promise<T>)): Promise<T> {
-    return this.track(this.worker.runUntil(promise));
+  get taskQueue(): string {
+    return this.taskQueues[0] as string;
+  }
+
+  run(): Promise<void> {
+    return this.track(this.runAll());
+  }
+
+  async runUntil<T>(promise: Promise<T> | (() => Promise<T>)): Promise<T> {
+    if (this.workers.length === 1) return this.track(this.worker.runUntil(promise));
+    const all = this.track(this.runAll());
+    try {
+      const value = await Promise.race([typeof promise === 'function' ? promise() : promise, all.then(() => Promise.reject(new Error('the worker stopped before the promise settled')))]);
+      return value;
+    } finally {
+      this.shutdown();
+      await all.catch(() => undefined);
+    }
+  }
+
+  /** Run every worker; when one fails, shut the others down, then throw its error. */
+  private async runAll(): Promise<void> {
+    if (this.workers.length === 1) return this.worker.run();
+    const results = await Promise.allSettled(
+      this.workers.map((w) =>
+        w.run().catch((err: unknown) => {
+          this.shutdown();
+          throw err;
+        }),
+      ),
+    );
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
   }
 
   shutdown(): void {
-    if (this.worker.getState() === 'RUNNING') this.worker.shutdown();
+    for (const w of this.workers) if (w.getState() === 'RUNNING') w.shutdown();
   }
 
   async close(): Promise<void> {
     // A worker that never ran still holds the connection: run it only to shut it down at once.
-    if (!this.running && this.worker.getState() === 'INITIALIZED') void this.run().catch(() => undefined);
+    if (!this.running && this.workers.every((w) => w.getState() === 'INITIALIZED')) void this.run().catch(() => undefined);
     this.shutdown();
     await this.running?.catch(() => undefined);
     await this.closeConnection();
@@ -258,8 +346,11 @@ class WorkerLifecycle implements AgentWorker {
   }
 
   private closeConnectionIfStopped(): Promise<void> {
-    const state = this.worker.getState();
-    return state === 'STOPPED' || state === 'FAILED' ? this.closeConnection() : Promise.resolve();
+    const stopped = this.workers.every((w) => {
+      const state = w.getState();
+      return state === 'STOPPED' || state === 'FAILED';
+    });
+    return stopped ? this.closeConnection() : Promise.resolve();
   }
 
   /** Close what createWorker opened: the connection, and what the plugin opened (a store opened from a setting, the MCP clients). */

@@ -5,7 +5,8 @@
  * agent's result with the usage and cost of the whole chain. A child that does not succeed ends the chain
  * with its result.
  */
-import { isCancellation, setHandler, workflowInfo } from '@temporalio/workflow';
+import { isCancellation, patched, setHandler, workflowInfo } from '@temporalio/workflow';
+import { agentTaskQueue, isAgentTaskQueue } from '../core/contract';
 import { EventLog } from '../core/event-log';
 import { doneEvent, finishRun } from '../core/report';
 import type { AgentRunResult } from '../core/result';
@@ -18,6 +19,9 @@ import { eventsQuery } from './definitions';
 import { inputProblems } from './input';
 import { ChildApprovals, childSummary, startSubAgent } from './sub-agent';
 
+
+/** Patch: a chain on its first agent's own task queue starts every agent on that agent's own queue. */
+export const CHAIN_AGENT_QUEUES_PATCH = 'chain-agent-queues';
 
 /** Run `agents` in turn, each on the previous one's answer; returns the last result with the chain's usage and cost. */
 export async function chainWorkflow(input: ChainWorkflowInput): Promise<AgentRunResult> {
@@ -44,13 +48,16 @@ export async function chainWorkflow(input: ChainWorkflowInput): Promise<AgentRun
   let prompt = input.prompt;
   let usage = ZERO_USAGE;
   let costUsd = 0;
+  let priced = false; // some agent's cost was known: else the chain's is unknown too (null)
   let last: AgentRunResult | undefined;
   for (const [i, agent] of agents.entries()) {
     const callId = `chain_${i + 1}`;
     const workflowId = `${info.workflowId}--${i + 1}-${agent}`;
     const base = { step: i + 1, callId, tool: agent, agent, workflowId };
     try {
-      const child = await startSubAgent(agent, { input: prompt, ...(input.policy ? { policy: input.policy } : {}), ...(input.approvalWaiver ? { approvalWaiver: input.approvalWaiver } : {}), workflowId, parent: { workflowId: info.workflowId, callId } });
+      // A chain on its first agent's own queue (a client with default queues) starts each agent on that agent's queue, where its workers are.
+      const ownQueues = isAgentTaskQueue(info.taskQueue, agents[0] as string) && patched(CHAIN_AGENT_QUEUES_PATCH);
+      const child = await startSubAgent(agent, { input: prompt, ...(input.policy ? { policy: input.policy } : {}), ...(input.approvalWaiver ? { approvalWaiver: input.approvalWaiver } : {}), workflowId, parent: { workflowId: info.workflowId, callId }, ...(ownQueues ? { taskQueue: agentTaskQueue(agent) } : {}) });
       log.push({ type: 'sub_agent_started', ...base });
       last = await child.result();
     } catch (err) {
@@ -61,13 +68,14 @@ export async function chainWorkflow(input: ChainWorkflowInput): Promise<AgentRun
     }
     children.drop(workflowId);
     const summary = childSummary(workflowId, agent, last);
-    log.push({ type: 'sub_agent_finished', ...base, status: summary.status, usage: summary.usage, costUsd: summary.costUsd });
+    log.push({ type: 'sub_agent_finished', ...base, status: summary.status, usage: summary.usage, ...(summary.costUsd !== null ? { costUsd: summary.costUsd } : {}) });
     usage = addUsage(usage, last.usage);
-    costUsd = Math.round((costUsd + last.costUsd) * 1e8) / 1e8;
+    if (last.costUsd !== null) priced = true;
+    costUsd = Math.round((costUsd + (last.costUsd ?? 0)) * 1e8) / 1e8;
     if (last.status !== 'success') break;
     prompt = chainPrompt(last);
   }
-  const result = { ...(last as AgentRunResult), usage, costUsd };
+  const result = { ...(last as AgentRunResult), usage, costUsd: priced ? costUsd : null };
   log.push(doneEvent(result));
   return result;
 }

@@ -55,6 +55,8 @@ export interface SubAgentOptions {
   parent?: ParentLink;
   /** Lower the agent's budget for the child (the workflow's form: milliseconds). */
   budget?: Budget;
+  /** The child's task queue. Default: this workflow's. */
+  taskQueue?: string;
 }
 
 /**
@@ -76,6 +78,7 @@ export async function startSubAgent(agent: string, options: SubAgentOptions): Pr
     workflowId: options.workflowId ?? `${workflowInfo().workflowId}--${agent}-${uuid4()}`,
     args: [input],
     workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT,
+    ...(options.taskQueue !== undefined ? { taskQueue: options.taskQueue } : {}),
     cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
     parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
   });
@@ -130,7 +133,7 @@ export async function runSubAgentCall(ctx: ToolCallContext, call: PlannedCall, i
   }
   ctx.children?.drop(workflowId);
   const summary = childSummary(workflowId, agent, result);
-  ctx.log.push({ type: 'sub_agent_finished', ...base, status: summary.status, usage: summary.usage, costUsd: summary.costUsd });
+  ctx.log.push({ type: 'sub_agent_finished', ...base, status: summary.status, usage: summary.usage, ...(summary.costUsd !== null ? { costUsd: summary.costUsd } : {}) });
   return childOutcome(call.callId, tool, summary, result, Date.now() - begun, inlineLimitBytes);
 }
 

@@ -1,5 +1,6 @@
-/** `durable-agent dev`: a Temporal dev server (unless one is running) and a worker hosting the demo agents. */
-import { untilAborted } from '../abort';
+/** `durable-agent dev`: a Temporal dev server (unless one is running) and, unless `--server-only`, a worker hosting the demo agents. */
+import { aborted, untilAborted } from '../abort';
+import type { AgentWorker } from '../../worker';
 import { Output } from '../output';
 import { isReachable } from '../../server/reachable';
 import { servedAgents } from '../served';
@@ -8,7 +9,7 @@ import { displayPath, Session } from '../session';
 import { cliTracing } from '../tracing';
 import { serverDbFile, serverLogFile } from '../server';
 import type { ConnectionFlags } from '../target';
-import { parseAddress, redisLine, resolveTarget } from '../target';
+import { parseAddress, redisLine, resolveTarget, taskQueueLabel } from '../target';
 import { serveMetricsAt } from '../../telemetry/prometheus';
 
 /** Options of `dev`. */
@@ -18,6 +19,16 @@ export interface DevFlags extends ConnectionFlags {
   agents?: string;
   /** Serve Prometheus metrics at this `host:port` (checked by the option's parser). */
   metrics?: string;
+  /** Start (or find) the dev server only: no worker, for teams that run their own. */
+  serverOnly?: boolean;
+}
+
+/** Host the served agents' worker (each agent on its own task queue unless `--task-queue` is given). */
+async function startDemoWorker(session: Session, out: Output, signal: AbortSignal): Promise<AgentWorker> {
+  out.note('starting the worker...');
+  const worker = await untilAborted(session.hostWorker(), signal);
+  if (worker.workflowCode.kind === 'bundled') out.note(`bundled the workflow code at start: ${worker.workflowCode.reason}`);
+  return worker;
 }
 
 /** Run until `signal` aborts, then stop the worker and the server; returns the exit code. */
@@ -30,9 +41,7 @@ export async function devCommand(flags: DevFlags, signal: AbortSignal): Promise<
   const session = await Session.open(target, { embed: 'always', uiPort: flags.uiPort, agents, log: (l) => out.note(l), ...(tracing ? { tracing } : {}) });
   let failed = false;
   try {
-    out.note('starting the worker...');
-    const worker = await untilAborted(session.hostWorker(target.taskQueue), signal);
-    if (worker.workflowCode.kind === 'bundled') out.note(`bundled the workflow code at start: ${worker.workflowCode.reason}`);
+    const worker = flags.serverOnly ? undefined : await startDemoWorker(session, out, signal);
     const s = out.styles;
     const host = parseAddress(session.address).host;
     const uiHost = host === '127.0.0.1' || host === '0.0.0.0' ? 'localhost' : host;
@@ -46,15 +55,20 @@ export async function devCommand(flags: DevFlags, signal: AbortSignal): Promise<
         ? `  Temporal server:   embedded dev server (state: ${displayPath(serverDbFile())}, log: ${displayPath(serverLogFile())})`
         : '  Temporal server:   already running (not started by this command)',
       `  Temporal UI:       ${uiLine}`,
-      `  Worker:            task queue "${worker.taskQueue}", agents: ${worker.registry.names().join(', ')}`,
-      ...modelLine(agents),
-      ...redisLine(target, 'published to'),
-      '',
-      `Try, in another terminal:  npx durable-agent run ${flags.agents ? `--agents ${flags.agents} "<prompt>"` : '"what is 12*(3+4)?"'}${target.address === 'localhost:7233' ? '' : ` --address ${target.address}`}`,
+      ...(worker
+        ? [
+            `  Worker:            ${taskQueueLabel(worker.taskQueues)}, agents: ${worker.registry.names().join(', ')}`,
+            ...modelLine(agents),
+            ...redisLine(target, 'published to'),
+            '',
+            `Try, in another terminal:  npx durable-agent run ${flags.agents ? `--agents ${flags.agents} "<prompt>"` : '"what is 12*(3+4)?"'}${target.address === 'localhost:7233' ? '' : ` --address ${target.address}`}`,
+          ]
+        : ['  Worker:            none (--server-only): run your own, e.g. createWorker({ agents, address })', '']),
       'Press Ctrl-C to stop.',
     );
     failed = true; // unless it stops cleanly
-    await serveUntilStopped(session, out, signal);
+    if (worker) await serveUntilStopped(session, out, signal);
+    else await aborted(signal);
     failed = false;
   } finally {
     await session.close();

@@ -2,6 +2,7 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { INTERRUPTED_EXIT, untilAborted } from '../abort';
 import { CliError } from '../errors';
+import { agentTaskQueue, DEFAULT_TASK_QUEUE } from '../../core/contract';
 import { exitCodeOf, followRun, OFFLINE_NOTE, printSummary, resumeHint } from '../follow';
 import { Output } from '../output';
 import { DEMO_AGENT_NAME, localModelDemoAgents, servedAgents } from '../served';
@@ -77,12 +78,13 @@ async function runWith(prompt: string, flags: RunFlags, out: Output, signal: Abo
   if (definition) await withPolicyChecked(async () => checkPolicyEarly(definition, policy, waiver, `run --agent ${agent}`));
   const resolved = resolveTarget(flags);
   // Its own task queue: a worker already polling the usual one would answer with another model.
-  const target = local ? { ...resolved, taskQueue: `${resolved.taskQueue}-local-model` } : resolved;
+  const target = local ? { ...resolved, taskQueue: `${resolved.taskQueue ?? DEFAULT_TASK_QUEUE}-local-model` } : resolved;
   const tracing = cliTracing(out);
   const session = await Session.open(target, { embed: 'auto', agents: served, log: (l) => out.note(l), ...(tracing ? { tracing } : {}) });
   try {
     out.note(`Temporal: ${session.address}${session.server ? ' (embedded dev server, stopped when this run ends)' : ''}`);
-    const taskQueue = target.taskQueue;
+    // Without --task-queue, the agent's own queue: only workers that have the agent poll it.
+    const taskQueue = target.taskQueue ?? agentTaskQueue(agent);
     let offlineNoted = false;
     if (await session.hasWorker(taskQueue)) {
       out.note(`worker: using the worker(s) already polling task queue "${taskQueue}"`);
@@ -90,7 +92,7 @@ async function runWith(prompt: string, flags: RunFlags, out: Output, signal: Abo
       const names = served.names;
       if (!names.includes(agent)) throw new CliError(`unknown agent "${agent}" (agents: ${names.join(', ')})`);
       out.note(`worker: starting an in-process worker on task queue "${taskQueue}" (agents: ${names.join(', ')})...`);
-      const hosted = await untilAborted(session.hostWorker(taskQueue), signal);
+      const hosted = await untilAborted(session.hostWorker(), signal);
       if (hosted.workflowCode.kind === 'bundled') out.note(`worker: bundled the workflow code at start: ${hosted.workflowCode.reason}`);
       const demo = served.load().demo;
       if (local) {
@@ -107,7 +109,7 @@ async function runWith(prompt: string, flags: RunFlags, out: Output, signal: Abo
     }
     let run;
     try {
-      const client = session.agentClient(taskQueue);
+      const client = session.agentClient();
       const options = {
         input: prompt,
         ...(flags.workflowId ? { workflowId: flags.workflowId } : {}),

@@ -132,7 +132,7 @@ export async function scheduleListCommand(flags: ScheduleFlags): Promise<number>
       return 0;
     }
     if (schedules.length === 0) {
-      out.line(`no schedules of agent runs on task queue "${session.target.taskQueue}" (create one with: durable-agent schedule create)`);
+      out.line(`no schedules of agent runs on ${session.target.taskQueue !== undefined ? `task queue "${session.target.taskQueue}"` : `their agents' own task queues`} (create one with: durable-agent schedule create)`);
       return 0;
     }
     for (const s of schedules) {

@@ -15,7 +15,7 @@ import { Session } from '../session';
 import { servedAgents } from '../served';
 import { cliTracing } from '../tracing';
 import type { ConnectionFlags } from '../target';
-import { redisLine, resolveTarget } from '../target';
+import { redisLine, resolveTarget, taskQueueLabel } from '../target';
 
 /** Default port of the HTTP API. */
 export const DEFAULT_HTTP_PORT = 8080;
@@ -62,7 +62,7 @@ export async function serveCommand(flags: ServeFlags, signal: AbortSignal): Prom
       `  Console:           ${server.url}/console/`,
       `  Metrics:           ${server.url}/metrics (Prometheus; ${flags.metricsPublic ? 'no token needed' : 'a token with the "metrics" permission'})`,
       `  Temporal address:  ${session.address}`,
-      `  Task queue:        ${target.taskQueue} (runs need a worker: durable-agent dev, or durable-agent worker)`,
+      `  Task queue:        ${target.taskQueue ?? taskQueueLabel(undefined)} (runs need a worker: durable-agent dev, or durable-agent worker)`,
       `  Tokens:            ${auth.size} configured`,
       ...redisLine(target, 'read from'),
       '',

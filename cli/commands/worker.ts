@@ -9,7 +9,7 @@ import { Session } from '../session';
 import { cliTracing } from '../tracing';
 import { serveMetricsAt } from '../../telemetry/prometheus';
 import type { ConnectionFlags } from '../target';
-import { redisLine, resolveTarget } from '../target';
+import { redisLine, resolveTarget, taskQueueLabel } from '../target';
 
 /** Options of `worker`. */
 export interface WorkerFlags extends ConnectionFlags {
@@ -50,13 +50,13 @@ export async function workerCommand(flags: WorkerFlags, signal: AbortSignal): Pr
   const session = await Session.open(target, { embed: 'never', agents, log: (l) => out.note(l), ...(tracing ? { tracing } : {}) });
   try {
     out.note('starting the worker...');
-    const worker = await untilAborted(session.hostWorker(target.taskQueue), signal);
+    const worker = await untilAborted(session.hostWorker(), signal);
     if (worker.workflowCode.kind === 'bundled') out.note(`bundled the workflow code at start: ${worker.workflowCode.reason}`);
     out.line(
       '',
       out.styles.bold('durable-agent worker'),
       `  Temporal address:  ${session.address}`,
-      `  Worker:            task queue "${worker.taskQueue}", agents: ${worker.registry.names().join(', ')}`,
+      `  Worker:            ${taskQueueLabel(worker.taskQueues)}, agents: ${worker.registry.names().join(', ')}`,
       ...modelLine(agents),
       ...redisLine(target, 'published to'),
       '',

@@ -167,7 +167,7 @@ describe('durable-agent report', () => {
     const call = report.toolCalls[0]!;
     expect((out[toolsAt + 3] as string).trim().split(/\s{2,}/)).toEqual([String(call.step), call.callId, 'echo', `${call.latencyMs} ms`, 'ok', String(call.attempts)]);
     expect(out).toContain(`  usage:          320 input / 40 output tokens`);
-    expect(out).toContain(`  cost:           $${report.costUsd.toFixed(4)}`);
+    expect(out).toContain(`  cost:           $${report.costUsd!.toFixed(4)}`);
     expect(out).toContain('  unpriced steps: 0');
     expect(out).toContain('  compactions:    0');
 

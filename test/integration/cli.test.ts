@@ -9,7 +9,10 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { ContentBlock, ToolResultBlock } from '../../core/messages';
 import { outputText } from '../../core/messages';
 import type { AgentRunResult } from '../../core/result';
-import { demoWorkerConfig, OFFLINE_LABEL } from '../../demo';
+import { Client, Connection } from '@temporalio/client';
+import { livePollers } from '../../cli/pollers';
+import { agentTaskQueue } from '../../core/contract';
+import { DEMO_AGENT, demoWorkerConfig, OFFLINE_LABEL } from '../../demo';
 import { isReachable } from '../../server/dev-server';
 import { freePort, runCli, soleError, startCli, tempHome } from '../helpers/cli-run';
 import type { Harness } from '../helpers/harness';
@@ -81,6 +84,10 @@ describe('durable-agent run', () => {
     expect(result.finalText.split('\n')[0]).toBe(OFFLINE_LABEL);
     expect(result.finalText).toContain('12*(3+4) = 84');
     expect(result.report.workflowId).toBe(workflowId);
+    // The offline demo model has no price: the cost is unknown (null), not $0.
+    expect(result.costUsd).toBeNull();
+    expect(result.report.costUsd).toBeNull();
+    expect(result.report.unpricedSteps).toBe(2);
     expect(result.report.toolCalls.map((c) => c.tool)).toEqual(['calculator', 'word_count', 'current_time', 'save_note']);
     const calcId = result.report.toolCalls[0]!.callId;
     const calc = result.messages
@@ -205,7 +212,9 @@ describe('durable-agent dev', () => {
       const r = await runCli(['run', 'what is 6*7?', '--port', String(port)], { home: devHome });
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
-      expect(r.stdout).toContain('worker: using the worker(s) already polling task queue "durable-agent"');
+      // Each agent on its own task queue by default: dev's worker never takes a run of another agent.
+      expect(dev.stdout()).toContain('Worker:            task queue "durable-agent.assistant", agents: assistant');
+      expect(r.stdout).toContain('worker: using the worker(s) already polling task queue "durable-agent.assistant"');
       expect(r.stdout).toContain('6*7 = 42');
     } finally {
       dev.child.kill('SIGINT');
@@ -216,6 +225,37 @@ describe('durable-agent dev', () => {
     expect(stopped.stdout).toContain('stopping the worker...');
     expect(stopped.stdout).toContain('stopped the Temporal dev server');
     expect(existsSync(join(devHome, 'temporal.db'))).toBe(true);
+    expect(await isReachable(`127.0.0.1:${port}`)).toBe(false);
+  });
+
+  it('--server-only starts the dev server and prints its address, with no worker, until SIGINT', { timeout: 150_000 }, async () => {
+    const [port, uiPort] = [await freePort(), await freePort()];
+    const cliPath = inject('temporalCliPath');
+    const dev = startCli(['dev', '--server-only', '--ui-port', String(uiPort)], {
+      home: tempHome(),
+      env: { DURABLE_AGENT_DEV_PORT: String(port), ...(cliPath ? { DURABLE_AGENT_TEMPORAL_CLI: cliPath } : {}) },
+      timeoutMs: 140_000,
+    });
+    try {
+      await dev.waitFor('Press Ctrl-C to stop.');
+      expect(dev.stdout()).toMatch(new RegExp(`Temporal address: +127\\.0\\.0\\.1:${port}`));
+      expect(dev.stdout()).toContain('Worker:            none (--server-only)');
+      expect(dev.stdout()).not.toContain('starting the worker');
+      expect(await isReachable(`127.0.0.1:${port}`)).toBe(true);
+      // Nobody polls the demo agent's queue: dev hosts no worker.
+      const connection = await Connection.connect({ address: `127.0.0.1:${port}` });
+      try {
+        expect(await livePollers(new Client({ connection }), agentTaskQueue(DEMO_AGENT))).toEqual([]);
+      } finally {
+        await connection.close();
+      }
+    } finally {
+      dev.child.kill('SIGINT');
+    }
+    const stopped = await dev.done;
+    expect(stopped.stderr).toBe('');
+    expect(stopped.code).toBe(0);
+    expect(stopped.stdout).toContain('stopped the Temporal dev server');
     expect(await isReachable(`127.0.0.1:${port}`)).toBe(false);
   });
 });

@@ -301,7 +301,8 @@ describe('HTTP API: sessions, cancellation, approvals', () => {
     expect(ok.status).toBe(200);
     expect(await json(ok)).toEqual({ callId, tool: 'refund', decision: 'approve', by: 'ops:alice', applied: [callId] });
     const ended = await viewUntil(id, (v) => v.status !== 'running');
-    expect(ended.result).toMatchObject({ status: 'success', finalText: 'refunded' });
+    // The scripted model has no price: the run's cost is unknown (null), not $0.
+    expect(ended.result).toMatchObject({ status: 'success', finalText: 'refunded', costUsd: null, report: { costUsd: null } });
     const decided = (await allEvents(h.client.get(id))).filter((e) => e.type === 'approval_decided');
     expect(decided).toMatchObject([{ callId, decision: 'approve', by: 'ops:alice', reason: 'checked the order', via: 'update' }]);
     expect(await refusal(await call('POST', path, { body: { decision: 'approve' } }), 409)).toMatchObject({ code: 'run_ended' });

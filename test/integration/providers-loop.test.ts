@@ -319,7 +319,8 @@ describe('real providers in the agent loop (local replay server, real dev server
     expect(result.usage).toEqual({ inputTokens: 268, outputTokens: 38, cacheReadTokens: 192, cacheWriteTokens: 0 });
     // No price for this model: the report says so instead of claiming it was free.
     expect(result.report.steps.every((s) => s.costUsd === undefined)).toBe(true);
-    expect(result.report).toMatchObject({ costUsd: 0, unpricedSteps: 2 });
+    expect(result.report).toMatchObject({ costUsd: null, unpricedSteps: 2 });
+    expect(result.costUsd).toBeNull();
     const second = server.requestsFor('gpt-loop')[1]!;
     expect(second.headers.authorization).toBe(`Bearer ${OPENAI_KEY}`);
     expect((second.body.messages as Array<{ role: string; tool_call_id?: string; content: unknown }>).slice(-2)).toEqual([

@@ -89,7 +89,7 @@ describe('agent tools run as child workflows', () => {
     expect(own).toBeCloseTo(0.062, 8);
     expect(child.costUsd).toBeCloseTo(0.14, 8);
     expect(entry.child?.costUsd).toBeCloseTo(0.14, 8);
-    expect(result.report.costUsd).toBeCloseTo(own + child.costUsd, 8);
+    expect(result.report.costUsd).toBeCloseTo(own + child.costUsd!, 8);
     expect(result.report.costUsd).toBeGreaterThan(own);
     expect(result.costUsd).toBe(result.report.costUsd);
     expect(result.report.unpricedSteps).toBe(0);

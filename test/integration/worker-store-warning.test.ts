@@ -44,6 +44,7 @@ describe('createWorker: the one-machine store warning', () => {
         providers: { scripted: S.provider },
         store: new FileBlobStore(dir),
         address,
+        connectTimeoutMs: 0, // one attempt: this test is about the warning, not the retries
         taskQueue: testId('warned'),
         workflowBundle: { codePath: inject('workflowBundlePath') },
       }),

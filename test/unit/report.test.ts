@@ -29,13 +29,15 @@ describe('finishRun and doneEvent', () => {
     expect(result).toMatchObject({ status: 'success', finalText: 'All done.', steps: 2, usage: usage(30, 3), transcriptHead: out.head, messagesOmitted: 0 });
     expect(result).not.toHaveProperty('error');
     expect(result.messages).toEqual(s2.messages);
-    // The test model has no price: cost 0, and the report says both steps were unpriced.
-    expect(result.report).toEqual({ agent: 'tester', ...meta, steps: s2.steps, stepsOmitted: 0, toolCalls: s2.toolCalls, toolCallsOmitted: 0, usage: usage(30, 3), costUsd: 0, unpricedSteps: 2 });
+    // The test model has no price: the cost is unknown (null, not 0), and the report says both steps were unpriced.
+    expect(result.costUsd).toBeNull();
+    expect(JSON.parse(JSON.stringify(result))).toMatchObject({ costUsd: null, report: { costUsd: null, unpricedSteps: 2 } });
+    expect(result.report).toEqual({ agent: 'tester', ...meta, steps: s2.steps, stepsOmitted: 0, toolCalls: s2.toolCalls, toolCallsOmitted: 0, usage: usage(30, 3), costUsd: null, unpricedSteps: 2 });
     expect(result.report.steps).toHaveLength(2);
     expect(result.report.toolCalls).toHaveLength(1);
     expect(result.report.toolCalls[0]).toMatchObject({ callId: 'c1', tool: 'read' });
 
-    expect(doneEvent(result)).toEqual({ type: 'done', status: 'success', steps: 2, usage: usage(30, 3), costUsd: 0, finalText: 'All done.' });
+    expect(doneEvent(result)).toEqual({ type: 'done', status: 'success', steps: 2, usage: usage(30, 3), costUsd: null, finalText: 'All done.' });
   });
 
   it('takes the final text from the last assistant message even after tool results', () => {
@@ -50,7 +52,7 @@ describe('finishRun and doneEvent', () => {
       status: 'tool_error',
       steps: 1,
       usage: t2.state.usage,
-      costUsd: 0,
+      costUsd: null,
       finalText: 'Deploying.',
       error: { message: 'Tool "deploy" failed: boom', type: 'ToolError' },
     });
