@@ -252,7 +252,7 @@ export type CheckApprovalsOutput = Array<{ callId: string; needsApproval: boolea
 /** Details of a `decide` update's `ApprovalRefused` failure: the call's state when it was refused. */
 export interface RefusalDetails {
   /** `not_reached`: the run has not recorded this call (yet). */
-  state: 'not_reached' | 'not_asked' | 'pending' | 'decided' | 'expired';
+  state: 'not_reached' | 'not_asked' | 'pending' | 'decided' | 'expired' | 'gating';
 }
 
 export interface DecisionReceipt {

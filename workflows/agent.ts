@@ -302,6 +302,8 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
   /** Model step, tool step, repeat, until a transition says to finish (a session: until it ends). */
   async function runLoop(): Promise<Ending> {
     for (;;) {
+      // Calls recorded by an earlier step that never reached their gate will not ask.
+      desk.endGating();
       // A new user turn beyond the turn budget is not answered.
       if (inbox.size > 0 && budget.maxTurns !== undefined) {
         const over = await overBudget(loop.turn + 1);
@@ -340,6 +342,8 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
       if (spec.output) t = applyOutputAnswer(t, spec, model.step);
       loop = t.state;
       log.push(...t.events);
+      // Until their gates answer, decisions for the calls just recorded are kept (they may yet ask).
+      desk.beginGating(t.events.flatMap((e) => (e.type === 'tool_call' ? [e.callId] : [])));
       if (hasGuardrails(spec, 'output') && judgesAnswer(t.next)) {
         t = await outputGuardrails(spec, t);
         loop = t.state;
