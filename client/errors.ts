@@ -32,3 +32,30 @@ export class RunNotFoundError extends DurableAgentError {
     this.workflowId = workflowId;
   }
 }
+
+/** How a run that is no longer running ended, as Temporal names it (lowercase). */
+export type RunEndedStatus = 'completed' | 'failed' | 'cancelled' | 'terminated' | 'continued_as_new' | 'timed_out' | 'unknown';
+
+/**
+ * The run has already ended, so it cannot take what was sent (`send`, `decide`, `end`, `signalMessage`,
+ * `signalDecision`). `status` says how it ended. Code `run_ended`.
+ */
+export class RunEndedError extends DurableAgentError {
+  /** The run's workflow id. */
+  readonly workflowId: string;
+  /** How the run ended. */
+  readonly status: RunEndedStatus;
+
+  constructor(workflowId: string, status: RunEndedStatus, options?: { cause?: unknown }) {
+    super('run_ended', `run "${workflowId}" has already ended (${status})`, options);
+    this.workflowId = workflowId;
+    this.status = status;
+  }
+}
+
+/** The {@link RunEndedStatus} of a Temporal status name (`COMPLETED` → `completed`). */
+export function runEndedStatus(name: string): RunEndedStatus {
+  const s = name.toLowerCase();
+  const known: readonly RunEndedStatus[] = ['completed', 'failed', 'cancelled', 'terminated', 'continued_as_new', 'timed_out'];
+  return (known as readonly string[]).includes(s) ? (s as RunEndedStatus) : 'unknown';
+}

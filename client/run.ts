@@ -20,7 +20,7 @@ import { ABORTED, sleep, untilAborted } from './abortable';
 import { emptyPollWait } from './poll-delay';
 import type { ChildAgentEvent } from './child-events';
 import { withChildEvents } from './child-events';
-import { ApprovalRefusedError, MessageRefusedError, RunNotFoundError } from './errors';
+import { ApprovalRefusedError, MessageRefusedError, RunEndedError, RunNotFoundError, runEndedStatus } from './errors';
 
 /** Options of {@link AgentRun.events}. */
 export interface EventsOptions {
@@ -184,6 +184,7 @@ export class AgentRun<C extends ToolCallShape = AnyToolCall, out O = UnknownOutp
    *
    * @throws {ApprovalRefusedError} (code `approval_refused`) the run refused the decision: unknown or
    * already decided call, expired approval, malformed decision, approver not allowed. The message is the reason.
+   * @throws {RunEndedError} the run has already ended (its `status` says how).
    * @throws {RunNotFoundError} no run has this workflow id.
    * @example
    * ```ts
@@ -227,7 +228,8 @@ export class AgentRun<C extends ToolCallShape = AnyToolCall, out O = UnknownOutp
    * Send a decision fire-and-forget (a signal): accepted by the server even while no worker runs;
    * a decision that cannot apply shows up as an `approval_refused` event.
    *
-   * @throws {RunNotFoundError} no run has this workflow id (or it has already ended).
+   * @throws {RunEndedError} the run has already ended (its `status` says how).
+   * @throws {RunNotFoundError} no run has this workflow id.
    */
   async signalDecision(decision: ApprovalDecision): Promise<void> {
     await this.call(() => this.handle.signal(approvalSignal, decision));
@@ -247,6 +249,7 @@ export class AgentRun<C extends ToolCallShape = AnyToolCall, out O = UnknownOutp
    * its next call — at once if a session waits, or steering the turn in progress. Needs a worker.
    *
    * @throws {MessageRefusedError} malformed (empty, over 100,000 characters), inbox full, or the run is ending.
+   * @throws {RunEndedError} the run has already ended (its `status` says how).
    * @throws {RunNotFoundError} no run has this workflow id.
    * @example
    * ```ts
@@ -262,7 +265,11 @@ export class AgentRun<C extends ToolCallShape = AnyToolCall, out O = UnknownOutp
     }
   }
 
-  /** Send a message fire-and-forget (a signal): accepted even while no worker runs; refusals show as `message_refused` events. */
+  /**
+   * Send a message fire-and-forget (a signal): accepted even while no worker runs; refusals show as `message_refused` events.
+   *
+   * @throws {RunEndedError} the run has already ended (its `status` says how).
+   */
   async signalMessage(message: string | UserMessageInput): Promise<void> {
     await this.call(() => this.handle.signal(messageSignal, message));
   }
@@ -270,6 +277,8 @@ export class AgentRun<C extends ToolCallShape = AnyToolCall, out O = UnknownOutp
   /**
    * End a session once the model has answered what it was sent (a signal: accepted while no worker runs).
    * The run then returns its result; a one-shot run ends by itself and ignores this.
+   *
+   * @throws {RunEndedError} the run has already ended (its `status` says how).
    */
   async end(): Promise<void> {
     await this.call(() => this.handle.signal(endSignal));
@@ -420,14 +429,24 @@ export class AgentRun<C extends ToolCallShape = AnyToolCall, out O = UnknownOutp
     return d.status.name !== 'RUNNING';
   }
 
-  /** Run `op`, turning Temporal's "workflow not found" into {@link RunNotFoundError}. */
+  /**
+   * Run `op`, turning Temporal's "workflow not found" into {@link RunEndedError} when the run exists but
+   * has ended (signals, updates and cancellation of a closed run), else {@link RunNotFoundError}.
+   */
   private async call<T>(op: () => Promise<T>): Promise<T> {
     try {
       return await op();
     } catch (err) {
-      if (err instanceof WorkflowNotFoundError) throw new RunNotFoundError(this.workflowId, { cause: err });
+      if (err instanceof WorkflowNotFoundError) throw await this.notFound(err);
       throw err;
     }
+  }
+
+  /** What "workflow not found" means for this run: ended (with its status), or no such run. */
+  private async notFound(err: WorkflowNotFoundError): Promise<RunEndedError | RunNotFoundError> {
+    const described = await this.handle.describe().catch(() => undefined);
+    if (described && described.status.name !== 'RUNNING') return new RunEndedError(this.workflowId, runEndedStatus(described.status.name), { cause: err });
+    return new RunNotFoundError(this.workflowId, { cause: err });
   }
 }
 

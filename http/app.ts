@@ -87,7 +87,7 @@ async function describe(run: AgentRun): Promise<{ runId: string; status: string;
 async function runningRun(client: AgentClient, id: string): Promise<AgentRun> {
   const run = client.get(id);
   const d = await describe(run);
-  if (!d.running) throw new HttpError(409, 'run_ended', `run "${id}" has already ended (${d.status})`, 'id');
+  if (!d.running) throw new HttpError(409, 'run_ended', `run "${id}" has already ended (${d.status})`, 'id', d.status);
   return run;
 }
 

@@ -4,7 +4,7 @@
  */
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { ApprovalRefusedError, MessageRefusedError, RunFilterError, RunNotFoundError } from '../client';
+import { ApprovalRefusedError, MessageRefusedError, RunEndedError, RunFilterError, RunNotFoundError } from '../client';
 import { isDurableAgentError } from '../core/errors';
 
 /** Stable codes of the API's errors. */
@@ -28,6 +28,8 @@ export interface HttpErrorBody {
     message: string;
     /** The request field that was wrong (a body field, a query parameter, `id`, `callId`, `after`, `Last-Event-ID`, `Authorization`). */
     field?: string;
+    /** `run_ended`: how the run ended (`completed`, `failed`, `cancelled`, `terminated`, ...). */
+    status?: string;
   };
 }
 
@@ -38,6 +40,8 @@ export class HttpError extends Error {
     readonly code: HttpErrorCode,
     message: string,
     readonly field?: string,
+    /** `run_ended`: how the run ended. */
+    readonly runStatus?: string,
   ) {
     super(message);
     this.name = 'HttpError';
@@ -45,7 +49,14 @@ export class HttpError extends Error {
 
   /** The JSON body of this error. */
   body(): HttpErrorBody {
-    return { error: { code: this.code, message: this.message, ...(this.field !== undefined ? { field: this.field } : {}) } };
+    return {
+      error: {
+        code: this.code,
+        message: this.message,
+        ...(this.field !== undefined ? { field: this.field } : {}),
+        ...(this.runStatus !== undefined ? { status: this.runStatus } : {}),
+      },
+    };
   }
 }
 
@@ -57,6 +68,7 @@ export class HttpError extends Error {
 export function toHttpError(err: unknown): HttpError {
   if (err instanceof HttpError) return err;
   if (err instanceof RunNotFoundError) return new HttpError(404, 'run_not_found', err.message, 'id');
+  if (err instanceof RunEndedError) return new HttpError(409, 'run_ended', err.message, 'id', err.status);
   if (err instanceof ApprovalRefusedError) return new HttpError(403, 'approval_refused', err.message);
   if (err instanceof MessageRefusedError) return new HttpError(409, 'message_refused', err.message);
   if (err instanceof WorkflowExecutionAlreadyStartedError) {
