@@ -84,7 +84,7 @@ export class ApprovalDesk {
       const child = this.inChild(d.callId);
       if (child && this.children) {
         // A sub-agent's call: the child decides it (a signal; the validator checked it against the child's last report).
-        return this.children.forward(child.via, d).then(() => ({ callId: d.callId, tool: child.pending.tool, decision: d.decision, by: d.by, applied: [d.callId] }));
+        return this.children.forward(child.via, { ...d, callId: child.childCallId }).then(() => ({ callId: d.callId, tool: child.pending.tool, decision: d.decision, by: d.by, applied: [d.callId] }));
       }
       // A call being gated: the caller waits for its gate, then the decision applies if it asked.
       if (this.stateOf(d.callId).kind === 'gating') return this.afterGate(d);
@@ -120,7 +120,7 @@ export class ApprovalDesk {
     const child = this.inChild(d.callId);
     if (child && this.children) {
       // A sub-agent's call: the child decides it (and refuses it there if it no longer applies).
-      void this.children.forward(child.via, d).catch(() => undefined);
+      void this.children.forward(child.via, { ...d, callId: child.childCallId }).catch(() => undefined);
       return;
     }
     const state = this.stateOf(d.callId);
