@@ -59,3 +59,18 @@ export function runEndedStatus(name: string): RunEndedStatus {
   const known: readonly RunEndedStatus[] = ['completed', 'failed', 'cancelled', 'terminated', 'continued_as_new', 'timed_out'];
   return (known as readonly string[]).includes(s) ? (s as RunEndedStatus) : 'unknown';
 }
+
+/**
+ * What was asked needs a worker (a running run's events are read by a query its worker answers) and no
+ * worker polls the run's task queue. Start one for the run's agent; the run goes on from where it is.
+ * Code `no_worker`.
+ */
+export class NoWorkerError extends DurableAgentError {
+  /** The run's task queue. */
+  readonly taskQueue: string;
+
+  constructor(workflowId: string, taskQueue: string, options?: { cause?: unknown }) {
+    super('no_worker', `no worker polls task queue "${taskQueue}": the events of run "${workflowId}", which is still running, are read by a query its worker answers (start a worker for its agent)`, options);
+    this.taskQueue = taskQueue;
+  }
+}

@@ -4,7 +4,8 @@ import type { WorkflowHandle } from '@temporalio/client';
 import type { ApprovalDecision, PendingApproval } from '../core/approvals';
 import type { DecisionReceipt, RefusalDetails, RunSnapshot } from '../core/contract';
 import type { AgentEvent, EventPage } from '../core/events';
-import { EVENT_PAGE_LIMIT } from '../core/event-log';
+import type { RecordedEvents } from '../core/event-log';
+import { EVENT_PAGE_LIMIT, recordedPage } from '../core/event-log';
 import type { LiveDelta, TextChunk } from '../core/stream';
 import { TemporalDeltaFeed } from '../streaming/temporal-feed';
 import type { DeltaFeed } from '../streaming/transport';
@@ -20,7 +21,8 @@ import { ABORTED, sleep, untilAborted } from './abortable';
 import { emptyPollWait } from './poll-delay';
 import type { ChildAgentEvent } from './child-events';
 import { withChildEvents } from './child-events';
-import { ApprovalRefusedError, MessageRefusedError, RunEndedError, RunNotFoundError, runEndedStatus } from './errors';
+import { ApprovalRefusedError, MessageRefusedError, NoWorkerError, RunEndedError, RunNotFoundError, runEndedStatus } from './errors';
+import { anyWorkflowPoller, readRecordedEvents } from './recorded-events';
 
 /** Options of {@link AgentRun.events}. */
 export interface EventsOptions {
@@ -138,21 +140,44 @@ export class AgentRun<C extends ToolCallShape = AnyToolCall, out O = UnknownOutp
   }
 
   /**
-   * One page of events from `cursor` (at most `limit`). Pass the page's `next` as the next cursor.
+   * One page of events from `cursor` (at most `limit`). Pass the page's `next` as the next cursor. A run
+   * that has ended is read from its recorded history (no worker needed); a running one by a query.
    *
+   * @throws {NoWorkerError} the run is running and no worker polls its task queue to answer.
    * @throws {RunNotFoundError} no run has this workflow id.
    */
   async readEvents(cursor = 0, limit?: number): Promise<EventPage<C>> {
-    let page = await this.call(() => this.handle.query(eventsQuery, cursor, limit) as Promise<unknown> as Promise<EventPage<C>>);
+    let page = await this.pageOf(this.options.runId, cursor, limit);
     // A run that continued as new keeps its earlier events in its earlier executions: read them there.
-    // Such an execution is closed, and a worker replays it to answer: ask for as much as a page holds.
+    // Such an execution is closed: read from its history, or (recorded before events were) a worker
+    // replays it to answer: ask for as much as a page holds.
     for (let hops = 0; page.earlier && hops < 10_000; hops++) {
-      const { runId } = page.earlier;
-      page = await this.call(
-        () => this.handle.client.getHandle(this.handle.workflowId, runId).query(eventsQuery, cursor, Math.max(limit ?? 0, EVENT_PAGE_LIMIT)) as Promise<unknown> as Promise<EventPage<C>>,
-      );
+      page = await this.pageOf(page.earlier.runId, cursor, Math.max(limit ?? 0, EVENT_PAGE_LIMIT));
     }
     return page;
+  }
+
+  /** Recorded events of closed executions, by run id (null: it recorded none); closed executions never change. */
+  private readonly recorded = new Map<string, RecordedEvents[] | null>();
+
+  /**
+   * A page of execution `runId` (default: the run's latest): from the events it recorded in its history
+   * when it is closed (no worker needed), else by the `events` query — which a worker must answer.
+   */
+  private async pageOf(runId: string | undefined, cursor: number, limit: number | undefined): Promise<EventPage<C>> {
+    const handle = runId ? this.handle.client.getHandle(this.workflowId, runId) : this.handle;
+    let known = runId ? this.recorded.get(runId) : undefined;
+    if (known === undefined) {
+      const d = await this.call(() => handle.describe());
+      if (d.status.name !== 'RUNNING') {
+        known = (await readRecordedEvents(this.handle.client, this.workflowId, d.runId)) ?? null;
+        this.recorded.set(d.runId, known);
+      } else if (!(await anyWorkflowPoller(this.handle.client, d.taskQueue).catch(() => true))) {
+        throw new NoWorkerError(this.workflowId, d.taskQueue);
+      }
+    }
+    if (known) return recordedPage(known, cursor, limit) as unknown as EventPage<C>;
+    return this.call(() => handle.query(eventsQuery, cursor, limit) as Promise<unknown> as Promise<EventPage<C>>);
   }
 
   /**
@@ -335,6 +360,11 @@ export class AgentRun<C extends ToolCallShape = AnyToolCall, out O = UnknownOutp
         interrupted = 0;
       } catch (err) {
         if (err instanceof RunNotFoundError) throw err;
+        // A running run whose worker is gone: its events come once a worker runs again.
+        if (err instanceof NoWorkerError) {
+          if (await sleep(Math.max(pollMs, 1000), signal)) return;
+          continue;
+        }
         if (await this.closed()) return;
         // A query in flight when its worker died comes back cancelled: ask again (another worker answers).
         if (interruptedQuery(err) && ++interrupted <= 10) {

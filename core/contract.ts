@@ -10,7 +10,7 @@ import type { LoopState, ModelStep } from './state';
 import type { AgentSpec, ModelRef, OutputSpec } from './spec';
 import type { Budget } from './budget';
 import type { ContextView } from './context';
-import type { ExecutionStart } from './event-log';
+import type { ExecutionStart, RecordedEvents } from './event-log';
 import type { AgentEvent } from './events';
 import type { RunStatus } from './result';
 import type { Usage } from './usage';
@@ -271,6 +271,11 @@ export interface AgentActivities {
   compactContext(input: CompactContextInput): Promise<CompactContextOutput>;
   runTool(input: RunToolInput): Promise<RunToolOutput>;
   commitTranscript(input: CommitTranscriptInput): Promise<string | null>;
+  /**
+   * Does nothing: its input, a closing execution's events, is what matters — recorded in history, where
+   * clients read a closed run's events with no worker.
+   */
+  recordEvents(input: RecordedEvents): Promise<void>;
   checkApprovals(input: CheckApprovalsInput): Promise<CheckApprovalsOutput>;
   checkGuardrails(input: CheckGuardrailsInput): Promise<GuardrailDecision[]>;
 }

@@ -21,6 +21,7 @@ export {
   AgentSchedule,
   ApprovalRefusedError,
   MessageRefusedError,
+  NoWorkerError,
   RunEndedError,
   RunNotFoundError,
   ScheduleNotFoundError,

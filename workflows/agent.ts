@@ -44,6 +44,11 @@ const { describeAgent, commitTranscript } = proxyActivities<AgentActivities>({
   retry: { maximumAttempts: 5, initialInterval: '1 second' },
 });
 
+const { recordEvents } = proxyActivities<AgentActivities>({
+  startToCloseTimeout: '10 seconds',
+  retry: { maximumAttempts: 3, initialInterval: '200 milliseconds' },
+});
+
 /** How the loop stopped, before the transcript is committed and the result built. */
 interface Ending {
   status: RunStatus;
@@ -124,8 +129,26 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
     phase = status;
     visibility.update(loop.agent, status, 0);
     log.push(doneEvent(result));
+    await recordLog();
     return result;
   };
+
+  /**
+   * Record this execution's events in its history as it closes (the input of `recordEvents`
+   * activities), so clients read them with no worker. Best effort: the inputs are recorded once
+   * scheduled, whatever becomes of the activities.
+   */
+  async function recordLog(): Promise<void> {
+    // Runs recorded before events were recorded in history close without it.
+    if (!patched('events-in-history')) return;
+    for (const chunk of log.record()) {
+      try {
+        await CancellationScope.nonCancellable(() => recordEvents(chunk));
+      } catch (err) {
+        if (!isActivityFailure(err)) throw err;
+      }
+    }
+  }
 
   const problems = inputProblems(input);
   if (problems) return end({ status: 'invalid_input', error: { message: `Invalid agent run input: ${problems}`, type: 'InvalidInput' } });
@@ -209,6 +232,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
       loop = { ...loop, head, stored: loop.messages.length };
     }
     await condition(allHandlersFinished);
+    await recordLog();
     const carried: ContinuedRun = {
       spec,
       loop: carriedState(loop, spec.limits.resultMessagesInlineBytes ?? DEFAULTS.resultMessagesInlineBytes),
