@@ -93,6 +93,22 @@ describe('a finished run with no worker', () => {
   });
 });
 
+describe('its result and report with no worker', () => {
+  it('durable-agent result and report, and GET /runs/:id/report, answer from history', { timeout: 60_000 }, async () => {
+    const address = inject('temporalAddress');
+    const result = await runCli(['result', workflowId, '--json', '--address', address, '--task-queue', taskQueue], { home: tempHome(), timeoutMs: 30_000 });
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ status: 'success', finalText: 'all echoed' });
+    const report = await runCli(['report', workflowId, '--json', '--address', address], { home: tempHome(), timeoutMs: 30_000 });
+    expect(report.code, report.stderr).toBe(0);
+    const printed = JSON.parse(report.stdout) as { agent: string; workflowId: string; steps: unknown[] };
+    expect(printed).toMatchObject({ agent: 'ee_echo', workflowId });
+    expect(printed.steps).toHaveLength(3);
+    const res = await within(10_000, fetch(`${server.url}/runs/${workflowId}/report`, { headers: { Authorization: `Bearer ${TOKEN}` } }));
+    expect(await res.json()).toMatchObject({ ended: true, status: 'success', steps: 3 });
+  });
+});
+
 describe('a running run with no worker', () => {
   it('readEvents says no worker polls its task queue', async () => {
     const queue = `ee-none-${randomUUID()}`;
