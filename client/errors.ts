@@ -61,16 +61,20 @@ export function runEndedStatus(name: string): RunEndedStatus {
 }
 
 /**
- * What was asked needs a worker (a running run's events are read by a query its worker answers) and no
- * worker polls the run's task queue. Start one for the run's agent; the run goes on from where it is.
+ * What was asked needs a worker (a running run's events are read by a query its worker answers, as are
+ * those of runs that ended without recording them in history) and no worker polls the run's task queue. Start one for the run's agent; the run goes on from where it is.
  * Code `no_worker`.
  */
 export class NoWorkerError extends DurableAgentError {
   /** The run's task queue. */
   readonly taskQueue: string;
 
-  constructor(workflowId: string, taskQueue: string, options?: { cause?: unknown }) {
-    super('no_worker', `no worker polls task queue "${taskQueue}": the events of run "${workflowId}", which is still running, are read by a query its worker answers (start a worker for its agent)`, options);
+  /**
+   * @param options `ended`: the run has ended without recording its events in history (terminated, or ended before runs did): a worker replays it to answer.
+   */
+  constructor(workflowId: string, taskQueue: string, options?: { cause?: unknown; ended?: boolean }) {
+    const which = options?.ended ? 'which ended without recording its events in history (terminated, or older than that)' : 'which is still running';
+    super('no_worker', `no worker polls task queue "${taskQueue}": the events of run "${workflowId}", ${which}, are read by a query a worker answers (start a worker for its agent)`, options);
     this.taskQueue = taskQueue;
   }
 }

@@ -172,8 +172,9 @@ export class AgentRun<C extends ToolCallShape = AnyToolCall, out O = UnknownOutp
       if (d.status.name !== 'RUNNING') {
         known = (await readRecordedEvents(this.handle.client, this.workflowId, d.runId)) ?? null;
         this.recorded.set(d.runId, known);
-      } else if (!(await anyWorkflowPoller(this.handle.client, d.taskQueue).catch(() => true))) {
-        throw new NoWorkerError(this.workflowId, d.taskQueue);
+      }
+      if (!known && !(await anyWorkflowPoller(this.handle.client, d.taskQueue).catch(() => true))) {
+        throw new NoWorkerError(this.workflowId, d.taskQueue, { ended: d.status.name !== 'RUNNING' });
       }
     }
     if (known) return recordedPage(known, cursor, limit) as unknown as EventPage<C>;
@@ -361,10 +362,11 @@ export class AgentRun<C extends ToolCallShape = AnyToolCall, out O = UnknownOutp
       } catch (err) {
         if (err instanceof RunNotFoundError) throw err;
         // A running run whose worker is gone: its events come once a worker runs again.
-        if (err instanceof NoWorkerError) {
+        if (err instanceof NoWorkerError && !(await this.closed())) {
           if (await sleep(Math.max(pollMs, 1000), signal)) return;
           continue;
         }
+        if (err instanceof NoWorkerError) throw err;
         if (await this.closed()) return;
         // A query in flight when its worker died comes back cancelled: ask again (another worker answers).
         if (interruptedQuery(err) && ++interrupted <= 10) {

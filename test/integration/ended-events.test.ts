@@ -116,6 +116,14 @@ describe('a running run with no worker', () => {
     const err = await within(10_000, run.readEvents(0).then(() => undefined, (e: unknown) => e));
     expect(err).toBeInstanceOf(NoWorkerError);
     expect((err as Error).message).toContain(`no worker polls task queue "${queue}"`);
+    expect((err as Error).message).toContain('which is still running');
+    // A terminated run recorded no events: they too need a worker, and reading says so at once.
     await run.handle.terminate('test over');
+    const ended = await within(10_000, run.readEvents(0).then(() => undefined, (e: unknown) => e));
+    expect(ended).toBeInstanceOf(NoWorkerError);
+    expect((ended as Error).message).toContain('which ended without recording its events in history');
+    await expect(within(10_000, (async () => {
+      for await (const e of run.events()) void e;
+    })())).rejects.toBeInstanceOf(NoWorkerError);
   });
 });
