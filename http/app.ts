@@ -131,7 +131,7 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
 
   app.onError((err, c) => {
     const error = toHttpError(err);
-    if (error.status >= 500) report(err);
+    if (error.code === 'internal') report(err);
     return c.json(error.body(), error.status);
   });
   app.notFound((c) => c.json(new HttpError(404, 'not_found', `no route ${c.req.method} ${c.req.path}`).body(), 404));

@@ -4,7 +4,7 @@
  */
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { ApprovalRefusedError, MessageRefusedError, RunEndedError, RunFilterError, RunNotFoundError } from '../client';
+import { ApprovalRefusedError, MessageRefusedError, NoWorkerError, RunEndedError, RunFilterError, RunNotFoundError } from '../client';
 import { isDurableAgentError } from '../core/errors';
 
 /** Stable codes of the API's errors. */
@@ -17,6 +17,7 @@ export type HttpErrorCode =
   | 'run_not_found'
   | 'run_ended'
   | 'run_exists'
+  | 'no_worker'
   | 'approval_refused'
   | 'message_refused'
   | 'internal';
@@ -69,6 +70,7 @@ export function toHttpError(err: unknown): HttpError {
   if (err instanceof HttpError) return err;
   if (err instanceof RunNotFoundError) return new HttpError(404, 'run_not_found', err.message, 'id');
   if (err instanceof RunEndedError) return new HttpError(409, 'run_ended', err.message, 'id', err.status);
+  if (err instanceof NoWorkerError) return new HttpError(503, 'no_worker', err.message);
   if (err instanceof ApprovalRefusedError) return new HttpError(403, 'approval_refused', err.message);
   if (err instanceof MessageRefusedError) return new HttpError(409, 'message_refused', err.message);
   if (err instanceof WorkflowExecutionAlreadyStartedError) {

@@ -125,5 +125,10 @@ describe('a running run with no worker', () => {
     await expect(within(10_000, (async () => {
       for await (const e of run.events()) void e;
     })())).rejects.toBeInstanceOf(NoWorkerError);
+    // Over HTTP: the stream's error event says so.
+    const res = await within(10_000, fetch(`${server.url}/runs/${run.workflowId}/events`, { headers: { Authorization: `Bearer ${TOKEN}` } }));
+    const frames = await within(10_000, readFrames(res));
+    const error = frames.find((f) => f.event === 'error');
+    expect(JSON.parse(error?.data ?? '{}')).toMatchObject({ error: { code: 'no_worker' } });
   });
 });
