@@ -49,8 +49,9 @@ export function subAgentPrompt(args: JsonObject): { prompt: string } | { error: 
 /**
  * The id a parent lists a call its child waits on by, and takes decisions on it by: the parent's call that
  * started the child, a slash, the child's id of the call (call ids are per run, so the child's `call_1_0` is
- * not the parent's). Deeper children chain: `call_2_0/call_1_0/call_1_0`. A child not started by a call of
- * the parent (its workflow id not `<parent>--<callId>`) is named by its workflow id instead.
+ * not the parent's). Deeper children chain: `call_2_0/call_1_0/call_1_0`. The child is named by what its
+ * workflow id has after `<parent>--` (the call id for an agent tool's child, `<n>-<agent>` for a chain's
+ * step), or by its whole workflow id when it has no such prefix.
  */
 export function qualifiedCallId(parentWorkflowId: string, childWorkflowId: string, callId: string): string {
   const prefix = `${parentWorkflowId}--`;
