@@ -129,25 +129,19 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
     phase = status;
     visibility.update(loop.agent, status, 0);
     log.push(doneEvent(result));
-    await recordLog();
+    recordLog();
     return result;
   };
 
   /**
-   * Record this execution's events in its history as it closes (the input of `recordEvents`
-   * activities), so clients read them with no worker. Best effort: the inputs are recorded once
-   * scheduled, whatever becomes of the activities.
+   * Record this execution's events in its history as it closes: the inputs of `recordEvents`
+   * activities, scheduled in the same workflow task that closes the execution (not awaited: the input
+   * is in history once scheduled, so closing waits for no round trip), so clients read them with no worker.
    */
-  async function recordLog(): Promise<void> {
+  function recordLog(): void {
     // Runs recorded before events were recorded in history close without it.
     if (!patched('events-in-history')) return;
-    for (const chunk of log.record()) {
-      try {
-        await CancellationScope.nonCancellable(() => recordEvents(chunk));
-      } catch (err) {
-        if (!isActivityFailure(err)) throw err;
-      }
-    }
+    for (const chunk of log.record()) void CancellationScope.nonCancellable(() => recordEvents(chunk)).catch(() => undefined);
   }
 
   const problems = inputProblems(input);
@@ -232,7 +226,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
       loop = { ...loop, head, stored: loop.messages.length };
     }
     await condition(allHandlersFinished);
-    await recordLog();
+    recordLog();
     const carried: ContinuedRun = {
       spec,
       loop: carriedState(loop, spec.limits.resultMessagesInlineBytes ?? DEFAULTS.resultMessagesInlineBytes),
