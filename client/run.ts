@@ -313,8 +313,10 @@ export class AgentRun<C extends ToolCallShape = AnyToolCall, out O = UnknownOutp
   /**
    * Every event from `from` on, as the run produces them, ending after `done` (or when the workflow
    * closes without one, e.g. it failed to start). Aborting `signal` ends the iteration at once, even
-   * in the middle of a wait; breaking out of the loop does too.
+   * in the middle of a wait; breaking out of the loop does too. A finished run's events are read from
+   * its history (no worker needed); a running run's wait for a worker while none polls its task queue.
    *
+   * @throws {NoWorkerError} the run ended without recording its events in history, and no worker polls its task queue.
    * @throws {RunNotFoundError} no run has this workflow id.
    * @example
    * ```ts

@@ -57,9 +57,9 @@ export class ApprovalDesk {
     this.children = children;
   }
 
-  /** The child that waits for `callId`, when the run itself has no such call. */
+  /** The child that waits for `callId`, when the run itself has no such approval (nor such a call being gated). */
   private inChild(callId: string): ReturnType<ChildApprovals['find']> {
-    return this.entries.has(callId) ? undefined : this.children?.find(callId);
+    return this.entries.has(callId) || this.gating.has(callId) ? undefined : this.children?.find(callId);
   }
 
   /**
