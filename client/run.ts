@@ -87,6 +87,9 @@ async function* nothing<T>(): AsyncGenerator<T> {
  */
 const NOT_REACHED_RETRY_MS = 30_000;
 
+/** For this long after a worker was seen polling a running run's task queue, its events are queried without checking again. */
+const WORKER_SEEN_MS = 2_000;
+
 /** The call state a `decide` refusal carries (runs recorded before it carry none). */
 function refusedState(cause: Error): RefusalDetails['state'] | undefined {
   if (!(cause instanceof ApplicationFailure)) return undefined;
@@ -157,6 +160,9 @@ export class AgentRun<C extends ToolCallShape = AnyToolCall, out O = UnknownOutp
     return page;
   }
 
+  /** When a worker was last seen polling the run's task queue while it ran (0: not yet). */
+  private workerSeenAt = 0;
+
   /** Recorded events of closed executions, by run id (null: it recorded none); closed executions never change. */
   private readonly recorded = new Map<string, RecordedEvents[] | null>();
 
@@ -167,14 +173,20 @@ export class AgentRun<C extends ToolCallShape = AnyToolCall, out O = UnknownOutp
   private async pageOf(runId: string | undefined, cursor: number, limit: number | undefined): Promise<EventPage<C>> {
     const handle = runId ? this.handle.client.getHandle(this.workflowId, runId) : this.handle;
     let known = runId ? this.recorded.get(runId) : undefined;
-    if (known === undefined) {
+    // With a worker seen a moment ago, the run's current execution is queried at once (one call per
+    // read); an earlier execution of a run that continued as new is closed: read from history first.
+    const earlierExecution = runId !== this.options.runId;
+    if (known === undefined && (earlierExecution || Date.now() - this.workerSeenAt > WORKER_SEEN_MS)) {
       const d = await this.call(() => handle.describe());
       if (d.status.name !== 'RUNNING') {
         known = (await readRecordedEvents(this.handle.client, this.workflowId, d.runId)) ?? null;
         this.recorded.set(d.runId, known);
       }
-      if (!known && !(await anyWorkflowPoller(this.handle.client, d.taskQueue).catch(() => true))) {
-        throw new NoWorkerError(this.workflowId, d.taskQueue, { ended: d.status.name !== 'RUNNING' });
+      if (!known) {
+        if (!(await anyWorkflowPoller(this.handle.client, d.taskQueue).catch(() => true))) {
+          throw new NoWorkerError(this.workflowId, d.taskQueue, { ended: d.status.name !== 'RUNNING' });
+        }
+        if (d.status.name === 'RUNNING') this.workerSeenAt = Date.now();
       }
     }
     if (known) return recordedPage(known, cursor, limit) as unknown as EventPage<C>;
