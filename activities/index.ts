@@ -40,6 +40,7 @@ export function createActivities(deps: {
     compactContext: compactContextActivity(deps.providers, deps.store, deps.prices, deps.redact),
     runTool: runToolActivity(deps.registry, deps.store, deps.mcp, deps.redact),
     commitTranscript: (input) => withStore('store the last messages of the transcript', () => deps.store.append(input.head, input.append)),
+    recordEvents: async () => undefined,
     checkApprovals: checkApprovalsActivity(deps.registry, deps.mcp),
     checkGuardrails: checkGuardrailsActivity(deps.registry, deps.store),
   };

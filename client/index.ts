@@ -58,7 +58,8 @@ export { DEFAULT_RUNS_LIMIT, LISTED_STATUSES, MAX_RUNS_LIMIT, RunFilterError, ru
 export type { ListedRun, ListRunsOptions, RunFilter } from './run-list';
 export { readRunReport } from './run-report';
 export type { EndedRunReport, FailedRunReport, ReadRunReportOptions, RunningRunReport, RunReportView } from './run-report';
-export { ApprovalRefusedError, MessageRefusedError, RunNotFoundError } from './errors';
+export { ApprovalRefusedError, MessageRefusedError, NoWorkerError, RunEndedError, RunNotFoundError } from './errors';
+export type { RunEndedStatus } from './errors';
 export type { ConnectionSettings, ResolvedConnectionSettings } from './connection-settings';
 export { resolveConnectionSettings } from './connection-settings';
 export { AgentSchedule, ScheduleNotFoundError } from './schedules';

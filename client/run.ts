@@ -4,7 +4,8 @@ import type { WorkflowHandle } from '@temporalio/client';
 import type { ApprovalDecision, PendingApproval } from '../core/approvals';
 import type { DecisionReceipt, RefusalDetails, RunSnapshot } from '../core/contract';
 import type { AgentEvent, EventPage } from '../core/events';
-import { EVENT_PAGE_LIMIT } from '../core/event-log';
+import type { RecordedEvents } from '../core/event-log';
+import { EVENT_PAGE_LIMIT, recordedPage } from '../core/event-log';
 import type { LiveDelta, TextChunk } from '../core/stream';
 import { TemporalDeltaFeed } from '../streaming/temporal-feed';
 import type { DeltaFeed } from '../streaming/transport';
@@ -20,7 +21,8 @@ import { ABORTED, sleep, untilAborted } from './abortable';
 import { emptyPollWait } from './poll-delay';
 import type { ChildAgentEvent } from './child-events';
 import { withChildEvents } from './child-events';
-import { ApprovalRefusedError, MessageRefusedError, RunNotFoundError } from './errors';
+import { ApprovalRefusedError, MessageRefusedError, NoWorkerError, RunEndedError, RunNotFoundError, runEndedStatus } from './errors';
+import { anyWorkflowPoller, readRecordedEvents } from './recorded-events';
 
 /** Options of {@link AgentRun.events}. */
 export interface EventsOptions {
@@ -85,6 +87,9 @@ async function* nothing<T>(): AsyncGenerator<T> {
  */
 const NOT_REACHED_RETRY_MS = 30_000;
 
+/** For this long after a worker was seen polling a running run's task queue, its events are queried without checking again. */
+const WORKER_SEEN_MS = 2_000;
+
 /** The call state a `decide` refusal carries (runs recorded before it carry none). */
 function refusedState(cause: Error): RefusalDetails['state'] | undefined {
   if (!(cause instanceof ApplicationFailure)) return undefined;
@@ -138,21 +143,54 @@ export class AgentRun<C extends ToolCallShape = AnyToolCall, out O = UnknownOutp
   }
 
   /**
-   * One page of events from `cursor` (at most `limit`). Pass the page's `next` as the next cursor.
+   * One page of events from `cursor` (at most `limit`). Pass the page's `next` as the next cursor. A run
+   * that has ended is read from its recorded history (no worker needed); a running one by a query.
    *
+   * @throws {NoWorkerError} the run is running and no worker polls its task queue to answer.
    * @throws {RunNotFoundError} no run has this workflow id.
    */
   async readEvents(cursor = 0, limit?: number): Promise<EventPage<C>> {
-    let page = await this.call(() => this.handle.query(eventsQuery, cursor, limit) as Promise<unknown> as Promise<EventPage<C>>);
+    let page = await this.pageOf(this.options.runId, cursor, limit);
     // A run that continued as new keeps its earlier events in its earlier executions: read them there.
-    // Such an execution is closed, and a worker replays it to answer: ask for as much as a page holds.
+    // Such an execution is closed: read from its history, or (recorded before events were) a worker
+    // replays it to answer: ask for as much as a page holds.
     for (let hops = 0; page.earlier && hops < 10_000; hops++) {
-      const { runId } = page.earlier;
-      page = await this.call(
-        () => this.handle.client.getHandle(this.handle.workflowId, runId).query(eventsQuery, cursor, Math.max(limit ?? 0, EVENT_PAGE_LIMIT)) as Promise<unknown> as Promise<EventPage<C>>,
-      );
+      page = await this.pageOf(page.earlier.runId, cursor, Math.max(limit ?? 0, EVENT_PAGE_LIMIT));
     }
     return page;
+  }
+
+  /** When a worker was last seen polling the run's task queue while it ran (0: not yet). */
+  private workerSeenAt = 0;
+
+  /** Recorded events of closed executions, by run id (null: it recorded none); closed executions never change. */
+  private readonly recorded = new Map<string, RecordedEvents[] | null>();
+
+  /**
+   * A page of execution `runId` (default: the run's latest): from the events it recorded in its history
+   * when it is closed (no worker needed), else by the `events` query — which a worker must answer.
+   */
+  private async pageOf(runId: string | undefined, cursor: number, limit: number | undefined): Promise<EventPage<C>> {
+    const handle = runId ? this.handle.client.getHandle(this.workflowId, runId) : this.handle;
+    let known = runId ? this.recorded.get(runId) : undefined;
+    // With a worker seen a moment ago, the run's current execution is queried at once (one call per
+    // read); an earlier execution of a run that continued as new is closed: read from history first.
+    const earlierExecution = runId !== this.options.runId;
+    if (known === undefined && (earlierExecution || Date.now() - this.workerSeenAt > WORKER_SEEN_MS)) {
+      const d = await this.call(() => handle.describe());
+      if (d.status.name !== 'RUNNING') {
+        known = (await readRecordedEvents(this.handle.client, this.workflowId, d.runId)) ?? null;
+        this.recorded.set(d.runId, known);
+      }
+      if (!known) {
+        if (!(await anyWorkflowPoller(this.handle.client, d.taskQueue).catch(() => true))) {
+          throw new NoWorkerError(this.workflowId, d.taskQueue, { ended: d.status.name !== 'RUNNING' });
+        }
+        if (d.status.name === 'RUNNING') this.workerSeenAt = Date.now();
+      }
+    }
+    if (known) return recordedPage(known, cursor, limit) as unknown as EventPage<C>;
+    return this.call(() => handle.query(eventsQuery, cursor, limit) as Promise<unknown> as Promise<EventPage<C>>);
   }
 
   /**
@@ -184,6 +222,7 @@ export class AgentRun<C extends ToolCallShape = AnyToolCall, out O = UnknownOutp
    *
    * @throws {ApprovalRefusedError} (code `approval_refused`) the run refused the decision: unknown or
    * already decided call, expired approval, malformed decision, approver not allowed. The message is the reason.
+   * @throws {RunEndedError} the run has already ended (its `status` says how).
    * @throws {RunNotFoundError} no run has this workflow id.
    * @example
    * ```ts
@@ -227,7 +266,8 @@ export class AgentRun<C extends ToolCallShape = AnyToolCall, out O = UnknownOutp
    * Send a decision fire-and-forget (a signal): accepted by the server even while no worker runs;
    * a decision that cannot apply shows up as an `approval_refused` event.
    *
-   * @throws {RunNotFoundError} no run has this workflow id (or it has already ended).
+   * @throws {RunEndedError} the run has already ended (its `status` says how).
+   * @throws {RunNotFoundError} no run has this workflow id.
    */
   async signalDecision(decision: ApprovalDecision): Promise<void> {
     await this.call(() => this.handle.signal(approvalSignal, decision));
@@ -247,6 +287,7 @@ export class AgentRun<C extends ToolCallShape = AnyToolCall, out O = UnknownOutp
    * its next call — at once if a session waits, or steering the turn in progress. Needs a worker.
    *
    * @throws {MessageRefusedError} malformed (empty, over 100,000 characters), inbox full, or the run is ending.
+   * @throws {RunEndedError} the run has already ended (its `status` says how).
    * @throws {RunNotFoundError} no run has this workflow id.
    * @example
    * ```ts
@@ -262,7 +303,11 @@ export class AgentRun<C extends ToolCallShape = AnyToolCall, out O = UnknownOutp
     }
   }
 
-  /** Send a message fire-and-forget (a signal): accepted even while no worker runs; refusals show as `message_refused` events. */
+  /**
+   * Send a message fire-and-forget (a signal): accepted even while no worker runs; refusals show as `message_refused` events.
+   *
+   * @throws {RunEndedError} the run has already ended (its `status` says how).
+   */
   async signalMessage(message: string | UserMessageInput): Promise<void> {
     await this.call(() => this.handle.signal(messageSignal, message));
   }
@@ -270,6 +315,8 @@ export class AgentRun<C extends ToolCallShape = AnyToolCall, out O = UnknownOutp
   /**
    * End a session once the model has answered what it was sent (a signal: accepted while no worker runs).
    * The run then returns its result; a one-shot run ends by itself and ignores this.
+   *
+   * @throws {RunEndedError} the run has already ended (its `status` says how).
    */
   async end(): Promise<void> {
     await this.call(() => this.handle.signal(endSignal));
@@ -278,8 +325,10 @@ export class AgentRun<C extends ToolCallShape = AnyToolCall, out O = UnknownOutp
   /**
    * Every event from `from` on, as the run produces them, ending after `done` (or when the workflow
    * closes without one, e.g. it failed to start). Aborting `signal` ends the iteration at once, even
-   * in the middle of a wait; breaking out of the loop does too.
+   * in the middle of a wait; breaking out of the loop does too. A finished run's events are read from
+   * its history (no worker needed); a running run's wait for a worker while none polls its task queue.
    *
+   * @throws {NoWorkerError} the run ended without recording its events in history, and no worker polls its task queue.
    * @throws {RunNotFoundError} no run has this workflow id.
    * @example
    * ```ts
@@ -326,6 +375,12 @@ export class AgentRun<C extends ToolCallShape = AnyToolCall, out O = UnknownOutp
         interrupted = 0;
       } catch (err) {
         if (err instanceof RunNotFoundError) throw err;
+        // A running run whose worker is gone: its events come once a worker runs again.
+        if (err instanceof NoWorkerError && !(await this.closed())) {
+          if (await sleep(Math.max(pollMs, 1000), signal)) return;
+          continue;
+        }
+        if (err instanceof NoWorkerError) throw err;
         if (await this.closed()) return;
         // A query in flight when its worker died comes back cancelled: ask again (another worker answers).
         if (interruptedQuery(err) && ++interrupted <= 10) {
@@ -420,14 +475,24 @@ export class AgentRun<C extends ToolCallShape = AnyToolCall, out O = UnknownOutp
     return d.status.name !== 'RUNNING';
   }
 
-  /** Run `op`, turning Temporal's "workflow not found" into {@link RunNotFoundError}. */
+  /**
+   * Run `op`, turning Temporal's "workflow not found" into {@link RunEndedError} when the run exists but
+   * has ended (signals, updates and cancellation of a closed run), else {@link RunNotFoundError}.
+   */
   private async call<T>(op: () => Promise<T>): Promise<T> {
     try {
       return await op();
     } catch (err) {
-      if (err instanceof WorkflowNotFoundError) throw new RunNotFoundError(this.workflowId, { cause: err });
+      if (err instanceof WorkflowNotFoundError) throw await this.notFound(err);
       throw err;
     }
+  }
+
+  /** What "workflow not found" means for this run: ended (with its status), or no such run. */
+  private async notFound(err: WorkflowNotFoundError): Promise<RunEndedError | RunNotFoundError> {
+    const described = await this.handle.describe().catch(() => undefined);
+    if (described && described.status.name !== 'RUNNING') return new RunEndedError(this.workflowId, runEndedStatus(described.status.name), { cause: err });
+    return new RunNotFoundError(this.workflowId, { cause: err });
   }
 }
 

@@ -90,18 +90,21 @@ export type CallApprovalState =
   /** A call of this run that did not ask for approval (it ran, was answered, or its request was withdrawn). */
   | { kind: 'not_asked' }
   /** No call of this run has that id yet: it may be a call of a step not reached (or not recorded) yet. */
-  | { kind: 'not_reached' };
+  | { kind: 'not_reached' }
+  /** A call the run has recorded whose gate (run policy, approval predicate) has not answered yet: it may still ask. */
+  | { kind: 'gating' };
 
 /** At most this many decisions wait for calls the run has not reached; more are refused. */
 export const MAX_QUEUED_DECISIONS = 100;
 
 /**
  * What to do with a well-formed decision *signal*: apply it, keep it until its call asks for approval
- * (the call is not in the run yet — e.g. the signal overtook the replay of the step that asks), or
- * refuse it. Updates are never queued: their caller waits for the answer (see {@link refusal}).
+ * (the call is not in the run yet — e.g. the signal overtook the replay of the step that asks — or its
+ * gate has not answered yet), or refuse it. Updates are never queued: their caller waits for the answer
+ * (see {@link refusal}); one for a call being gated waits for its gate.
  */
 export function signalDisposition(d: ApprovalDecision, state: CallApprovalState, nowMs: number, queued: number): { kind: 'apply' } | { kind: 'queue' } | { kind: 'refuse'; reason: string } {
-  if (state.kind === 'not_reached') {
+  if (state.kind === 'not_reached' || state.kind === 'gating') {
     if (queued >= MAX_QUEUED_DECISIONS) return { kind: 'refuse', reason: `too many decisions wait for calls this run has not reached (${MAX_QUEUED_DECISIONS})` };
     return { kind: 'queue' };
   }
@@ -109,9 +112,11 @@ export function signalDisposition(d: ApprovalDecision, state: CallApprovalState,
   return why ? { kind: 'refuse', reason: why } : { kind: 'apply' };
 }
 
-/** Why a well-formed decision cannot be applied, or undefined if it can. */
+/** Why a well-formed decision cannot be applied, or undefined if it can (or, for a call being gated, may once it asks). */
 export function refusal(d: ApprovalDecision, state: CallApprovalState, nowMs: number): string | undefined {
   switch (state.kind) {
+    case 'gating':
+      return undefined;
     case 'not_reached':
       return `no approval is pending for call "${d.callId}": the run has no such call (yet)`;
     case 'not_asked':

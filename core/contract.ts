@@ -10,7 +10,7 @@ import type { LoopState, ModelStep } from './state';
 import type { AgentSpec, ModelRef, OutputSpec } from './spec';
 import type { Budget } from './budget';
 import type { ContextView } from './context';
-import type { ExecutionStart } from './event-log';
+import type { ExecutionStart, RecordedEvents } from './event-log';
 import type { AgentEvent } from './events';
 import type { RunStatus } from './result';
 import type { Usage } from './usage';
@@ -278,7 +278,7 @@ export type CheckApprovalsOutput = Array<{ callId: string; needsApproval: boolea
 /** Details of a `decide` update's `ApprovalRefused` failure: the call's state when it was refused. */
 export interface RefusalDetails {
   /** `not_reached`: the run has not recorded this call (yet). */
-  state: 'not_reached' | 'not_asked' | 'pending' | 'decided' | 'expired';
+  state: 'not_reached' | 'not_asked' | 'pending' | 'decided' | 'expired' | 'gating';
 }
 
 export interface DecisionReceipt {
@@ -297,6 +297,11 @@ export interface AgentActivities {
   compactContext(input: CompactContextInput): Promise<CompactContextOutput>;
   runTool(input: RunToolInput): Promise<RunToolOutput>;
   commitTranscript(input: CommitTranscriptInput): Promise<string | null>;
+  /**
+   * Does nothing: its input, a closing execution's events, is what matters — recorded in history, where
+   * clients read a closed run's events with no worker.
+   */
+  recordEvents(input: RecordedEvents): Promise<void>;
   checkApprovals(input: CheckApprovalsInput): Promise<CheckApprovalsOutput>;
   checkGuardrails(input: CheckGuardrailsInput): Promise<GuardrailDecision[]>;
 }

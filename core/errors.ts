@@ -26,6 +26,10 @@ export type DurableAgentErrorCode =
   | 'unknown_agent'
   /** A run with that workflow id does not exist. */
   | 'run_not_found'
+  /** The run has already ended: it takes no more messages, decisions or cancellation. */
+  | 'run_ended'
+  /** No worker polls the run's task queue, and what was asked needs one. */
+  | 'no_worker'
   /** A schedule with that id does not exist. */
   | 'schedule_not_found'
   /** A worker or client setting cannot be used (a store URL, encryption keys). */

@@ -109,13 +109,78 @@ export class EventLog {
 
   /** The earlier execution holding event `seq`: from the chain when known, else the previous one. */
   private holder(seq: number): { runId: string; before: number } {
-    const earlier = this.earlier!;
-    const chain = earlier.chain ?? [];
-    for (let i = chain.length - 1; i >= 0; i--) {
-      const start = chain[i]!;
-      if (start.from <= seq) return { runId: start.runId, before: chain[i + 1]?.from ?? earlier.count };
-    }
-    // Older than the chain remembers: its oldest execution points further back.
-    return chain.length ? { runId: chain[0]!.runId, before: chain[1]?.from ?? earlier.count } : { runId: earlier.runId, before: earlier.count };
+    return earlierHolder(this.earlier!, seq);
   }
+
+  /**
+   * This execution's events as the `recordEvents` activity records them in history when the execution
+   * closes (so they can be read with no worker): chunks of at most {@link EVENT_PAGE_BYTES} (at least one
+   * event each); the first says where earlier events are.
+   */
+  record(): RecordedEvents[] {
+    const earlier = this.earlier ? { count: this.earlier.count, runId: this.earlier.runId, ...(this.earlier.chain ? { chain: [...this.earlier.chain] } : {}) } : undefined;
+    const chunks: RecordedEvents[] = [];
+    let current: AgentEvent[] = [];
+    let bytes = 0;
+    let first = this.offset;
+    const flush = () => {
+      chunks.push({ recordedEvents: chunks.length, first, events: current, ...(chunks.length === 0 && earlier ? { earlier } : {}) });
+      first += current.length;
+      current = [];
+      bytes = 0;
+    };
+    for (const e of this.events) {
+      const size = jsonBytes(e);
+      if (current.length > 0 && bytes + size > EVENT_PAGE_BYTES) flush();
+      current.push(e);
+      bytes += size;
+    }
+    flush();
+    return chunks;
+  }
+}
+
+/** What an execution that closed recorded of its event log (the input of one `recordEvents` activity). */
+export interface RecordedEvents {
+  /** The chunk's number (0 first). */
+  recordedEvents: number;
+  /** The `seq` of the first of `events`. */
+  first: number;
+  events: AgentEvent[];
+  /** The first chunk of an execution that continued another: where the events before `first` are. */
+  earlier?: { count: number; runId: string; chain?: ExecutionStart[] };
+}
+
+/** The earlier execution holding event `seq`: from the chain when known, else the previous one. */
+function earlierHolder(earlier: { count: number; runId: string; chain?: readonly ExecutionStart[] }, seq: number): { runId: string; before: number } {
+  const chain = earlier.chain ?? [];
+  for (let i = chain.length - 1; i >= 0; i--) {
+    const start = chain[i]!;
+    if (start.from <= seq) return { runId: start.runId, before: chain[i + 1]?.from ?? earlier.count };
+  }
+  // Older than the chain remembers: its oldest execution points further back.
+  return chain.length ? { runId: chain[0]!.runId, before: chain[1]?.from ?? earlier.count } : { runId: earlier.runId, before: earlier.count };
+}
+
+/**
+ * A page of a closed execution's events from what it recorded (its `recordEvents` chunks, in order), as
+ * {@link EventLog.page} would have answered it.
+ */
+export function recordedPage(chunks: readonly RecordedEvents[], cursor = 0, limit = EVENT_PAGE_MAX): EventPage {
+  const from = Math.max(0, Math.floor(Number.isFinite(cursor) ? cursor : 0));
+  const start = chunks[0]?.first ?? 0;
+  const earlier = chunks[0]?.earlier;
+  if (earlier && from < start) return { events: [], next: from, done: false, earlier: earlierHolder(earlier, from) };
+  const all = chunks.flatMap((c) => c.events);
+  const size = Math.max(1, Math.min(EVENT_PAGE_LIMIT, Math.floor(Number.isFinite(limit) ? limit : EVENT_PAGE_MAX)));
+  const events: AgentEvent[] = [];
+  let bytes = 0;
+  for (const e of all.slice(Math.max(0, from - start), Math.max(0, from - start) + size)) {
+    bytes += jsonBytes(e);
+    if (events.length > 0 && bytes > EVENT_PAGE_BYTES) break;
+    events.push(e);
+  }
+  const next = Math.max(from, start) + events.length;
+  const done = next >= start + all.length && all.some((e) => e.type === 'done');
+  return { events, next, done };
 }

@@ -47,9 +47,29 @@ export function subAgentPrompt(args: JsonObject): { prompt: string } | { error: 
   return { prompt: input };
 }
 
-/** The approvals of a child's report as the parent lists them: each tagged with the child it waits in. */
-export function tagChildApprovals(report: ChildApprovalsReport): ChildPendingApproval[] {
-  return report.pending.map((p) => ({ ...p, child: p.child ?? { workflowId: report.workflowId, agent: report.agent } }));
+/**
+ * The id a parent lists a call its child waits on by, and takes decisions on it by: the parent's call that
+ * started the child, a slash, the child's id of the call (call ids are per run, so the child's `call_1_0` is
+ * not the parent's). Deeper children chain: `call_2_0/call_1_0/call_1_0`. The child is named by what its
+ * workflow id has after `<parent>--` (the call id for an agent tool's child, `<n>-<agent>` for a chain's
+ * step), or by its whole workflow id when it has no such prefix.
+ */
+export function qualifiedCallId(parentWorkflowId: string, childWorkflowId: string, callId: string): string {
+  const prefix = `${parentWorkflowId}--`;
+  const via = childWorkflowId.startsWith(prefix) ? childWorkflowId.slice(prefix.length) : childWorkflowId;
+  return `${via}/${callId}`;
+}
+
+/**
+ * The approvals of a child's report as the parent lists them: each tagged with the child it waits in, and,
+ * given the parent's workflow id, with its call id qualified by the child (see {@link qualifiedCallId}).
+ */
+export function tagChildApprovals(report: ChildApprovalsReport, parentWorkflowId?: string): ChildPendingApproval[] {
+  return report.pending.map((p) => ({
+    ...p,
+    ...(parentWorkflowId !== undefined ? { callId: qualifiedCallId(parentWorkflowId, report.workflowId, p.callId) } : {}),
+    child: p.child ?? { workflowId: report.workflowId, agent: report.agent },
+  }));
 }
 
 /** What a finished child answered: its text, and its validated output when its agent has an output schema. */

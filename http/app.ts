@@ -107,7 +107,7 @@ async function describe(run: AgentRun): Promise<{ runId: string; status: string;
 async function runningRun(client: AgentClient, id: string, caller?: Caller, own?: { doing: string }): Promise<AgentRun> {
   const run = client.get(id);
   const d = await describe(run);
-  if (!d.running) throw new HttpError(409, 'run_ended', `run "${id}" has already ended (${d.status})`, 'id');
+  if (!d.running) throw new HttpError(409, 'run_ended', `run "${id}" has already ended (${d.status})`, 'id', undefined, d.status);
   if (caller && own && !mayActOnRun(caller, d.startedBy)) {
     const whose = d.startedBy === undefined ? 'no starter is recorded for it' : `it was started by "${d.startedBy}"`;
     throw new HttpError(403, 'forbidden', `"${caller.identity}" may not ${own.doing} run "${id}": ${whose}, and only its starter or a token with the "admin" permission may`, 'id', 'admin');
@@ -150,7 +150,7 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
 
   app.onError((err, c) => {
     const error = toHttpError(err);
-    if (error.status >= 500) report(err);
+    if (error.code === 'internal') report(err);
     return c.json(error.body(), error.status);
   });
   app.notFound((c) => c.json(new HttpError(404, 'not_found', `no route ${c.req.method} ${c.req.path}`).body(), 404));

@@ -4,7 +4,7 @@
  */
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { ApprovalRefusedError, MessageRefusedError, RunFilterError, RunNotFoundError } from '../client';
+import { ApprovalRefusedError, MessageRefusedError, NoWorkerError, RunEndedError, RunFilterError, RunNotFoundError } from '../client';
 import { isDurableAgentError } from '../core/errors';
 import { PolicyError } from '../core/run-policy';
 
@@ -18,6 +18,7 @@ export type HttpErrorCode =
   | 'run_not_found'
   | 'run_ended'
   | 'run_exists'
+  | 'no_worker'
   | 'approval_refused'
   | 'message_refused'
   | 'internal';
@@ -29,6 +30,8 @@ export interface HttpErrorBody {
     message: string;
     /** The request field that was wrong (a body field, a query parameter, `id`, `callId`, `after`, `Last-Event-ID`, `Authorization`). */
     field?: string;
+    /** `run_ended`: how the run ended (`completed`, `failed`, `cancelled`, `terminated`, ...). */
+    status?: string;
   };
   /** On a 403 `forbidden`: the permission the caller's token lacks (`read`, `start`, `cancel`, `admin`, …). */
   missing?: string;
@@ -43,6 +46,8 @@ export class HttpError extends Error {
     readonly field?: string,
     /** The permission the caller lacks (a 403 `forbidden`). */
     readonly missing?: string,
+    /** `run_ended`: how the run ended. */
+    readonly runStatus?: string,
   ) {
     super(message);
     this.name = 'HttpError';
@@ -51,7 +56,12 @@ export class HttpError extends Error {
   /** The JSON body of this error. */
   body(): HttpErrorBody {
     return {
-      error: { code: this.code, message: this.message, ...(this.field !== undefined ? { field: this.field } : {}) },
+      error: {
+        code: this.code,
+        message: this.message,
+        ...(this.field !== undefined ? { field: this.field } : {}),
+        ...(this.runStatus !== undefined ? { status: this.runStatus } : {}),
+      },
       ...(this.missing !== undefined ? { missing: this.missing } : {}),
     };
   }
@@ -65,6 +75,8 @@ export class HttpError extends Error {
 export function toHttpError(err: unknown): HttpError {
   if (err instanceof HttpError) return err;
   if (err instanceof RunNotFoundError) return new HttpError(404, 'run_not_found', err.message, 'id');
+  if (err instanceof RunEndedError) return new HttpError(409, 'run_ended', err.message, 'id', undefined, err.status);
+  if (err instanceof NoWorkerError) return new HttpError(503, 'no_worker', err.message);
   if (err instanceof ApprovalRefusedError) return new HttpError(403, 'approval_refused', err.message);
   if (err instanceof MessageRefusedError) return new HttpError(409, 'message_refused', err.message);
   if (err instanceof WorkflowExecutionAlreadyStartedError) {

@@ -92,7 +92,7 @@ export function streamRun(c: Context, run: AgentRun, from: number, tracker: Stre
     } catch (err) {
       if (!stop.signal.aborted) {
         const error = toHttpError(err);
-        if (error.status >= 500) report(err);
+        if (error.code === 'internal') report(err);
         await sse.writeSSE({ event: 'error', data: JSON.stringify(error.body()) });
       }
     } finally {

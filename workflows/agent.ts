@@ -45,6 +45,11 @@ const { describeAgent, commitTranscript } = proxyActivities<AgentActivities>({
   retry: { maximumAttempts: 5, initialInterval: '1 second' },
 });
 
+const { recordEvents } = proxyActivities<AgentActivities>({
+  startToCloseTimeout: '10 seconds',
+  retry: { maximumAttempts: 3, initialInterval: '200 milliseconds' },
+});
+
 /** How the loop stopped, before the transcript is committed and the result built. */
 interface Ending {
   status: RunStatus;
@@ -125,8 +130,20 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
     phase = status;
     visibility.update(loop.agent, status, 0);
     log.push(doneEvent(result));
+    recordLog();
     return result;
   };
+
+  /**
+   * Record this execution's events in its history as it closes: the inputs of `recordEvents`
+   * activities, scheduled in the same workflow task that closes the execution (not awaited: the input
+   * is in history once scheduled, so closing waits for no round trip), so clients read them with no worker.
+   */
+  function recordLog(): void {
+    // Runs recorded before events were recorded in history close without it.
+    if (!patched('events-in-history')) return;
+    for (const chunk of log.record()) void CancellationScope.nonCancellable(() => recordEvents(chunk)).catch(() => undefined);
+  }
 
   const problems = inputProblems(input);
   if (problems) return end({ status: 'invalid_input', error: { message: `Invalid agent run input: ${problems}`, type: 'InvalidInput' } });
@@ -221,6 +238,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
       loop = { ...loop, head, stored: loop.messages.length };
     }
     await condition(allHandlersFinished);
+    recordLog();
     const carried: ContinuedRun = {
       spec,
       loop: carriedState(loop, spec.limits.resultMessagesInlineBytes ?? DEFAULTS.resultMessagesInlineBytes),
@@ -318,6 +336,8 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
     // they wait for its model call (same grouping, turns and turn budget). Earlier runs took them at once.
     let resumedStep = continued !== undefined && loop.turn > 0 && inbox.size > 0 && patched('carried-messages-after-the-step');
     for (;;) {
+      // Calls recorded by an earlier step that never reached their gate will not ask.
+      desk.endGating();
       // A new user turn beyond the turn budget is not answered.
       if (!resumedStep && inbox.size > 0 && budget.maxTurns !== undefined) {
         const over = await overBudget(loop.turn + 1);
@@ -361,6 +381,8 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
       // never a durable event (clients void what they streamed of it). Earlier runs logged them at once.
       const held = judged && patched('output-guardrails-hold-text') ? t.events : undefined;
       if (!held) log.push(...t.events);
+      // Until their gates answer, decisions for the calls just recorded are kept (they may yet ask).
+      desk.beginGating(t.events.flatMap((e) => (e.type === 'tool_call' ? [e.callId] : [])));
       if (judged) {
         t = await outputGuardrails(spec, t);
         loop = t.state;

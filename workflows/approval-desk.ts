@@ -57,9 +57,9 @@ export class ApprovalDesk {
     this.children = children;
   }
 
-  /** The child that waits for `callId`, when the run itself has no such call. */
+  /** The child that waits for `callId`, when the run itself has no such approval (nor such a call being gated). */
   private inChild(callId: string): ReturnType<ChildApprovals['find']> {
-    return this.entries.has(callId) ? undefined : this.children?.find(callId);
+    return this.entries.has(callId) || this.gating.has(callId) ? undefined : this.children?.find(callId);
   }
 
   /**
@@ -84,8 +84,10 @@ export class ApprovalDesk {
       const child = this.inChild(d.callId);
       if (child && this.children) {
         // A sub-agent's call: the child decides it (a signal; the validator checked it against the child's last report).
-        return this.children.forward(child.via, d).then(() => ({ callId: d.callId, tool: child.pending.tool, decision: d.decision, by: d.by, applied: [d.callId] }));
+        return this.children.forward(child.via, { ...d, callId: child.childCallId }).then(() => ({ callId: d.callId, tool: child.pending.tool, decision: d.decision, by: d.by, applied: [d.callId] }));
       }
+      // A call being gated: the caller waits for its gate, then the decision applies if it asked.
+      if (this.stateOf(d.callId).kind === 'gating') return this.afterGate(d);
       return this.apply(d, 'update');
     }, {
       // Refusals are final (nothing to retry) and typed, so any client — the `temporal` CLI included —
@@ -102,6 +104,15 @@ export class ApprovalDesk {
     });
   }
 
+  /** Apply an update's decision once its call's gate has answered, or refuse it if the call did not ask. */
+  private async afterGate(d: ApprovalDecision): Promise<DecisionReceipt> {
+    await condition(() => this.stateOf(d.callId).kind !== 'gating');
+    const state = this.stateOf(d.callId);
+    const why = refusal(d, state, Date.now());
+    if (why) throw ApplicationFailure.create({ message: why, type: APPROVAL_REFUSED, nonRetryable: true, details: [{ state: state.kind } satisfies RefusalDetails] });
+    return this.apply(d, 'update');
+  }
+
   private onSignal(payload: unknown): void {
     const parsed = parseDecision(payload);
     if (!parsed.ok) return this.refused(payload, parsed.error);
@@ -109,12 +120,14 @@ export class ApprovalDesk {
     const child = this.inChild(d.callId);
     if (child && this.children) {
       // A sub-agent's call: the child decides it (and refuses it there if it no longer applies).
-      void this.children.forward(child.via, d).catch(() => undefined);
+      void this.children.forward(child.via, { ...d, callId: child.childCallId }).catch(() => undefined);
       return;
     }
     const state = this.stateOf(d.callId);
     // Runs recorded before decisions could wait for their call refused them at once: keep that on replay.
     if (state.kind === 'not_reached' && !patched('queue-early-decisions')) return this.refused(payload, refusal(d, state, Date.now()) as string);
+    // Runs recorded before decisions could wait for a call's gate refused them as "did not ask": keep that on replay.
+    if (state.kind === 'gating' && !patched('queue-decisions-while-gating')) return this.refused(payload, refusal(d, { kind: 'not_asked' }, Date.now()) as string);
     const next = signalDisposition(d, state, Date.now(), this.queued.size);
     if (next.kind === 'refuse') return this.refused(payload, next.reason);
     if (next.kind === 'apply') {
@@ -208,6 +221,25 @@ export class ApprovalDesk {
     return entry;
   }
 
+  /** Calls recorded (their `tool_call` logged) whose gate has not answered yet: decisions for them wait. */
+  private readonly gating = new Set<string>();
+
+  /** `callIds` were recorded and are being gated: decisions for them are kept until {@link endGating}. */
+  beginGating(callIds: readonly string[]): void {
+    for (const id of callIds) this.gating.add(id);
+  }
+
+  /**
+   * The gates have answered (every call that must ask has been {@link request}ed): decisions kept for
+   * calls that did not ask are refused, and updates waiting for a gate get their answer.
+   */
+  endGating(): void {
+    if (!this.gating.size) return;
+    const ids = [...this.gating];
+    this.gating.clear();
+    this.refuseQueuedFor(ids.filter((id) => !this.entries.has(id)));
+  }
+
   /**
    * Refuse the queued decisions for calls of a step that did not ask for approval: once the step is
    * planned, they can never apply.
@@ -255,6 +287,7 @@ export class ApprovalDesk {
 
   /** Stop waiting for every open request, and refuse decisions still queued (the run is ending). */
   withdrawAll(): void {
+    this.gating.clear();
     let any = false;
     for (const e of this.entries.values()) {
       if (!e.decided && !e.closed) {
@@ -270,6 +303,7 @@ export class ApprovalDesk {
 
   private stateOf(callId: string): CallApprovalState {
     const e = this.entries.get(callId);
+    if (!e && this.gating.has(callId)) return { kind: 'gating' };
     if (e?.decided) return { kind: 'decided', decision: e.decided.decision, by: e.decided.by };
     if (e?.closed === 'expired') return { kind: 'expired' };
     if (e && !e.closed) return { kind: 'pending', pending: e.pending };

@@ -163,16 +163,27 @@ export class ChildApprovals {
     if (this.reports.delete(workflowId)) this.changed();
   }
 
-  /** Every approval the children wait for, tagged with the child it waits in. */
+  /** Every approval the children wait for, tagged with the child it waits in, by its qualified id (`<call>/<child's call id>`). */
   pending(): ChildPendingApproval[] {
-    return [...this.reports.values()].flatMap(tagChildApprovals);
+    const me = workflowInfo().workflowId;
+    return [...this.reports.values()].flatMap((r) => tagChildApprovals(r, me));
   }
 
-  /** The pending approval `callId` of a child, and the direct child that reported it; undefined when none waits. */
-  find(callId: string): { via: string; pending: ChildPendingApproval } | undefined {
+  /**
+   * The pending approval `callId` of a child (a qualified id, as {@link pending} lists it), the direct child
+   * that reported it and the id that child knows it by; undefined when none waits. An id as the child
+   * reported it (unqualified) is found too, as runs recorded before qualified ids forwarded it.
+   */
+  find(callId: string): { via: string; pending: ChildPendingApproval; childCallId: string } | undefined {
+    const me = workflowInfo().workflowId;
+    for (const report of this.reports.values()) {
+      const tagged = tagChildApprovals(report, me);
+      const i = tagged.findIndex((p) => p.callId === callId);
+      if (i >= 0) return { via: report.workflowId, pending: tagged[i]!, childCallId: report.pending[i]!.callId };
+    }
     for (const report of this.reports.values()) {
       const pending = tagChildApprovals(report).find((p) => p.callId === callId);
-      if (pending) return { via: report.workflowId, pending };
+      if (pending) return { via: report.workflowId, pending, childCallId: callId };
     }
     return undefined;
   }

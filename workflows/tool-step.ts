@@ -49,6 +49,7 @@ export class ToolStep {
     }
     // Decisions sent early for calls of this step that did not ask can never apply.
     ctx.desk.refuseQueuedFor(plan.calls.map((c) => c.id).filter((id) => gates.get(id)?.kind !== 'ask'));
+    ctx.desk.endGating();
 
     // All results of the step reach the next model call together: each call gets its share of the budget.
     const inlineLimit = inlineLimitPerCall(ctx.spec.limits.toolResultInlineBytes, plan.calls.length);

@@ -305,7 +305,7 @@ describe('HTTP API: sessions, cancellation, approvals', () => {
     expect(ended.result).toMatchObject({ status: 'success', finalText: 'refunded', costUsd: null, report: { costUsd: null } });
     const decided = (await allEvents(h.client.get(id))).filter((e) => e.type === 'approval_decided');
     expect(decided).toMatchObject([{ callId, decision: 'approve', by: 'ops:alice', reason: 'checked the order', via: 'update' }]);
-    expect(await refusal(await call('POST', path, { body: { decision: 'approve' } }), 409)).toMatchObject({ code: 'run_ended' });
+    expect(await refusal(await call('POST', path, { body: { decision: 'approve' } }), 409)).toMatchObject({ code: 'run_ended', status: 'completed', message: `run "${id}" has already ended (completed)` });
     expect(internalErrors).toEqual([]);
   });
 });

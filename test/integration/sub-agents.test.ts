@@ -165,11 +165,12 @@ describe("approvals inside a child", () => {
     const run = await start('sa_mission');
     const childId = `${run.workflowId}--call_1_0`;
     const p = await pendingOnParent(run);
-    expect(p).toMatchObject({ callId: 'call_1_0', tool: 'launch', args: { rocket: 'r1' }, child: { workflowId: childId, agent: 'sa_launcher' } });
+    // Listed by the parent's call that started the child, then the child's call id.
+    expect(p).toMatchObject({ callId: 'call_1_0/call_1_0', tool: 'launch', args: { rocket: 'r1' }, child: { workflowId: childId, agent: 'sa_launcher' } });
     // The parent itself waits for nobody: its snapshot lists only its own approvals.
     expect((await run.snapshot()).pendingApprovals).toEqual([]);
-    const receipt = await run.decide({ callId: 'call_1_0', decision: 'approve', by: 'ops:alice' });
-    expect(receipt).toMatchObject({ callId: 'call_1_0', tool: 'launch', decision: 'approve', applied: ['call_1_0'] });
+    const receipt = await run.decide({ callId: 'call_1_0/call_1_0', decision: 'approve', by: 'ops:alice' });
+    expect(receipt).toMatchObject({ callId: 'call_1_0/call_1_0', tool: 'launch', decision: 'approve', applied: ['call_1_0/call_1_0'] });
     const result = await resultWithin(run);
     expect(result.status).toBe('success');
     expect(outputText(toolResults(result)[0]!.output)).toBe('rocket launched');
@@ -179,6 +180,7 @@ describe("approvals inside a child", () => {
     expect(await run.pendingApprovals()).toEqual([]);
   });
 
+  // The child's own id still reaches it when the parent has no approval of that id (as runs recorded before qualified ids did).
   it('a decision the child would refuse is refused by the parent', { timeout: 60_000 }, async () => {
     const run = await start('sa_mission');
     await pendingOnParent(run);

@@ -359,6 +359,13 @@ describe('signalDisposition', () => {
     expect(signalDisposition(d({ decision }), { kind: 'not_reached' }, NOW, MAX_QUEUED_DECISIONS - 1)).toEqual({ kind: 'queue' });
   });
 
+  it('queues a decision for a call being gated (its approval predicate has not answered), within the same cap', () => {
+    expect(signalDisposition(d(), { kind: 'gating' }, NOW, 0)).toEqual({ kind: 'queue' });
+    expect(signalDisposition(d(), { kind: 'gating' }, NOW, MAX_QUEUED_DECISIONS)).toMatchObject({ kind: 'refuse' });
+    // An update for it is not refused: it waits for the gate.
+    expect(refusal(d(), { kind: 'gating' }, NOW)).toBeUndefined();
+  });
+
   it('refuses to queue once MAX_QUEUED_DECISIONS decisions wait', () => {
     expect(MAX_QUEUED_DECISIONS).toBe(100);
     const refused = { kind: 'refuse', reason: 'too many decisions wait for calls this run has not reached (100)' };

@@ -1,7 +1,7 @@
 /** The run event log read by cursor (core/event-log.ts). */
 import { describe, expect, it } from 'vitest';
 import type { AgentEventBody } from '../../core/events';
-import { EVENT_PAGE_BYTES, EVENT_PAGE_LIMIT, EVENT_PAGE_MAX, EventLog } from '../../core/event-log';
+import { EVENT_PAGE_BYTES, EVENT_PAGE_LIMIT, EVENT_PAGE_MAX, EventLog, recordedPage } from '../../core/event-log';
 import { ZERO_USAGE } from '../../core/usage';
 
 function text(n: number): AgentEventBody {
@@ -150,5 +150,45 @@ describe('EventLog', () => {
     expect(finished.page(2, 2)).toMatchObject({ next: 4, done: true });
     expect(finished.page(4)).toMatchObject({ events: [], next: 4, done: true });
     expect(finished.page(2, 2).events.at(-1)?.type).toBe('done');
+  });
+});
+
+describe('recorded events (a closed execution read from its history)', () => {
+  it('pages what an execution recorded exactly as its log would have', () => {
+    const log = logWith(7, true);
+    const chunks = log.record();
+    expect(chunks).toHaveLength(1);
+    for (const [cursor, limit] of [[0, 500], [3, 2], [8, 10], [20, 5]] as const) expect(recordedPage(chunks, cursor, limit)).toEqual(log.page(cursor, limit));
+  });
+
+  it('chunks a large log within the page byte budget, and pages across chunks', () => {
+    const log = new EventLog(clock());
+    const big = 'x'.repeat(400 * 1024);
+    for (let i = 0; i < 9; i++) log.push({ type: 'text', step: 1, text: `${i}${big}` });
+    log.push(DONE);
+    const chunks = log.record();
+    expect(chunks.length).toBeGreaterThan(2);
+    expect(chunks.map((c) => c.recordedEvents)).toEqual(chunks.map((_, i) => i));
+    expect(chunks.flatMap((c) => c.events).map((e) => e.seq)).toEqual([...Array(10).keys()]);
+    let cursor = 0;
+    const seqs: number[] = [];
+    for (;;) {
+      const page = recordedPage(chunks, cursor, EVENT_PAGE_LIMIT);
+      expect(page).toEqual(log.page(cursor, EVENT_PAGE_LIMIT));
+      seqs.push(...page.events.map((e) => e.seq));
+      cursor = page.next;
+      if (page.done) break;
+    }
+    expect(seqs).toEqual([...Array(10).keys()]);
+  });
+
+  it('an execution that continued another points a cursor before its events to the execution that holds it', () => {
+    const log = new EventLog(clock(), { count: 40, runId: 'r2', chain: [{ runId: 'r1', from: 0 }, { runId: 'r2', from: 20 }] });
+    log.push(text(40), DONE);
+    const chunks = log.record();
+    expect(recordedPage(chunks, 5)).toEqual(log.page(5));
+    expect(recordedPage(chunks, 25)).toEqual(log.page(25));
+    expect(recordedPage(chunks, 5).earlier).toEqual({ runId: 'r1', before: 20 });
+    expect(recordedPage(chunks, 40)).toEqual(log.page(40));
   });
 });

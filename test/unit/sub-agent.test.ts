@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ChildRunSummary } from '../../core/result';
 import { startLoop } from '../../core/state';
-import { answerOf, chainPrompt, childAnswerText, childOutcome, childWorkflowId, subAgentPrompt, tagChildApprovals, withChildSpend } from '../../core/sub-agent';
+import { answerOf, chainPrompt, childAnswerText, childOutcome, childWorkflowId, qualifiedCallId, subAgentPrompt, tagChildApprovals, withChildSpend } from '../../core/sub-agent';
 import { utf8Bytes } from '../../core/json';
 
 const usage = (inputTokens: number, outputTokens: number) => ({ inputTokens, outputTokens, cacheReadTokens: 0, cacheWriteTokens: 0 });
@@ -62,5 +62,15 @@ describe('sub-agent rules', () => {
       { workflowId: 'p--call_1_0', agent: 'deployer' },
       { workflowId: 'p--call_1_0--call_1_0', agent: 'grandchild' },
     ]);
+  });
+
+  it("qualifies a child's call ids by the parent's call that started it; a grandchild's chain on", () => {
+    expect(qualifiedCallId('p', 'p--call_2_1', 'call_1_0')).toBe('call_2_1/call_1_0');
+    // A child not started by one of the parent's calls is named by its workflow id.
+    expect(qualifiedCallId('p', 'elsewhere', 'call_1_0')).toBe('elsewhere/call_1_0');
+    const pending = { callId: 'call_1_0', tool: 'deploy', args: {}, step: 1, requestedAt: '2026-01-01T00:00:00.000Z' };
+    // The child lists its own child's call already qualified (call_3_0/call_1_0); the parent prefixes its own call.
+    const tagged = tagChildApprovals({ workflowId: 'p--call_2_0', agent: 'a', seq: 1, pending: [pending, { ...pending, callId: 'call_3_0/call_1_0' }] }, 'p');
+    expect(tagged.map((p) => p.callId)).toEqual(['call_2_0/call_1_0', 'call_2_0/call_3_0/call_1_0']);
   });
 });
