@@ -38,7 +38,7 @@ export function ReportTables({ report, status }: { report: RunReport; status: st
           <tr>
             <th>Cost</th>
             <td>
-              {report.unpricedSteps && !report.costUsd ? 'unknown' : usd(report.costUsd)}
+              {report.costUsd === null || (report.unpricedSteps && !report.costUsd) ? 'unknown' : usd(report.costUsd)}
               {report.unpricedSteps ? ` (${report.unpricedSteps} step${report.unpricedSteps === 1 ? '' : 's'} without a price)` : ''}
             </td>
           </tr>
