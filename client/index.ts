@@ -6,7 +6,8 @@ import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { Duration } from '@temporalio/common';
-import { msToNumber } from '@temporalio/common';
+import { msToNumber, optionalTsToMs } from '@temporalio/common';
+import { temporal } from '@temporalio/proto';
 import type { AnyAgent, OutputOf, ToolCallsOf, ToolNamesOf } from '../agents/define';
 import { AGENT_WORKFLOW, agentTaskQueue, WORKFLOW_TASK_TIMEOUT } from '../core/contract';
 import { STARTED_BY_MEMO } from '../core/definition';
@@ -184,7 +185,12 @@ export type StartOptions<A = AnyAgent> = RunOptions<A> &
 /** How long {@link AgentClient.awaitingApproval} waits for a run to answer its pending approvals. */
 export const APPROVALS_QUERY_WAIT_MS = 2_000;
 /** Runs {@link AgentClient.awaitingApproval} asks at once. */
-const APPROVALS_QUERY_BATCH = 20;
+const APPROVALS_QUERY_BATCH = 100;
+/**
+ * A task queue whose last workflow poll is older than this has no worker: its runs are asked in the
+ * background instead of being waited for (a live idle worker polls again within a minute).
+ */
+const POLLER_SEEN_MS = 90_000;
 
 /** A run waiting for people, as visibility and its `pendingApprovals` query report it. */
 export interface AwaitingRun {
@@ -451,10 +457,20 @@ export class AgentClient {
     for await (const w of visibleRuns(this.temporal, AWAITING_APPROVAL_QUERY)) listed.push(w);
     const keys = new Set(listed.map((w) => `${w.workflowId}/${w.runId}`));
     for (const key of this.slowRuns.keys()) if (!keys.has(key)) this.slowRuns.delete(key);
+    // Runs whose task queue no worker polls would each hold the listing up for the query's wait.
+    const served = new Map<string, Promise<boolean>>();
+    const isServed = (queue: string): Promise<boolean> => {
+      if (!served.has(queue)) served.set(queue, this.recentPoller(queue).catch(() => true));
+      return served.get(queue)!;
+    };
     const read = async (w: VisibleRun): Promise<AwaitingRun | undefined> => {
       const key = `${w.workflowId}/${w.runId}`;
       const run = this.get(w.workflowId, w.runId);
       const slow = this.slowRuns.get(key);
+      if (!slow && w.taskQueue && !(await isServed(w.taskQueue))) {
+        this.askSlowRun(key, run);
+        return undefined;
+      }
       if (slow) {
         if (!slow.asking) this.askSlowRun(key, run);
         return undefined;
@@ -484,6 +500,20 @@ export class AgentClient {
       for (const r of await Promise.all(listed.slice(i, i + APPROVALS_QUERY_BATCH).map(read))) if (r) runs.push(r);
     }
     return runs;
+  }
+
+  /** Has a worker polled `taskQueue` for workflow tasks within {@link POLLER_SEEN_MS}? */
+  private async recentPoller(taskQueue: string): Promise<boolean> {
+    const response = await this.temporal.workflowService.describeTaskQueue({
+      namespace: this.temporal.options.namespace,
+      taskQueue: { name: taskQueue, kind: temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
+      taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+    });
+    const now = Date.now();
+    return response.pollers.some((p) => {
+      const seen = p.lastAccessTime ? optionalTsToMs(p.lastAccessTime) : undefined;
+      return seen === undefined || now - seen < POLLER_SEEN_MS;
+    });
   }
 
   /** Ask a run that did not answer in time again, in the background: once it answers, reads ask it as usual. */

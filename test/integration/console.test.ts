@@ -84,7 +84,7 @@ S.add(
   'console_streamer',
   [
     { text: 'The fix is merged and tested; rolling it out needs an approval.', toolCalls: [{ name: 'rollout', args: { service: 'checkout', version: '2.14.1', regions: ['eu-west-1', 'us-east-1'] } }] },
-    { text: STREAMED, failures: [{ message: 'overloaded', retryable: true, status: 529 }], stream: { chunks: 30, intervalMs: 80 } },
+    { text: STREAMED, failures: [{ message: 'overloaded', retryable: true, status: 529 }], stream: { chunks: 30, intervalMs: 150 } },
   ],
   { tools: [rollout] },
 );
@@ -117,7 +117,7 @@ async function signedInPage(ctx: BrowserContext, token = TOKENS.alice, identity 
   await p.goto(`${server.url}/console/`);
   await p.fill('#token', token);
   await p.click('button[type=submit]');
-  await p.locator('.top .identity', { hasText: identity }).waitFor({ timeout: 10_000 });
+  await p.locator('.top .identity', { hasText: identity }).waitFor({ timeout: 30_000 });
   return p;
 }
 
@@ -201,7 +201,7 @@ describeNeeding('web console in Chromium', 'Chromium', missing, () => {
   it('approves a call from the inbox: the run page streams the answer live, then shows success and the report', async () => {
     const run = await startDeploy('approve', 'console_streamer');
     const c = card(page, run);
-    await c.waitFor({ timeout: 10_000 });
+    await c.waitFor({ timeout: 30_000 });
     await expect.poll(() => c.locator('.tool').textContent()).toBe('rollout');
     const args = JSON.parse((await c.locator('pre.args').textContent()) ?? '') as unknown;
     expect(args).toEqual({ service: 'checkout', version: '2.14.1', regions: ['eu-west-1', 'us-east-1'] });
@@ -221,13 +221,13 @@ describeNeeding('web console in Chromium', 'Chromium', missing, () => {
         return !!text && text.length < full.length && full.startsWith(text);
       },
       STREAMED,
-      { polling: 'raf', timeout: 10_000 },
+      { polling: 'raf', timeout: 20_000 },
     );
     const result = await resultWithin(run, 20_000);
     expect(result.status).toBe('success');
     expect(result.report.toolCalls).toMatchObject([{ tool: 'rollout', isError: false }]);
-    await page.locator('.run-head .status[data-status="success"]').waitFor({ timeout: 10_000 });
-    await page.locator('table.report-steps tbody tr').nth(1).waitFor({ timeout: 10_000 });
+    await page.locator('.run-head .status[data-status="success"]').waitFor({ timeout: 30_000 });
+    await page.locator('table.report-steps tbody tr').nth(1).waitFor({ timeout: 30_000 });
     expect(await page.locator('table.report-steps tbody tr').count()).toBe(2);
     expect(await page.locator('table.report-tools tbody').textContent()).toContain('rollout');
     const tool = page.locator(`.timeline li.tool[data-call="${result.report.toolCalls[0]!.callId}"]`);
@@ -242,7 +242,7 @@ describeNeeding('web console in Chromium', 'Chromium', missing, () => {
     await page.goto(`${server.url}/console/#/`);
     const run = await startDeploy('deny');
     const c = card(page, run);
-    await c.waitFor({ timeout: 10_000 });
+    await c.waitFor({ timeout: 30_000 });
     await c.locator('input.reason').fill('change freeze until Monday');
     await c.getByRole('button', { name: 'Deny' }).click();
     const result = await resultWithin(run, 20_000);
@@ -264,7 +264,7 @@ describeNeeding('web console in Chromium', 'Chromium', missing, () => {
     await page.goto(`${server.url}/console/#/`);
     const run = await startDeploy('elsewhere');
     const c = card(page, run);
-    await c.waitFor({ timeout: 10_000 });
+    await c.waitFor({ timeout: 30_000 });
     // The inbox as the server showed it before the decision: a page still showing it decides too late.
     const before = await fetch(`${server.url}/approvals`, { headers: { Authorization: `Bearer ${TOKENS.alice}` } }).then((r) => r.text());
     const [pending] = await run.pendingApprovals();
@@ -281,7 +281,7 @@ describeNeeding('web console in Chromium', 'Chromium', missing, () => {
       await stale.goto(`${server.url}/console/#/runs`);
       await stale.goto(`${server.url}/console/#/`);
       const old = card(stale, run);
-      await old.waitFor({ timeout: 10_000 });
+      await old.waitFor({ timeout: 30_000 });
       const refusal = await fetch(`${server.url}/runs/${encodeURIComponent(run.workflowId)}/approvals/${pending!.callId}`, {
         method: 'POST',
         headers: { Authorization: `Bearer ${TOKENS.alice}`, 'Content-Type': 'application/json' },
@@ -306,7 +306,7 @@ describeNeeding('web console in Chromium', 'Chromium', missing, () => {
     expect(result.status).toBe('cancelled');
     // The waiting call never ran: the report records it as cut by the cancellation.
     expect(result.report.toolCalls).toMatchObject([{ tool: 'rollout', attempts: 0, isError: true, error: expect.stringContaining('Cancelled') }]);
-    await page.locator('.run-head .status[data-status="cancelled"]').waitFor({ timeout: 10_000 });
+    await page.locator('.run-head .status[data-status="cancelled"]').waitFor({ timeout: 30_000 });
     expect(await page.getByRole('button', { name: /Cancel/ }).count()).toBe(0);
   });
 
@@ -323,19 +323,19 @@ describeNeeding('web console in Chromium', 'Chromium', missing, () => {
         await page.setViewportSize(viewport);
         await page.goto(`${server.url}/console/#/`);
         const c = card(page, waiting);
-        await c.waitFor({ timeout: 10_000 });
+        await c.waitFor({ timeout: 30_000 });
         await c.locator('input.reason').fill('Looks right: staged yesterday');
         expect(await layoutProblems(page, `article.approval[data-run="${waiting.workflowId}"]`), `inbox at ${label} width`).toEqual([]);
         for (const name of ['Approve', 'Deny', 'Skip']) expect(await c.getByRole('button', { name }).isVisible()).toBe(true);
         await page.screenshot({ path: join(SHOTS, `inbox-${label}.png`), fullPage: label === 'phone' });
 
         await page.goto(`${server.url}/console/#/runs/${encodeURIComponent(finished.workflowId)}`);
-        await page.locator('table.report-steps tbody tr').nth(1).waitFor({ timeout: 10_000 });
+        await page.locator('table.report-steps tbody tr').nth(1).waitFor({ timeout: 30_000 });
         expect(await layoutProblems(page, 'main'), `run page at ${label} width`).toEqual([]);
         await page.screenshot({ path: join(SHOTS, `run-${label}.png`), fullPage: true });
 
         await page.goto(`${server.url}/console/#/runs?agent=console_streamer`);
-        await page.locator(`table.list a[href$="${encodeURIComponent(finished.workflowId)}"]`).waitFor({ timeout: 10_000 });
+        await page.locator(`table.list a[href$="${encodeURIComponent(finished.workflowId)}"]`).waitFor({ timeout: 30_000 });
         expect(await layoutProblems(page, 'main'), `runs list at ${label} width`).toEqual([]);
         await page.screenshot({ path: join(SHOTS, `runs-${label}.png`), fullPage: label === 'phone' });
       }
@@ -356,7 +356,7 @@ describeNeeding('web console in Chromium', 'Chromium', missing, () => {
     try {
       await viewer.goto(`${server.url}/console/#/runs/${encodeURIComponent(run.workflowId)}`);
       const why = viewer.locator('.run-head .why-not');
-      await why.waitFor({ timeout: 10_000 });
+      await why.waitFor({ timeout: 30_000 });
       expect(await why.textContent()).toBe('Only ops:alice or an admin may cancel this run.');
       expect(await viewer.getByRole('button', { name: 'Cancel run' }).count()).toBe(0);
     } finally {
@@ -373,7 +373,7 @@ describeNeeding('web console in Chromium', 'Chromium', missing, () => {
       expect(headers['content-security-policy']).toMatch(/default-src 'self'.*frame-ancestors 'none'/);
       expect(headers['x-frame-options']).toBe('DENY');
       expect(headers['x-content-type-options']).toBe('nosniff');
-      await p.locator('.top .identity', { hasText: 'ops:alice' }).waitFor({ timeout: 10_000 });
+      await p.locator('.top .identity', { hasText: 'ops:alice' }).waitFor({ timeout: 30_000 });
       expect(cspViolations).toEqual([]); // every page of the tests above too
       const ran = await p.evaluate(() => {
         const g = globalThis as unknown as { document: { createElement(tag: string): { textContent: string }; body: { appendChild(n: unknown): void } }; inlineRan?: boolean };
@@ -395,7 +395,7 @@ describeNeeding('web console in Chromium', 'Chromium', missing, () => {
     const viewer = await signedInPage(context, TOKENS.viewer, 'dashboard');
     try {
       const c = card(viewer, run);
-      await c.waitFor({ timeout: 10_000 });
+      await c.waitFor({ timeout: 30_000 });
       for (const name of ['Approve', 'Deny', 'Skip']) expect(await c.getByRole('button', { name }).isDisabled()).toBe(true);
       expect(await c.locator('.why-not').textContent()).toBe('Your token (dashboard) may not decide approvals.');
     } finally {
@@ -409,7 +409,7 @@ describeNeeding('web console in Chromium', 'Chromium', missing, () => {
       await p.fill('#token', 'not-a-token-of-this-server');
       await p.click('button[type=submit]');
       const error = p.locator('.sign-in .error');
-      await error.waitFor({ timeout: 10_000 });
+      await error.waitFor({ timeout: 30_000 });
       expect(await error.textContent()).toMatch(/Sign-in refused: the bearer token is not valid/);
       expect(await p.locator('.top .identity').count()).toBe(0);
     } finally {
