@@ -3,7 +3,7 @@
  * folders `npm run build` compiles, and `bin/`), every package a shipped file imports is a runtime
  * dependency, and what only tests, benchmarks, examples and tooling import is a dev dependency. Also: the
  * lock has an entry for every optional dependency it names (else `npm install` on a clean clone rewrites
- * it and `npm ci` refuses it).
+ * it and `npm ci` refuses it), and the licence file.
  */
 import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
 import { builtinModules } from 'node:module';
@@ -111,5 +111,14 @@ describe('package-lock.json', () => {
       }
     }
     expect(absent).toEqual([]);
+  });
+});
+
+describe('licence', () => {
+  it('has the MIT licence package.json names', () => {
+    expect(pkg.license).toBe('MIT');
+    const text = readFileSync(join(ROOT, 'LICENSE'), 'utf8');
+    expect(text).toMatch(/^MIT License\n\nCopyright \(c\) 2026 durable-agent contributors\n/);
+    expect(text).toContain('THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND');
   });
 });
