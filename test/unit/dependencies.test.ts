@@ -3,7 +3,7 @@
  * folders `npm run build` compiles, and `bin/`), every package a shipped file imports is a runtime
  * dependency, and what only tests, benchmarks, examples and tooling import is a dev dependency. Also: the
  * lock has an entry for every optional dependency it names (else `npm install` on a clean clone rewrites
- * it and `npm ci` refuses it), and the licence file.
+ * it and `npm ci` refuses it), the licence file, and the Node versions targeted.
  */
 import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
 import { builtinModules } from 'node:module';
@@ -120,5 +120,13 @@ describe('licence', () => {
     const text = readFileSync(join(ROOT, 'LICENSE'), 'utf8');
     expect(text).toMatch(/^MIT License\n\nCopyright \(c\) 2026 durable-agent contributors\n/);
     expect(text).toContain('THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND');
+  });
+});
+
+describe('platform', () => {
+  it('targets Node 22 or newer, with its types', () => {
+    expect(pkg.engines.node).toBe('>=22');
+    expect(pkg.devDependencies['@types/node']).toMatch(/^\^22\./);
+    expect(readFileSync(join(ROOT, 'Dockerfile'), 'utf8')).toMatch(/^FROM node:22-/m);
   });
 });
