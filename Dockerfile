@@ -1,6 +1,6 @@
 # The durable-agent worker image (used by docker-compose.yml's `worker` service): hosts the demo agents,
 # or yours with `--agents <file>` mounted into the container.
-FROM node:20-bookworm-slim
+FROM node:22-bookworm-slim
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund --ignore-scripts
