@@ -1,12 +1,5 @@
 import { defineConfig } from 'vitest/config';
-
-/** Options both projects share (written out rather than inherited with `extends: true`, which would
- * also inherit the root's `globalSetup` and so start a second dev server per project). */
-const shared = {
-  testTimeout: 60_000,
-  hookTimeout: 120_000,
-  pool: 'forks',
-} as const;
+import { sharedTestOptions as shared } from './test/setup/shared-options.mjs';
 
 export default defineConfig({
   test: {
