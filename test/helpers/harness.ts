@@ -28,8 +28,10 @@ let runtimeInstalled = false;
  */
 export function installTestRuntime(): void {
   if (runtimeInstalled) return;
-  const runtime = Runtime.install({ logger: testLogs, telemetryOptions: { logging: { forward: {}, filter: { core: testLogs.level, other: 'ERROR' } } } });
-  testLogs.flushBeforeFinish = () => runtime.flushLogs();
+  Runtime.install({ logger: testLogs, telemetryOptions: { logging: { forward: {}, filter: { core: testLogs.level, other: 'ERROR' } } } });
+  // The runtime of the moment: one that shut down (its last worker and connection closed) flushed its log,
+  // and the next one (`Runtime.instance()`, with these same options) holds entries of its own.
+  testLogs.flushBeforeFinish = () => Runtime._instance?.flushLogs();
   runtimeInstalled = true;
 }
 
