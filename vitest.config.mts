@@ -1,12 +1,5 @@
 import { defineConfig } from 'vitest/config';
-
-/** Options both projects share (written out rather than inherited with `extends: true`, which would
- * also inherit the root's `globalSetup` and so start a second dev server per project). */
-const shared = {
-  testTimeout: 60_000,
-  hookTimeout: 120_000,
-  pool: 'forks',
-} as const;
+import { sharedTestOptions as shared } from './test/setup/shared-options.mjs';
 
 export default defineConfig({
   test: {
@@ -17,7 +10,9 @@ export default defineConfig({
     // machine). The files mostly wait on Temporal, timers and child processes, so two overlap well: the
     // whole run took 454 s instead of 803 s on the shared 2-core machine, with the same results.
     maxWorkers: 2,
-    reporters: process.env.CI ? ['default', ['json', { outputFile: '.ci/out/vitest.json' }]] : ['default'],
+    // CI: a dot per test (a green run is a few lines; failures, their logs and the summary as usual), and the
+    // JSON report .ci/summary.js reads (per-file and per-test durations are there). Locally: a line per file.
+    reporters: process.env.CI ? ['dot', ['json', { outputFile: '.ci/out/vitest.json' }]] : ['default'],
     projects: [
       {
         test: {

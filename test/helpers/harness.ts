@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, Runtime, DefaultLogger } from '@temporalio/worker';
+import { NativeConnection, Runtime } from '@temporalio/worker';
 import type { Agent } from '../../agents/define';
 import { AgentClient } from '../../client';
 import type { AgentWorker, AgentWorkerOptions } from '../../worker';
@@ -17,13 +17,21 @@ import { FileBlobStore } from '../../store/blob-store';
 import { KeyringCipher } from '../../encryption/cipher';
 import type { Keyring } from '../../encryption/keyring';
 import { EncryptionCodec } from '../../encryption/payload-codec';
+import { testLogs } from './test-logs';
 
 let runtimeInstalled = false;
 
-/** Install the Temporal runtime of this test process (quiet: warnings and errors only), once. */
+/**
+ * Install the Temporal runtime of this test process, once: its log (the SDK's and, forwarded, the core's)
+ * goes to `testLogs`, which keeps warnings and errors per test and prints them only for a test that fails
+ * (test/helpers/test-logs.ts; `DURABLE_AGENT_TEST_LOGS=1` prints them all as they come).
+ */
 export function installTestRuntime(): void {
   if (runtimeInstalled) return;
-  Runtime.install({ logger: new DefaultLogger('WARN') });
+  Runtime.install({ logger: testLogs, telemetryOptions: { logging: { forward: {}, filter: { core: testLogs.level, other: 'ERROR' } } } });
+  // The runtime of the moment: one that shut down (its last worker and connection closed) flushed its log,
+  // and the next one (`Runtime.instance()`, with these same options) holds entries of its own.
+  testLogs.flushBeforeFinish = () => Runtime._instance?.flushLogs();
   runtimeInstalled = true;
 }
 

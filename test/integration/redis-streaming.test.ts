@@ -12,7 +12,7 @@ import Redis from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { NativeConnection } from '@temporalio/worker';
 import type { Agent } from '../../agents/define';
 import { AgentClient } from '../../client';
 import type { StreamEvent } from '../../client/live';
@@ -24,7 +24,7 @@ import type { RedisDeltaEntry } from '../../streaming/redis';
 import type { DeltaPublisher } from '../../streaming/transport';
 import { createWorker } from '../../worker';
 import { ScriptedAgents } from '../helpers/agents';
-import { testId } from '../helpers/harness';
+import { installTestRuntime, testId } from '../helpers/harness';
 import type { RedisServer } from '../helpers/redis';
 import { describeWithRedis, startRedisServer } from '../helpers/redis';
 import { collect, expectSlowReaderNotInTheWay, expectVoidedFirstAttempt } from '../helpers/stream';
@@ -127,7 +127,7 @@ afterEach(() => {
 
 describeWithRedis('live deltas over Redis Streams', () => {
   beforeAll(async () => {
-    Runtime.install({ logger: new DefaultLogger('WARN') });
+    installTestRuntime();
     redis = await startRedisServer();
     admin = new Redis(redis.url, { maxRetriesPerRequest: null });
     admin.on('error', () => undefined);
