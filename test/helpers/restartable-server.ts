@@ -1,6 +1,6 @@
 /**
  * A Temporal dev server a test controls (server/restartable-server.ts), run by the Temporal CLI the global
- * setup found. Only for the `server-restart` test group (test/restart/): the shared dev server of the other
+ * setup found. Only for the `restart` project (test/restart/): the shared dev server of the other
  * files must never go down under them.
  */
 import { inject } from 'vitest';

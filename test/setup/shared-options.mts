@@ -1,6 +1,6 @@
 /**
  * The vitest options every project shares (written out rather than inherited with `extends: true`, which
- * would also inherit the root's `globalSetup` and so start a second dev server per project). Also used by
+ * would also inherit the root's options). Also used by
  * the quiet-run fixture's config (test/fixtures/quiet-run), so that test runs with these same options.
  */
 export const sharedTestOptions = {
