@@ -10,9 +10,8 @@
  * `DURABLE_AGENT_CONSOLE_DOCS=1` (`npm run screenshots:console`) to also write the README's screenshots
  * to `docs/`.
  */
-import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -28,6 +27,7 @@ import { parseTokens } from '../../http/auth';
 import type { HttpApiServer } from '../../http/server';
 import { serveHttpApi } from '../../http/server';
 import { ScriptedAgents } from '../helpers/agents';
+import { chromiumMissing, chromiumPath } from '../helpers/chromium';
 import { describeNeeding } from '../helpers/component';
 import { resultWithin, waitForPending } from '../helpers/events';
 import type { Harness } from '../helpers/harness';
@@ -36,23 +36,8 @@ import { startHarness, testId } from '../helpers/harness';
 const ROOT = resolve(__dirname, '..', '..');
 const SHOTS = join(ROOT, '.ci', 'out', 'console');
 
-/** The Chromium to drive, or undefined when there is none. */
-function chromiumPath(): string | undefined {
-  const named = process.env.DURABLE_AGENT_CHROMIUM;
-  if (named) return named;
-  if (existsSync('/usr/bin/chromium')) return '/usr/bin/chromium';
-  try {
-    return execFileSync('which', ['chromium'], { encoding: 'utf8' }).trim() || undefined;
-  } catch {
-    return undefined;
-  }
-}
 const CHROMIUM = chromiumPath();
-const missing = !CHROMIUM
-  ? 'Chromium is not installed: apt-get install chromium (or set DURABLE_AGENT_CHROMIUM to a Chromium binary)'
-  : !existsSync(CHROMIUM)
-    ? `DURABLE_AGENT_CHROMIUM names ${CHROMIUM}, which does not exist`
-    : undefined;
+const missing = chromiumMissing(CHROMIUM);
 
 const rollout = defineTool({
   name: 'rollout',

@@ -4,9 +4,8 @@
  * and list the other runs normally; so does the web console it serves (in headless Chromium). On the real
  * dev server.
  */
-import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -15,6 +14,7 @@ import { Keyring } from '../../encryption/keyring';
 import type { InboxView } from '../../http/inbox';
 import { ScriptedAgents } from '../helpers/agents';
 import { freePort, runCli, startCli, tempHome } from '../helpers/cli-run';
+import { chromiumMissing, chromiumPath } from '../helpers/chromium';
 import { describeNeeding } from '../helpers/component';
 import type { RunningCli } from '../helpers/cli-run';
 import { waitForPending } from '../helpers/events';
@@ -124,19 +124,9 @@ describe('an inbox holding a run sealed with a key the reader lacks', () => {
   }, 60_000);
 });
 
-/** The Chromium to drive (as in console.test.ts), or undefined when there is none. */
-function chromiumPath(): string | undefined {
-  if (process.env.DURABLE_AGENT_CHROMIUM) return process.env.DURABLE_AGENT_CHROMIUM;
-  if (existsSync('/usr/bin/chromium')) return '/usr/bin/chromium';
-  try {
-    return execFileSync('which', ['chromium'], { encoding: 'utf8' }).trim() || undefined;
-  } catch {
-    return undefined;
-  }
-}
 const CHROMIUM = chromiumPath();
 
-describeNeeding('the console inbox with a run it cannot read', 'Chromium', CHROMIUM && existsSync(CHROMIUM) ? undefined : 'Chromium is not installed: apt-get install chromium (or set DURABLE_AGENT_CHROMIUM)', () => {
+describeNeeding('the console inbox with a run it cannot read', 'Chromium', chromiumMissing(CHROMIUM), () => {
   it('shows that run as a card naming the missing key id, beside the others\' approval cards', async () => {
     const browser = await chromium.launch({ executablePath: CHROMIUM!, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
     try {

