@@ -7,7 +7,7 @@
 import { DefinitionError } from '../core/errors';
 import type { GuardrailKind, GuardrailSpec, GuardrailsSpec } from '../core/guardrail-types';
 import type { Message, ToolUseBlock } from '../core/messages';
-import { NAME, describeValue } from './validate';
+import { NAME, describeValue } from './describe';
 
 export type { GuardrailKind } from '../core/guardrail-types';
 

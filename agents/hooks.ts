@@ -10,7 +10,7 @@ import { DefinitionError } from '../core/errors';
 import type { JsonObject } from '../core/json';
 import type { ToolHookNote } from '../core/tool-hooks';
 import { blockedText, hookFailedText } from '../core/tool-hooks';
-import { describeValue } from './validate';
+import { describeValue } from './describe';
 
 /** What a hook gets about the call. */
 export interface ToolHookContext {

@@ -7,7 +7,7 @@ import { DefinitionError } from '../core/errors';
 import type { JsonObject } from '../core/json';
 import { DEFAULT_OUTPUT_RETRIES, FINAL_ANSWER_TOOL } from '../core/output';
 import type { OutputSpec } from '../core/spec';
-import type { AgentConfig } from './define';
+import type { AgentConfig } from './types';
 
 const MODES = ['native', 'tool'];
 

@@ -8,42 +8,22 @@ import { msToNumber } from '@temporalio/common';
 import { z } from 'zod';
 import { DefinitionError } from '../core/errors';
 import type { JsonObject } from '../core/json';
-import type { AgentConfig, AnyAgent, AnyTool, Tool, ToolConfig, ToolInputSchema } from './define';
+import type { AgentConfig, AnyAgent, AnyTool, Tool } from './types';
+import type { ToolConfig, ToolInputSchema } from './tool-config';
+import { NAME, describeValue, isZodSchema } from './describe';
 import { checkOutputOptions } from './output';
 import { MAX_TOOL_RESULT_INLINE_BYTES } from './limits';
 import { budgetOptionsProblems } from './budget-options';
 import { checkGuardrails } from './guardrails';
 import { checkHooks } from './hooks';
 
-/** Names of tools and agents: what model APIs accept as tool names. */
-export const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+export { NAME, describeValue } from './describe';
 
 /** How to declare a tool, for error messages. */
 export const DEFINE_TOOL_HINT = 'Declare tools with defineTool({ name, description, input: z.object({ ... }), execute }).';
 const DEFINE_AGENT_HINT = 'Declare agents with defineAgent({ name, model, tools, ... }).';
 
 type Fields = Record<string, unknown>;
-
-/** A short description of a value, for "got …" in error messages. */
-export function describeValue(value: unknown): string {
-  if (value === null) return 'null';
-  if (value === undefined) return 'undefined';
-  if (Array.isArray(value)) return 'an array';
-  if (isZodSchema(value)) return `a zod ${value._zod.def.type} schema`;
-  if (typeof value === 'object') {
-    const kind = (value as Fields).kind;
-    const name = (value as Fields).name;
-    if ((kind === 'tool' || kind === 'agent') && typeof name === 'string') return `${kind === 'tool' ? 'a tool' : 'an agent'} named "${name}"`;
-    return 'a plain object';
-  }
-  if (typeof value === 'string') return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
-  return `a ${typeof value}`;
-}
-
-function isZodSchema(value: unknown): value is { _zod: { def: { type: string } } } {
-  const def = (value as { _zod?: { def?: { type?: unknown } } } | null)?._zod?.def;
-  return typeof value === 'object' && value !== null && typeof def?.type === 'string';
-}
 
 function isPlainObject(value: unknown): value is Fields {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

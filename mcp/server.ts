@@ -6,8 +6,8 @@ import type { Duration } from '@temporalio/common';
 import { msToNumber } from '@temporalio/common';
 import { DefinitionError, DurableAgentError } from '../core/errors';
 import type { JsonObject } from '../core/json';
-import type { ToolConfig, ToolInputSchema } from '../agents/define';
-import { describeValue } from '../agents/validate';
+import type { ToolConfig, ToolInputSchema } from '../agents/tool-config';
+import { describeValue } from '../agents/describe';
 
 /** Names of MCP servers: the prefix of their tools' names (`server__tool`). */
 export const MCP_SERVER_NAME = /^[a-zA-Z0-9-]+(?:_[a-zA-Z0-9-]+)*$/;

@@ -16,7 +16,7 @@ import type { ApprovalClose, ApprovalTrace } from '../telemetry/workflow-spans';
 import { approvalClosed, approvalOpened } from '../telemetry/workflow-spans';
 import type { PlannedCall } from '../core/plan';
 import { approvalSignal, decideUpdate, pendingApprovalsQuery } from './definitions';
-import type { ChildApprovals } from './sub-agent';
+import type { ChildApprovals } from './child-approvals';
 
 /** Failure type of a refused `decide` update: non-retryable, the reason is the message. */
 export const APPROVAL_REFUSED = 'ApprovalRefused';

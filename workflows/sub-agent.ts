@@ -8,17 +8,15 @@
 import {
   ChildWorkflowCancellationType,
   CancellationScope,
-  defineSignal,
   getExternalWorkflowHandle,
   isCancellation,
   ParentClosePolicy,
-  setHandler,
   startChild,
   uuid4,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { ChildWorkflowHandle } from '@temporalio/workflow';
-import type { ApprovalDecision, PendingApproval, RunPolicy } from '../core/approvals';
+import type { PendingApproval, RunPolicy } from '../core/approvals';
 import type { Budget } from '../core/budget';
 import type { ChildRunSummary } from '../core/child-run';
 import type { AgentWorkflowInput } from '../core/contract';
@@ -27,17 +25,16 @@ import type { ToolOutcome } from '../core/outcomes';
 import type { PlannedCall } from '../core/plan';
 import type { ApprovalWaiver } from '../core/run-policy';
 import type { AgentRunResult } from '../core/result';
-import type { ChildApprovalsReport, ChildPendingApproval, ChildTag, ParentLink } from '../core/sub-agent';
-import { childFailedOutcome, childOutcome, childWorkflowId, subAgentPrompt, tagChildApprovals } from '../core/sub-agent';
+import type { ChildApprovalsReport, ChildTag, ParentLink } from '../core/sub-agent';
+import { childFailedOutcome, childOutcome, childWorkflowId, subAgentPrompt } from '../core/sub-agent';
 import { errorOutcome } from '../core/outcomes';
-import { approvalSignal } from './definitions';
-import type { ToolCallContext } from './tool-call';
+import type { ToolCallContext } from './tool-context';
+import { childApprovalsSignal } from './child-approvals';
+
+export { ChildApprovals, childApprovalsSignal } from './child-approvals';
 
 /** The agent workflow's signature (named by type, so this module does not import the workflow itself). */
 type AgentWorkflowFn = (input: AgentWorkflowInput) => Promise<AgentRunResult>;
-
-/** A child's report of the approvals it (and its own children) wait for, sent to its parent on every change. */
-export const childApprovalsSignal = defineSignal<[ChildApprovalsReport]>('childApprovals');
 
 /** Options of {@link startSubAgent} and {@link runSubAgent}. */
 export interface SubAgentOptions {
@@ -135,63 +132,6 @@ export async function runSubAgentCall(ctx: ToolCallContext, call: PlannedCall, i
   const summary = childSummary(workflowId, agent, result);
   ctx.log.push({ type: 'sub_agent_finished', ...base, status: summary.status, usage: summary.usage, ...(summary.costUsd !== null ? { costUsd: summary.costUsd } : {}) });
   return childOutcome(call.callId, tool, summary, result, Date.now() - begun, inlineLimitBytes);
-}
-
-/**
- * The approvals a run's children wait for, from their `childApprovals` reports: listed with the run's own
- * (tagged with the child), and decided through the run (the decision is forwarded to the child).
- */
-export class ChildApprovals {
-  private readonly reports = new Map<string, ChildApprovalsReport>();
-
-  /** @param changed called when the children's pending approvals change (a child run reports them to its own parent). */
-  constructor(private readonly changed: () => void) {}
-
-  /** Register the `childApprovals` signal handler. */
-  install(): void {
-    setHandler(childApprovalsSignal, (report: ChildApprovalsReport) => {
-      if (!report || typeof report.workflowId !== 'string' || !Array.isArray(report.pending)) return;
-      const known = this.reports.get(report.workflowId);
-      if (known && known.seq >= report.seq) return;
-      this.reports.set(report.workflowId, report);
-      this.changed();
-    });
-  }
-
-  /** The child ended: nothing waits in it any more. */
-  drop(workflowId: string): void {
-    if (this.reports.delete(workflowId)) this.changed();
-  }
-
-  /** Every approval the children wait for, tagged with the child it waits in, by its qualified id (`<call>/<child's call id>`). */
-  pending(): ChildPendingApproval[] {
-    const me = workflowInfo().workflowId;
-    return [...this.reports.values()].flatMap((r) => tagChildApprovals(r, me));
-  }
-
-  /**
-   * The pending approval `callId` of a child (a qualified id, as {@link pending} lists it), the direct child
-   * that reported it and the id that child knows it by; undefined when none waits. An id as the child
-   * reported it (unqualified) is found too, as runs recorded before qualified ids forwarded it.
-   */
-  find(callId: string): { via: string; pending: ChildPendingApproval; childCallId: string } | undefined {
-    const me = workflowInfo().workflowId;
-    for (const report of this.reports.values()) {
-      const tagged = tagChildApprovals(report, me);
-      const i = tagged.findIndex((p) => p.callId === callId);
-      if (i >= 0) return { via: report.workflowId, pending: tagged[i]!, childCallId: report.pending[i]!.callId };
-    }
-    for (const report of this.reports.values()) {
-      const pending = tagChildApprovals(report).find((p) => p.callId === callId);
-      if (pending) return { via: report.workflowId, pending, childCallId: callId };
-    }
-    return undefined;
-  }
-
-  /** Send `decision` to the child `via` (which decides it, or forwards it to its own child). */
-  async forward(via: string, decision: ApprovalDecision): Promise<void> {
-    await CancellationScope.nonCancellable(() => getExternalWorkflowHandle(via).signal(approvalSignal, decision));
-  }
 }
 
 /**

@@ -5,40 +5,21 @@
  */
 import { ActivityCancellationType, condition, isCancellation, patched, proxyActivities, sleep, workflowInfo } from '@temporalio/workflow';
 import type { ActivityOptions } from '@temporalio/workflow';
-import type { Gate, RunPolicy } from '../core/approvals';
+import type { Gate } from '../core/approvals';
 import type { AgentActivities, RunToolInput } from '../core/contract';
 import { STORAGE_ERROR } from '../core/contract';
-import type { EventLog } from '../core/event-log';
 import type { ToolOutcome } from '../core/outcomes';
 import { errorOutcome, policyDeniedOutcome } from '../core/outcomes';
 import type { PlannedCall } from '../core/plan';
-import type { AgentSpec, RetrySpec, ToolSpec } from '../core/spec';
-import type { ApprovalWaiver } from '../core/run-policy';
+import type { RetrySpec, ToolSpec } from '../core/spec';
 import { waitDuration, waitResultText } from '../core/wait';
 import { MAX_WORKER_LOSSES, retryDelay } from '../core/retry';
-import type { ApprovalDesk } from './approval-desk';
 import type { ToolFailure } from './failures';
 import { toolFailure } from './failures';
-import type { ChildApprovals } from './sub-agent';
 import { runSubAgentCall } from './sub-agent';
+import type { ToolCallContext } from './tool-context';
 
-/** What running a call needs from the run. */
-export interface ToolCallContext {
-  spec: AgentSpec;
-  policy: RunPolicy | undefined;
-  /** The run's approval waiver, passed on to sub-agents with its policy. */
-  approvalWaiver?: ApprovalWaiver;
-  desk: ApprovalDesk;
-  log: EventLog;
-  /** Calls executing right now (for the snapshot query). */
-  running: Map<string, string>;
-  /** One activity proxy per tool, carrying its timeouts and retry policy. */
-  proxies: Map<string, AgentActivities['runTool']>;
-  /** True while a message people sent waits for the model (it ends a `wait` early). */
-  messageWaiting: () => boolean;
-  /** The approvals the run's sub-agents wait for (their calls drop them when the child ends). */
-  children?: ChildApprovals;
-}
+export type { ToolCallContext } from './tool-context';
 
 /**
  * Take one gated call to its outcome: denied by policy, decided by a person, or executed (outputs over

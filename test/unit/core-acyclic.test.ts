@@ -5,32 +5,13 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { modulesOnCycles } from '../helpers/cycles';
 
 const CORE = join(__dirname, '..', '..', 'core');
 const IMPORT = /(?:import|export)[^'"]*?from\s+['"]([^'"]+)['"]/g;
 
 function imports(file: string): string[] {
   return [...readFileSync(join(CORE, file), 'utf8').matchAll(IMPORT)].map((m) => m[1] as string);
-}
-
-/** The modules of `graph` that lie on a cycle. */
-export function modulesOnCycles(graph: ReadonlyMap<string, readonly string[]>): string[] {
-  const onCycle: string[] = [];
-  for (const start of graph.keys()) {
-    const seen = new Set<string>();
-    const todo = [...(graph.get(start) ?? [])];
-    while (todo.length) {
-      const next = todo.pop() as string;
-      if (next === start) {
-        onCycle.push(start);
-        break;
-      }
-      if (seen.has(next)) continue;
-      seen.add(next);
-      todo.push(...(graph.get(next) ?? []));
-    }
-  }
-  return onCycle.sort();
 }
 
 const files = readdirSync(CORE).filter((f) => f.endsWith('.ts'));
