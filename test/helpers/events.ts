@@ -1,5 +1,8 @@
 /** Reading a run's events in tests: every page, across continue-as-new boundaries. */
+import { expect } from 'vitest';
 import type { AgentRun } from '../../client';
+import type { ToolResultBlock } from '../../core/messages';
+import { outputText } from '../../core/messages';
 import type { AgentEvent } from '../../core/events';
 import type { AgentRunResult } from '../../core/result';
 
@@ -42,4 +45,35 @@ export async function resultWithin(run: AgentRun, ms = 40_000): Promise<AgentRun
   const last = (history.events ?? []).slice(-12).map((e) => `${e.eventId} ${String(e.eventType)}`);
   const pending = (d.raw.pendingActivities ?? []).map((a) => `${a.activityType?.name} attempt ${a.attempt} state ${String(a.state)}${a.lastFailure?.message ? ` (${a.lastFailure.message})` : ''}`);
   throw new Error(`${run.workflowId}: no result within ${ms} ms; status ${d.status.name}, ${d.historyLength} events; pending: ${pending.join('; ') || 'none'}; last events: ${last.join(', ')}`);
+}
+
+/** Every tool result block of a run's transcript, in order. */
+export function toolResults(result: AgentRunResult): ToolResultBlock[] {
+  return result.messages.flatMap((m) => m.content.filter((b): b is ToolResultBlock => b.type === 'tool_result'));
+}
+
+/**
+ * The run ended `success` and its first tool result is the error a tool's unrecordable output gets (the
+ * call ran, it is not run again), naming `reason`; returns that text for further checks.
+ */
+export function unrecordedOutputText(result: AgentRunResult, reason: RegExp): string {
+  expect(result.status).toBe('success');
+  const [block] = toolResults(result);
+  expect(block?.isError).toBe(true);
+  const text = outputText(block!.output);
+  expect(text).toMatch(/^The tool ran, but its output could not be recorded: /);
+  expect(text).toMatch(reason);
+  expect(text).toMatch(/It was not run again\.$/);
+  return text;
+}
+
+/** Read with `read` until `ok` holds (200 reads 50 ms apart at most); throws naming `what` and the last value. */
+export async function pollUntil<T>(read: () => Promise<T>, ok: (v: T) => boolean, what: string): Promise<T> {
+  let last: T | undefined;
+  for (let i = 0; i < 200; i++) {
+    last = await read();
+    if (ok(last)) return last;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`${what} never reached the expected state: ${JSON.stringify(last)}`);
 }

@@ -7,19 +7,19 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { HttpApi, RunView } from '../../http/app';
-import { createHttpApi } from '../../http/app';
+import type { RunView } from '../../http/app';
 import { parseTokens } from '../../http/auth';
 import type { HttpApiServer } from '../../http/server';
-import { serveHttpApi } from '../../http/server';
 import { STARTED_BY_MEMO } from '../../core/definition';
 import type { ModelRequest } from '../../core/model';
 import type { ScriptedTurn } from '../../providers/scripted';
 import { refund } from '../replay/approval-tools';
 import { ScriptedAgents } from '../helpers/agents';
-import { allEvents, waitForPending } from '../helpers/events';
+import { allEvents, pollUntil, waitForPending } from '../helpers/events';
 import type { Harness } from '../helpers/harness';
-import { startHarness, testId } from '../helpers/harness';
+import type { ServedApi } from '../helpers/http-api';
+import { serveTestApi } from '../helpers/http-api';
+import { testId } from '../helpers/harness';
 
 const S = new ScriptedAgents();
 S.add('perm_chat', (_request: ModelRequest): ScriptedTurn => ({ text: 'noted' }), { tools: [], maxSteps: 100 });
@@ -45,18 +45,16 @@ const AUTH = parseTokens(
   'test tokens',
 );
 
+let served: ServedApi;
 let h: Harness;
-let api: HttpApi;
 let server: HttpApiServer;
 
 beforeAll(async () => {
-  h = await startHarness({ agents: S.agents, providers: { scripted: S.provider } });
-  api = createHttpApi({ client: h.client, auth: AUTH });
-  server = await serveHttpApi(api, { port: 0 });
+  served = await serveTestApi({ agents: S.agents, providers: { scripted: S.provider } }, AUTH);
+  ({ h, server } = served);
 });
 afterAll(async () => {
-  await server?.close();
-  await h?.stop();
+  await served?.stop();
 });
 
 async function call(method: string, path: string, token: string, body?: unknown): Promise<Response> {
@@ -83,14 +81,9 @@ async function view(id: string): Promise<RunView> {
   return (await res.json()) as RunView;
 }
 
-async function viewUntil(id: string, ok: (v: RunView) => boolean): Promise<RunView> {
-  let last: RunView | undefined;
-  for (let i = 0; i < 200; i++) {
-    last = await view(id);
-    if (ok(last)) return last;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`run ${id} never reached the expected state: ${JSON.stringify(last)}`);
+/** Poll `GET /runs/:id` until `ok` holds (10 s at most). */
+function viewUntil(id: string, ok: (v: RunView) => boolean): Promise<RunView> {
+  return pollUntil(() => view(id), ok, `run ${id}`);
 }
 
 async function historyLength(id: string): Promise<number> {

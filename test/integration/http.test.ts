@@ -22,7 +22,7 @@ import { serveHttpApi } from '../../http/server';
 import { refund } from '../replay/approval-tools';
 import { ScriptedAgents } from '../helpers/agents';
 import { freePort, runCli, startCli, tempHome } from '../helpers/cli-run';
-import { allEvents } from '../helpers/events';
+import { allEvents, pollUntil } from '../helpers/events';
 import type { Harness } from '../helpers/harness';
 import { startHarness, testId } from '../helpers/harness';
 import { parsed, readFrames } from '../helpers/sse-frames';
@@ -107,14 +107,8 @@ async function view(id: string): Promise<RunView> {
 }
 
 /** Poll `GET /runs/:id` until `ok` holds (10 s at most). */
-async function viewUntil(id: string, ok: (v: RunView) => boolean): Promise<RunView> {
-  let last: RunView | undefined;
-  for (let i = 0; i < 200; i++) {
-    last = await view(id);
-    if (ok(last)) return last;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`run ${id} never reached the expected state: ${JSON.stringify(last)}`);
+function viewUntil(id: string, ok: (v: RunView) => boolean): Promise<RunView> {
+  return pollUntil(() => view(id), ok, `run ${id}`);
 }
 
 

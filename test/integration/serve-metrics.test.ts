@@ -6,15 +6,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { HttpApi } from '../../http/app';
 import { createHttpApi } from '../../http/app';
 import { parseTokens } from '../../http/auth';
 import type { HttpApiServer } from '../../http/server';
-import { serveHttpApi } from '../../http/server';
 import { ScriptedAgents } from '../helpers/agents';
 import { resultWithin, waitForPending } from '../helpers/events';
 import type { Harness } from '../helpers/harness';
-import { startHarness, testId } from '../helpers/harness';
+import type { ServedApi } from '../helpers/http-api';
+import { serveTestApi } from '../helpers/http-api';
+import { testId } from '../helpers/harness';
 import { deploy } from '../helpers/tools';
 
 const S = new ScriptedAgents();
@@ -23,18 +23,16 @@ S.add(AGENT, [{ toolCalls: [{ name: 'deploy', args: { service: 'api' } }] }, { t
 const TOKEN = `metrics-${randomUUID()}`;
 const AUTH = parseTokens(JSON.stringify({ tokens: { [TOKEN]: { identity: 'prometheus', permissions: ['metrics'] } } }), 'test tokens');
 
+let served: ServedApi;
 let h: Harness;
-let api: HttpApi;
 let server: HttpApiServer;
 
 beforeAll(async () => {
-  h = await startHarness({ agents: S.agents, providers: { scripted: S.provider } });
-  api = createHttpApi({ client: h.client, auth: AUTH });
-  server = await serveHttpApi(api, { port: 0 });
+  served = await serveTestApi({ agents: S.agents, providers: { scripted: S.provider } }, AUTH);
+  ({ h, server } = served);
 });
 afterAll(async () => {
-  await server?.close();
-  await h?.stop();
+  await served?.stop();
 });
 
 async function scrape(): Promise<string> {
