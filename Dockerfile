@@ -7,4 +7,4 @@ RUN npm ci --no-audit --no-fund --ignore-scripts
 COPY . .
 RUN npm run build
 ENV NODE_ENV=production
-CMD ["node", "bin/durable-agent.js", "worker"]
+CMD ["node", "apps/cli/bin/durable-agent.js", "worker"]

@@ -2,12 +2,12 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', '.temporal/', '.durable-agent/', 'coverage/', '.ci/out/', '.s3/', '.llama/', '.node/', 'console/dist/', 'bench/workflow-streams/'] },
+  { ignores: ['dist/', 'node_modules/', '.temporal/', '.durable-agent/', 'coverage/', '.ci/out/', '.s3/', '.llama/', '.node/', 'apps/console/dist/', 'bench/workflow-streams/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
     // The web console's sources (console/src, TSX) are checked against their own tsconfig (DOM types).
-    files: ['**/*.ts', 'console/src/**/*.tsx'],
+    files: ['**/*.ts', 'apps/console/src/**/*.tsx'],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {
       // Unawaited promises are the classic bug of workflow and activity code.
@@ -19,7 +19,7 @@ export default tseslint.config(
   },
   {
     // Workflow code runs in Temporal's deterministic sandbox: no Node modules, no I/O.
-    files: ['workflows/**/*.ts', 'core/**/*.ts', 'telemetry/gen-ai.ts', 'telemetry/workflow-spans.ts', 'telemetry/workflow-interceptors.ts'],
+    files: ['src/workflows/**/*.ts', 'src/core/**/*.ts', 'src/integrations/telemetry/gen-ai.ts', 'src/integrations/telemetry/workflow-spans.ts', 'src/integrations/telemetry/workflow-interceptors.ts'],
     rules: {
       'no-restricted-imports': [
         'error',

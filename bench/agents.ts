@@ -3,10 +3,10 @@
  * read-only tool call, and the step after the last tool step answers.
  */
 import { z } from 'zod';
-import type { Agent, ContextOptions } from '../agents/define';
-import { defineAgent, defineTool } from '../agents/define';
-import { ScriptedProvider } from '../providers/scripted';
-import type { Script } from '../providers/scripted';
+import type { Agent, ContextOptions } from '../src/agents/define';
+import { defineAgent, defineTool } from '../src/agents/define';
+import { ScriptedProvider } from '../src/integrations/providers/scripted';
+import type { Script } from '../src/integrations/providers/scripted';
 import { pageText } from './page-text';
 
 /** Agent for the throughput runs: one trivial tool call per step. */

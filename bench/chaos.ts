@@ -15,10 +15,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DefaultLogger, Runtime, bundleWorkflowCode } from '@temporalio/worker';
-import { ensureTemporalCli } from '../server/temporal-cli';
-import { WORKFLOWS_PATH } from '../worker';
+import { ensureTemporalCli } from '../apps/cli/dev-server/temporal-cli';
+import { WORKFLOWS_PATH } from '../src/worker';
 import { formatCampaign, runCampaign } from './chaos/campaign';
-import { restartableServer } from '../server/restartable-server';
+import { restartableServer } from '../test/setup/restartable-server';
 import { intFlag } from './flags';
 
 const USAGE = `npx tsx bench/chaos.ts [options]

@@ -19,10 +19,10 @@ const { values } = parseArgs({ options: { runs: { type: 'string', short: 'n', de
 const runs = Number(values.runs);
 if (!Number.isInteger(runs) || runs < 1) throw new Error('--runs must be a positive integer');
 
-const bin = resolve(__dirname, '..', 'bin', 'durable-agent.js');
+const bin = resolve(__dirname, '..', 'apps', 'cli', 'bin', 'durable-agent.js');
 const env = { ...process.env, DURABLE_AGENT_FROM_SOURCE: values.source ? '1' : '' };
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- the launcher is plain CommonJS
-const { chooseEntry } = require('../bin/entry.js') as { chooseEntry(root: string, env?: NodeJS.ProcessEnv): { kind: string } };
+const { chooseEntry } = require('../apps/cli/bin/entry.js') as { chooseEntry(root: string, env?: NodeJS.ProcessEnv): { kind: string } };
 
 /** Wall milliseconds of one run of `node ...args`. */
 function time(args: string[]): number {

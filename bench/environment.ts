@@ -11,19 +11,19 @@ import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker, bundleWorkflowCode } from '@temporalio/worker';
 import type { WorkerOptions } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { AgentClient } from '../client';
-import { startDevServer } from '../server/dev-server';
-import { ensureTemporalCli } from '../server/temporal-cli';
-import type { BlobStore } from '../store/blob-store';
-import { FileBlobStore } from '../store/blob-store';
-import { WORKFLOWS_PATH, createWorker } from '../worker';
-import { withAgentPreload } from '../worker/workflows-entry';
+import { AgentClient } from '../src/client';
+import { startDevServer } from '../apps/cli/dev-server/dev-server';
+import { ensureTemporalCli } from '../apps/cli/dev-server/temporal-cli';
+import type { BlobStore } from '../src/integrations/store/blob-store';
+import { FileBlobStore } from '../src/integrations/store/blob-store';
+import { WORKFLOWS_PATH, createWorker } from '../src/worker';
+import { withAgentPreload } from '../src/worker/workflows-entry';
 import type { BenchAgentOptions } from './agents';
 import { benchAgents } from './agents';
 import { baselineActivities } from './baseline/activities';
 import { naiveActivities } from './naive/activities';
 import type { StepMeter } from './step-meter';
-import type { ScriptedProvider } from '../providers/scripted';
+import type { ScriptedProvider } from '../src/integrations/providers/scripted';
 
 /** Worker settings both workers get, pinned (these are the SDK defaults, plus a cache holding every run). */
 export const WORKER_SETTINGS = {

@@ -3,9 +3,9 @@
  * step: what history holds per step should not grow with the conversation, which the blob store holds.
  */
 import { performance } from 'node:perf_hooks';
-import { loadTranscript } from '../client/transcript';
-import { jsonBytes } from '../core/json';
-import type { Message } from '../core/messages';
+import { loadTranscript } from '../src/client/transcript';
+import { jsonBytes } from '../src/core/messages/json';
+import type { Message } from '../src/core/messages/messages';
 import { LONG_AGENT } from './agents';
 import type { BenchEnvironment } from './environment';
 import type { HistorySummary } from './history';

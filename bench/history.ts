@@ -5,7 +5,7 @@
  */
 import { defaultPayloadConverter } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
-import type { CallModelInput } from '../core/contract';
+import type { CallModelInput } from '../src/core/run/contract';
 
 const { EventType } = temporal.api.enums.v1;
 const { HistoryEvent } = temporal.api.history.v1;

@@ -5,9 +5,9 @@
  * meant for one run at a time (the long-run benchmark).
  */
 import { performance } from 'node:perf_hooks';
-import type { BlobRef } from '../core/messages';
-import type { ModelProvider } from '../providers/types';
-import type { BlobStore } from '../store/blob-store';
+import type { BlobRef } from '../src/core/messages/messages';
+import type { ModelProvider } from '../src/integrations/providers/types';
+import type { BlobStore } from '../src/integrations/store/blob-store';
 
 /** What the meter saw of one step. */
 export interface StepSample {

@@ -4,9 +4,9 @@
  * reports when it ran; the step after answers.
  */
 import { z } from 'zod';
-import type { Agent } from '../agents/define';
-import { defineAgent, defineTool } from '../agents/define';
-import { ScriptedProvider } from '../providers/scripted';
+import type { Agent } from '../src/agents/define';
+import { defineAgent, defineTool } from '../src/agents/define';
+import { ScriptedProvider } from '../src/integrations/providers/scripted';
 import { pageText } from './page-text';
 
 /** Name of the waiting agent. */

@@ -11,8 +11,8 @@
  * that thread's heap is only in the RSS).
  */
 import { readFileSync } from 'node:fs';
-import { createWorker } from '../worker';
-import { FileBlobStore } from '../store/blob-store';
+import { createWorker } from '../src/worker';
+import { FileBlobStore } from '../src/integrations/store/blob-store';
 import { requiredEnv as env, workerProcessMain } from '../test/fixtures/worker-process';
 import { waitingAgent } from './waiting-agents';
 

@@ -32,8 +32,8 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import { demoWorkerConfig } from '../demo';
-import { DurableAgentsPlugin, WORKFLOW_BUNDLE_ENV, buildAgentBundle, createWorker } from '../worker';
+import { demoWorkerConfig } from '../apps/cli/demo';
+import { DurableAgentsPlugin, WORKFLOW_BUNDLE_ENV, buildAgentBundle, createWorker } from '../src/worker';
 import { benchServer } from './environment';
 import { num, spread, table } from './stats';
 
@@ -50,7 +50,7 @@ if (beforeRoot && !existsSync(join(beforeRoot, 'dist', 'worker', 'build-bundle.j
 const log = (line: string) => console.error(line);
 const binOf = (checkout: string) => join(checkout, 'bin', 'durable-agent.js');
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- the launcher is plain CommonJS
-const { chooseEntry } = require('../bin/entry.js') as { chooseEntry(root: string): { kind: string } };
+const { chooseEntry } = require('../apps/cli/bin/entry.js') as { chooseEntry(root: string): { kind: string } };
 
 /** The p-th percentile (0..1) of a non-empty sample, nearest rank. */
 function percentile(values: readonly number[], p: number): number {

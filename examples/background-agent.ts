@@ -9,10 +9,10 @@
  * out at a known point; a real model reports its own usage, and the cost budget counts priced models.
  */
 import { z } from 'zod';
-import { defineAgent, defineTool } from '../index'; // in your project: 'durable-agent'
-import type { AgentClient } from '../entry/client'; // 'durable-agent/client'
-import type { AgentRunResult, ModelRequest, ScriptedTurn } from '../entry/worker'; // 'durable-agent/worker'
-import { ScriptedProvider } from '../entry/worker';
+import { defineAgent, defineTool } from '../src/entry/index'; // in your project: 'durable-agent'
+import type { AgentClient } from '../src/entry/client'; // 'durable-agent/client'
+import type { AgentRunResult, ModelRequest, ScriptedTurn } from '../src/entry/worker'; // 'durable-agent/worker'
+import { ScriptedProvider } from '../src/entry/worker';
 import { runExample } from './run-example';
 
 /** Pages in the manual. */

@@ -15,12 +15,12 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { Client } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { defineAgent, defineTool } from '../index'; // in your project: 'durable-agent'
-import { AgentClient, durableAgentsClient } from '../entry/client'; // 'durable-agent/client'
-import type { ModelRequest, ScriptedTurn } from '../entry/worker'; // 'durable-agent/worker'
-import { durableAgents, ScriptedProvider } from '../entry/worker';
-import { Session } from '../cli/session';
-import { resolveTarget } from '../cli/target';
+import { defineAgent, defineTool } from '../src/entry/index'; // in your project: 'durable-agent'
+import { AgentClient, durableAgentsClient } from '../src/entry/client'; // 'durable-agent/client'
+import type { ModelRequest, ScriptedTurn } from '../src/entry/worker'; // 'durable-agent/worker'
+import { durableAgents, ScriptedProvider } from '../src/entry/worker';
+import { Session } from '../apps/cli/session';
+import { resolveTarget } from '../apps/cli/target';
 import type { RefundOutcome, RefundRequest, RefundState } from './refund-workflows';
 import { refundStateQuery, refundWorkflow, reviewSignal } from './refund-workflows';
 

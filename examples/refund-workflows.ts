@@ -5,7 +5,7 @@
  * workflows (the `durableAgents` plugin does that).
  */
 import { condition, defineQuery, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
-import { startAgent } from '../entry/workflow'; // in your project: 'durable-agent/workflow'
+import { startAgent } from '../src/entry/workflow'; // in your project: 'durable-agent/workflow'
 import type { RefundActivities, refundDrafter } from './refund-workflow'; // types only: no tool code in workflows
 
 /** A refund asked for by a customer. */

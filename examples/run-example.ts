@@ -5,11 +5,11 @@
  * its own, runs the example's `main`, then stops what it started. This is the CLI's own session code
  * (the one `durable-agent run` uses), not a copy.
  */
-import type { AgentClient } from '../entry/client';
-import type { AnyAgent, ModelProvider } from '../entry/worker';
-import { errorMessage } from '../cli/errors';
-import { Session } from '../cli/session';
-import { resolveTarget } from '../cli/target';
+import type { AgentClient } from '../src/entry/client';
+import type { AnyAgent, ModelProvider } from '../src/entry/worker';
+import { errorMessage } from '../apps/cli/errors';
+import { Session } from '../apps/cli/session';
+import { resolveTarget } from '../apps/cli/target';
 
 /** What an example is: the worker side (agents and the providers they call) and the client side (`main`). */
 export interface Example<T> {

@@ -7,10 +7,10 @@
  * The model is a scripted stand-in (not an LLM): it counts the open tickets with its tool and reports.
  */
 import { z } from 'zod';
-import { defineAgent, defineTool } from '../index'; // in your project: 'durable-agent'
-import type { AgentClient, ScheduledRun } from '../entry/client'; // 'durable-agent/client'
-import type { AgentRunResult, ModelRequest, ScriptedTurn } from '../entry/worker'; // 'durable-agent/worker'
-import { ScriptedProvider } from '../entry/worker';
+import { defineAgent, defineTool } from '../src/entry/index'; // in your project: 'durable-agent'
+import type { AgentClient, ScheduledRun } from '../src/entry/client'; // 'durable-agent/client'
+import type { AgentRunResult, ModelRequest, ScriptedTurn } from '../src/entry/worker'; // 'durable-agent/worker'
+import { ScriptedProvider } from '../src/entry/worker';
 import { runExample } from './run-example';
 
 const openTickets = defineTool({

@@ -8,10 +8,10 @@
  * name `{ provider: 'anthropic', model: 'claude-sonnet-4-6' }` and set `ANTHROPIC_API_KEY` on the worker.
  */
 import { z } from 'zod';
-import { defineAgent, defineTool } from '../index'; // in your project: 'durable-agent'
-import type { AgentClient } from '../entry/client'; // 'durable-agent/client'
-import type { AgentRunResult, ModelRequest, ScriptedTurn } from '../entry/worker'; // 'durable-agent/worker'
-import { ScriptedProvider } from '../entry/worker';
+import { defineAgent, defineTool } from '../src/entry/index'; // in your project: 'durable-agent'
+import type { AgentClient } from '../src/entry/client'; // 'durable-agent/client'
+import type { AgentRunResult, ModelRequest, ScriptedTurn } from '../src/entry/worker'; // 'durable-agent/worker'
+import { ScriptedProvider } from '../src/entry/worker';
 import { runExample } from './run-example';
 
 const SHIPPED: Record<string, string> = { '42': 'shipped on Monday, arriving Thursday', '7': 'waiting for stock' };

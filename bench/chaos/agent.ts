@@ -11,13 +11,13 @@ import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Context } from '@temporalio/activity';
 import { z } from 'zod';
-import type { Agent, ToolContext } from '../../agents/define';
-import { defineAgent, defineTool } from '../../agents/define';
-import type { ModelRequest, ModelResponse } from '../../core/model';
-import { abortableSleep } from '../../providers/abortable';
-import type { ScriptedTurn } from '../../providers/scripted';
-import { ScriptedProvider } from '../../providers/scripted';
-import type { ModelCallContext, ModelProvider } from '../../providers/types';
+import type { Agent, ToolContext } from '../../src/agents/define';
+import { defineAgent, defineTool } from '../../src/agents/define';
+import type { ModelRequest, ModelResponse } from '../../src/core/output/native-output';
+import { abortableSleep } from '../../src/integrations/providers/abortable';
+import type { ScriptedTurn } from '../../src/integrations/providers/scripted';
+import { ScriptedProvider } from '../../src/integrations/providers/scripted';
+import type { ModelCallContext, ModelProvider } from '../../src/integrations/providers/types';
 
 /** Name of the agent (and of its scripted model). */
 export const CHAOS_AGENT = 'chaos_agent';

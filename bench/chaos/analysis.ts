@@ -3,8 +3,8 @@
  * baseline, executions of the at-most-once tool, approvals applied, resume times after kills.
  */
 import { isDeepStrictEqual } from 'node:util';
-import type { Message } from '../../core/messages';
-import type { AgentRunResult } from '../../core/result';
+import type { Message } from '../../src/core/messages/messages';
+import type { AgentRunResult } from '../../src/core/run/result';
 import type { LogLine } from './agent';
 import { AT_MOST_ONCE_TOOL } from './agent';
 import type { RunRecord } from './person';

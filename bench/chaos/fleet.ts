@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { terminate } from '../../server/processes';
+import { terminate } from '../../apps/cli/dev-server/processes';
 
 const ROOT = resolve(__dirname, '..', '..');
 const WORKER_SCRIPT = join(ROOT, 'bench', 'chaos', 'worker.ts');

@@ -5,10 +5,10 @@
  * and reads the run's events once it has ended.
  */
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
-import type { AgentClient, AgentRun } from '../../client';
-import { ApprovalRefusedError } from '../../client/errors';
-import type { AgentEvent } from '../../core/events';
-import type { AgentRunResult } from '../../core/result';
+import type { AgentClient, AgentRun } from '../../src/client';
+import { ApprovalRefusedError } from '../../src/client/errors';
+import type { AgentEvent } from '../../src/core/events/events';
+import type { AgentRunResult } from '../../src/core/run/result';
 import { CHAOS_AGENT, CHAOS_APPROVER, chaosDecision, chaosPrompt } from './agent';
 
 /** A decision the person sent. */

@@ -5,7 +5,7 @@
  * CHAOS_STORE (any store setting: a directory, postgres://…, s3://…), CHAOS_LOG_DIR.
  * Prints `ready` once it polls; exits after SIGTERM/SIGINT, or dies on SIGKILL.
  */
-import { createWorker } from '../../worker';
+import { createWorker } from '../../src/worker';
 import { requiredEnv as env, workerProcessMain } from '../../test/fixtures/worker-process';
 import { chaosAgent } from './agent';
 

@@ -14,8 +14,8 @@ const q = (path: string) => JSON.stringify(path);
  */
 export const SCRIPTED_AGENTS_TS = `
 import { z } from ${q(require.resolve('zod'))};
-import { defineAgent, defineTool } from ${q(join(repo, 'agents', 'define'))};
-import { ScriptedProvider } from ${q(join(repo, 'providers', 'scripted'))};
+import { defineAgent, defineTool } from ${q(join(repo, 'src', 'agents', 'define'))};
+import { ScriptedProvider } from ${q(join(repo, 'src', 'integrations', 'providers', 'scripted'))};
 
 const greet = defineTool({ name: 'greet', description: 'Greet someone', input: z.object({ who: z.string() }), execute: ({ who }) => 'hello ' + who });
 const wipe = defineTool({

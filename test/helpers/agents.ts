@@ -1,7 +1,7 @@
-import type { AgentConfig, Agent } from '../../agents/define';
-import { defineAgent } from '../../agents/define';
-import type { Script } from '../../providers/scripted';
-import { ScriptedProvider } from '../../providers/scripted';
+import type { AgentConfig, Agent } from '../../src/agents/define';
+import { defineAgent } from '../../src/agents/define';
+import type { Script } from '../../src/integrations/providers/scripted';
+import { ScriptedProvider } from '../../src/integrations/providers/scripted';
 import { allTools } from './tools';
 
 /** Collects scripted agents for one test file: each agent gets a script of its own. */

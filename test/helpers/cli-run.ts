@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import { expect } from 'vitest';
 
 /** The CLI's entry point in this repository. */
-export const CLI_BIN = resolve(__dirname, '..', '..', 'bin', 'durable-agent.js');
+export const CLI_BIN = resolve(__dirname, '..', '..', 'apps', 'cli', 'bin', 'durable-agent.js');
 
 /** What a CLI invocation did. */
 export interface CliResult {
@@ -89,7 +89,7 @@ export function runCli(args: string[], options: CliOptions): Promise<CliResult> 
   return startCli(args, options).done;
 }
 
-export { freePort } from '../../server/processes';
+export { freePort } from '../../apps/cli/dev-server/processes';
 
 /** The non-empty lines of `text`. */
 export function lines(text: string): string[] {

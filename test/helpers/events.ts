@@ -1,10 +1,10 @@
 /** Reading a run's events in tests: every page, across continue-as-new boundaries. */
 import { expect } from 'vitest';
-import type { AgentRun } from '../../client';
-import type { ToolResultBlock } from '../../core/messages';
-import { outputText } from '../../core/messages';
-import type { AgentEvent } from '../../core/events';
-import type { AgentRunResult } from '../../core/result';
+import type { AgentRun } from '../../src/client';
+import type { ToolResultBlock } from '../../src/core/messages/messages';
+import { outputText } from '../../src/core/messages/messages';
+import type { AgentEvent } from '../../src/core/events/events';
+import type { AgentRunResult } from '../../src/core/run/result';
 
 /** Every event the run has logged so far, page after page. */
 export async function allEvents(run: AgentRun): Promise<AgentEvent[]> {

@@ -2,11 +2,11 @@
  * A test's HTTP API: a worker and client on the shared dev server (a {@link Harness}) behind
  * `createHttpApi`, listening on a free port.
  */
-import type { HttpApi } from '../../http/app';
-import { createHttpApi } from '../../http/app';
-import type { TokenAuth } from '../../http/auth';
-import type { HttpApiServer } from '../../http/server';
-import { serveHttpApi } from '../../http/server';
+import type { HttpApi } from '../../apps/http/app';
+import { createHttpApi } from '../../apps/http/app';
+import type { TokenAuth } from '../../apps/http/auth';
+import type { HttpApiServer } from '../../apps/http/server';
+import { serveHttpApi } from '../../apps/http/server';
 import type { Harness } from './harness';
 import { startHarness } from './harness';
 

@@ -6,8 +6,8 @@
  */
 import { afterAll, beforeAll } from 'vitest';
 import { describeNeeding } from './component';
-import type { LocalModelServer } from '../../server/local-model';
-import { findLocalModel, LLAMA_INSTALL_HINT, startLocalModelServer } from '../../server/local-model';
+import type { LocalModelServer } from '../../apps/cli/dev-server/local-model';
+import { findLocalModel, LLAMA_INSTALL_HINT, startLocalModelServer } from '../../apps/cli/dev-server/local-model';
 
 /** Why the local model cannot be used, or undefined when it is installed. */
 function missingReason(): string | undefined {

@@ -3,10 +3,10 @@
  * backend (directory, memory, PostgreSQL, S3) with a factory giving a fresh, empty store.
  */
 import { describe, expect, it } from 'vitest';
-import { AgentStore, BlobIntegrityError, BlobNotFoundError, blobRef, storeName } from '../../store/blob-store';
-import type { ObjectStore } from '../../store/objects';
-import { KeyringCipher } from '../../encryption/cipher';
-import { Keyring } from '../../encryption/keyring';
+import { AgentStore, BlobIntegrityError, BlobNotFoundError, blobRef, storeName } from '../../src/integrations/store/blob-store';
+import type { ObjectStore } from '../../src/integrations/store/objects';
+import { KeyringCipher } from '../../src/integrations/encryption/cipher';
+import { Keyring } from '../../src/integrations/encryption/keyring';
 
 const bytes = (s: string) => new TextEncoder().encode(s);
 const str = (b: Uint8Array | undefined) => (b === undefined ? undefined : new TextDecoder().decode(b));

@@ -15,8 +15,8 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { Client } from 'pg';
 import { describeNeeding } from './component';
-import { executable } from '../../server/temporal-cli';
-import { freePort, terminate, watchChild } from '../../server/processes';
+import { executable } from '../../apps/cli/dev-server/temporal-cli';
+import { freePort, terminate, watchChild } from '../../apps/cli/dev-server/processes';
 
 /** Environment variable naming a folder holding `initdb` and `postgres`. */
 export const PG_BIN_ENV = 'DURABLE_AGENT_PG_BIN';

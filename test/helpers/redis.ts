@@ -12,8 +12,8 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import Redis from 'ioredis';
 import { describeNeeding } from './component';
-import { executable } from '../../server/temporal-cli';
-import { freePort, terminate, watchChild } from '../../server/processes';
+import { executable } from '../../apps/cli/dev-server/temporal-cli';
+import { freePort, terminate, watchChild } from '../../apps/cli/dev-server/processes';
 
 /** Environment variable naming an explicit redis-server binary. */
 export const REDIS_SERVER_ENV = 'DURABLE_AGENT_REDIS_SERVER';

@@ -4,8 +4,8 @@
  * files must never go down under them.
  */
 import { inject } from 'vitest';
-import type { RestartableServer } from '../../server/restartable-server';
-import { restartableServer as startRestartable } from '../../server/restartable-server';
+import type { RestartableServer } from '../setup/restartable-server';
+import { restartableServer as startRestartable } from '../setup/restartable-server';
 import { installTestRuntime } from './harness';
 
 export type { RestartableServer };

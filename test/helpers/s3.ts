@@ -9,8 +9,8 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { describeNeeding } from './component';
-import { findS3Server, S3_INSTALL_HINT } from '../../server/s3-test-server';
-import { freePort, terminate, watchChild } from '../../server/processes';
+import { findS3Server, S3_INSTALL_HINT } from '../../scripts/s3-test-server';
+import { freePort, terminate, watchChild } from '../../apps/cli/dev-server/processes';
 
 /** Credentials the test server accepts (any will do); tests put them in the environment, as users would. */
 export const TEST_S3_CREDENTIALS = { AWS_ACCESS_KEY_ID: 'durable-agent-test', AWS_SECRET_ACCESS_KEY: 'durable-agent-test-secret', AWS_REGION: 'us-east-1' } as const;

@@ -1,6 +1,6 @@
 /** Reading server-sent events over real HTTP in tests: frames as they came over the wire. */
 import { expect } from 'vitest';
-import type { StreamEvent } from '../../client/live';
+import type { StreamEvent } from '../../src/client/live';
 
 /** One server-sent event as it came over the wire. */
 export interface Frame {

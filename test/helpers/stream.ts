@@ -1,10 +1,10 @@
 /** Helpers for tests of live streams: what a display shows, and the checks of a voided attempt. */
 import { expect } from 'vitest';
-import type { AgentRun } from '../../client';
-import type { StreamEvent } from '../../client/live';
-import { TextAccumulator } from '../../client/live';
-import type { AgentRunResult } from '../../core/result';
-import type { TextChunk } from '../../core/stream';
+import type { AgentRun } from '../../src/client';
+import type { StreamEvent } from '../../src/client/live';
+import { TextAccumulator } from '../../src/client/live';
+import type { AgentRunResult } from '../../src/core/run/result';
+import type { TextChunk } from '../../src/core/events/stream';
 
 /** Apply text chunks as a display would: each step's text, steps in order. */
 export function shown(chunks: readonly TextChunk[]): string {

@@ -1,7 +1,7 @@
 /** Tools used by the integration tests; they record what they did so tests can check it. */
 import { z } from 'zod';
-import { defineTool, ToolError } from '../../agents/define';
-import { abortableSleep } from '../../providers/abortable';
+import { defineTool, ToolError } from '../../src/agents/define';
+import { abortableSleep } from '../../src/integrations/providers/abortable';
 
 /** One execution of a recording tool. */
 export interface Execution {

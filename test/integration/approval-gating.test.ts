@@ -5,10 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { AgentRun } from '../../client';
-import { ApprovalRefusedError } from '../../client';
-import { defineTool } from '../../agents/define';
-import type { AgentEvent } from '../../core/events';
+import type { AgentRun } from '../../src/client';
+import { ApprovalRefusedError } from '../../src/client';
+import { defineTool } from '../../src/agents/define';
+import type { AgentEvent } from '../../src/core/events/events';
 import { ScriptedAgents } from '../helpers/agents';
 import { allEvents, resultWithin } from '../helpers/events';
 import type { Harness } from '../helpers/harness';

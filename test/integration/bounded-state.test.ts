@@ -4,11 +4,11 @@
  * run's result, report and stored transcript are still complete — and an approval late in the run works.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadTranscript } from '../../client/transcript';
-import type { ModelRequest } from '../../core/model';
-import { recentMessages } from '../../core/report';
-import type { ScriptedTurn } from '../../providers/scripted';
-import { FileBlobStore } from '../../store/blob-store';
+import { loadTranscript } from '../../src/client/transcript';
+import type { ModelRequest } from '../../src/core/output/native-output';
+import { recentMessages } from '../../src/core/run/report';
+import type { ScriptedTurn } from '../../src/integrations/providers/scripted';
+import { FileBlobStore } from '../../src/integrations/store/blob-store';
 import { ScriptedAgents } from '../helpers/agents';
 import type { Harness } from '../helpers/harness';
 import { startHarness, testId } from '../helpers/harness';

@@ -5,15 +5,15 @@
  * means the parent's own call.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { agentTool } from '../../agents/agent-tool';
-import type { AgentRun } from '../../client';
-import type { ToolResultBlock } from '../../core/messages';
-import { outputText } from '../../core/messages';
-import type { ChildPendingApproval } from '../../core/sub-agent';
-import { createHttpApi } from '../../http/app';
-import { parseTokens } from '../../http/auth';
-import type { HttpApiServer } from '../../http/server';
-import { serveHttpApi } from '../../http/server';
+import { agentTool } from '../../src/agents/agent-tool';
+import type { AgentRun } from '../../src/client';
+import type { ToolResultBlock } from '../../src/core/messages/messages';
+import { outputText } from '../../src/core/messages/messages';
+import type { ChildPendingApproval } from '../../src/core/sub-agents/sub-agent';
+import { createHttpApi } from '../../apps/http/app';
+import { parseTokens } from '../../apps/http/auth';
+import type { HttpApiServer } from '../../apps/http/server';
+import { serveHttpApi } from '../../apps/http/server';
 import { ScriptedAgents } from '../helpers/agents';
 import { allEvents, resultWithin } from '../helpers/events';
 import type { Harness } from '../helpers/harness';

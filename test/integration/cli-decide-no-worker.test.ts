@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
 import { temporal as proto } from '@temporalio/proto';
-import type { AgentRunResult } from '../../core/result';
+import type { AgentRunResult } from '../../src/core/run/result';
 import { SCRIPTED_AGENTS_TS, writeModules } from '../helpers/agents-module';
 import { runCli, soleError, startCli, tempHome } from '../helpers/cli-run';
 

@@ -5,8 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
-import type { StreamEvent } from '../../client/live';
-import type { AgentRunResult } from '../../core/result';
+import type { StreamEvent } from '../../src/client/live';
+import type { AgentRunResult } from '../../src/core/run/result';
 import { SCRIPTED_AGENTS_TS, writeModules } from '../helpers/agents-module';
 import { runCli, startCli, tempHome } from '../helpers/cli-run';
 
@@ -22,8 +22,8 @@ const ANSWER_LINES = ['The answer is forty-two,', 'streamed in pieces and checke
  */
 const LIVE_AGENTS_TS = `
 import { z } from ${q(require.resolve('zod'))};
-import { defineAgent, defineTool } from ${q(join(repo, 'agents', 'define'))};
-import { ScriptedProvider } from ${q(join(repo, 'providers', 'scripted'))};
+import { defineAgent, defineTool } from ${q(join(repo, 'src', 'agents', 'define'))};
+import { ScriptedProvider } from ${q(join(repo, 'src', 'integrations', 'providers', 'scripted'))};
 
 const pause = defineTool({
   name: 'pause',

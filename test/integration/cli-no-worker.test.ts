@@ -7,8 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
 import { temporal as proto } from '@temporalio/proto';
-import { AgentClient } from '../../client';
-import type { AgentRun } from '../../client';
+import { AgentClient } from '../../src/client';
+import type { AgentRun } from '../../src/client';
 import { runCli, startCli, tempHome } from '../helpers/cli-run';
 
 const home = tempHome();

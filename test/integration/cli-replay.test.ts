@@ -7,8 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { DEFINITION_HASH_MEMO } from '../../core/definition';
-import { AGENT_NAME } from '../../workflows/search-attributes';
+import { DEFINITION_HASH_MEMO } from '../../src/core/run/definition';
+import { AGENT_NAME } from '../../src/workflows/search-attributes';
 import { ScriptedAgents } from '../helpers/agents';
 import type { Harness } from '../helpers/harness';
 import { startHarness, testId } from '../helpers/harness';

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { AgentRunResult } from '../../core/result';
+import type { AgentRunResult } from '../../src/core/run/result';
 import { ScriptedAgents } from '../helpers/agents';
 import { CLI_BIN, lines, runCli, soleError, startCli, tempHome } from '../helpers/cli-run';
 import { waitForPending } from '../helpers/events';

@@ -4,7 +4,7 @@
  * the one-line errors of bad input. Every schedule made here is deleted afterwards.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { AgentScheduleSummary, ScheduledRunStatus } from '../../client';
+import type { AgentScheduleSummary, ScheduledRunStatus } from '../../src/client';
 import { ScriptedAgents } from '../helpers/agents';
 import type { CliResult } from '../helpers/cli-run';
 import { runCli, soleError, tempHome } from '../helpers/cli-run';

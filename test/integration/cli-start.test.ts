@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
-import { AgentClient } from '../../client';
+import { AgentClient } from '../../src/client';
 import { runCli, tempHome } from '../helpers/cli-run';
 
 const home = tempHome();

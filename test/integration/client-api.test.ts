@@ -6,12 +6,12 @@
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Connection } from '@temporalio/client';
 import type { NativeConnection } from '@temporalio/worker';
-import { AgentClient, ApprovalRefusedError, RunNotFoundError } from '../../client';
-import type { AgentRun } from '../../client';
-import { DurableAgentError } from '../../core/errors';
-import type { AgentEvent } from '../../core/events';
-import { MemoryBlobStore } from '../../store/blob-store';
-import { createWorker } from '../../worker';
+import { AgentClient, ApprovalRefusedError, RunNotFoundError } from '../../src/client';
+import type { AgentRun } from '../../src/client';
+import { DurableAgentError } from '../../src/core/run/errors';
+import type { AgentEvent } from '../../src/core/events/events';
+import { MemoryBlobStore } from '../../src/integrations/store/blob-store';
+import { createWorker } from '../../src/worker';
 import { ScriptedAgents } from '../helpers/agents';
 import type { Harness } from '../helpers/harness';
 import { startHarness, testId } from '../helpers/harness';

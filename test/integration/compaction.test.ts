@@ -3,13 +3,13 @@
  * enforced (a request over the window fails with HTTP 400 "prompt is too long", as real APIs do).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadTranscript } from '../../client/transcript';
-import type { AgentEvent } from '../../core/events';
-import type { Message } from '../../core/messages';
-import type { ModelRequest } from '../../core/model';
-import type { ScriptedTurn } from '../../providers/scripted';
-import type { ModelCallContext } from '../../providers/types';
-import { FileBlobStore } from '../../store/blob-store';
+import { loadTranscript } from '../../src/client/transcript';
+import type { AgentEvent } from '../../src/core/events/events';
+import type { Message } from '../../src/core/messages/messages';
+import type { ModelRequest } from '../../src/core/output/native-output';
+import type { ScriptedTurn } from '../../src/integrations/providers/scripted';
+import type { ModelCallContext } from '../../src/integrations/providers/types';
+import { FileBlobStore } from '../../src/integrations/store/blob-store';
 import { ScriptedAgents } from '../helpers/agents';
 import { allEvents, resultWithin } from '../helpers/events';
 import type { Harness } from '../helpers/harness';

@@ -5,14 +5,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineTool } from '../../agents/define';
-import { loadTranscript } from '../../client/transcript';
-import type { AgentEvent } from '../../core/events';
-import type { Message } from '../../core/messages';
-import { messageText } from '../../core/messages';
-import type { ModelRequest } from '../../core/model';
-import type { ScriptedTurn } from '../../providers/scripted';
-import { FileBlobStore } from '../../store/blob-store';
+import { defineTool } from '../../src/agents/define';
+import { loadTranscript } from '../../src/client/transcript';
+import type { AgentEvent } from '../../src/core/events/events';
+import type { Message } from '../../src/core/messages/messages';
+import { messageText } from '../../src/core/messages/messages';
+import type { ModelRequest } from '../../src/core/output/native-output';
+import type { ScriptedTurn } from '../../src/integrations/providers/scripted';
+import { FileBlobStore } from '../../src/integrations/store/blob-store';
 import { ScriptedAgents } from '../helpers/agents';
 import type { Harness } from '../helpers/harness';
 import { startHarness, testId } from '../helpers/harness';

@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineTool } from '../../agents/define';
-import { AGENT_MEMO, DEFINITION_HASH_MEMO } from '../../core/definition';
+import { defineTool } from '../../src/agents/define';
+import { AGENT_MEMO, DEFINITION_HASH_MEMO } from '../../src/core/run/definition';
 import { ScriptedAgents } from '../helpers/agents';
 import type { Harness } from '../helpers/harness';
 import { startHarness, testId } from '../helpers/harness';

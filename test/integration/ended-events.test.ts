@@ -5,12 +5,12 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
-import { AgentClient, NoWorkerError } from '../../client';
-import type { AgentEvent } from '../../core/events';
-import { createHttpApi } from '../../http/app';
-import { parseTokens } from '../../http/auth';
-import type { HttpApiServer } from '../../http/server';
-import { serveHttpApi } from '../../http/server';
+import { AgentClient, NoWorkerError } from '../../src/client';
+import type { AgentEvent } from '../../src/core/events/events';
+import { createHttpApi } from '../../apps/http/app';
+import { parseTokens } from '../../apps/http/auth';
+import type { HttpApiServer } from '../../apps/http/server';
+import { serveHttpApi } from '../../apps/http/server';
 import { ScriptedAgents } from '../helpers/agents';
 import { allEvents, resultWithin } from '../helpers/events';
 import { startHarness, testId } from '../helpers/harness';

@@ -3,12 +3,12 @@
  * server, with a worker hosting that example's agents, and its outcome checked.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Agent } from '../../agents/define';
-import type { AgentRun } from '../../client';
+import type { Agent } from '../../src/agents/define';
+import type { AgentRun } from '../../src/client';
 import * as background from '../../examples/background-agent';
 import * as schedule from '../../examples/schedule';
 import * as session from '../../examples/session';
-import type { ModelProvider } from '../../providers/types';
+import type { ModelProvider } from '../../src/integrations/providers/types';
 import { allEvents } from '../helpers/events';
 import type { Harness } from '../helpers/harness';
 import { startHarness, testId } from '../helpers/harness';

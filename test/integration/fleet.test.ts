@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
-import { AgentClient } from '../../client';
+import { AgentClient } from '../../src/client';
 import { chaosScript, readRunLog } from '../../bench/chaos/agent';
 import { executionsPerCall, lostApprovals, openActivities } from '../../bench/chaos/analysis';
 import type { FleetSettings } from '../../bench/chaos/fleet';

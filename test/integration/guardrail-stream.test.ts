@@ -3,10 +3,10 @@
  * durable event, and `run.stream()` / `textStream()` take back what was shown of it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defineGuardrail } from '../../agents/guardrails';
-import type { StreamEvent } from '../../client/live';
-import { TextAccumulator } from '../../client/live';
-import type { TextChunk } from '../../core/stream';
+import { defineGuardrail } from '../../src/agents/guardrails';
+import type { StreamEvent } from '../../src/client/live';
+import { TextAccumulator } from '../../src/client/live';
+import type { TextChunk } from '../../src/core/events/stream';
 import { ScriptedAgents } from '../helpers/agents';
 import { allEvents } from '../helpers/events';
 import type { Harness } from '../helpers/harness';

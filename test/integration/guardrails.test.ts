@@ -1,12 +1,12 @@
 /** Guardrails end to end on the real dev server: each outcome, the decisions in history, gating. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineTool } from '../../agents/define';
-import { defineGuardrail } from '../../agents/guardrails';
-import type { AgentRun } from '../../client';
-import type { GuardrailDecision } from '../../core/guardrail-types';
-import type { Message } from '../../core/messages';
-import type { ModelRequest } from '../../core/model';
+import { defineTool } from '../../src/agents/define';
+import { defineGuardrail } from '../../src/agents/guardrails';
+import type { AgentRun } from '../../src/client';
+import type { GuardrailDecision } from '../../src/core/guardrails/guardrail-types';
+import type { Message } from '../../src/core/messages/messages';
+import type { ModelRequest } from '../../src/core/output/native-output';
 import { ScriptedAgents } from '../helpers/agents';
 import { allEvents } from '../helpers/events';
 import type { Harness } from '../helpers/harness';

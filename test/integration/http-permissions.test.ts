@@ -7,12 +7,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunView } from '../../http/app';
-import { parseTokens } from '../../http/auth';
-import type { HttpApiServer } from '../../http/server';
-import { STARTED_BY_MEMO } from '../../core/definition';
-import type { ModelRequest } from '../../core/model';
-import type { ScriptedTurn } from '../../providers/scripted';
+import type { RunView } from '../../apps/http/app';
+import { parseTokens } from '../../apps/http/auth';
+import type { HttpApiServer } from '../../apps/http/server';
+import { STARTED_BY_MEMO } from '../../src/core/run/definition';
+import type { ModelRequest } from '../../src/core/output/native-output';
+import type { ScriptedTurn } from '../../src/integrations/providers/scripted';
 import { refund } from '../replay/approval-tools';
 import { ScriptedAgents } from '../helpers/agents';
 import { allEvents, pollUntil, waitForPending } from '../helpers/events';

@@ -11,10 +11,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineTool } from '../../agents/define';
-import { loadTranscript } from '../../client/transcript';
-import type { AgentEvent } from '../../core/events';
-import { FileBlobStore } from '../../store/blob-store';
+import { defineTool } from '../../src/agents/define';
+import { loadTranscript } from '../../src/client/transcript';
+import type { AgentEvent } from '../../src/core/events/events';
+import { FileBlobStore } from '../../src/integrations/store/blob-store';
 import { ScriptedAgents } from '../helpers/agents';
 import { allEvents } from '../helpers/events';
 import type { Harness } from '../helpers/harness';

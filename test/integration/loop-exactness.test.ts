@@ -4,9 +4,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineTool } from '../../agents/define';
-import { outputText } from '../../core/messages';
-import { MAX_ARGUMENT_DEPTH } from '../../core/call-input';
+import { defineTool } from '../../src/agents/define';
+import { outputText } from '../../src/core/messages/messages';
+import { MAX_ARGUMENT_DEPTH } from '../../src/core/tool-calls/call-input';
 import { ScriptedAgents } from '../helpers/agents';
 import { allEvents, toolResults, unrecordedOutputText } from '../helpers/events';
 import type { Harness } from '../helpers/harness';

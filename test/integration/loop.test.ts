@@ -1,14 +1,14 @@
 /** The agent loop end to end on the real dev server: one worker for the file, scripted models. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AgentEvent } from '../../core/events';
-import type { ToolResultBlock, ToolUseBlock } from '../../core/messages';
+import type { AgentEvent } from '../../src/core/events/events';
+import type { ToolResultBlock, ToolUseBlock } from '../../src/core/messages/messages';
 import { ScriptedAgents } from '../helpers/agents';
 import type { Harness } from '../helpers/harness';
 import { startHarness, testId } from '../helpers/harness';
 import { boomCount, executions } from '../helpers/tools';
-import { loadTranscript } from '../../client/transcript';
+import { loadTranscript } from '../../src/client/transcript';
 import { historyText } from '../helpers/history';
-import { FileBlobStore } from '../../store/blob-store';
+import { FileBlobStore } from '../../src/integrations/store/blob-store';
 
 const S = new ScriptedAgents();
 S.add('plain', [{ text: 'Hello! How can I help?' }]);

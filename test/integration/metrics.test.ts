@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { AgentClient } from '../../client';
+import { AgentClient } from '../../src/client';
 import { resultWithin, waitForPending } from '../helpers/events';
 import type { RunningCli } from '../helpers/cli-run';
 import { freePort, runCli, soleError, startCli, tempHome } from '../helpers/cli-run';
@@ -17,8 +17,8 @@ const q = (path: string) => JSON.stringify(path);
 /** One scripted agent on a priced model id (so calls have a cost): `greet`, then `wipe` (needs approval), then an answer. */
 const AGENTS_TS = `
 import { z } from ${q(require.resolve('zod'))};
-import { defineAgent, defineTool } from ${q(join(repo, 'agents', 'define'))};
-import { ScriptedProvider } from ${q(join(repo, 'providers', 'scripted'))};
+import { defineAgent, defineTool } from ${q(join(repo, 'src', 'agents', 'define'))};
+import { ScriptedProvider } from ${q(join(repo, 'src', 'integrations', 'providers', 'scripted'))};
 
 const greet = defineTool({ name: 'greet', description: 'Greet someone', input: z.object({ who: z.string() }), execute: ({ who }) => 'hello ' + who });
 const wipe = defineTool({ name: 'wipe', description: 'Wipe everything', input: z.object({}), needsApproval: true, execute: () => 'wiped' });

@@ -6,18 +6,18 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Client as PgClient } from 'pg';
-import { loadTranscript } from '../../client/transcript';
-import { AgentStore, blobRef } from '../../store/blob-store';
-import { Keyring } from '../../encryption/keyring';
-import { KeyringCipher } from '../../encryption/cipher';
-import { StoreConfigError, objectStoreFor, openStore } from '../../store/open';
-import { PostgresObjectStore, PostgresStoreError } from '../../store/postgres-objects';
+import { loadTranscript } from '../../src/client/transcript';
+import { AgentStore, blobRef } from '../../src/integrations/store/blob-store';
+import { Keyring } from '../../src/integrations/encryption/keyring';
+import { KeyringCipher } from '../../src/integrations/encryption/cipher';
+import { StoreConfigError, objectStoreFor, openStore } from '../../src/integrations/store/open';
+import { PostgresObjectStore, PostgresStoreError } from '../../src/integrations/store/postgres-objects';
 import { ScriptedAgents } from '../helpers/agents';
 import { installTestRuntime, startHarness, testId } from '../helpers/harness';
 import { objectStoreContract } from '../helpers/object-store-contract';
 import type { PostgresServer } from '../helpers/postgres';
 import { describeWithPostgres, startPostgres } from '../helpers/postgres';
-import { freePort } from '../../server/processes';
+import { freePort } from '../../apps/cli/dev-server/processes';
 
 /** A password with characters that must be percent-encoded in a URL. */
 const AGENT_PASSWORD = 'p@ss:w/rd#7';

@@ -11,11 +11,11 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
-import { AgentClient } from '../../client';
-import { FileBlobStore } from '../../store/blob-store';
-import { createWorker } from '../../worker';
-import type { BundleManifest } from '../../worker/prebuilt-bundle';
-import { WORKFLOW_BUNDLE_ENV, agentWorkflowCode, manifestPath, staleReason } from '../../worker/prebuilt-bundle';
+import { AgentClient } from '../../src/client';
+import { FileBlobStore } from '../../src/integrations/store/blob-store';
+import { createWorker } from '../../src/worker';
+import type { BundleManifest } from '../../src/worker/prebuilt-bundle';
+import { WORKFLOW_BUNDLE_ENV, agentWorkflowCode, manifestPath, staleReason } from '../../src/worker/prebuilt-bundle';
 import { ScriptedAgents } from '../helpers/agents';
 import { installTestRuntime, testId } from '../helpers/harness';
 

@@ -13,16 +13,16 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
-import type { Agent } from '../../agents/define';
-import { AgentClient } from '../../client';
-import type { StreamEvent } from '../../client/live';
-import type { LiveDelta, TextChunk } from '../../core/stream';
-import type { ModelProvider } from '../../providers/types';
-import { FileBlobStore } from '../../store/blob-store';
-import { RedisDeltaFeed, RedisDeltaPublisher, streamKey } from '../../streaming/redis';
-import type { RedisDeltaEntry } from '../../streaming/redis';
-import type { DeltaPublisher } from '../../streaming/transport';
-import { createWorker } from '../../worker';
+import type { Agent } from '../../src/agents/define';
+import { AgentClient } from '../../src/client';
+import type { StreamEvent } from '../../src/client/live';
+import type { LiveDelta, TextChunk } from '../../src/core/events/stream';
+import type { ModelProvider } from '../../src/integrations/providers/types';
+import { FileBlobStore } from '../../src/integrations/store/blob-store';
+import { RedisDeltaFeed, RedisDeltaPublisher, streamKey } from '../../src/integrations/streaming/redis';
+import type { RedisDeltaEntry } from '../../src/integrations/streaming/redis';
+import type { DeltaPublisher } from '../../src/integrations/streaming/transport';
+import { createWorker } from '../../src/worker';
 import { ScriptedAgents } from '../helpers/agents';
 import { installTestRuntime, testId } from '../helpers/harness';
 import type { RedisServer } from '../helpers/redis';
@@ -311,8 +311,8 @@ describeWithRedis('live deltas over Redis Streams', () => {
     writeFileSync(
       agentsFile,
       [
-        `import { defineAgent } from ${JSON.stringify(join(repo, 'agents', 'define'))};`,
-        `import { ScriptedProvider } from ${JSON.stringify(join(repo, 'providers', 'scripted'))};`,
+        `import { defineAgent } from ${JSON.stringify(join(repo, 'src', 'agents', 'define'))};`,
+        `import { ScriptedProvider } from ${JSON.stringify(join(repo, 'src', 'integrations', 'providers', 'scripted'))};`,
         "export const streamer = defineAgent({ name: 'cli_redis_streamer', model: { provider: 'scripted', model: 'cli_redis_streamer' }, tools: [] });",
         `export const providers = { scripted: new ScriptedProvider({ cli_redis_streamer: [{ text: ${JSON.stringify(ANSWER)}, delayMs: 400, stream: { chunks: ${CHUNKS}, intervalMs: 50 } }] }) };`,
       ].join('\n'),

@@ -1,7 +1,7 @@
 /** Sending to a run that has already ended: one typed error, `RunEndedError`, with the run's status. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AgentRun } from '../../client';
-import { RunEndedError, RunNotFoundError } from '../../client';
+import type { AgentRun } from '../../src/client';
+import { RunEndedError, RunNotFoundError } from '../../src/client';
 import { ScriptedAgents } from '../helpers/agents';
 import type { Harness } from '../helpers/harness';
 import { startHarness, testId } from '../helpers/harness';

@@ -5,13 +5,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineTool } from '../../agents/define';
-import { agentTool } from '../../agents/agent-tool';
-import { chain } from '../../agents/chain';
-import { mcpServer } from '../../mcp/server';
-import type { AgentRunResult } from '../../core/result';
-import type { AgentWorkflowInput } from '../../core/contract';
-import { PolicyError } from '../../core/run-policy';
+import { defineTool } from '../../src/agents/define';
+import { agentTool } from '../../src/agents/agent-tool';
+import { chain } from '../../src/agents/chain';
+import { mcpServer } from '../../src/integrations/mcp/server';
+import type { AgentRunResult } from '../../src/core/run/result';
+import type { AgentWorkflowInput } from '../../src/core/run/contract';
+import { PolicyError } from '../../src/core/approvals/run-policy';
 import { ScriptedAgents } from '../helpers/agents';
 import type { Harness } from '../helpers/harness';
 import { startHarness, testId } from '../helpers/harness';

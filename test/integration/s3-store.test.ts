@@ -5,16 +5,16 @@
  * and a whole agent run on the real dev server whose worker keeps its conversation in S3, read back by a fresh store.
  */
 import { randomUUID } from 'node:crypto';
-import { freePort } from '../../server/processes';
+import { freePort } from '../../apps/cli/dev-server/processes';
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { Keyring } from '../../encryption/keyring';
-import { KeyringCipher } from '../../encryption/cipher';
+import { Keyring } from '../../src/integrations/encryption/keyring';
+import { KeyringCipher } from '../../src/integrations/encryption/cipher';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { loadTranscript } from '../../client/transcript';
-import { isDurableAgentError } from '../../core/errors';
-import { AgentStore, blobRef } from '../../store/blob-store';
-import { objectStoreFor, openStore } from '../../store/open';
-import { S3ObjectStore, S3StoreError } from '../../store/s3-objects';
+import { loadTranscript } from '../../src/client/transcript';
+import { isDurableAgentError } from '../../src/core/run/errors';
+import { AgentStore, blobRef } from '../../src/integrations/store/blob-store';
+import { objectStoreFor, openStore } from '../../src/integrations/store/open';
+import { S3ObjectStore, S3StoreError } from '../../src/integrations/store/s3-objects';
 import { ScriptedAgents } from '../helpers/agents';
 import { startHarness, testId } from '../helpers/harness';
 import { objectStoreContract } from '../helpers/object-store-contract';

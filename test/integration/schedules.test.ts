@@ -4,9 +4,9 @@
  * specs are refused with clear errors. Every schedule made here is deleted afterwards.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AgentClient, ScheduleNotFoundError } from '../../client';
-import type { AgentSchedule, AgentScheduleDescription } from '../../client';
-import { DurableAgentError, isDurableAgentError } from '../../core/errors';
+import { AgentClient, ScheduleNotFoundError } from '../../src/client';
+import type { AgentSchedule, AgentScheduleDescription } from '../../src/client';
+import { DurableAgentError, isDurableAgentError } from '../../src/core/run/errors';
 import { ScriptedAgents } from '../helpers/agents';
 import type { Harness } from '../helpers/harness';
 import { startHarness, testId } from '../helpers/harness';

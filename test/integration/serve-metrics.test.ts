@@ -6,9 +6,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHttpApi } from '../../http/app';
-import { parseTokens } from '../../http/auth';
-import type { HttpApiServer } from '../../http/server';
+import { createHttpApi } from '../../apps/http/app';
+import { parseTokens } from '../../apps/http/auth';
+import type { HttpApiServer } from '../../apps/http/server';
 import { ScriptedAgents } from '../helpers/agents';
 import { resultWithin, waitForPending } from '../helpers/events';
 import type { Harness } from '../helpers/harness';

@@ -5,15 +5,15 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineTool } from '../../agents/define';
-import type { AgentRun } from '../../client';
-import type { AgentEvent } from '../../core/events';
-import type { Message } from '../../core/messages';
-import { messageText } from '../../core/messages';
-import type { ModelRequest } from '../../core/model';
-import type { AgentRunResult } from '../../core/result';
-import type { ScriptedTurn } from '../../providers/scripted';
-import { FileBlobStore } from '../../store/blob-store';
+import { defineTool } from '../../src/agents/define';
+import type { AgentRun } from '../../src/client';
+import type { AgentEvent } from '../../src/core/events/events';
+import type { Message } from '../../src/core/messages/messages';
+import { messageText } from '../../src/core/messages/messages';
+import type { ModelRequest } from '../../src/core/output/native-output';
+import type { AgentRunResult } from '../../src/core/run/result';
+import type { ScriptedTurn } from '../../src/integrations/providers/scripted';
+import { FileBlobStore } from '../../src/integrations/store/blob-store';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

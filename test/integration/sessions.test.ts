@@ -5,14 +5,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineTool } from '../../agents/define';
-import type { AgentRun } from '../../client';
-import { MessageRefusedError } from '../../client';
-import type { AgentEvent, UserMessageEvent } from '../../core/events';
-import type { Message } from '../../core/messages';
-import { messageText } from '../../core/messages';
-import type { ModelRequest } from '../../core/model';
-import type { ScriptedTurn } from '../../providers/scripted';
+import { defineTool } from '../../src/agents/define';
+import type { AgentRun } from '../../src/client';
+import { MessageRefusedError } from '../../src/client';
+import type { AgentEvent, UserMessageEvent } from '../../src/core/events/events';
+import type { Message } from '../../src/core/messages/messages';
+import { messageText } from '../../src/core/messages/messages';
+import type { ModelRequest } from '../../src/core/output/native-output';
+import type { ScriptedTurn } from '../../src/integrations/providers/scripted';
 import { ScriptedAgents } from '../helpers/agents';
 import type { Harness } from '../helpers/harness';
 import { startHarness, testId } from '../helpers/harness';

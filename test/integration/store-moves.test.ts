@@ -12,7 +12,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { defineTool } from '../../agents/define';
+import { defineTool } from '../../src/agents/define';
 import { z } from 'zod';
 import { ScriptedAgents } from '../helpers/agents';
 import type { Harness } from '../helpers/harness';
@@ -22,8 +22,8 @@ import type { PostgresServer } from '../helpers/postgres';
 import { describeWithPostgres, startPostgres } from '../helpers/postgres';
 import type { S3Server } from '../helpers/s3';
 import { describeWithS3, startS3Server, TEST_S3_CREDENTIALS } from '../helpers/s3';
-import type { AgentStore } from '../../store/blob-store';
-import { openStore } from '../../store/open';
+import type { AgentStore } from '../../src/integrations/store/blob-store';
+import { openStore } from '../../src/integrations/store/open';
 
 const guarded = defineTool({
   name: 'guarded',

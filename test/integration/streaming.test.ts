@@ -3,10 +3,10 @@
  * heartbeat details (no history events), merged with durable events in `run.stream()`, retry-aware text.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { AgentClient, AgentRun, TemporalDeltaFeed } from '../../client';
-import type { TextChunk } from '../../core/stream';
-import type { StreamEvent } from '../../client/live';
-import { TextAccumulator } from '../../client/live';
+import { AgentClient, AgentRun, TemporalDeltaFeed } from '../../src/client';
+import type { TextChunk } from '../../src/core/events/stream';
+import type { StreamEvent } from '../../src/client/live';
+import { TextAccumulator } from '../../src/client/live';
 import { ScriptedAgents } from '../helpers/agents';
 import { collect, expectSlowReaderNotInTheWay, expectVoidedFirstAttempt } from '../helpers/stream';
 import type { Harness } from '../helpers/harness';

@@ -5,11 +5,11 @@
  */
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
-import { defineAgent } from '../../agents/define';
-import type { ModelRequest } from '../../core/model';
-import { FINAL_ANSWER_TOOL } from '../../core/output';
-import { ScriptedProvider } from '../../providers/scripted';
-import type { ScriptedTurn } from '../../providers/scripted';
+import { defineAgent } from '../../src/agents/define';
+import type { ModelRequest } from '../../src/core/output/native-output';
+import { FINAL_ANSWER_TOOL } from '../../src/core/output/output';
+import { ScriptedProvider } from '../../src/integrations/providers/scripted';
+import type { ScriptedTurn } from '../../src/integrations/providers/scripted';
 import { ScriptedAgents } from '../helpers/agents';
 import { allEvents } from '../helpers/events';
 import { collect } from '../helpers/stream';

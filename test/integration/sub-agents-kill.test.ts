@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
-import { AgentClient } from '../../client';
+import { AgentClient } from '../../src/client';
 import { SLOW_PARENT } from '../fixtures/sub-agents';
 import { resultWithin } from '../helpers/events';
 import { testId } from '../helpers/harness';

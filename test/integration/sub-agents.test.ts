@@ -6,14 +6,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { agentTool } from '../../agents/agent-tool';
-import { chain } from '../../agents/chain';
-import type { AgentRun } from '../../client';
-import type { ChildAgentEvent } from '../../client/child-events';
-import type { AgentEvent } from '../../core/events';
-import type { ToolResultBlock } from '../../core/messages';
-import { messageText, outputText } from '../../core/messages';
-import type { ChildPendingApproval } from '../../core/sub-agent';
+import { agentTool } from '../../src/agents/agent-tool';
+import { chain } from '../../src/agents/chain';
+import type { AgentRun } from '../../src/client';
+import type { ChildAgentEvent } from '../../src/client/child-events';
+import type { AgentEvent } from '../../src/core/events/events';
+import type { ToolResultBlock } from '../../src/core/messages/messages';
+import { messageText, outputText } from '../../src/core/messages/messages';
+import type { ChildPendingApproval } from '../../src/core/sub-agents/sub-agent';
 import { ScriptedAgents } from '../helpers/agents';
 import { allEvents, resultWithin, waitForPending } from '../helpers/events';
 import type { Harness } from '../helpers/harness';

@@ -1,11 +1,11 @@
 /** Tool hooks and untrusted tool output end to end on the real dev server. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineTool } from '../../agents/define';
-import type { ToolHooks } from '../../agents/hooks';
-import { FENCE_TAG } from '../../core/fence';
-import type { ContentBlock, Message, ToolResultBlock } from '../../core/messages';
-import type { ModelRequest } from '../../core/model';
+import { defineTool } from '../../src/agents/define';
+import type { ToolHooks } from '../../src/agents/hooks';
+import { FENCE_TAG } from '../../src/core/tool-calls/fence';
+import type { ContentBlock, Message, ToolResultBlock } from '../../src/core/messages/messages';
+import type { ModelRequest } from '../../src/core/output/native-output';
 import { ScriptedAgents } from '../helpers/agents';
 import { allEvents } from '../helpers/events';
 import type { Harness } from '../helpers/harness';

@@ -1,7 +1,7 @@
 /** The built-in `wait` tool on the real dev server: a durable timer, no activity, woken early by a message. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waitTool } from '../../agents/wait';
-import type { AgentEvent } from '../../core/events';
+import { waitTool } from '../../src/agents/wait';
+import type { AgentEvent } from '../../src/core/events/events';
 import { ScriptedAgents } from '../helpers/agents';
 import type { Harness } from '../helpers/harness';
 import { startHarness, testId } from '../helpers/harness';

@@ -11,11 +11,11 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
-import { AgentClient } from '../../client';
-import type { AgentRunResult } from '../../core/result';
-import type { StreamEvent } from '../../client/live';
-import { TextAccumulator } from '../../client/live';
-import type { TextChunk } from '../../core/stream';
+import { AgentClient } from '../../src/client';
+import type { AgentRunResult } from '../../src/core/run/result';
+import type { StreamEvent } from '../../src/client/live';
+import { TextAccumulator } from '../../src/client/live';
+import type { TextChunk } from '../../src/core/events/stream';
 import { APPROVAL_KILL_AGENT, ONCE_APPROVED_AGENT, ONCE_APPROVER, ONCE_KILL_AGENT, KILL_AGENT, KILL_CALL_ID, LONG_KILL_AGENT, LONG_KILL_STEPS, sideEffectFile, STREAM_KILL_AGENT, STREAM_KILL_ANSWER } from '../fixtures/kill-agent';
 import { testId } from '../helpers/harness';
 

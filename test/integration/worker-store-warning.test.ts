@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import type { MockInstance } from 'vitest';
-import { createWorker } from '../../worker';
-import { FileBlobStore } from '../../store/blob-store';
+import { createWorker } from '../../src/worker';
+import { FileBlobStore } from '../../src/integrations/store/blob-store';
 import { ScriptedAgents } from '../helpers/agents';
 import { installTestRuntime, testId } from '../helpers/harness';
 

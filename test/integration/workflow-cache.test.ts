@@ -7,12 +7,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineTool } from '../../agents/define';
-import type { AgentRun } from '../../client';
-import type { Message, ToolResultBlock } from '../../core/messages';
-import { messageText, outputText } from '../../core/messages';
-import type { ModelRequest } from '../../core/model';
-import type { ScriptedTurn } from '../../providers/scripted';
+import { defineTool } from '../../src/agents/define';
+import type { AgentRun } from '../../src/client';
+import type { Message, ToolResultBlock } from '../../src/core/messages/messages';
+import { messageText, outputText } from '../../src/core/messages/messages';
+import type { ModelRequest } from '../../src/core/output/native-output';
+import type { ScriptedTurn } from '../../src/integrations/providers/scripted';
 import { ScriptedAgents } from '../helpers/agents';
 import { resultWithin, waitForPending } from '../helpers/events';
 import type { Harness } from '../helpers/harness';

@@ -5,11 +5,11 @@
  */
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { expect, it } from 'vitest';
-import type { ModelRequest } from '../../core/model';
-import type { AiSdkProvider } from '../../providers/ai-sdk';
-import { aiSdkProvider } from '../../providers/ai-sdk';
-import { LOCAL_MODEL_ID } from '../../server/local-model';
-import { LOCAL_MODEL_STOP } from '../../server/local-model-template';
+import type { ModelRequest } from '../../src/core/output/native-output';
+import type { AiSdkProvider } from '../../src/integrations/providers/ai-sdk';
+import { aiSdkProvider } from '../../src/integrations/providers/ai-sdk';
+import { LOCAL_MODEL_ID } from '../../apps/cli/dev-server/local-model';
+import { LOCAL_MODEL_STOP } from '../../src/integrations/providers/local-model-template';
 import { describeWithLocalModel } from '../helpers/local-model';
 import { callContext, expectDeltasAddUp, request } from './context';
 

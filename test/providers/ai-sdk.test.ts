@@ -9,10 +9,10 @@ import { APICallError, NoSuchModelError } from '@ai-sdk/provider';
 import { simulateReadableStream } from 'ai';
 import { MockLanguageModelV2, MockProviderV2 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
-import type { Message } from '../../core/messages';
-import type { ModelRequest } from '../../core/model';
-import { aiSdkProvider, toAiSdkPrompt } from '../../providers/ai-sdk';
-import { ProviderError } from '../../providers/types';
+import type { Message } from '../../src/core/messages/messages';
+import type { ModelRequest } from '../../src/core/output/native-output';
+import { aiSdkProvider, toAiSdkPrompt } from '../../src/integrations/providers/ai-sdk';
+import { ProviderError } from '../../src/integrations/providers/types';
 import { callContext, expectDeltasAddUp, rejection, request, waitFor } from './context';
 
 const usage = (input: number, output: number, cached?: number): LanguageModelV2Usage => ({

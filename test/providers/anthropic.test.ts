@@ -3,9 +3,9 @@
  * project's own stream fixtures assembled, the request it sends, every error class, cancellation.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Message } from '../../core/messages';
-import { AnthropicProvider } from '../../providers/anthropic';
-import type { ProviderError } from '../../providers/types';
+import type { Message } from '../../src/core/messages/messages';
+import { AnthropicProvider } from '../../src/integrations/providers/anthropic';
+import type { ProviderError } from '../../src/integrations/providers/types';
 import { callContext, expectDeltasAddUp, failedCall, rejection, replayCall, request, waitFor } from './context';
 import { ReplayServer, sseFrames } from './replay-server';
 import { anthropicErrorBody, anthropicMessage, fixture } from './sse';

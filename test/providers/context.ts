@@ -1,10 +1,10 @@
 /** A model call context for calling providers directly, outside an activity. */
-import type { AssistantMessage, Message } from '../../core/messages';
-import type { ModelRequest } from '../../core/model';
-import type { ModelDelta } from '../../core/stream';
+import type { AssistantMessage, Message } from '../../src/core/messages/messages';
+import type { ModelRequest } from '../../src/core/output/native-output';
+import type { ModelDelta } from '../../src/core/events/stream';
 import { expect } from 'vitest';
-import type { ModelCallContext, ModelProvider } from '../../providers/types';
-import { ProviderError } from '../../providers/types';
+import type { ModelCallContext, ModelProvider } from '../../src/integrations/providers/types';
+import { ProviderError } from '../../src/integrations/providers/types';
 import type { RecordedRequest, ReplayServer } from './replay-server';
 
 /** A context whose heartbeats are counted and whose signal the test controls. */

@@ -5,10 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { outputRequest } from '../../activities/output';
-import type { JsonObject } from '../../core/json';
-import { FINAL_ANSWER_TOOL } from '../../core/output';
-import { OpenAIProvider } from '../../providers/openai';
+import { outputRequest } from '../../src/activities/output';
+import type { JsonObject } from '../../src/core/messages/json';
+import { FINAL_ANSWER_TOOL } from '../../src/core/output/output';
+import { OpenAIProvider } from '../../src/integrations/providers/openai';
 import { replayCall, request } from './context';
 import { ReplayServer } from './replay-server';
 import { openaiCompletion } from './sse';

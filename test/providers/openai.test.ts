@@ -4,9 +4,9 @@
  * sends, every error class, cancellation.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Message } from '../../core/messages';
-import { OpenAIProvider, toOpenAIMessages } from '../../providers/openai';
-import type { ProviderError } from '../../providers/types';
+import type { Message } from '../../src/core/messages/messages';
+import { OpenAIProvider, toOpenAIMessages } from '../../src/integrations/providers/openai';
+import type { ProviderError } from '../../src/integrations/providers/types';
 import { callContext, expectDeltasAddUp, failedCall, rejection, replayCall, request, waitFor } from './context';
 import { ReplayServer, sseFrames } from './replay-server';
 import { fixture, openaiCompletion, openaiErrorBody } from './sse';

@@ -1,7 +1,7 @@
 /** The price table (providers/pricing.ts): lookup by exact id and prefix, and usage turned into USD. */
 import { describe, expect, it } from 'vitest';
-import type { PriceTable } from '../../providers/pricing';
-import { costUsd, DEFAULT_PRICES, priceFor } from '../../providers/pricing';
+import type { PriceTable } from '../../src/integrations/providers/pricing';
+import { costUsd, DEFAULT_PRICES, priceFor } from '../../src/integrations/providers/pricing';
 
 const usage = (inputTokens: number, outputTokens: number, cacheReadTokens = 0, cacheWriteTokens = 0) => ({ inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens });
 

@@ -7,11 +7,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Message } from '../../core/messages';
-import type { ModelRequest } from '../../core/model';
-import { AnthropicProvider } from '../../providers/anthropic';
-import { OpenAIProvider } from '../../providers/openai';
-import { ProviderError } from '../../providers/types';
+import type { Message } from '../../src/core/messages/messages';
+import type { ModelRequest } from '../../src/core/output/native-output';
+import { AnthropicProvider } from '../../src/integrations/providers/anthropic';
+import { OpenAIProvider } from '../../src/integrations/providers/openai';
+import { ProviderError } from '../../src/integrations/providers/types';
 import { callContext, rejection, replayCall } from './context';
 import { ReplayServer } from './replay-server';
 

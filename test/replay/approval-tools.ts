@@ -1,6 +1,6 @@
 /** Tools of the approval scenarios: one per approval setting the workflow must replay. */
 import { z } from 'zod';
-import { defineTool } from '../../agents/define';
+import { defineTool } from '../../src/agents/define';
 
 /** Always asks; anyone may decide; waits forever. */
 export { deploy } from '../helpers/tools';

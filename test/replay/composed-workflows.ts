@@ -3,4 +3,4 @@
  * workflows exported beside them — how a prebuilt bundle made without the plugin must hold them.
  */
 export * from '../fixtures/user-workflows';
-export { agentWorkflow, chainWorkflow } from '../../entry/workflow';
+export { agentWorkflow, chainWorkflow } from '../../src/entry/workflow';

@@ -2,15 +2,15 @@
  * The runs recorded into test/replay/histories/: one scenario per path of the agent workflow. Each
  * scenario has its own scripted agent with only the tools it needs, so histories stay small.
  */
-import type { AgentRun } from '../../client';
-import type { BudgetOptions, SessionOption } from '../../client';
-import type { RunPolicy } from '../../core/approvals';
-import type { RunStatus } from '../../core/result';
+import type { AgentRun } from '../../src/client';
+import type { BudgetOptions, SessionOption } from '../../src/client';
+import type { RunPolicy } from '../../src/core/approvals/approvals';
+import type { RunStatus } from '../../src/core/run/result';
 import { z } from 'zod';
-import { waitTool } from '../../agents/wait';
-import { mcpServer, mcpTools } from '../../mcp/server';
-import { agentTool } from '../../agents/agent-tool';
-import { defineGuardrail } from '../../agents/guardrails';
+import { waitTool } from '../../src/agents/wait';
+import { mcpServer, mcpTools } from '../../src/integrations/mcp/server';
+import { agentTool } from '../../src/agents/agent-tool';
+import { defineGuardrail } from '../../src/agents/guardrails';
 import { ScriptedAgents } from '../helpers/agents';
 import { big, boom, echo, fatalBoom, slowRead, slowWrite, typed, waitForever } from '../helpers/tools';
 import { charge, deploy, refund, wire } from './approval-tools';

@@ -1,7 +1,7 @@
 /** Waiting, from the recorder, for a run to reach a state a scenario acts on. */
-import type { AgentRun } from '../../client';
-import type { PendingApproval } from '../../core/approvals';
-import type { AgentEvent } from '../../core/events';
+import type { AgentRun } from '../../src/client';
+import type { PendingApproval } from '../../src/core/approvals/approvals';
+import type { AgentEvent } from '../../src/core/events/events';
 
 const POLL_MS = 50;
 const LIMIT_MS = 30_000;

@@ -7,17 +7,17 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
-import type { AgentRun } from '../../client';
-import { AgentClient } from '../../client';
-import type { StreamEvent } from '../../client/live';
-import { TextAccumulator } from '../../client/live';
-import type { AgentEvent } from '../../core/events';
-import { messageText } from '../../core/messages';
-import type { HttpApi } from '../../http/app';
-import { createHttpApi } from '../../http/app';
-import { parseTokens } from '../../http/auth';
-import type { HttpApiServer } from '../../http/server';
-import { serveHttpApi } from '../../http/server';
+import type { AgentRun } from '../../src/client';
+import { AgentClient } from '../../src/client';
+import type { StreamEvent } from '../../src/client/live';
+import { TextAccumulator } from '../../src/client/live';
+import type { AgentEvent } from '../../src/core/events/events';
+import { messageText } from '../../src/core/messages/messages';
+import type { HttpApi } from '../../apps/http/app';
+import { createHttpApi } from '../../apps/http/app';
+import { parseTokens } from '../../apps/http/auth';
+import type { HttpApiServer } from '../../apps/http/server';
+import { serveHttpApi } from '../../apps/http/server';
 import { ScriptedAgents } from '../helpers/agents';
 import { allEvents, resultWithin, waitForPending } from '../helpers/events';
 import type { Harness } from '../helpers/harness';

@@ -11,11 +11,11 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { AgentClient } from '../../client';
-import type { RestartableServer } from '../../server/restartable-server';
-import { restartableServer } from '../../server/restartable-server';
-import { FileBlobStore } from '../../store/blob-store';
-import { createWorker } from '../../worker';
+import { AgentClient } from '../../src/client';
+import type { RestartableServer } from '../setup/restartable-server';
+import { restartableServer } from '../setup/restartable-server';
+import { FileBlobStore } from '../../src/integrations/store/blob-store';
+import { createWorker } from '../../src/worker';
 import { ScriptedAgents } from '../helpers/agents';
 
 const S = new ScriptedAgents();

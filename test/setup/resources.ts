@@ -5,10 +5,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startDevServer } from '../../server/dev-server';
-import type { FoundCli } from '../../server/temporal-cli';
-import { ensureTemporalCli } from '../../server/temporal-cli';
-import { buildAgentBundle } from '../../worker/build-bundle';
+import { startDevServer } from '../../apps/cli/dev-server/dev-server';
+import type { FoundCli } from '../../apps/cli/dev-server/temporal-cli';
+import { ensureTemporalCli } from '../../apps/cli/dev-server/temporal-cli';
+import { buildAgentBundle } from '../../src/worker/build-bundle';
 import type { Held } from './shared-resource';
 import { acquire } from './shared-resource';
 

@@ -5,17 +5,17 @@
  */
 import { describe, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
-import type { AgentRun } from '../../client';
-import type { AgentClient, AgentRunOf, StartOptions } from '../../client';
-import type { ApprovalRefusedError, RunNotFoundError } from '../../client';
-import { defineAgent, defineTool } from '../../agents/define';
-import type { PendingApproval, RunPolicy } from '../../core/approvals';
-import type { DurableAgentErrorCode } from '../../core/errors';
-import type { DefinitionError, DurableAgentError } from '../../core/errors';
-import type { AgentEvent, ToolCallEvent } from '../../core/events';
-import type { BudgetRequest } from '../../core/tool-call';
-import type { AgentRunResult, AnyToolCall, RunError, RunStatus } from '../../core/result';
-import type { JsonValue } from '../../core/json';
+import type { AgentRun } from '../../src/client';
+import type { AgentClient, AgentRunOf, StartOptions } from '../../src/client';
+import type { ApprovalRefusedError, RunNotFoundError } from '../../src/client';
+import { defineAgent, defineTool } from '../../src/agents/define';
+import type { PendingApproval, RunPolicy } from '../../src/core/approvals/approvals';
+import type { DurableAgentErrorCode } from '../../src/core/run/errors';
+import type { DefinitionError, DurableAgentError } from '../../src/core/run/errors';
+import type { AgentEvent, ToolCallEvent } from '../../src/core/events/events';
+import type { BudgetRequest } from '../../src/core/tool-calls/tool-call';
+import type { AgentRunResult, AnyToolCall, RunError, RunStatus } from '../../src/core/run/result';
+import type { JsonValue } from '../../src/core/messages/json';
 
 const refund = defineTool({
   name: 'refund',

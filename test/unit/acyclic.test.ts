@@ -32,8 +32,9 @@ const graph = new Map(
 
 describe('shipped code', () => {
   it('sees every layer', () => {
-    expect([...files].some((f) => f.startsWith('agents/'))).toBe(true);
-    expect([...files].some((f) => f.startsWith('workflows/'))).toBe(true);
+    expect([...files].some((f) => f.startsWith('src/agents/'))).toBe(true);
+    expect([...files].some((f) => f.startsWith('src/workflows/'))).toBe(true);
+    expect([...files].some((f) => f.startsWith('apps/cli/'))).toBe(true);
   });
 
   it('has no import cycle', () => {

@@ -1,13 +1,13 @@
 /** Declaring tools and agents, and their data form (agents/define.ts, agents/registry.ts). */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { Agent, AnyTool, BudgetOptions, Tool, ToolInputSchema } from '../../agents/define';
-import { DEFAULTS, defineAgent, defineTool, MAX_TOOL_RESULT_INLINE_BYTES, retrySpec, ToolError } from '../../agents/define';
-import { AgentRegistry, agentSpec, promptSpec, toolSpec, UnknownAgentError } from '../../agents/registry';
-import { gateFor } from '../../core/approvals';
-import { DefinitionError, DurableAgentError, isDurableAgentError } from '../../core/errors';
-import { BlobNotFoundError, blobRef, MemoryBlobStore } from '../../store/blob-store';
-import { createWorker } from '../../worker';
+import type { Agent, AnyTool, BudgetOptions, Tool, ToolInputSchema } from '../../src/agents/define';
+import { DEFAULTS, defineAgent, defineTool, MAX_TOOL_RESULT_INLINE_BYTES, retrySpec, ToolError } from '../../src/agents/define';
+import { AgentRegistry, agentSpec, promptSpec, toolSpec, UnknownAgentError } from '../../src/agents/registry';
+import { gateFor } from '../../src/core/approvals/approvals';
+import { DefinitionError, DurableAgentError, isDurableAgentError } from '../../src/core/run/errors';
+import { BlobNotFoundError, blobRef, MemoryBlobStore } from '../../src/integrations/store/blob-store';
+import { createWorker } from '../../src/worker';
 
 const MODEL = { provider: 'scripted', model: 'm' };
 

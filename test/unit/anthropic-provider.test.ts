@@ -6,9 +6,9 @@ import { createRequire } from 'node:module';
 import type * as AnthropicModule from '@anthropic-ai/sdk';
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { describe, expect, it } from 'vitest';
-import type { Message } from '../../core/messages';
-import { AnthropicStreamAssembler, anthropicParams, classifyAnthropicError, markCacheTail, retryAfterMs, toAnthropicMessages } from '../../providers/anthropic';
-import { ProviderError } from '../../providers/types';
+import type { Message } from '../../src/core/messages/messages';
+import { AnthropicStreamAssembler, anthropicParams, classifyAnthropicError, markCacheTail, retryAfterMs, toAnthropicMessages } from '../../src/integrations/providers/anthropic';
+import { ProviderError } from '../../src/integrations/providers/types';
 
 // The SDK as the provider loads it (CommonJS, on first use): its error classes are the ones it classifies
 // (an ESM import here would load the package's ESM build, whose classes are others).

@@ -1,7 +1,7 @@
 /** The pure approval rules (core/approvals.ts): gates, decision parsing, refusals and what to do with a signal. */
 import { describe, expect, it } from 'vitest';
-import type { ApprovalDecision, ApprovalSpec, CallApprovalState, Gate, PendingApproval, RunPolicy } from '../../core/approvals';
-import { MAX_QUEUED_DECISIONS, gateFor, parseDecision, policyRule, refusal, signalDisposition } from '../../core/approvals';
+import type { ApprovalDecision, ApprovalSpec, CallApprovalState, Gate, PendingApproval, RunPolicy } from '../../src/core/approvals/approvals';
+import { MAX_QUEUED_DECISIONS, gateFor, parseDecision, policyRule, refusal, signalDisposition } from '../../src/core/approvals/approvals';
 
 const always: ApprovalSpec = { mode: 'always', onTimeout: 'deny' };
 const never: ApprovalSpec = { mode: 'never', onTimeout: 'deny' };

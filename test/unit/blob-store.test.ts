@@ -4,8 +4,8 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BlobStore } from '../../store/blob-store';
-import { BlobNotFoundError, blobRef, FileBlobStore, MemoryBlobStore } from '../../store/blob-store';
+import type { BlobStore } from '../../src/integrations/store/blob-store';
+import { BlobNotFoundError, blobRef, FileBlobStore, MemoryBlobStore } from '../../src/integrations/store/blob-store';
 
 let root: string;
 let n = 0;

@@ -3,13 +3,13 @@
  * however long the conversation, and the run's result exactly what the untrimmed state gives.
  */
 import { describe, expect, it } from 'vitest';
-import { trimDue, trimmedState, TRIM_MIN_ITEMS } from '../../core/continuation';
-import type { TrimMark } from '../../core/continuation';
-import { jsonBytes } from '../../core/json';
-import { finishRun } from '../../core/report';
-import type { LoopState } from '../../core/state';
-import { startLoop } from '../../core/state';
-import { applyModelStep, applyToolOutcomes } from '../../core/transitions';
+import { trimDue, trimmedState, TRIM_MIN_ITEMS } from '../../src/core/run/continuation';
+import type { TrimMark } from '../../src/core/run/continuation';
+import { jsonBytes } from '../../src/core/messages/json';
+import { finishRun } from '../../src/core/run/report';
+import type { LoopState } from '../../src/core/loop/state';
+import { startLoop } from '../../src/core/loop/state';
+import { applyModelStep, applyToolOutcomes } from '../../src/core/loop/transitions';
 import { READ, agentSpec, modelStep, ok, usage, use } from './core-fixtures';
 
 const meta = { workflowId: 'wf-1', runId: 'run-1', startedAt: '2025-01-01T00:00:00.000Z', endedAt: '2025-01-01T00:00:05.000Z' };

@@ -1,9 +1,9 @@
 /** Budgets of a run (core/budget.ts): merging agent and run limits, exhaustion, messages, validation. */
 import { describe, expect, it } from 'vitest';
-import type { Budget, BudgetSpent } from '../../core/budget';
-import { BUDGET_KEYS, budgetMessage, budgetProblems, budgetSpent, effectiveBudget, exhaustedBudget } from '../../core/budget';
-import { runCost } from '../../core/report';
-import type { StepReport } from '../../core/result';
+import type { Budget, BudgetSpent } from '../../src/core/budget/budget';
+import { BUDGET_KEYS, budgetMessage, budgetProblems, budgetSpent, effectiveBudget, exhaustedBudget } from '../../src/core/budget/budget';
+import { runCost } from '../../src/core/run/report';
+import type { StepReport } from '../../src/core/run/result';
 
 const NOTHING: BudgetSpent = { tokens: 0, costUsd: 0, turns: 1 };
 

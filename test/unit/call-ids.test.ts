@@ -1,8 +1,8 @@
 /** Tool-call ids unique within a run (core/call-ids.ts). */
 import { describe, expect, it } from 'vitest';
-import { uniqueCallIds } from '../../core/call-ids';
-import type { AssistantMessage, ToolUseBlock } from '../../core/messages';
-import { toolCalls } from '../../core/messages';
+import { uniqueCallIds } from '../../src/core/tool-calls/call-ids';
+import type { AssistantMessage, ToolUseBlock } from '../../src/core/messages/messages';
+import { toolCalls } from '../../src/core/messages/messages';
 
 const use = (id: string, n = 0): ToolUseBlock => ({ type: 'tool_use', id, name: 'charge', input: { n } });
 const msg = (...calls: ToolUseBlock[]): AssistantMessage => ({ role: 'assistant', content: [{ type: 'text', text: 'charging' }, ...calls] });

@@ -1,13 +1,13 @@
 /** Tool calls whose input is not a JSON object (core/call-input.ts) and how the loop answers them (core/transitions.ts). */
 import { describe, expect, it } from 'vitest';
-import { deeperThan, invalidCallInput, isJsonObject, MAX_ARGUMENT_DEPTH, QUOTED_ARGUMENTS_CHARS, refuseDeepArguments, tooDeepError } from '../../core/call-input';
-import { parseArguments } from '../../providers/tool-arguments';
-import type { JsonValue } from '../../core/json';
-import type { ModelStep } from '../../core/state';
-import { startLoop } from '../../core/state';
-import { applyModelStep, applyToolOutcomes } from '../../core/transitions';
-import type { AssistantContent, ToolUseBlock } from '../../core/messages';
-import type { AgentSpec, ToolSpec } from '../../core/spec';
+import { deeperThan, invalidCallInput, isJsonObject, MAX_ARGUMENT_DEPTH, QUOTED_ARGUMENTS_CHARS, refuseDeepArguments, tooDeepError } from '../../src/core/tool-calls/call-input';
+import { parseArguments } from '../../src/integrations/providers/tool-arguments';
+import type { JsonValue } from '../../src/core/messages/json';
+import type { ModelStep } from '../../src/core/loop/state';
+import { startLoop } from '../../src/core/loop/state';
+import { applyModelStep, applyToolOutcomes } from '../../src/core/loop/transitions';
+import type { AssistantContent, ToolUseBlock } from '../../src/core/messages/messages';
+import type { AgentSpec, ToolSpec } from '../../src/core/run/spec';
 
 const RETRY = { maximumAttempts: 3, initialIntervalMs: 1000, backoffCoefficient: 2, maximumIntervalMs: 30_000 };
 const tool = (name: string, readOnly: boolean): ToolSpec => ({

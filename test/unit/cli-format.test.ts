@@ -1,15 +1,15 @@
 /** How the CLI prints the newer statuses and events. */
 import { describe, expect, it } from 'vitest';
-import type { AgentEvent } from '../../core/events';
-import type { AgentRunResult } from '../../core/result';
+import type { AgentEvent } from '../../src/core/events/events';
+import type { AgentRunResult } from '../../src/core/run/result';
 import { clearLine, cursorTo, moveCursor } from 'node:readline';
 import { Writable } from 'node:stream';
-import type { StreamEvent } from '../../client/live';
-import { formatDuration, formatEvent, formatResult } from '../../cli/format';
-import { spinnerFor } from '../../cli/follow';
-import { LiveView, rowsUp } from '../../cli/live-view';
-import { Output, stylesFor } from '../../cli/output';
-import { approvalLines } from '../../cli/commands/approvals';
+import type { StreamEvent } from '../../src/client/live';
+import { formatDuration, formatEvent, formatResult } from '../../apps/cli/format';
+import { spinnerFor } from '../../apps/cli/follow';
+import { LiveView, rowsUp } from '../../apps/cli/live-view';
+import { Output, stylesFor } from '../../apps/cli/terminal-output';
+import { approvalLines } from '../../apps/cli/commands/approvals';
 
 const plain = stylesFor({ isTTY: false });
 const stamp = { seq: 3, at: '2025-01-01T00:00:00.000Z' };

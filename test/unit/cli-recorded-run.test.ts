@@ -1,9 +1,9 @@
 /** Checking a decision against what a run's recorded history makes certain (no worker involved). */
 import { describe, expect, it } from 'vitest';
-import type { RecordedRun } from '../../cli/recorded-run';
-import { checkDecision } from '../../cli/recorded-run';
-import type { ApprovalSpec, RunPolicy } from '../../core/approvals';
-import type { AgentSpec, ToolSpec } from '../../core/spec';
+import type { RecordedRun } from '../../apps/cli/recorded-run';
+import { checkDecision } from '../../apps/cli/recorded-run';
+import type { ApprovalSpec, RunPolicy } from '../../src/core/approvals/approvals';
+import type { AgentSpec, ToolSpec } from '../../src/core/run/spec';
 
 function tool(name: string, approval?: ApprovalSpec): ToolSpec {
   const retry = { maximumAttempts: 1, initialIntervalMs: 1, backoffCoefficient: 1, maximumIntervalMs: 1 };

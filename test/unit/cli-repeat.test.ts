@@ -1,7 +1,7 @@
 /** The CLI's "check every few seconds" loop (used to watch for a worker during a long run). */
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { repeatEvery } from '../../cli/repeat';
+import { repeatEvery } from '../../apps/cli/repeat';
 
 describe('repeatEvery', () => {
   it('leaves no abort listener behind, however many rounds it runs', async () => {

@@ -1,7 +1,7 @@
 /** The visibility query of `durable-agent runs`, and the CLI's tables. */
 import { describe, expect, it } from 'vitest';
-import { runsQuery } from '../../cli/commands/runs';
-import { formatTable } from '../../cli/table';
+import { runsQuery } from '../../apps/cli/commands/runs';
+import { formatTable } from '../../apps/cli/table';
 
 describe('runsQuery', () => {
   const now = Date.parse('2026-01-02T00:00:00.000Z');

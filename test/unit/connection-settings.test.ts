@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { resolveConnectionSettings } from '../../client/connection-settings';
-import { DurableAgentError } from '../../core/errors';
+import { resolveConnectionSettings } from '../../src/client/connection-settings';
+import { DurableAgentError } from '../../src/core/run/errors';
 
 const dir = mkdtempSync(join(tmpdir(), 'durable-agent-envconfig-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

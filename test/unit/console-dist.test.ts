@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildConsole, CONSOLE_DIST, CONSOLE_FILES } from '../../console/build';
+import { buildConsole, CONSOLE_DIST, CONSOLE_FILES } from '../../apps/console/build';
 
 describe('console/dist', () => {
   const out = mkdtempSync(join(tmpdir(), 'durable-agent-console-'));

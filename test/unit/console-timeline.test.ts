@@ -4,9 +4,9 @@
  * with their latency, and notes; a durable event seen again after a reconnection is ignored.
  */
 import { describe, expect, it } from 'vitest';
-import type { StreamEvent } from '../../client/live';
-import type { StepEntry, ToolEntry } from '../../console/src/timeline';
-import { Timeline } from '../../console/src/timeline';
+import type { StreamEvent } from '../../src/client/live';
+import type { StepEntry, ToolEntry } from '../../apps/console/src/timeline';
+import { Timeline } from '../../apps/console/src/timeline';
 
 const at = '2026-01-01T00:00:00.000Z';
 const usage = { inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0 };

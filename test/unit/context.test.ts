@@ -1,7 +1,7 @@
 /** The context rules (core/context.ts, core/compaction.ts): estimates, split points, the view, stubs. */
 import { describe, expect, it } from 'vitest';
-import { compactionDue, nextCallEstimate, rebasedContext } from '../../core/compaction';
-import type { ContextSpec } from '../../core/context';
+import { compactionDue, nextCallEstimate, rebasedContext } from '../../src/core/context/compaction';
+import type { ContextSpec } from '../../src/core/context/context';
 import {
   anchorAt,
   compacted,
@@ -13,11 +13,11 @@ import {
   stubbedThrough,
   SUMMARY_HEADER,
   summaryRequestText,
-} from '../../core/context';
-import type { Message } from '../../core/messages';
-import type { LoopState } from '../../core/state';
-import { startLoop } from '../../core/state';
-import { ZERO_USAGE } from '../../core/usage';
+} from '../../src/core/context/context';
+import type { Message } from '../../src/core/messages/messages';
+import type { LoopState } from '../../src/core/loop/state';
+import { startLoop } from '../../src/core/loop/state';
+import { ZERO_USAGE } from '../../src/core/budget/usage';
 
 const user = (text: string): Message => ({ role: 'user', content: [{ type: 'text', text }] });
 const say = (text: string): Message => ({ role: 'assistant', content: [{ type: 'text', text }] });

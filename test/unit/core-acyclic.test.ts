@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { modulesOnCycles } from '../helpers/cycles';
 
-const CORE = join(__dirname, '..', '..', 'core');
+const CORE = join(__dirname, '..', '..', 'src', 'core');
 const IMPORT = /(?:import|export)[^'"]*?from\s+['"]([^'"]+)['"]/g;
 
 function imports(file: string): string[] {

@@ -1,14 +1,14 @@
 /** Shared builders for the unit tests of the pure core modules (state, plan, transitions, outcomes, report). */
 import { expect } from 'vitest';
-import type { AgentEventBody } from '../../core/events';
-import type { JsonValue } from '../../core/json';
-import type { AssistantContent, Message, ToolResultBlock, ToolUseBlock } from '../../core/messages';
-import type { StopReason } from '../../core/model';
-import type { ToolOutcome } from '../../core/outcomes';
-import type { PlannedCall } from '../../core/plan';
-import type { AgentSpec, ToolErrorPolicy, ToolSpec } from '../../core/spec';
-import type { ModelStep } from '../../core/state';
-import type { Usage } from '../../core/usage';
+import type { AgentEventBody } from '../../src/core/events/events';
+import type { JsonValue } from '../../src/core/messages/json';
+import type { AssistantContent, Message, ToolResultBlock, ToolUseBlock } from '../../src/core/messages/messages';
+import type { StopReason } from '../../src/core/output/native-output';
+import type { ToolOutcome } from '../../src/core/tool-calls/outcomes';
+import type { PlannedCall } from '../../src/core/tool-calls/plan';
+import type { AgentSpec, ToolErrorPolicy, ToolSpec } from '../../src/core/run/spec';
+import type { ModelStep } from '../../src/core/loop/state';
+import type { Usage } from '../../src/core/budget/usage';
 
 export const RETRY = { maximumAttempts: 3, initialIntervalMs: 1000, backoffCoefficient: 2, maximumIntervalMs: 30_000 };
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, definitionHashInput } from '../../core/definition';
-import type { AgentSpec } from '../../core/spec';
+import { canonicalJson, definitionHashInput } from '../../src/core/run/definition';
+import type { AgentSpec } from '../../src/core/run/spec';
 
 const spec: AgentSpec = {
   name: 'a',

@@ -1,11 +1,11 @@
 /** The demo's calculator parser, the offline demo model's reading of prompts and transcripts, and its model choice. */
 import { describe, expect, it } from 'vitest';
-import type { Message } from '../../core/messages';
-import { agentSpec, promptSpec } from '../../agents/registry';
-import { demoWorkerConfig } from '../../demo';
-import { CalculatorError, evaluate } from '../../demo/calculator';
-import { composeAnswer, findExpressions, findNote, findTimeZone, OFFLINE_LABEL, planToolCalls } from '../../demo/offline-model';
-import { clearNotes } from '../../demo/tools';
+import type { Message } from '../../src/core/messages/messages';
+import { agentSpec, promptSpec } from '../../src/agents/registry';
+import { demoWorkerConfig } from '../../apps/cli/demo';
+import { CalculatorError, evaluate } from '../../apps/cli/demo/calculator';
+import { composeAnswer, findExpressions, findNote, findTimeZone, OFFLINE_LABEL, planToolCalls } from '../../apps/cli/demo/offline-model';
+import { clearNotes } from '../../apps/cli/demo/tools';
 
 describe('calculator', () => {
   it.each([

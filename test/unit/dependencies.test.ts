@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 
 const ROOT = resolve(__dirname, '..', '..');
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- CommonJS module shared with bin/
-const { SOURCES } = require(join(ROOT, 'bin', 'entry.js')) as { SOURCES: string[] };
+const { SOURCES } = require(join(ROOT, 'apps', 'cli', 'bin', 'entry.js')) as { SOURCES: string[] };
 
 interface Manifest {
   license: string;
@@ -71,7 +71,7 @@ function importsUnder(roots: string[]): Map<string, string[]> {
   return found;
 }
 
-const shipped = importsUnder([...SOURCES, 'bin']);
+const shipped = importsUnder([...SOURCES, 'apps/cli/bin']);
 const tooling = importsUnder(['test', 'bench', 'examples', 'console', 'eslint.config.mjs', 'vitest.config.mts']);
 
 describe('dependencies', () => {

@@ -7,10 +7,10 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApprovalRefusedError, RunNotFoundError } from '../../client/errors';
-import { DefinitionError, DurableAgentError, isDurableAgentError } from '../../core/errors';
-import type * as ClientErrors from '../../client/errors';
-import type * as CoreErrors from '../../core/errors';
+import { ApprovalRefusedError, RunNotFoundError } from '../../src/client/errors';
+import { DefinitionError, DurableAgentError, isDurableAgentError } from '../../src/core/run/errors';
+import type * as ClientErrors from '../../src/client/errors';
+import type * as CoreErrors from '../../src/core/run/errors';
 
 type ErrorsModule = typeof CoreErrors;
 type ClientErrorsModule = typeof ClientErrors;
@@ -21,11 +21,11 @@ let copy: ErrorsModule;
 let copyClient: ClientErrorsModule;
 
 beforeAll(async () => {
-  mkdirSync(join(dir, 'core'));
+  mkdirSync(join(dir, 'core', 'run'), { recursive: true });
   mkdirSync(join(dir, 'client'));
-  cpSync(join(ROOT, 'core', 'errors.ts'), join(dir, 'core', 'errors.ts'));
-  cpSync(join(ROOT, 'client', 'errors.ts'), join(dir, 'client', 'errors.ts'));
-  copy = (await import(join(dir, 'core', 'errors.ts'))) as ErrorsModule;
+  cpSync(join(ROOT, 'src', 'core', 'run', 'errors.ts'), join(dir, 'core', 'run', 'errors.ts'));
+  cpSync(join(ROOT, 'src', 'client', 'errors.ts'), join(dir, 'client', 'errors.ts'));
+  copy = (await import(join(dir, 'core', 'run', 'errors.ts'))) as ErrorsModule;
   copyClient = (await import(join(dir, 'client', 'errors.ts'))) as ClientErrorsModule;
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,8 +1,8 @@
 /** The run event log read by cursor (core/event-log.ts). */
 import { describe, expect, it } from 'vitest';
-import type { AgentEventBody } from '../../core/events';
-import { EVENT_PAGE_BYTES, EVENT_PAGE_LIMIT, EVENT_PAGE_MAX, EventLog, recordedPage } from '../../core/event-log';
-import { ZERO_USAGE } from '../../core/usage';
+import type { AgentEventBody } from '../../src/core/events/events';
+import { EVENT_PAGE_BYTES, EVENT_PAGE_LIMIT, EVENT_PAGE_MAX, EventLog, recordedPage } from '../../src/core/events/event-log';
+import { ZERO_USAGE } from '../../src/core/budget/usage';
 
 function text(n: number): AgentEventBody {
   return { type: 'text', step: 1, text: `event ${n}` };

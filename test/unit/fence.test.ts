@@ -1,6 +1,6 @@
 /** Fencing untrusted tool output (core/fence.ts): the content can never close the fence. */
 import { describe, expect, it } from 'vitest';
-import { escapeFenced, FENCE_TAG, fenceUntrusted } from '../../core/fence';
+import { escapeFenced, FENCE_TAG, fenceUntrusted } from '../../src/core/tool-calls/fence';
 
 const CLOSE = `</${FENCE_TAG}>`;
 

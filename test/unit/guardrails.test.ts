@@ -1,12 +1,12 @@
 /** The pure rules of guardrails: what a decision does to the loop (core/guardrails.ts), and their definitions. */
 import { describe, expect, it } from 'vitest';
-import type { GuardrailDecision, GuardrailSpec } from '../../core/guardrail-types';
-import { applyInputGuardrails, applyOutputGuardrails, feedbackText, guardrailsFailed, hasGuardrails, judgesAnswer } from '../../core/guardrails';
-import { finishRun } from '../../core/report';
-import { startLoop } from '../../core/state';
-import { applyModelStep } from '../../core/transitions';
-import { defineAgent } from '../../agents/define';
-import { defineGuardrail, guardrailsField } from '../../agents/guardrails';
+import type { GuardrailDecision, GuardrailSpec } from '../../src/core/guardrails/guardrail-types';
+import { applyInputGuardrails, applyOutputGuardrails, feedbackText, guardrailsFailed, hasGuardrails, judgesAnswer } from '../../src/core/guardrails/guardrails';
+import { finishRun } from '../../src/core/run/report';
+import { startLoop } from '../../src/core/loop/state';
+import { applyModelStep } from '../../src/core/loop/transitions';
+import { defineAgent } from '../../src/agents/define';
+import { defineGuardrail, guardrailsField } from '../../src/agents/guardrails';
 import { agentSpec, expectEveryCallAnswered, modelStep, use } from './core-fixtures';
 
 const g = (name: string, tripwire = false, feedback = true): GuardrailSpec => ({ name, tripwire, feedback });

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Context } from '@temporalio/activity';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { describe, expect, it } from 'vitest';
-import { heartbeatEvery, keepAlive } from '../../activities/heartbeat';
+import { heartbeatEvery, keepAlive } from '../../src/activities/heartbeat';
 
 /** Run `work` as an activity with a heartbeat timeout, under keepAlive; the heartbeats it sent. */
 async function beatsDuring(heartbeatTimeoutMs: number | undefined, work: () => Promise<void>): Promise<unknown[]> {

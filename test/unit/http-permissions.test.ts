@@ -1,9 +1,9 @@
 /** Token permissions (http/auth.ts, http/permissions.ts) and the start options a token gets (http/start-options.ts). */
 import { describe, expect, it } from 'vitest';
-import type { Caller } from '../../http/auth';
-import { parseTokens } from '../../http/auth';
-import { holds, mayActOnRun } from '../../http/permissions';
-import { startOptions } from '../../http/start-options';
+import type { Caller } from '../../apps/http/auth';
+import { parseTokens } from '../../apps/http/auth';
+import { holds, mayActOnRun } from '../../apps/http/permissions';
+import { startOptions } from '../../apps/http/start-options';
 
 const T = (n: number) => `token-number-${n}-long-enough`;
 const callerOf = (entry: unknown): Caller => parseTokens(JSON.stringify({ tokens: { [T(1)]: entry } }), 'test').caller(`Bearer ${T(1)}`)!;

@@ -1,10 +1,10 @@
 /** Messages people send to a running agent (core/inbox.ts) and how they join the conversation (applyUserMessages). */
 import { describe, expect, it } from 'vitest';
-import { MAX_MESSAGE_CHARS, parseUserMessage, withUserText } from '../../core/inbox';
-import type { Message } from '../../core/messages';
-import type { LoopState } from '../../core/state';
-import { startLoop } from '../../core/state';
-import { applyUserMessages } from '../../core/transitions';
+import { MAX_MESSAGE_CHARS, parseUserMessage, withUserText } from '../../src/core/messages/user-messages';
+import type { Message } from '../../src/core/messages/messages';
+import type { LoopState } from '../../src/core/loop/state';
+import { startLoop } from '../../src/core/loop/state';
+import { applyUserMessages } from '../../src/core/loop/transitions';
 
 const spec = { name: 'a', limits: { maxSteps: 10, toolResultInlineBytes: 1024 } };
 

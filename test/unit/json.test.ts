@@ -1,6 +1,6 @@
 /** Byte counts and previews without Node APIs (core/json.ts), checked against Node's own encoder. */
 import { describe, expect, it } from 'vitest';
-import { jsonBytes, preview, utf8Bytes } from '../../core/json';
+import { jsonBytes, preview, utf8Bytes } from '../../src/core/messages/json';
 
 const SAMPLES: Record<string, string> = {
   empty: '',

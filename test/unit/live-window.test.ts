@@ -1,7 +1,7 @@
 /** The live window a streaming model call carries in its heartbeat details (streaming/live-window.ts). */
 import { describe, expect, it } from 'vitest';
-import { jsonBytes } from '../../core/json';
-import { LIVE_WINDOW_BYTES, LiveWindow } from '../../streaming/live-window';
+import { jsonBytes } from '../../src/core/messages/json';
+import { LIVE_WINDOW_BYTES, LiveWindow } from '../../src/integrations/streaming/live-window';
 
 describe('LiveWindow', () => {
   it('keeps the newest deltas within its bound of JSON bytes, numbered', () => {

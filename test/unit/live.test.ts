@@ -1,10 +1,10 @@
 /** The client's live-stream rules (client/live.ts): exact merging of durable events and deltas. */
 import { describe, expect, it } from 'vitest';
-import type { StreamEvent } from '../../client/live';
-import { LiveFilter, merge, TextAccumulator } from '../../client/live';
-import type { AgentEvent } from '../../core/events';
-import type { LiveDelta, TextChunk } from '../../core/stream';
-import { ZERO_USAGE } from '../../core/usage';
+import type { StreamEvent } from '../../src/client/live';
+import { LiveFilter, merge, TextAccumulator } from '../../src/client/live';
+import type { AgentEvent } from '../../src/core/events/events';
+import type { LiveDelta, TextChunk } from '../../src/core/events/stream';
+import { ZERO_USAGE } from '../../src/core/budget/usage';
 
 let seq = 0;
 const stamp = <T extends object>(e: T) => ({ ...e, seq: seq++, at: '2026-01-01T00:00:00.000Z' }) as unknown as AgentEvent;

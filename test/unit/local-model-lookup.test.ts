@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeNeeding } from '../helpers/component';
-import { findLocalModel, LLAMA_INSTALL_HINT, LLAMA_MODEL_ENV, LLAMA_PYTHON_ENV, projectLocalModelPaths } from '../../server/local-model';
-import { packageRoot } from '../../server/temporal-cli';
+import { findLocalModel, LLAMA_INSTALL_HINT, LLAMA_MODEL_ENV, LLAMA_PYTHON_ENV, projectLocalModelPaths } from '../../apps/cli/dev-server/local-model';
+import { packageRoot } from '../../apps/cli/dev-server/temporal-cli';
 
 const installed = projectLocalModelPaths(packageRoot());
 const missing = (() => {

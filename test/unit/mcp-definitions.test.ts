@@ -1,11 +1,11 @@
 /** MCP declarations, tool names and result texts: the pure parts (no server). */
 import { describe, expect, it } from 'vitest';
-import { defineAgent } from '../../agents/define';
-import { DefinitionError } from '../../core/errors';
-import { mcpToolName } from '../../mcp/names';
-import { resultText } from '../../mcp/results';
-import { mcpServer, mcpTools } from '../../mcp/server';
-import { NAME } from '../../agents/validate';
+import { defineAgent } from '../../src/agents/define';
+import { DefinitionError } from '../../src/core/run/errors';
+import { mcpToolName } from '../../src/integrations/mcp/names';
+import { resultText } from '../../src/integrations/mcp/results';
+import { mcpServer, mcpTools } from '../../src/integrations/mcp/server';
+import { NAME } from '../../src/agents/validate';
 
 const model = { provider: 'scripted', model: 'x' };
 

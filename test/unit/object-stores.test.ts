@@ -2,8 +2,8 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FileObjectStore, SYNC_WRITE_MAX_BYTES } from '../../store/file-objects';
-import { MemoryObjectStore } from '../../store/objects';
+import { FileObjectStore, SYNC_WRITE_MAX_BYTES } from '../../src/integrations/store/file-objects';
+import { MemoryObjectStore } from '../../src/integrations/store/objects';
 import { objectStoreContract } from '../helpers/object-store-contract';
 
 objectStoreContract('directory', async () => new FileObjectStore(mkdtempSync(join(tmpdir(), 'durable-agent-objects-'))));

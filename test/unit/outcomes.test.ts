@@ -1,6 +1,6 @@
 /** What one tool call came to (core/outcomes.ts): the result texts the model reads, and the tool_result event. */
 import { describe, expect, it } from 'vitest';
-import { outputText } from '../../core/messages';
+import { outputText } from '../../src/core/messages/messages';
 import {
   decisionOutcome,
   errorOutcome,
@@ -12,7 +12,7 @@ import {
   truncatedOutcome,
   unknownToolOutcome,
   withdrawnOutcome,
-} from '../../core/outcomes';
+} from '../../src/core/tool-calls/outcomes';
 import { ok } from './core-fixtures';
 
 /** An error outcome of `text` that was never run. */

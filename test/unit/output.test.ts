@@ -1,17 +1,17 @@
 /** Structured final output: the pure rules (core/output.ts), the worker's validation and the definition checks. */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { judgeAnswer, outputRequest } from '../../activities/output';
-import { defineAgent, defineTool } from '../../agents/define';
-import { outputSpec } from '../../agents/output';
-import { DefinitionError } from '../../core/errors';
-import { applyOutputAnswer, FINAL_ANSWER_ACCEPTED, FINAL_ANSWER_TOOL, formatIssues, NOT_RUN_WITH_FINAL_ANSWER, parseJsonAnswer } from '../../core/output';
-import { finishRun } from '../../core/report';
-import type { AgentSpec, OutputSpec } from '../../core/spec';
-import type { LoopState, ModelStep } from '../../core/state';
-import { startLoop } from '../../core/state';
-import { applyModelStep } from '../../core/transitions';
-import { responseFormat, strictCompatible } from '../../providers/openai-request';
+import { judgeAnswer, outputRequest } from '../../src/activities/output';
+import { defineAgent, defineTool } from '../../src/agents/define';
+import { outputSpec } from '../../src/agents/output';
+import { DefinitionError } from '../../src/core/run/errors';
+import { applyOutputAnswer, FINAL_ANSWER_ACCEPTED, FINAL_ANSWER_TOOL, formatIssues, NOT_RUN_WITH_FINAL_ANSWER, parseJsonAnswer } from '../../src/core/output/output';
+import { finishRun } from '../../src/core/run/report';
+import type { AgentSpec, OutputSpec } from '../../src/core/run/spec';
+import type { LoopState, ModelStep } from '../../src/core/loop/state';
+import { startLoop } from '../../src/core/loop/state';
+import { applyModelStep } from '../../src/core/loop/transitions';
+import { responseFormat, strictCompatible } from '../../src/integrations/providers/openai-request';
 import { agentSpec, modelStep, use } from './core-fixtures';
 
 const schema = z.object({ city: z.string(), temperature: z.number() });

@@ -1,10 +1,10 @@
 /** Planning a step (core/plan.ts): which calls run, in which batches, and which are answered at once. */
 import { describe, expect, it } from 'vitest';
-import { invalidCallInput } from '../../core/call-input';
-import type { JsonValue } from '../../core/json';
-import type { AssistantContent, ToolUseBlock } from '../../core/messages';
-import type { PlannedCall } from '../../core/plan';
-import { STEP_INLINE_BUDGET_BYTES, batchCalls, inlineLimitPerCall, planStep } from '../../core/plan';
+import { invalidCallInput } from '../../src/core/tool-calls/call-input';
+import type { JsonValue } from '../../src/core/messages/json';
+import type { AssistantContent, ToolUseBlock } from '../../src/core/messages/messages';
+import type { PlannedCall } from '../../src/core/tool-calls/plan';
+import { STEP_INLINE_BUDGET_BYTES, batchCalls, inlineLimitPerCall, planStep } from '../../src/core/tool-calls/plan';
 import { READ, WRITE, agentSpec, planned, use } from './core-fixtures';
 
 const spec = agentSpec();

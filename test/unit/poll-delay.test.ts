@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FIRST_EVENT_WAITS_MS, emptyPollWait } from '../../client/poll-delay';
+import { FIRST_EVENT_WAITS_MS, emptyPollWait } from '../../src/client/poll-delay';
 
 describe('emptyPollWait', () => {
   it('asks again sooner before the first event: 10, 20, 40, 80 ms, then the poll interval', () => {

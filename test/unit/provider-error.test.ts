@@ -1,8 +1,8 @@
 /** ProviderError is a durable-agent error (providers/types.ts). */
 import { describe, expect, it } from 'vitest';
-import { DurableAgentError, isDurableAgentError } from '../../core/errors';
-import { apiFailure, isContextOverflow } from '../../providers/errors';
-import { ProviderError } from '../../providers/types';
+import { DurableAgentError, isDurableAgentError } from '../../src/core/run/errors';
+import { apiFailure, isContextOverflow } from '../../src/integrations/providers/errors';
+import { ProviderError } from '../../src/integrations/providers/types';
 
 describe('ProviderError', () => {
   it('extends DurableAgentError with code provider_error, keeping its fields', () => {

@@ -1,15 +1,15 @@
 /** The pure redaction (`core/redact.ts`) and the worker's registry of secrets (`worker/secrets.ts`). */
 import { describe, expect, it } from 'vitest';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
-import { defineAgent } from '../../agents/define';
-import { AgentRegistry } from '../../agents/registry';
-import { REDACTED, Redactor, base64Of, secretForms } from '../../core/redact';
-import { Keyring } from '../../encryption/keyring';
-import { mcpServer } from '../../mcp/server';
-import { AnthropicProvider, OpenAIProvider, PLACEHOLDER_API_KEY } from '../../providers';
-import { redactError, withRedaction } from '../../activities/redaction';
-import type { AgentActivities } from '../../core/contract';
-import { environmentSecrets, urlPassword, WorkerRedaction, workerSecrets } from '../../worker/secrets';
+import { defineAgent } from '../../src/agents/define';
+import { AgentRegistry } from '../../src/agents/registry';
+import { REDACTED, Redactor, base64Of, secretForms } from '../../src/core/messages/redact';
+import { Keyring } from '../../src/integrations/encryption/keyring';
+import { mcpServer } from '../../src/integrations/mcp/server';
+import { AnthropicProvider, OpenAIProvider, PLACEHOLDER_API_KEY } from '../../src/integrations/providers';
+import { redactError, withRedaction } from '../../src/activities/redaction';
+import type { AgentActivities } from '../../src/core/run/contract';
+import { environmentSecrets, urlPassword, WorkerRedaction, workerSecrets } from '../../src/worker/secrets';
 
 const KEY = 'kx7-Very/Secret+Value=9';
 

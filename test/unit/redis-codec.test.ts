@@ -1,8 +1,8 @@
 /** The pure parts of the Redis Streams transport: keys, entry encoding, reply parsing, option checks. */
 import { describe, expect, it } from 'vitest';
-import type { LiveDelta } from '../../core/stream';
-import { DEFAULT_KEY_PREFIX, checkRedisUrl, decodeDelta, encodeDelta, entriesOf, entriesOfRange, isStreamId, lastIdOf, lastReadIdOf, redact, streamKey } from '../../streaming/redis-codec';
-import { RedisDeltaFeed, RedisDeltaPublisher } from '../../streaming/redis';
+import type { LiveDelta } from '../../src/core/events/stream';
+import { DEFAULT_KEY_PREFIX, checkRedisUrl, decodeDelta, encodeDelta, entriesOf, entriesOfRange, isStreamId, lastIdOf, lastReadIdOf, redact, streamKey } from '../../src/integrations/streaming/redis-codec';
+import { RedisDeltaFeed, RedisDeltaPublisher } from '../../src/integrations/streaming/redis';
 import { REDIS_SERVER_ENV, findRedisServer } from '../helpers/redis';
 
 const text: LiveDelta = { workflowId: 'wf-1', step: 2, attempt: 3, n: 7, delta: { type: 'text', text: 'héllo "quoted"\n' } };

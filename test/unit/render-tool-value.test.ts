@@ -1,6 +1,6 @@
 /** How tool return values become the text the model reads (activities/tool.ts renderToolValue). */
 import { describe, expect, it } from 'vitest';
-import { renderToolValue } from '../../activities/tool';
+import { renderToolValue } from '../../src/activities/tool';
 
 describe('renderToolValue', () => {
   it('passes strings through unchanged', () => {

@@ -1,13 +1,13 @@
 /** The end of a run (core/report.ts): its typed result, report, cost and `done` event. */
 import { describe, expect, it } from 'vitest';
-import type { Message } from '../../core/messages';
-import type { RunStatus } from '../../core/result';
-import { RUN_STATUSES } from '../../core/result';
-import { REPORT_DETAIL_BYTES, answerText, doneEvent, finishRun, recentMessages, recentWithin, runCost } from '../../core/report';
-import { jsonBytes } from '../../core/json';
-import { startLoop } from '../../core/state';
-import { MAX_TOKENS_CONTINUE, applyModelStep, applyToolOutcomes } from '../../core/transitions';
-import type { Transition } from '../../core/transitions';
+import type { Message } from '../../src/core/messages/messages';
+import type { RunStatus } from '../../src/core/run/result';
+import { RUN_STATUSES } from '../../src/core/run/result';
+import { REPORT_DETAIL_BYTES, answerText, doneEvent, finishRun, recentMessages, recentWithin, runCost } from '../../src/core/run/report';
+import { jsonBytes } from '../../src/core/messages/json';
+import { startLoop } from '../../src/core/loop/state';
+import { MAX_TOKENS_CONTINUE, applyModelStep, applyToolOutcomes } from '../../src/core/loop/transitions';
+import type { Transition } from '../../src/core/loop/transitions';
 import { READ, agentSpec, modelStep, ok, toolSpec, usage, use } from './core-fixtures';
 
 const spec = agentSpec([READ, toolSpec('deploy', false, 'fail')]);

@@ -1,8 +1,8 @@
 /** Model-call retry decisions (core/retry.ts). */
 import { describe, expect, it } from 'vitest';
-import type { AttemptFailure } from '../../core/retry';
-import { modelForAttempt, modelLabel, retryDelay, shouldRetry } from '../../core/retry';
-import type { ModelRef, RetrySpec } from '../../core/spec';
+import type { AttemptFailure } from '../../src/core/run/retry';
+import { modelForAttempt, modelLabel, retryDelay, shouldRetry } from '../../src/core/run/retry';
+import type { ModelRef, RetrySpec } from '../../src/core/run/spec';
 
 const POLICY: RetrySpec = { maximumAttempts: 4, initialIntervalMs: 1000, backoffCoefficient: 2, maximumIntervalMs: 5000 };
 const transient: AttemptFailure = { message: 'overloaded', type: 'overloaded_error', retryable: true };

@@ -1,10 +1,10 @@
 /** Run budgets from outside: the client-side check (client/run-budget.ts), budget options (agents/budget-options.ts), the workflow's input check. */
 import { describe, expect, it } from 'vitest';
-import { budgetOptionsProblems, toBudget } from '../../agents/budget-options';
-import type { DurableAgentError } from '../../core/errors';
-import { isDurableAgentError } from '../../core/errors';
-import { runBudget } from '../../client/run-budget';
-import { inputProblems } from '../../workflows/input';
+import { budgetOptionsProblems, toBudget } from '../../src/agents/budget-options';
+import type { DurableAgentError } from '../../src/core/run/errors';
+import { isDurableAgentError } from '../../src/core/run/errors';
+import { runBudget } from '../../src/client/run-budget';
+import { inputProblems } from '../../src/workflows/input';
 
 function refusal(run: () => unknown): DurableAgentError {
   try {

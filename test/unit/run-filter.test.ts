@@ -1,8 +1,8 @@
 /** The run filter of `AgentClient.listRuns` (and `GET /runs`): a bad one is a typed error naming its field. */
 import { describe, expect, it } from 'vitest';
-import { RunFilterError, runsQuery } from '../../client';
-import { runsLimit } from '../../client/run-list';
-import { toHttpError } from '../../http/errors';
+import { RunFilterError, runsQuery } from '../../src/client';
+import { runsLimit } from '../../src/client/run-list';
+import { toHttpError } from '../../apps/http/errors';
 
 function refusal(f: () => unknown): RunFilterError {
   try {

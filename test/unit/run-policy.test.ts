@@ -1,8 +1,8 @@
 /** The rules a run policy must follow (core/run-policy.ts): only tighten approvals, every key a tool. */
 import { describe, expect, it } from 'vitest';
-import type { PolicyTool } from '../../core/run-policy';
-import { nearMatches, PolicyError, policyProblems, waiverProblem } from '../../core/run-policy';
-import { DurableAgentError } from '../../core/errors';
+import type { PolicyTool } from '../../src/core/approvals/run-policy';
+import { nearMatches, PolicyError, policyProblems, waiverProblem } from '../../src/core/approvals/run-policy';
+import { DurableAgentError } from '../../src/core/run/errors';
 
 const tools: PolicyTool[] = [
   { name: 'clear', approval: { mode: 'always', onTimeout: 'deny' } },

@@ -7,9 +7,9 @@ import { execFile } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { isDurableAgentError } from '../../core/errors';
-import { objectStoreFor, StoreConfigError } from '../../store/open';
-import { S3ObjectStore } from '../../store/s3-objects';
+import { isDurableAgentError } from '../../src/core/run/errors';
+import { objectStoreFor, StoreConfigError } from '../../src/integrations/store/open';
+import { S3ObjectStore } from '../../src/integrations/store/s3-objects';
 
 const ROOT = resolve(__dirname, '..', '..');
 

@@ -1,11 +1,11 @@
 /** The scripted model provider (providers/scripted.ts). */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { Message } from '../../core/messages';
-import type { ModelRequest } from '../../core/model';
-import type { Script } from '../../providers/scripted';
-import { ScriptedProvider } from '../../providers/scripted';
-import type { ModelCallContext } from '../../providers/types';
-import { ProviderError } from '../../providers/types';
+import type { Message } from '../../src/core/messages/messages';
+import type { ModelRequest } from '../../src/core/output/native-output';
+import type { Script } from '../../src/integrations/providers/scripted';
+import { ScriptedProvider } from '../../src/integrations/providers/scripted';
+import type { ModelCallContext } from '../../src/integrations/providers/types';
+import { ProviderError } from '../../src/integrations/providers/types';
 
 const user = (text: string): Message => ({ role: 'user', content: [{ type: 'text', text }] });
 const assistant = (text: string): Message => ({ role: 'assistant', content: [{ type: 'text', text }] });

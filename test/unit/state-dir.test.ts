@@ -3,7 +3,7 @@ import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { stateDir } from '../../worker/paths';
+import { stateDir } from '../../src/worker/paths';
 
 const cwd = process.cwd();
 const saved = process.env.DURABLE_AGENT_HOME;

@@ -1,7 +1,7 @@
 /** The loop's state (core/state.ts): the first state of a run, what the model activity gets, cut-off calls. */
 import { describe, expect, it } from 'vitest';
-import type { AssistantMessage } from '../../core/messages';
-import { dropIncompleteCalls, modelInput, startLoop } from '../../core/state';
+import type { AssistantMessage } from '../../src/core/messages/messages';
+import { dropIncompleteCalls, modelInput, startLoop } from '../../src/core/loop/state';
 import { agentSpec, usage, use } from './core-fixtures';
 
 describe('startLoop', () => {

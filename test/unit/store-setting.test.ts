@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryBlobStore } from '../../store/blob-store';
-import { FileObjectStore } from '../../store/file-objects';
-import { MemoryObjectStore } from '../../store/objects';
-import { objectStoreFor, redact, StoreConfigError } from '../../store/open';
-import { isLocalAddress, localStoreWarning } from '../../worker/store-warning';
+import { MemoryBlobStore } from '../../src/integrations/store/blob-store';
+import { FileObjectStore } from '../../src/integrations/store/file-objects';
+import { MemoryObjectStore } from '../../src/integrations/store/objects';
+import { objectStoreFor, redact, StoreConfigError } from '../../src/integrations/store/open';
+import { isLocalAddress, localStoreWarning } from '../../src/worker/store-warning';
 
 describe('the store setting', () => {
   it('names a directory by path or file:// URL, memory by memory:', () => {

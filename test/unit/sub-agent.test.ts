@@ -1,9 +1,9 @@
 /** Sub-agents' pure rules (core/sub-agent.ts): ids, prompts, answers, outcomes, spend roll-up, tagging. */
 import { describe, expect, it } from 'vitest';
-import type { ChildRunSummary } from '../../core/result';
-import { startLoop } from '../../core/state';
-import { answerOf, chainPrompt, childAnswerText, childOutcome, childWorkflowId, qualifiedCallId, subAgentPrompt, tagChildApprovals, withChildSpend } from '../../core/sub-agent';
-import { utf8Bytes } from '../../core/json';
+import type { ChildRunSummary } from '../../src/core/run/result';
+import { startLoop } from '../../src/core/loop/state';
+import { answerOf, chainPrompt, childAnswerText, childOutcome, childWorkflowId, qualifiedCallId, subAgentPrompt, tagChildApprovals, withChildSpend } from '../../src/core/sub-agents/sub-agent';
+import { utf8Bytes } from '../../src/core/messages/json';
 
 const usage = (inputTokens: number, outputTokens: number) => ({ inputTokens, outputTokens, cacheReadTokens: 0, cacheWriteTokens: 0 });
 const child = (status: ChildRunSummary['status'], costUsd = 0.25): ChildRunSummary => ({ workflowId: 'p--call_1_0', agent: 'researcher', status, usage: usage(10, 5), costUsd });

@@ -1,10 +1,10 @@
 /** The pure parts of telemetry/: the metrics address setting, GenAI message content, tool outcomes. */
 import { afterEach, describe, expect, it } from 'vitest';
-import { genAiMessages } from '../../telemetry/content';
-import { toolOutcome } from '../../telemetry/activity-spans';
-import { METRICS_ENV, parseMetricsAddress, prometheusMetrics } from '../../telemetry/prometheus';
-import { tracingFrom } from '../../telemetry/tracing';
-import type { TracingOptions } from '../../telemetry/tracing';
+import { genAiMessages } from '../../src/integrations/telemetry/content';
+import { toolOutcome } from '../../src/integrations/telemetry/activity-spans';
+import { METRICS_ENV, parseMetricsAddress, prometheusMetrics } from '../../src/integrations/telemetry/prometheus';
+import { tracingFrom } from '../../src/integrations/telemetry/tracing';
+import type { TracingOptions } from '../../src/integrations/telemetry/tracing';
 
 describe('metrics address', () => {
   afterEach(() => {

@@ -1,11 +1,11 @@
 /** Tool hooks as the runTool activity applies them (agents/hooks.ts), and their events (core/tool-hooks.ts). */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { ToolHookContext, ToolHooks } from '../../agents/hooks';
-import { afterToolCall, beforeToolCall } from '../../agents/hooks';
-import { toolHookEvents } from '../../core/tool-hooks';
-import { applyToolOutcomes, applyModelStep } from '../../core/transitions';
-import { startLoop } from '../../core/state';
+import type { ToolHookContext, ToolHooks } from '../../src/agents/hooks';
+import { afterToolCall, beforeToolCall } from '../../src/agents/hooks';
+import { toolHookEvents } from '../../src/core/tool-calls/tool-hooks';
+import { applyToolOutcomes, applyModelStep } from '../../src/core/loop/transitions';
+import { startLoop } from '../../src/core/loop/state';
 import { agentSpec, modelStep, ok, use } from './core-fixtures';
 
 const schema = z.object({ path: z.string(), mode: z.enum(['r', 'w']).default('r') });

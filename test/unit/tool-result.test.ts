@@ -7,13 +7,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
-import { fitted, recordToolValue, toolResult } from '../../activities/tool';
-import { MAX_TOOL_ACTIVITY_RESULT_BYTES, MAX_TOOL_RESULT_INLINE_BYTES } from '../../agents/limits';
-import { STORAGE_ERROR } from '../../core/contract';
-import { jsonBytes } from '../../core/json';
-import { outputText } from '../../core/messages';
-import { FileBlobStore, MemoryBlobStore } from '../../store/blob-store';
-import { TranscriptStore } from '../../store/transcript-store';
+import { fitted, recordToolValue, toolResult } from '../../src/activities/tool';
+import { MAX_TOOL_ACTIVITY_RESULT_BYTES, MAX_TOOL_RESULT_INLINE_BYTES } from '../../src/agents/limits';
+import { STORAGE_ERROR } from '../../src/core/run/contract';
+import { jsonBytes } from '../../src/core/messages/json';
+import { outputText } from '../../src/core/messages/messages';
+import { FileBlobStore, MemoryBlobStore } from '../../src/integrations/store/blob-store';
+import { TranscriptStore } from '../../src/integrations/store/transcript-store';
 
 /** Temporal's default payload size limit. */
 const TEMPORAL_PAYLOAD_LIMIT = 2 * 1024 * 1024;

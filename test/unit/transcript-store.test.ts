@@ -3,9 +3,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Message, ToolResultBlock } from '../../core/messages';
-import { BlobNotFoundError, FileBlobStore, MemoryBlobStore } from '../../store/blob-store';
-import { TranscriptStore } from '../../store/transcript-store';
+import type { Message, ToolResultBlock } from '../../src/core/messages/messages';
+import { BlobNotFoundError, FileBlobStore, MemoryBlobStore } from '../../src/integrations/store/blob-store';
+import { TranscriptStore } from '../../src/integrations/store/transcript-store';
 
 let root: string;
 let n = 0;

@@ -1,14 +1,14 @@
 /** The agent loop's transitions (core/transitions.ts): every rule of the loop, without a server. */
 import { describe, expect, it } from 'vitest';
-import type { Message, ToolOutput, ToolResultBlock, ToolUseBlock } from '../../core/messages';
-import type { ToolOutcome } from '../../core/outcomes';
-import { errorOutcome, expiredOutcome } from '../../core/outcomes';
-import type { StepPlan } from '../../core/plan';
-import type { FailureStatus } from '../../core/result';
-import type { LoopState } from '../../core/state';
-import { modelInput, startLoop } from '../../core/state';
-import type { Transition } from '../../core/transitions';
-import { MAX_TOKENS_CONTINUE, applyModelStep, applyToolOutcomes, closeOpenCalls } from '../../core/transitions';
+import type { Message, ToolOutput, ToolResultBlock, ToolUseBlock } from '../../src/core/messages/messages';
+import type { ToolOutcome } from '../../src/core/tool-calls/outcomes';
+import { errorOutcome, expiredOutcome } from '../../src/core/tool-calls/outcomes';
+import type { StepPlan } from '../../src/core/tool-calls/plan';
+import type { FailureStatus } from '../../src/core/run/result';
+import type { LoopState } from '../../src/core/loop/state';
+import { modelInput, startLoop } from '../../src/core/loop/state';
+import type { Transition } from '../../src/core/loop/transitions';
+import { MAX_TOKENS_CONTINUE, applyModelStep, applyToolOutcomes, closeOpenCalls } from '../../src/core/loop/transitions';
 import { READ, WRITE, agentSpec, expectEveryCallAnswered, modelStep, ok, toolSpec, types, usage, use } from './core-fixtures';
 
 /** The plan of a transition that must run tools. */

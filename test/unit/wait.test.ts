@@ -1,8 +1,8 @@
 /** The built-in wait tool's rules (core/wait.ts) and its definition (agents/wait.ts). */
 import { describe, expect, it } from 'vitest';
-import { waitTool } from '../../agents/wait';
-import { toolSpec } from '../../agents/registry';
-import { waitDuration, waitResultText } from '../../core/wait';
+import { waitTool } from '../../src/agents/wait';
+import { toolSpec } from '../../src/agents/registry';
+import { waitDuration, waitResultText } from '../../src/core/loop/wait';
 
 const NOW = Date.parse('2026-01-01T00:00:00Z');
 const DAY = 24 * 3600_000;

@@ -3,9 +3,9 @@
  * change have no patch marker, so replay takes the old path and they keep replaying.
  */
 import { patched, sleep } from '@temporalio/workflow';
-import type { AgentWorkflowInput } from '../../../core/contract';
-import type { AgentRunResult } from '../../../core/result';
-import { agentWorkflow as current } from '../../../workflows/agent';
+import type { AgentWorkflowInput } from '../../../src/core/run/contract';
+import type { AgentRunResult } from '../../../src/core/run/result';
+import { agentWorkflow as current } from '../../../src/workflows/agent';
 
 /** The changed workflow, under the original workflow type name. */
 export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRunResult> {

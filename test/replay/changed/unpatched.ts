@@ -3,9 +3,9 @@
  * the agent. Histories recorded before the change must fail to replay against it.
  */
 import { sleep } from '@temporalio/workflow';
-import type { AgentWorkflowInput } from '../../../core/contract';
-import type { AgentRunResult } from '../../../core/result';
-import { agentWorkflow as current } from '../../../workflows/agent';
+import type { AgentWorkflowInput } from '../../../src/core/run/contract';
+import type { AgentRunResult } from '../../../src/core/run/result';
+import { agentWorkflow as current } from '../../../src/workflows/agent';
 
 /** The changed workflow, under the original workflow type name. */
 export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRunResult> {

@@ -1,0 +1,109 @@
+/** The run report as tables: `durable-agent report`. */
+import type { RunSnapshot } from '../../src/core/run/contract';
+import type { AgentRunResult, RunReport } from '../../src/core/run/result';
+import { formatDuration, formatStatus, formatUsage, formatUsd, runDurationMs } from './format';
+import type { Styles } from './terminal-output';
+import { formatTable } from './table';
+
+/** Shown for a value the run does not record (never a guess). */
+export const UNKNOWN = '—';
+
+/** A tool call's outcome in one word. */
+function callStatus(c: RunReport['toolCalls'][number]): string {
+  if (c.outcomeUnknown) return 'outcome unknown';
+  return c.isError ? 'error' : 'ok';
+}
+
+/** The steps table. */
+export function stepsTable(report: RunReport): string[] {
+  return formatTable(
+    [
+      { header: 'step', align: 'right' },
+      { header: 'turn', align: 'right' },
+      { header: 'model' },
+      { header: 'latency', align: 'right' },
+      { header: 'stop reason' },
+      { header: 'tokens in', align: 'right' },
+      { header: 'tokens out', align: 'right' },
+      { header: 'cost', align: 'right' },
+      { header: 'attempts', align: 'right' },
+    ],
+    report.steps.map((s) => [
+      String(s.step),
+      String(s.turn),
+      `${s.provider}/${s.model}`,
+      `${s.latencyMs} ms`,
+      s.stopReason,
+      String(s.usage.inputTokens),
+      String(s.usage.outputTokens),
+      s.costUsd !== undefined ? formatUsd(s.costUsd) : UNKNOWN,
+      String(s.attempts),
+    ]),
+    '  ',
+  );
+}
+
+/** The tool calls table. */
+export function toolCallsTable(report: RunReport): string[] {
+  const withChild = report.toolCalls.some((c) => c.child);
+  return formatTable(
+    [
+      { header: 'step', align: 'right' },
+      { header: 'call id' },
+      { header: 'tool' },
+      { header: 'latency', align: 'right' },
+      { header: 'status' },
+      { header: 'attempts', align: 'right' },
+      ...(withChild ? [{ header: 'child run' }] : []),
+    ],
+    report.toolCalls.map((c) => [
+      String(c.step),
+      c.callId,
+      c.tool,
+      `${c.latencyMs} ms`,
+      callStatus(c),
+      String(c.attempts),
+      ...(withChild ? [c.child ? `${c.child.workflowId} (${c.child.agent}, ${c.child.status})` : ''] : []),
+    ]),
+    '  ',
+  );
+}
+
+/** The whole report of a finished run: header, steps, tool calls, totals. */
+export function formatReport(r: Pick<AgentRunResult, 'status' | 'steps' | 'report'>, s: Styles): string[] {
+  const report = r.report;
+  const duration = runDurationMs(r);
+  const lines = [
+    s.bold(`Run ${report.workflowId}`) + s.dim(` (agent ${report.agent}, ${report.startedAt} .. ${report.endedAt}${duration !== undefined ? `, ${formatDuration(duration)}` : ''})`),
+    `  status: ${formatStatus(r.status, s)}`,
+    '',
+    s.bold(`Steps (${r.steps})`),
+  ];
+  if (report.stepsOmitted) lines.push(s.dim(`  (${report.stepsOmitted} earlier steps not in the result; the totals count them)`));
+  lines.push(...(report.steps.length ? stepsTable(report) : ['  (no model calls)']), '', s.bold(`Tool calls (${report.toolCalls.length + report.toolCallsOmitted})`));
+  if (report.toolCallsOmitted) lines.push(s.dim(`  (${report.toolCallsOmitted} earlier tool calls not in the result)`));
+  lines.push(...(report.toolCalls.length ? toolCallsTable(report) : ['  (no tool calls)']), '', s.bold('Totals'));
+  // null: unknown; results recorded before it could be null say 0 when no step had a price.
+  const allUnpriced = report.costUsd === null || (r.steps > 0 && report.unpricedSteps === r.steps && !report.costUsd);
+  lines.push(
+    `  usage:          ${formatUsage(report.usage)}`,
+    `  cost:           ${allUnpriced ? `${UNKNOWN} (no price for this model in the worker's price table)` : formatUsd(report.costUsd ?? 0)}`,
+    `  unpriced steps: ${report.unpricedSteps}`,
+    `  compactions:    ${report.compactions ?? 0}`,
+  );
+  return lines;
+}
+
+/** What a running run's snapshot tells (no report exists before the run ends). */
+export function formatSnapshot(workflowId: string, snap: RunSnapshot, s: Styles): string[] {
+  return [
+    s.bold(`Run ${workflowId} is still running`) + s.dim(' (its report exists once it ends: durable-agent result waits for it)'),
+    `  agent:             ${snap.agent}`,
+    `  status:            ${snap.status}`,
+    `  step:              ${snap.step}${snap.maxSteps ? ` of at most ${snap.maxSteps}` : ''}`,
+    `  turn:              ${snap.turn}`,
+    `  usage:             ${formatUsage(snap.usage)}`,
+    `  running tools:     ${snap.runningTools.length ? snap.runningTools.map((t) => `${t.tool} (${t.callId})`).join(', ') : 'none'}`,
+    `  pending approvals: ${snap.pendingApprovals.length ? snap.pendingApprovals.map((p) => `${p.tool} (${p.callId})`).join(', ') : 'none'}`,
+  ];
+}

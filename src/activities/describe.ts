@@ -1,0 +1,55 @@
+import { createHash } from 'node:crypto';
+import { ApplicationFailure } from '@temporalio/common';
+import { definitionHashInput } from '../core/run/definition';
+import type { DescribeAgentInput } from '../core/run/contract';
+import type { AgentSpec } from '../core/run/spec';
+import type { AgentRegistry } from '../agents/registry';
+import { agentSpec, promptSpec, toolSpec } from '../agents/registry';
+import type { Agent } from '../agents/define';
+import { subAgentsOf } from '../agents/sub-agents';
+import type { TranscriptStore } from '../integrations/store/transcript-store';
+import type { ContextWindowTable } from '../integrations/providers/context-windows';
+import { outputSpec } from '../agents/output';
+import type { ProviderRegistry } from './model';
+import { withStore } from './storage';
+import type { McpCatalog } from '../integrations/mcp/tools';
+import { withMcpTools } from '../integrations/mcp/activity';
+
+/**
+ * The tools of every agent `agent` reaches through agent tools (as the worker serves them, MCP tools
+ * listed now), for checking a run policy that its children get too.
+ */
+async function subAgentTools(registry: AgentRegistry, agent: Agent, mcp: McpCatalog | undefined): Promise<NonNullable<AgentSpec['subAgentTools']>> {
+  const found: NonNullable<AgentSpec['subAgentTools']> = [];
+  for (const sub of subAgentsOf([agent])) {
+    const served = await withMcpTools(registry.get(sub.name), mcp);
+    for (const tool of served.tools) {
+      const { name, approval } = toolSpec(tool);
+      found.push({ agent: served.name, name, ...(approval ? { approval } : {}) });
+    }
+  }
+  return found;
+}
+
+/**
+ * Resolve an agent into the data the workflow runs on; the prompt and tool schemas are stored as one blob.
+ * The spec carries the hash of the whole definition (prompt included), which the run records in its memo.
+ */
+export function describeAgentActivity(registry: AgentRegistry, store: TranscriptStore, searchAttributes: boolean, windows?: ContextWindowTable, mcp?: McpCatalog, providers?: ProviderRegistry) {
+  return async function describeAgent(input: DescribeAgentInput): Promise<AgentSpec> {
+    let agent;
+    try {
+      agent = registry.get(input.agent);
+    } catch (err) {
+      throw ApplicationFailure.nonRetryable((err as Error).message, 'UnknownAgent');
+    }
+    // Tools of MCP servers are listed now and recorded with the rest: replay never asks the servers.
+    agent = await withMcpTools(agent, mcp);
+    const prompt = promptSpec(agent);
+    const promptRef = await withStore("store the agent's prompt", () => store.putJson(prompt));
+    const output = outputSpec(agent, (name) => providers?.get(name)?.nativeOutput === true);
+    const spec: AgentSpec = { ...agentSpec(agent, promptRef, searchAttributes, windows), ...(output ? { output } : {}) };
+    const hashed = { ...spec, definitionHash: createHash('sha256').update(definitionHashInput(spec, prompt)).digest('hex') };
+    return input.subAgentTools ? { ...hashed, subAgentTools: await subAgentTools(registry, agent, mcp) } : hashed;
+  };
+}

@@ -1,0 +1,90 @@
+/** How a tool is declared (types only): its config, context and retry options. */
+import type { Duration } from '@temporalio/common';
+import type { z } from 'zod';
+import type { ApprovalTimeoutOutcome } from '../core/approvals/approvals';
+import type { ToolErrorPolicy } from '../core/run/spec';
+
+/** Retry options of a tool or model call, in the shape of Temporal's RetryPolicy. */
+export interface RetryOptions {
+  /** Attempts in all, the first included (1 = no retry). */
+  maximumAttempts?: number;
+  initialInterval?: Duration;
+  backoffCoefficient?: number;
+  maximumInterval?: Duration;
+}
+
+/** What a tool's `execute` gets besides its arguments. */
+export interface ToolContext {
+  /** Aborted when the run is cancelled or the attempt times out. */
+  signal: AbortSignal;
+  /** Report liveness (the runtime also heartbeats on its own while the tool runs). */
+  heartbeat(details?: unknown): void;
+  /** Stable across retries and worker restarts of this call: pass it to the systems you change. */
+  idempotencyKey: string;
+  callId: string;
+  /** 1-based attempt number of this call (attempts lost with a worker do not count). */
+  attempt: number;
+  agent: string;
+  workflowId: string;
+  runId: string;
+  step: number;
+}
+
+/** Input schemas of tools: zod objects. */
+export type ToolInputSchema = z.ZodObject;
+
+/** How a tool is declared. `N` is its name, `I` its zod input schema, `O` what `execute` returns. */
+export interface ToolConfig<N extends string, I extends ToolInputSchema, O> {
+  /** 1–64 characters of letters, digits, `_` and `-`. */
+  name: N;
+  description: string;
+  input: I;
+  /** Read-only calls may run in parallel with other read-only calls. Default false. */
+  readOnly?: boolean;
+  /**
+   * Never execute a call twice, for calls that must not repeat (payments, emails, deployments). Tools run
+   * at least once by default: a worker lost after the tool's effect but before its result was recorded
+   * runs the call again (`ctx.idempotencyKey` lets the systems you call drop the repeat). With
+   * `atMostOnce`, a claim keyed by the idempotency key is written to the worker's store before `execute`;
+   * an attempt that finds a claim without a result does not execute: the model reads "outcome unknown",
+   * or, if the tool names `approvers`, one of them decides whether to run it again. A throwing `execute`
+   * must mean "no effect" (its claim is dropped and the retry policy applies). Needs a store every worker
+   * shares (PostgreSQL, S3) when workers run on several machines. Not with `readOnly`.
+   */
+  atMostOnce?: boolean;
+  /** Timeout of one attempt. Default 5 minutes. */
+  timeout?: Duration;
+  /**
+   * Heartbeat timeout: how soon a lost worker is noticed and the call runs elsewhere (the runtime
+   * heartbeats every second for the tool). Default 3 s (or the timeout, if shorter).
+   */
+  heartbeatTimeout?: Duration;
+  /** Retries of a throwing tool. Default 3 attempts. */
+  retry?: RetryOptions;
+  /** `report` (default): errors become results the model sees. `fail`: the run ends `tool_error`. */
+  onError?: ToolErrorPolicy;
+  /**
+   * Ask a person before each call: `true` always, or a predicate of the validated arguments (e.g.
+   * `({ amount }) => amount > 100`). The predicate runs in the worker and its answer is recorded in
+   * history. Default: ask only if `approvers` are named. `false` with approval settings is an error.
+   */
+  needsApproval?: boolean | ((args: z.output<I>) => boolean | Promise<boolean>);
+  /**
+   * Identities allowed to decide on calls of this tool (e.g. `ops:alice`); anyone when absent. Naming
+   * them means calls need their approval (every call, unless `needsApproval` is a predicate), and a run
+   * policy of `allow` does not waive it.
+   */
+  approvers?: readonly string[];
+  /** How long an approval waits (durable timer); forever when absent. Needs `needsApproval` or `approvers`. */
+  approvalTimeout?: Duration;
+  /** When the approval expires: `deny` the call (default; the model is told) or `fail` the run. */
+  onApprovalTimeout?: ApprovalTimeoutOutcome;
+  /**
+   * The output comes from an untrusted source (web pages, emails, other people's files): the model is shown
+   * it fenced between tags it cannot close, with a note to treat it as data, never as instructions.
+   * Default false.
+   */
+  untrusted?: boolean;
+  /** Runs in the worker. Return a string or any JSON-serialisable value. */
+  execute(args: z.output<I>, ctx: ToolContext): O | Promise<O>;
+}

@@ -1,0 +1,137 @@
+/**
+ * Human approval of tool calls: the pure rules that decide whether a call needs a person and which
+ * decisions are acceptable. The workflow records every input of these rules in history (the agent spec,
+ * the run policy, policy-check results, decisions), so replay always reaches the same answers. What a
+ * decision turns into for the model is in `outcomes.ts`.
+ */
+import type { ApprovalDecision, ApprovalSpec, Decision, PendingApproval, PolicyRule, RunPolicy } from './approval-requests';
+
+export type * from './approval-requests';
+
+/** How a call may proceed before any person is involved. */
+export type Gate =
+  | { kind: 'run'; why: 'no_approval_needed' | 'run_policy' | 'approved_for_run' | 'check_said_no' }
+  | { kind: 'deny'; why: 'run_policy' }
+  | { kind: 'ask' }
+  /** The tool's predicate must be evaluated (by an activity) first. */
+  | { kind: 'check' };
+
+/** The rule of the run policy for `tool`, if any. */
+export function policyRule(policy: RunPolicy | undefined, tool: string): PolicyRule | undefined {
+  if (!policy) return undefined;
+  return Object.prototype.hasOwnProperty.call(policy, tool) ? policy[tool] : policy['*'];
+}
+
+/**
+ * The gate of a call. Precedence: the run policy, then "approved for the rest of the run", then the
+ * tool's own mode (with `checkResult` the recorded answer of its predicate, when it has one). A run
+ * policy may tighten anything, but `allow` cannot waive a tool that names its approvers: whoever
+ * starts a run must not be able to skip a control meant for specific people.
+ */
+export function gateFor(tool: string, approval: ApprovalSpec | undefined, policy: RunPolicy | undefined, approvedTools: ReadonlySet<string>, checkResult?: boolean): Gate {
+  const rule = policyRule(policy, tool);
+  if (rule === 'deny') return { kind: 'deny', why: 'run_policy' };
+  if (rule === 'allow' && !approval?.approvers?.length) return { kind: 'run', why: 'run_policy' };
+  if (approvedTools.has(tool)) return { kind: 'run', why: 'approved_for_run' };
+  if (rule === 'ask') return { kind: 'ask' };
+  switch (approval?.mode ?? 'never') {
+    case 'never':
+      return { kind: 'run', why: 'no_approval_needed' };
+    case 'always':
+      return { kind: 'ask' };
+    case 'conditional':
+      if (checkResult === undefined) return { kind: 'check' };
+      return checkResult ? { kind: 'ask' } : { kind: 'run', why: 'check_said_no' };
+  }
+}
+
+const DECISIONS: readonly Decision[] = ['approve', 'deny', 'skip'];
+
+/** Check the shape of a decision payload from the outside world. */
+export function parseDecision(payload: unknown): { ok: true; value: ApprovalDecision } | { ok: false; error: string } {
+  if (!payload || typeof payload !== 'object' || Array.isArray(payload)) {
+    return { ok: false, error: 'decision must be an object { callId, decision, by, reason?, scope? }' };
+  }
+  const p = payload as Record<string, unknown>;
+  const problems: string[] = [];
+  if (typeof p.callId !== 'string' || !p.callId) problems.push('callId must be a non-empty string');
+  if (typeof p.decision !== 'string' || !DECISIONS.includes(p.decision as Decision)) problems.push(`decision must be one of ${DECISIONS.join(', ')}`);
+  if (typeof p.by !== 'string' || !p.by.trim()) problems.push('by must name who decided (e.g. "ops:alice")');
+  if (p.reason !== undefined && typeof p.reason !== 'string') problems.push('reason must be a string');
+  if (typeof p.reason === 'string' && p.reason.length > 2000) problems.push('reason must be at most 2000 characters');
+  if (p.scope !== undefined && p.scope !== 'call' && p.scope !== 'tool') problems.push('scope must be "call" or "tool"');
+  if (p.scope === 'tool' && p.decision !== 'approve') problems.push('scope "tool" is only for approve');
+  if (p.extendBy !== undefined) {
+    if (typeof p.extendBy !== 'number' || !Number.isFinite(p.extendBy) || p.extendBy <= 0) problems.push('extendBy must be a positive number');
+    else if (p.decision !== 'approve') problems.push('extendBy is only for approve');
+  }
+  const known = new Set(['callId', 'decision', 'by', 'reason', 'scope', 'extendBy']);
+  const extra = Object.keys(p).filter((k) => !known.has(k));
+  if (extra.length) problems.push(`unknown field(s): ${extra.join(', ')}`);
+  if (problems.length) return { ok: false, error: `malformed decision: ${problems.join('; ')}` };
+  return {
+    ok: true,
+    value: {
+      callId: p.callId as string,
+      decision: p.decision as Decision,
+      by: (p.by as string).trim(),
+      ...(typeof p.reason === 'string' && p.reason.trim() ? { reason: p.reason.trim() } : {}),
+      ...(p.scope ? { scope: p.scope as 'call' | 'tool' } : {}),
+      ...(typeof p.extendBy === 'number' ? { extendBy: p.extendBy } : {}),
+    },
+  };
+}
+
+/** Where a call stands, for validating decisions on it. */
+export type CallApprovalState =
+  | { kind: 'pending'; pending: PendingApproval }
+  | { kind: 'decided'; decision: Decision; by: string }
+  | { kind: 'expired' }
+  /** A call of this run that did not ask for approval (it ran, was answered, or its request was withdrawn). */
+  | { kind: 'not_asked' }
+  /** No call of this run has that id yet: it may be a call of a step not reached (or not recorded) yet. */
+  | { kind: 'not_reached' }
+  /** A call the run has recorded whose gate (run policy, approval predicate) has not answered yet: it may still ask. */
+  | { kind: 'gating' };
+
+/** At most this many decisions wait for calls the run has not reached; more are refused. */
+export const MAX_QUEUED_DECISIONS = 100;
+
+/**
+ * What to do with a well-formed decision *signal*: apply it, keep it until its call asks for approval
+ * (the call is not in the run yet — e.g. the signal overtook the replay of the step that asks — or its
+ * gate has not answered yet), or refuse it. Updates are never queued: their caller waits for the answer
+ * (see {@link refusal}); one for a call being gated waits for its gate.
+ */
+export function signalDisposition(d: ApprovalDecision, state: CallApprovalState, nowMs: number, queued: number): { kind: 'apply' } | { kind: 'queue' } | { kind: 'refuse'; reason: string } {
+  if (state.kind === 'not_reached' || state.kind === 'gating') {
+    if (queued >= MAX_QUEUED_DECISIONS) return { kind: 'refuse', reason: `too many decisions wait for calls this run has not reached (${MAX_QUEUED_DECISIONS})` };
+    return { kind: 'queue' };
+  }
+  const why = refusal(d, state, nowMs);
+  return why ? { kind: 'refuse', reason: why } : { kind: 'apply' };
+}
+
+/** Why a well-formed decision cannot be applied, or undefined if it can (or, for a call being gated, may once it asks). */
+export function refusal(d: ApprovalDecision, state: CallApprovalState, nowMs: number): string | undefined {
+  switch (state.kind) {
+    case 'gating':
+      return undefined;
+    case 'not_reached':
+      return `no approval is pending for call "${d.callId}": the run has no such call (yet)`;
+    case 'not_asked':
+      return `no approval is pending for call "${d.callId}": it did not ask for approval`;
+    case 'decided':
+      return `call "${d.callId}" was already decided (${state.decision} by ${state.by})`;
+    case 'expired':
+      return `the approval of call "${d.callId}" has expired`;
+    case 'pending': {
+      const { pending } = state;
+      if (pending.expiresAt && Date.parse(pending.expiresAt) <= nowMs) return `the approval of call "${d.callId}" has expired`;
+      if (pending.approvers?.length && !pending.approvers.includes(d.by)) {
+        return `${d.by} may not decide calls of "${pending.tool}" (allowed: ${pending.approvers.join(', ')})`;
+      }
+      return undefined;
+    }
+  }
+}

@@ -1,0 +1,21 @@
+/**
+ * `durable-agent/workflow`: agents inside your own Temporal workflows. Workflow-safe: import it from
+ * workflow code (it loads only `@temporalio/workflow` and durable-agent's deterministic modules). The
+ * worker running those workflows needs the `durableAgents` plugin (`durable-agent/worker`).
+ *
+ * @example
+ * ```ts
+ * import { runAgent } from 'durable-agent/workflow';
+ * import type { support } from './agents'; // type only: agent definitions hold tool code
+ *
+ * export async function orderWorkflow(orderId: string) {
+ *   const result = await runAgent<typeof support>('support', { input: `Draft a refund for order ${orderId}` });
+ *   return result.status === 'success' ? result.finalText : undefined;
+ * }
+ * ```
+ */
+export { runAgent, startAgent } from '../workflows/run-agent';
+export type { AgentChild, AgentResultOf, RunAgentOptions } from '../workflows/run-agent';
+export type { ApprovalWaiver } from '../core/approvals/run-policy';
+/** The agent workflows, for a workflows file bundled without the plugin: `export { agentWorkflow, chainWorkflow } from 'durable-agent/workflow'`. */
+export { agentWorkflow, chainWorkflow } from '../workflows';

@@ -1,0 +1,275 @@
+/**
+ * Any language model the Vercel AI SDK speaks (`ai@5`: the `LanguageModelV2` of `@ai-sdk/provider@2`, as
+ * `@ai-sdk/openai`, `@ai-sdk/anthropic`, `@ai-sdk/google`, `@ai-sdk/mistral`, `@ai-sdk/amazon-bedrock`,
+ * `@ai-sdk/openai-compatible`… return) served as a {@link ModelProvider}.
+ *
+ * The adapter calls the model's own `doStream` rather than `ai`'s `streamText`: the runtime already is the
+ * agent loop, so what `streamText` adds is in the way. It retries (the workflow owns retries, on durable
+ * timers), checks and repairs tool inputs against schemas (we keep a call's arguments exactly as the
+ * model sent them, invalid JSON included, and validate in the tool's activity), runs tools and steps
+ * (the workflow does), and keeps the provider's raw finish and usage behind its own types. `doStream`
+ * is the specification every AI SDK provider implements; the `ai` package is not needed at run time.
+ *
+ * The API key, base URL and any other credential stay inside the model object the worker was given:
+ * none of it is an activity input or output.
+ */
+import type { LanguageModelV2, LanguageModelV2StreamPart } from '@ai-sdk/provider';
+import type { ModelRequest, ModelResponse } from '../../core/output/native-output';
+import { abortReason } from './abortable';
+import { classifyAiSdkError } from './ai-sdk-errors';
+import type { AiSdkCallSettings } from './ai-sdk-messages';
+import { aiSdkCallOptions } from './ai-sdk-messages';
+import { AiSdkStreamAssembler } from './ai-sdk-stream';
+import { truncatedStream } from './errors';
+import type { ModelCallContext, ModelProvider } from './types';
+import { ProviderError } from './types';
+
+export { classifyAiSdkError } from './ai-sdk-errors';
+export { aiSdkCallOptions, toAiSdkPrompt, toAiSdkTools } from './ai-sdk-messages';
+export type { AiSdkCallSettings } from './ai-sdk-messages';
+export { AiSdkStreamAssembler, aiSdkStopReason, aiSdkUsage } from './ai-sdk-stream';
+
+/** An AI SDK provider instance (what `createOpenAI()`, `anthropic`, `google`… are): models by id. */
+export interface AiSdkModelSource {
+  languageModel(modelId: string): LanguageModelV2;
+}
+
+/**
+ * Which AI SDK model answers an agent's `model` id:
+ * - a provider instance (`createOpenAI({ apiKey })`, `anthropic`): `languageModel(id)` for each id;
+ * - a function of the id: `(id) => openai.chat(id)`;
+ * - a table of models by id: `{ fast: openai('gpt-4.1-mini'), smart: anthropic('claude-sonnet-4-5') }`;
+ * - one model, which answers every id (the agent's id is then only a label in reports and price lookups).
+ */
+export type AiSdkModels = AiSdkModelSource | ((modelId: string) => LanguageModelV2) | LanguageModelV2 | Readonly<Record<string, LanguageModelV2>>;
+
+/** Options of {@link aiSdkProvider}. */
+export interface AiSdkProviderOptions {
+  /** Name in error messages. Default: the model's `provider` (e.g. `openai.chat`). */
+  label?: string;
+  /**
+   * Call settings sent with every call (provider options, headers, stop sequences, sampling), or a
+   * function giving them per model id. An agent's own `temperature` wins over the one given here.
+   */
+  settings?: AiSdkCallSettings | ((modelId: string) => AiSdkCallSettings | undefined);
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
+
+/** Whether `v` is a language model of the V2 specification (an object with `doStream`). */
+function isLanguageModel(v: unknown): v is LanguageModelV2 {
+  return (isObject(v) || typeof v === 'function') && 'specificationVersion' in v && typeof (v as { doStream?: unknown }).doStream === 'function';
+}
+
+/**
+ * Check a resolved model: it must implement the V2 specification this adapter speaks.
+ * @throws ProviderError (`invalid_request`, final) naming what was given and what to use.
+ */
+function checkModel(model: unknown, where: string): LanguageModelV2 {
+  if (!isLanguageModel(model)) {
+    const got = typeof model === 'string' ? `the string ${JSON.stringify(model)}` : model === null ? 'null' : typeof model;
+    throw new ProviderError(
+      `${where} is not an AI SDK language model (got ${got}): pass a model object, e.g. openai('gpt-4.1') from @ai-sdk/openai, not a model id string`,
+      { kind: 'invalid_request', retryable: false, type: 'invalid_model' },
+    );
+  }
+  if (model.specificationVersion !== 'v2') {
+    throw new ProviderError(
+      `${where} implements the AI SDK language model specification ${String(model.specificationVersion)}; this adapter speaks v2 (ai@5 with @ai-sdk/provider@2: @ai-sdk/* packages of major version 1 or 2)`,
+      { kind: 'invalid_request', retryable: false, type: 'unsupported_model_specification' },
+    );
+  }
+  return model;
+}
+
+/**
+ * Serve AI SDK language models as a {@link ModelProvider}. Register it on the worker under any name and
+ * name that provider in the agent's `model`.
+ *
+ * @example
+ * ```ts
+ * import { createOpenAI } from '@ai-sdk/openai';
+ * import { aiSdkProvider, createWorker } from 'durable-agent/worker';
+ *
+ * const openai = createOpenAI({ apiKey: process.env.OPENAI_API_KEY });
+ * const worker = await createWorker({ agents: [assistant], providers: { openai: aiSdkProvider(openai) } });
+ * // in the agent: model: { provider: 'openai', model: 'gpt-4.1' }
+ * ```
+ * @throws Error when `models` is none of the accepted shapes (the message says which are).
+ */
+export function aiSdkProvider(models: AiSdkModels, options: AiSdkProviderOptions = {}): AiSdkProvider {
+  return new AiSdkProvider(models, options);
+}
+
+/** The provider {@link aiSdkProvider} returns. */
+export class AiSdkProvider implements ModelProvider {
+  private readonly resolve: (modelId: string) => LanguageModelV2;
+  private readonly resolved = new Map<string, LanguageModelV2>();
+
+  /** @throws Error when `models` is none of the accepted shapes, or a table entry is not a V2 model. */
+  constructor(
+    models: AiSdkModels,
+    private readonly options: AiSdkProviderOptions = {},
+  ) {
+    if (isLanguageModel(models)) {
+      const model = checkModel(models, 'aiSdkProvider(model)');
+      this.resolve = () => model;
+    } else if ((isObject(models) || typeof models === 'function') && typeof (models as { languageModel?: unknown }).languageModel === 'function') {
+      const source = models as unknown as AiSdkModelSource;
+      this.resolve = (id) => checkModel(source.languageModel(id), `languageModel(${JSON.stringify(id)})`);
+    } else if (typeof models === 'function') {
+      const factory = models as (modelId: string) => LanguageModelV2;
+      this.resolve = (id) => checkModel(factory(id), `the model function's answer for ${JSON.stringify(id)}`);
+    } else if (isObject(models) && !Array.isArray(models)) {
+      const table = models as Readonly<Record<string, LanguageModelV2>>;
+      for (const [id, m] of Object.entries(table)) checkModel(m, `aiSdkProvider({ ${JSON.stringify(id)}: … })`);
+      this.resolve = (id) => {
+        const model = Object.hasOwn(table, id) ? table[id] : undefined;
+        if (model) return model;
+        throw new ProviderError(`no AI SDK model is registered for the id ${JSON.stringify(id)}: known ids are ${Object.keys(table).map((k) => JSON.stringify(k)).join(', ') || '(none)'}`, {
+          kind: 'not_found',
+          retryable: false,
+          type: 'model_not_found',
+        });
+      };
+    } else {
+      throw new Error(
+        'aiSdkProvider needs an AI SDK language model (openai("gpt-4.1")), a provider instance (createOpenAI()), a function of the model id, or a table { id: model }; got ' +
+          (models === null ? 'null' : Array.isArray(models) ? 'an array' : typeof models),
+      );
+    }
+  }
+
+  /**
+   * The language model for an agent's model id (resolved once per id).
+   * @throws ProviderError (final) when no model answers the id.
+   */
+  model(modelId: string): LanguageModelV2 {
+    const known = this.resolved.get(modelId);
+    if (known) return known;
+    let model: LanguageModelV2;
+    try {
+      model = this.resolve(modelId);
+    } catch (err) {
+      const label = this.options.label ?? 'AI SDK';
+      const classified = classifyAiSdkError(err, label);
+      if (!classified.retryable) throw classified;
+      // Finding a model is configuration, not a call to the network: trying again gives the same answer.
+      throw new ProviderError(`${label}: no model for the id ${JSON.stringify(modelId)}: ${classified.message}`, {
+        kind: 'not_found',
+        retryable: false,
+        type: 'model_not_found',
+        cause: err,
+      });
+    }
+    this.resolved.set(modelId, model);
+    return model;
+  }
+
+  /**
+   * Credential values of the models used so far, for the worker's redaction: the credential header values
+   * the call settings send and those the AI SDK provider packages keep in their models (`config.headers()`:
+   * `Authorization`, `x-api-key`…, with a `Bearer`/`Basic` scheme stripped as well).
+   */
+  secrets(): readonly string[] {
+    const values: string[] = [];
+    for (const [id, model] of this.resolved) {
+      values.push(...headerValues(this.settings(id).headers), ...headerValues(modelHeaders(model)));
+    }
+    return [...new Set(values)];
+  }
+
+  private settings(modelId: string): AiSdkCallSettings {
+    const s = this.options.settings;
+    return (typeof s === 'function' ? s(modelId) : s) ?? {};
+  }
+
+  async generate(request: ModelRequest, ctx: ModelCallContext): Promise<ModelResponse> {
+    const model = this.model(request.model);
+    const label = this.options.label ?? model.provider;
+    const assembler = new AiSdkStreamAssembler(model.provider, ctx.onDelta);
+    try {
+      if (ctx.signal.aborted) throw abortReason(ctx.signal);
+      const { stream } = await untilAborted(model.doStream(aiSdkCallOptions(request, ctx.signal, this.settings(request.model))), ctx.signal);
+      await readStream(stream, ctx.signal, (part) => {
+        ctx.heartbeat();
+        assembler.push(part);
+        // An error part fails the attempt at once: what follows it is not an answer to keep.
+        return assembler.error === undefined;
+      });
+    } catch (err) {
+      if (ctx.signal.aborted) throw abortReason(ctx.signal, err);
+      throw classifyAiSdkError(err, label);
+    }
+    if (ctx.signal.aborted) throw abortReason(ctx.signal);
+    if (assembler.error) throw classifyAiSdkError(assembler.error.error, label);
+    if (!assembler.complete) throw truncatedStream(label, 'its finish part');
+    const response = assembler.result();
+    return { ...response, model: response.model || model.modelId || request.model };
+  }
+}
+
+/** The headers an AI SDK provider package's model sends (its `config.headers()`), when it has them; never throws. */
+function modelHeaders(model: LanguageModelV2): unknown {
+  try {
+    const headers = (model as { config?: { headers?: unknown } }).config?.headers;
+    return typeof headers === 'function' ? (headers as () => unknown)() : headers;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Names of headers that carry credentials. */
+const CREDENTIAL_HEADER = /auth|key|token|secret|cookie|password/i;
+
+/** The values of a headers object's credential headers (and the credential after an auth scheme). */
+function headerValues(headers: unknown): string[] {
+  if (!isObject(headers)) return [];
+  return Object.entries(headers).flatMap(([name, v]) => (CREDENTIAL_HEADER.test(name) && typeof v === 'string' && v ? [v, v.replace(/^(?:Bearer|Basic)\s+/i, '')] : []));
+}
+
+/**
+ * `started`, or the signal's reason as soon as it aborts (a model that ignores its abort signal is not
+ * waited for; the stream it answers with later is cancelled).
+ */
+function untilAborted<T extends { stream: ReadableStream<unknown> }>(started: PromiseLike<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(abortReason(signal));
+    signal.addEventListener('abort', onAbort, { once: true });
+    Promise.resolve(started).then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        if (signal.aborted) void value.stream.cancel(abortReason(signal)).catch(() => undefined);
+        resolve(value);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    );
+  });
+}
+
+/**
+ * Read `stream` to its end, or until `onPart` returns false, or until `signal` aborts (the stream is then
+ * cancelled, so a model that ignores its abort signal stops too).
+ */
+async function readStream(stream: ReadableStream<LanguageModelV2StreamPart>, signal: AbortSignal, onPart: (part: LanguageModelV2StreamPart) => boolean): Promise<void> {
+  const reader = stream.getReader();
+  const onAbort = () => void reader.cancel(abortReason(signal)).catch(() => undefined);
+  signal.addEventListener('abort', onAbort, { once: true });
+  if (signal.aborted) onAbort();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      if (!onPart(value)) {
+        await reader.cancel().catch(() => undefined);
+        return;
+      }
+    }
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+    reader.releaseLock();
+  }
+}

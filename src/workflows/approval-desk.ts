@@ -1,0 +1,364 @@
+/**
+ * Where tool calls wait for people. Requests, decisions (signal or validated update), expiries and
+ * "approve all calls of this tool" live in workflow state, rebuilt from history on replay, so a decision
+ * is never lost or applied twice, whatever happens to workers. A decision signal for a call the run has
+ * not reached yet (it overtook the replay of the step that asks) is kept and applied when that call asks.
+ */
+import { ApplicationFailure, condition, isCancellation, patched, setHandler } from '@temporalio/workflow';
+import type { ApprovalDecision, ApprovalSpec, CallApprovalState, Decision, PendingApproval } from '../core/approvals/approvals';
+import { parseDecision, refusal, signalDisposition } from '../core/approvals/approvals';
+import type { DecisionReceipt, RefusalDetails } from '../core/run/contract';
+import type { EventLog } from '../core/events/event-log';
+import type { ToolOutcome } from '../core/tool-calls/outcomes';
+import { decisionOutcome, expiredOutcome, withdrawnOutcome } from '../core/tool-calls/outcomes';
+import type { JsonObject } from '../core/messages/json';
+import type { ApprovalClose, ApprovalTrace } from '../integrations/telemetry/workflow-spans';
+import { approvalClosed, approvalOpened } from '../integrations/telemetry/workflow-spans';
+import type { PlannedCall } from '../core/tool-calls/plan';
+import { approvalSignal, decideUpdate, pendingApprovalsQuery } from './definitions';
+import type { ChildApprovals } from './child-approvals';
+
+/** Failure type of a refused `decide` update: non-retryable, the reason is the message. */
+export const APPROVAL_REFUSED = 'ApprovalRefused';
+
+/** A decision as the desk keeps it. */
+export interface Decided {
+  decision: Decision;
+  by: string;
+  reason?: string;
+  /** Budget requests: how much to add on approve. */
+  extendBy?: number;
+}
+
+interface Entry {
+  pending: PendingApproval;
+  spec: ApprovalSpec | undefined;
+  decided?: Decided;
+  closed?: 'expired' | 'withdrawn';
+  /** For the approval's span and metrics (no-ops without tracing and metrics). */
+  trace: ApprovalTrace;
+}
+
+/** What waiting for a person came to. */
+export type Verdict = { kind: 'run' } | { kind: 'outcome'; outcome: ToolOutcome };
+
+/** The approval state of one run. */
+export class ApprovalDesk {
+  private readonly entries = new Map<string, Entry>();
+  /** Decision signals for calls the run has not reached yet, by call id, in arrival order. */
+  private readonly queued = new Map<string, ApprovalDecision>();
+  /** Tools approved for the rest of the run. */
+  readonly approvedTools = new Set<string>();
+  /** The approvals the run's sub-agents wait for: listed with the run's own, decisions on them forwarded. */
+  private children: ChildApprovals | undefined;
+
+  /** List the approvals `children` wait for with the run's own, and forward decisions on them to the child that waits. */
+  forwardTo(children: ChildApprovals): void {
+    this.children = children;
+  }
+
+  /** The child that waits for `callId`, when the run itself has no such approval (nor such a call being gated). */
+  private inChild(callId: string): ReturnType<ChildApprovals['find']> {
+    return this.entries.has(callId) || this.gating.has(callId) ? undefined : this.children?.find(callId);
+  }
+
+  /**
+   * @param log the run's event log
+   * @param changed called whenever the set of pending approvals changes (search attributes)
+   * @param isCallOfRun whether a call id belongs to a step the run has reached
+   * @param agent the run's agent, for the approvals' spans and metrics
+   */
+  constructor(
+    private readonly log: EventLog,
+    private readonly changed: () => void,
+    private readonly isCallOfRun: (callId: string) => boolean,
+    private readonly agent: () => string = () => '',
+  ) {}
+
+  /** Register the signal, update and query handlers. */
+  install(): void {
+    setHandler(pendingApprovalsQuery, () => [...this.pending(), ...(this.children?.pending() ?? [])]);
+    setHandler(approvalSignal, (payload: unknown) => this.onSignal(payload));
+    setHandler(decideUpdate, (payload: unknown) => {
+      const d = (parseDecision(payload) as { value: ApprovalDecision }).value;
+      const child = this.inChild(d.callId);
+      if (child && this.children) {
+        // A sub-agent's call: the child decides it (a signal; the validator checked it against the child's last report).
+        return this.children.forward(child.via, { ...d, callId: child.childCallId }).then(() => ({ callId: d.callId, tool: child.pending.tool, decision: d.decision, by: d.by, applied: [d.callId] }));
+      }
+      // A call being gated: the caller waits for its gate, then the decision applies if it asked.
+      if (this.stateOf(d.callId).kind === 'gating') return this.afterGate(d);
+      return this.apply(d, 'update');
+    }, {
+      // Refusals are final (nothing to retry) and typed, so any client — the `temporal` CLI included —
+      // reads `ApprovalRefused` with the reason. The validator writes nothing to history.
+      validator: (payload: unknown) => {
+        const parsed = parseDecision(payload);
+        if (!parsed.ok) throw ApplicationFailure.nonRetryable(parsed.error, APPROVAL_REFUSED);
+        const child = this.inChild(parsed.value.callId);
+        const state: CallApprovalState = child ? { kind: 'pending', pending: child.pending } : this.stateOf(parsed.value.callId);
+        const why = refusal(parsed.value, state, Date.now());
+        // The state travels as a detail: a client that saw the call in a query can tell "not reached yet".
+        if (why) throw ApplicationFailure.create({ message: why, type: APPROVAL_REFUSED, nonRetryable: true, details: [{ state: state.kind } satisfies RefusalDetails] });
+      },
+    });
+  }
+
+  /** Apply an update's decision once its call's gate has answered, or refuse it if the call did not ask. */
+  private async afterGate(d: ApprovalDecision): Promise<DecisionReceipt> {
+    await condition(() => this.stateOf(d.callId).kind !== 'gating');
+    const state = this.stateOf(d.callId);
+    const why = refusal(d, state, Date.now());
+    if (why) throw ApplicationFailure.create({ message: why, type: APPROVAL_REFUSED, nonRetryable: true, details: [{ state: state.kind } satisfies RefusalDetails] });
+    return this.apply(d, 'update');
+  }
+
+  private onSignal(payload: unknown): void {
+    const parsed = parseDecision(payload);
+    if (!parsed.ok) return this.refused(payload, parsed.error);
+    const d = parsed.value;
+    const child = this.inChild(d.callId);
+    if (child && this.children) {
+      // A sub-agent's call: the child decides it (and refuses it there if it no longer applies).
+      void this.children.forward(child.via, { ...d, callId: child.childCallId }).catch(() => undefined);
+      return;
+    }
+    const state = this.stateOf(d.callId);
+    // Runs recorded before decisions could wait for their call refused them at once: keep that on replay.
+    if (state.kind === 'not_reached' && !patched('queue-early-decisions')) return this.refused(payload, refusal(d, state, Date.now()) as string);
+    // Runs recorded before decisions could wait for a call's gate refused them as "did not ask": keep that on replay.
+    if (state.kind === 'gating' && !patched('queue-decisions-while-gating')) return this.refused(payload, refusal(d, { kind: 'not_asked' }, Date.now()) as string);
+    const next = signalDisposition(d, state, Date.now(), this.queued.size);
+    if (next.kind === 'refuse') return this.refused(payload, next.reason);
+    if (next.kind === 'apply') {
+      this.apply(d, 'signal');
+      return;
+    }
+    this.queued.set(d.callId, d);
+    this.log.push({ type: 'approval_queued', callId: d.callId, by: d.by, decision: d.decision });
+  }
+
+  /** What the next execution must keep when the run continues as new (no request is open then). */
+  carried(): { approvedTools: string[]; queuedDecisions: ApprovalDecision[] } {
+    return { approvedTools: [...this.approvedTools], queuedDecisions: [...this.queued.values()] };
+  }
+
+  /** Start from what the previous execution handed over. */
+  restore(state: { approvedTools: readonly string[]; queuedDecisions: readonly ApprovalDecision[] }): void {
+    for (const t of state.approvedTools) this.approvedTools.add(t);
+    for (const d of state.queuedDecisions) this.queued.set(d.callId, d);
+  }
+
+  /** Calls waiting for a person, oldest first. */
+  pending(): PendingApproval[] {
+    return [...this.entries.values()].filter((e) => !e.decided && !e.closed).map((e) => e.pending);
+  }
+
+  /** Ask for a person's decision on `call`; a decision that arrived for it earlier is applied now. */
+  request(call: PlannedCall, spec: ApprovalSpec | undefined): void {
+    this.open(call.callId, call.step, call.tool.name, call.args, spec);
+  }
+
+  /**
+   * Ask a person whether to extend a spent budget: a pending approval with call id `budget_<step>_<n>`
+   * and tool `budget`, decided like any other (signal, update, CLI). Resolves with the decision, or
+   * undefined when the request was withdrawn (the run is ending).
+   */
+  async askBudget(step: number, args: JsonObject): Promise<Decided | undefined> {
+    const callId = `budget_${step}_${++this.budgetRequests}`;
+    const entry = this.open(callId, step, 'budget', args, undefined);
+    await condition(() => entry.decided !== undefined || entry.closed !== undefined);
+    return entry.decided;
+  }
+
+  private budgetRequests = 0;
+
+  /**
+   * Ask the tool's approvers whether to run an at-most-once call again after its outcome became unknown:
+   * a pending approval with call id `<callId>~rerun-<n>`, decided like any other. Resolves with the
+   * decision, or undefined when the request expired or was withdrawn.
+   */
+  async askRerun(call: PlannedCall, n: number, spec: ApprovalSpec | undefined, question: string): Promise<Decided | undefined> {
+    const entry = this.open(`${call.callId}~rerun-${n}`, call.step, call.tool.name, call.args, spec, question);
+    await condition(() => entry.decided !== undefined || entry.closed !== undefined);
+    return entry.decided;
+  }
+
+  private open(callId: string, step: number, tool: string, args: JsonObject, spec: ApprovalSpec | undefined, question?: string): Entry {
+    const now = Date.now();
+    const call = { callId, step };
+    const pending: PendingApproval = {
+      callId: call.callId,
+      step: call.step,
+      tool,
+      args,
+      requestedAt: new Date(now).toISOString(),
+      ...(spec?.timeoutMs !== undefined ? { expiresAt: new Date(now + spec.timeoutMs).toISOString() } : {}),
+      ...(spec?.approvers?.length ? { approvers: spec.approvers } : {}),
+      ...(question ? { question } : {}),
+    };
+    const entry: Entry = { pending, spec, trace: approvalOpened(this.agent(), tool, callId, now) };
+    this.entries.set(call.callId, entry);
+    this.log.push({
+      type: 'approval_requested',
+      step: call.step,
+      callId: call.callId,
+      tool,
+      args,
+      ...(pending.expiresAt ? { expiresAt: pending.expiresAt } : {}),
+      ...(pending.approvers ? { approvers: pending.approvers } : {}),
+      ...(question ? { question } : {}),
+    });
+    const early = this.queued.get(call.callId);
+    if (early) {
+      this.queued.delete(call.callId);
+      const why = refusal(early, this.stateOf(call.callId), now);
+      if (why) this.refused(early, why);
+      else this.apply(early, 'signal');
+    }
+    this.changed();
+    if (spec?.timeoutMs !== undefined) void this.expireAt(entry, spec.timeoutMs);
+    return entry;
+  }
+
+  /** Calls recorded (their `tool_call` logged) whose gate has not answered yet: decisions for them wait. */
+  private readonly gating = new Set<string>();
+
+  /** `callIds` were recorded and are being gated: decisions for them are kept until {@link endGating}. */
+  beginGating(callIds: readonly string[]): void {
+    for (const id of callIds) this.gating.add(id);
+  }
+
+  /**
+   * The gates have answered (every call that must ask has been {@link request}ed): decisions kept for
+   * calls that did not ask are refused, and updates waiting for a gate get their answer.
+   */
+  endGating(): void {
+    if (!this.gating.size) return;
+    const ids = [...this.gating];
+    this.gating.clear();
+    this.refuseQueuedFor(ids.filter((id) => !this.entries.has(id)));
+  }
+
+  /**
+   * Refuse the queued decisions for calls of a step that did not ask for approval: once the step is
+   * planned, they can never apply.
+   */
+  refuseQueuedFor(callIds: readonly string[]): void {
+    for (const id of callIds) {
+      const d = this.queued.get(id);
+      if (!d) continue;
+      this.queued.delete(id);
+      this.refused(d, refusal(d, { kind: 'not_asked' }, Date.now()) as string);
+    }
+  }
+
+  /**
+   * Expire `entry` when its time is up, whenever its call gets to wait (a serial call may start
+   * waiting long after it was requested): the deadline is the one people were shown.
+   */
+  private async expireAt(entry: Entry, timeoutMs: number): Promise<void> {
+    const settled = () => entry.decided !== undefined || entry.closed !== undefined;
+    try {
+      if (!(await condition(settled, timeoutMs)) && !settled()) {
+        entry.closed = 'expired';
+        this.closeTrace(entry, 'expired');
+        const { callId, tool, step } = entry.pending;
+        this.log.push({ type: 'approval_expired', step, callId, tool, outcome: entry.spec?.onTimeout ?? 'deny' });
+        this.changed();
+      }
+    } catch (err) {
+      // The run was cancelled: the timer goes with it.
+      if (!isCancellation(err)) throw err;
+    }
+  }
+
+  /** Wait until `call` is decided, its approval expires, or the request is withdrawn. */
+  async wait(call: PlannedCall): Promise<Verdict> {
+    const entry = this.entries.get(call.callId);
+    if (!entry) return { kind: 'run' };
+    const tool = call.tool.name;
+    await condition(() => entry.decided !== undefined || entry.closed !== undefined);
+    if (entry.closed === 'withdrawn') return { kind: 'outcome', outcome: withdrawnOutcome(call.callId, tool) };
+    if (entry.closed === 'expired') return { kind: 'outcome', outcome: expiredOutcome(call.callId, tool, entry.spec?.onTimeout === 'fail') };
+    const d = entry.decided as Decided;
+    return d.decision === 'approve' ? { kind: 'run' } : { kind: 'outcome', outcome: decisionOutcome(call.callId, tool, { ...d, decision: d.decision }) };
+  }
+
+  /** Stop waiting for every open request, and refuse decisions still queued (the run is ending). */
+  withdrawAll(): void {
+    this.gating.clear();
+    let any = false;
+    for (const e of this.entries.values()) {
+      if (!e.decided && !e.closed) {
+        e.closed = 'withdrawn';
+        this.closeTrace(e, 'withdrawn');
+        any = true;
+      }
+    }
+    for (const d of this.queued.values()) this.refused(d, `the run ended before call "${d.callId}" asked for approval`);
+    this.queued.clear();
+    if (any) this.changed();
+  }
+
+  private stateOf(callId: string): CallApprovalState {
+    const e = this.entries.get(callId);
+    if (!e && this.gating.has(callId)) return { kind: 'gating' };
+    if (e?.decided) return { kind: 'decided', decision: e.decided.decision, by: e.decided.by };
+    if (e?.closed === 'expired') return { kind: 'expired' };
+    if (e && !e.closed) return { kind: 'pending', pending: e.pending };
+    return e || this.isCallOfRun(callId) ? { kind: 'not_asked' } : { kind: 'not_reached' };
+  }
+
+  private apply(d: ApprovalDecision, via: 'signal' | 'update'): DecisionReceipt {
+    const entry = this.entries.get(d.callId) as Entry;
+    const tool = entry.pending.tool;
+    const decided: Decided = { decision: d.decision, by: d.by, ...(d.reason ? { reason: d.reason } : {}), ...(d.extendBy !== undefined ? { extendBy: d.extendBy } : {}) };
+    const applied = [d.callId];
+    this.settle(entry, decided, via, false);
+    if (d.decision === 'approve' && d.scope === 'tool') {
+      this.approvedTools.add(tool);
+      for (const other of this.entries.values()) {
+        if (other.pending.tool !== tool || other.decided || other.closed) continue;
+        // Approving all calls of a tool must respect who may approve each of them.
+        if (other.pending.approvers?.length && !other.pending.approvers.includes(d.by)) continue;
+        this.settle(other, decided, via, true);
+        applied.push(other.pending.callId);
+      }
+    }
+    this.changed();
+    return { callId: d.callId, tool, decision: d.decision, by: d.by, applied };
+  }
+
+  private settle(entry: Entry, decided: Decided, via: 'signal' | 'update', sticky: boolean): void {
+    entry.decided = decided;
+    this.closeTrace(entry, decided.decision, decided.by);
+    const { callId, tool, step } = entry.pending;
+    this.log.push({
+      type: 'approval_decided',
+      step,
+      callId,
+      tool,
+      decision: decided.decision,
+      by: decided.by,
+      ...(decided.reason ? { reason: decided.reason } : {}),
+      via,
+      sticky,
+    });
+  }
+
+  /** The approval's span and metrics (no-ops without tracing and metrics; never emitted on replay). */
+  private closeTrace(entry: Entry, how: ApprovalClose, by?: string): void {
+    approvalClosed(entry.trace, how, by);
+  }
+
+  private refused(payload: unknown, reason: string): void {
+    const p = payload && typeof payload === 'object' ? (payload as Record<string, unknown>) : {};
+    this.log.push({
+      type: 'approval_refused',
+      ...(typeof p.callId === 'string' ? { callId: p.callId } : {}),
+      ...(typeof p.by === 'string' ? { by: p.by } : {}),
+      reason,
+    });
+  }
+}

@@ -1,0 +1,190 @@
+/**
+ * One tool call, top to bottom, once the loop has planned it: its gate (run policy, approvals) → waiting
+ * for a person if it must → execution as an activity (the tool's own timeouts and retry policy) → its
+ * outcome. The step (`tool-step.ts`) records the outcome; the loop puts it in the transcript.
+ */
+import { ActivityCancellationType, condition, isCancellation, patched, proxyActivities, sleep, workflowInfo } from '@temporalio/workflow';
+import type { ActivityOptions } from '@temporalio/workflow';
+import type { Gate } from '../core/approvals/approvals';
+import type { AgentActivities, RunToolInput } from '../core/run/contract';
+import { STORAGE_ERROR } from '../core/run/contract';
+import type { ToolOutcome } from '../core/tool-calls/outcomes';
+import { errorOutcome, policyDeniedOutcome } from '../core/tool-calls/outcomes';
+import type { PlannedCall } from '../core/tool-calls/plan';
+import type { RetrySpec, ToolSpec } from '../core/run/spec';
+import { waitDuration, waitResultText } from '../core/loop/wait';
+import { MAX_WORKER_LOSSES, retryDelay } from '../core/run/retry';
+import type { ToolFailure } from './failures';
+import { toolFailure } from './failures';
+import { runSubAgentCall } from './sub-agent';
+import type { ToolCallContext } from './tool-context';
+
+export type { ToolCallContext } from './tool-context';
+
+/**
+ * Take one gated call to its outcome: denied by policy, decided by a person, or executed (outputs over
+ * `inlineLimitBytes` stored by reference).
+ */
+export async function runCall(ctx: ToolCallContext, call: PlannedCall, gate: Gate, inlineLimitBytes: number): Promise<ToolOutcome> {
+  if (gate.kind === 'deny') return policyDeniedOutcome(call.callId, call.tool.name);
+  if (gate.kind === 'ask') {
+    const verdict = await ctx.desk.wait(call);
+    if (verdict.kind === 'outcome') return verdict.outcome;
+  }
+  ctx.running.set(call.callId, call.tool.name);
+  ctx.log.push({ type: 'tool_started', step: call.step, callId: call.callId, tool: call.tool.name });
+  try {
+    if (call.tool.builtin?.kind === 'wait') return await waitCall(ctx, call, call.tool.builtin.maxWaitMs);
+    if (call.tool.subAgent) return await runSubAgentCall(ctx, call, inlineLimitBytes);
+    return await executeCall(ctx, call, inlineLimitBytes);
+  } finally {
+    ctx.running.delete(call.callId);
+  }
+}
+
+/**
+ * The built-in `wait`: a durable timer in the workflow (no activity, no worker busy), ended early by a
+ * message people send. Bad arguments are an error result, like any tool's.
+ */
+async function waitCall(ctx: ToolCallContext, call: PlannedCall, maxWaitMs: number): Promise<ToolOutcome> {
+  const started = Date.now();
+  const asked = waitDuration(call.args, started, maxWaitMs);
+  if ('error' in asked) return errorOutcome(call.callId, call.tool.name, `Invalid arguments for tool "${call.tool.name}": ${asked.error}. Nothing was waited.`);
+  const woken = await condition(ctx.messageWaiting, asked.ms);
+  const slept = Date.now() - started;
+  return { callId: call.callId, tool: call.tool.name, output: { type: 'text', text: waitResultText(asked.ms, slept, woken) }, isError: false, latencyMs: slept, attempts: 1 };
+}
+
+function temporalRetry(r: RetrySpec): ActivityOptions['retry'] {
+  return {
+    maximumAttempts: r.maximumAttempts,
+    initialInterval: r.initialIntervalMs,
+    backoffCoefficient: r.backoffCoefficient,
+    maximumInterval: r.maximumIntervalMs,
+  };
+}
+
+function toolActivity(proxies: ToolCallContext['proxies'], tool: ToolSpec, once: boolean): AgentActivities['runTool'] {
+  const key = once ? `${tool.name}\u0000once` : tool.name;
+  let fn = proxies.get(key);
+  if (!fn) {
+    fn = proxyActivities<AgentActivities>({
+      startToCloseTimeout: tool.timeoutMs,
+      heartbeatTimeout: tool.heartbeatTimeoutMs,
+      // `once`: one attempt per activity, the workflow owns retries (worker losses do not count).
+      retry: once ? { maximumAttempts: 1 } : temporalRetry(tool.retry),
+      cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+    }).runTool;
+    proxies.set(key, fn);
+  }
+  return fn;
+}
+
+/**
+ * Execute one call as `runTool` activities until it has an outcome. A failure after the tool's retries
+ * becomes an error outcome the model reads (or ends the run, for a tool whose error policy is `fail`);
+ * a storage failure ends the run `storage_error`; cancellation propagates. An attempt lost with its worker
+ * (no heartbeat) runs again at once without counting against the retry policy. An at-most-once call
+ * whose outcome is unknown is put to the tool's approvers, if it names any: approve runs it again.
+ */
+async function executeCall(ctx: ToolCallContext, call: PlannedCall, inlineLimitBytes: number): Promise<ToolOutcome> {
+  // Runs recorded before the workflow owned tool retries let Temporal's retry policy run them: keep that on replay.
+  if (!patched('tool-attempts-in-workflow')) return executeWithTemporalRetries(ctx, call, inlineLimitBytes);
+  for (let rerun = 0; ; rerun++) {
+    const outcome = await executeAttempts(ctx, call, inlineLimitBytes, rerun);
+    const approvers = call.tool.approval?.approvers;
+    if (!outcome.outcomeUnknown || !approvers?.length) return outcome;
+    const question = `The outcome of this call is unknown (its worker was lost after it started). Approve to run it again, deny to tell the model the outcome is unknown.`;
+    const decided = await ctx.desk.askRerun(call, rerun + 1, call.tool.approval, question);
+    if (decided?.decision !== 'approve') {
+      const why = decided ? ` ${decided.by} decided not to run it again${decided.reason ? `: ${decided.reason}` : ''}.` : ' Nobody decided in time; it was not run again.';
+      const text = `${outcomeText(outcome)}${why}`;
+      return { ...outcome, output: { type: 'text', text }, error: text };
+    }
+  }
+}
+
+function outcomeText(o: ToolOutcome): string {
+  return o.output.type === 'text' ? o.output.text : (o.error ?? '');
+}
+
+/** Attempts of one call, retried by the workflow with the tool's retry policy and durable timers. */
+async function executeAttempts(ctx: ToolCallContext, call: PlannedCall, inlineLimitBytes: number, rerun: number): Promise<ToolOutcome> {
+  const tool = call.tool;
+  const run = toolActivity(ctx.proxies, tool, true);
+  let losses = 0;
+  for (let attempt = 1; ; ) {
+    try {
+      const r = await run({ ...toolInput(ctx, call, inlineLimitBytes), attempt, ...(rerun ? { rerun } : {}) });
+      return { ...outcomeOf(call, r), ...(losses ? { workerLosses: losses } : {}) };
+    } catch (err) {
+      if (isCancellation(err)) throw err;
+      const f = toolFailure(err);
+      if (f.workerLost && losses < MAX_WORKER_LOSSES) {
+        losses++;
+        continue;
+      }
+      if (f.type === STORAGE_ERROR || f.nonRetryable || attempt >= tool.retry.maximumAttempts) {
+        return { ...failedOutcome(call, f, attempt), ...(losses ? { workerLosses: losses } : {}) };
+      }
+      await sleep(retryDelay(tool.retry, attempt).delayMs);
+      attempt++;
+    }
+  }
+}
+
+function outcomeOf(call: PlannedCall, r: Awaited<ReturnType<AgentActivities['runTool']>>): ToolOutcome {
+  return {
+    callId: call.callId,
+    tool: call.tool.name,
+    output: r.output,
+    isError: r.isError,
+    ...(r.error !== undefined ? { error: r.error } : {}),
+    latencyMs: r.latencyMs,
+    attempts: r.attempt,
+    ...(r.outcomeUnknown ? { outcomeUnknown: true as const } : {}),
+    ...(r.ranArgs ? { ranArgs: r.ranArgs } : {}),
+    ...(r.hooks?.length ? { hooks: r.hooks } : {}),
+  };
+}
+
+/** The input of a call's `runTool` activity, the same for every attempt. */
+function toolInput(ctx: ToolCallContext, call: PlannedCall, inlineLimitBytes: number): RunToolInput {
+  return {
+    agent: ctx.spec.name,
+    tool: call.tool.name,
+    callId: call.callId,
+    step: call.step,
+    args: call.args,
+    inlineLimitBytes,
+    // Stable across retries, worker restarts and continue-as-new; unique across runs reusing a workflow id.
+    idempotencyKey: `${workflowInfo().firstExecutionRunId}/${call.callId}`,
+  };
+}
+
+/**
+ * The outcome of a call that failed for good after `attempts` attempts: a storage failure ends the run
+ * `storage_error`; any other is an error result the model reads (or ends the run, for `onError: 'fail'`).
+ */
+function failedOutcome(call: PlannedCall, f: ToolFailure, attempts: number): ToolOutcome {
+  const tool = call.tool;
+  if (f.type === STORAGE_ERROR) {
+    return errorOutcome(call.callId, tool.name, `Tool "${tool.name}": ${f.message}`, { attempts, latencyMs: f.latencyMs, endsRun: 'storage_error' });
+  }
+  return errorOutcome(call.callId, tool.name, `Tool "${tool.name}" failed: ${f.message}`, {
+    attempts,
+    latencyMs: f.latencyMs,
+    ...(tool.onError === 'fail' ? { endsRun: 'tool_error' as const } : {}),
+  });
+}
+
+/** The call as runs recorded before `tool-attempts-in-workflow` executed it: Temporal's retry policy ran the attempts. */
+async function executeWithTemporalRetries(ctx: ToolCallContext, call: PlannedCall, inlineLimitBytes: number): Promise<ToolOutcome> {
+  try {
+    return outcomeOf(call, await toolActivity(ctx.proxies, call.tool, false)(toolInput(ctx, call, inlineLimitBytes)));
+  } catch (err) {
+    if (isCancellation(err)) throw err;
+    const f = toolFailure(err);
+    return failedOutcome(call, f, f.attempts);
+  }
+}
