@@ -127,6 +127,6 @@ describe('platform', () => {
   it('targets Node 22 or newer, with its types', () => {
     expect(pkg.engines.node).toBe('>=22');
     expect(pkg.devDependencies['@types/node']).toMatch(/^\^22\./);
-    expect(readFileSync(join(ROOT, 'Dockerfile'), 'utf8')).toMatch(/^FROM node:22-/m);
+    expect(readFileSync(join(ROOT, 'deploy', 'Dockerfile'), 'utf8')).toMatch(/^FROM node:22-/m);
   });
 });
