@@ -14,10 +14,10 @@ import { startLoop } from '../core/loop/state';
 import type { ChainWorkflowInput } from '../core/sub-agents/sub-agent';
 import { chainPrompt } from '../core/sub-agents/sub-agent';
 import { addUsage, ZERO_USAGE } from '../core/budget/usage';
-import { ApprovalDesk } from './approval-desk';
+import { ApprovalDesk } from './tool-call/approval-desk';
 import { eventsQuery } from './definitions';
 import { inputProblems } from './input';
-import { ChildApprovals, childSummary, startSubAgent } from './sub-agent';
+import { ChildApprovals, childSummary, startSubAgent } from './tool-call/sub-agent';
 
 
 /** Patch: a chain on its first agent's own task queue starts every agent on that agent's own queue. */

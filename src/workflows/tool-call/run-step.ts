@@ -4,16 +4,16 @@
  * parallel, others one at a time. Outcomes are recorded as they arrive, each logged as a `tool_result`.
  */
 import { patched, proxyActivities } from '@temporalio/workflow';
-import type { Gate } from '../core/approvals/approvals';
-import { gateFor } from '../core/approvals/approvals';
-import type { AgentActivities } from '../core/run/contract';
-import type { ToolOutcome } from '../core/tool-calls/outcomes';
-import { notExecutedOutcome, policyDeniedOutcome, toolResultEvent } from '../core/tool-calls/outcomes';
-import type { PlannedCall, StepPlan } from '../core/tool-calls/plan';
-import { inlineLimitPerCall } from '../core/tool-calls/plan';
-import { toolHookEvents } from '../core/tool-calls/tool-hooks';
-import type { ToolCallContext } from './tool-call';
-import { runCall } from './tool-call';
+import type { Gate } from '../../core/approvals/approvals';
+import { gateFor } from '../../core/approvals/approvals';
+import type { AgentActivities } from '../../core/run/contract';
+import type { ToolOutcome } from '../../core/tool-calls/outcomes';
+import { notExecutedOutcome, policyDeniedOutcome, toolResultEvent } from '../../core/tool-calls/outcomes';
+import type { PlannedCall, StepPlan } from '../../core/tool-calls/plan';
+import { inlineLimitPerCall } from '../../core/tool-calls/plan';
+import { toolHookEvents } from '../../core/tool-calls/tool-hooks';
+import type { ToolCallContext } from './run-call';
+import { runCall } from './run-call';
 
 const { checkApprovals } = proxyActivities<AgentActivities>({
   startToCloseTimeout: '1 minute',

@@ -3,10 +3,10 @@
  * `childApprovals` signals) and forwards decisions made on the parent to the child that waits.
  */
 import { CancellationScope, defineSignal, getExternalWorkflowHandle, setHandler, workflowInfo } from '@temporalio/workflow';
-import type { ApprovalDecision } from '../core/approvals/approvals';
-import type { ChildApprovalsReport, ChildPendingApproval } from '../core/sub-agents/sub-agent';
-import { tagChildApprovals } from '../core/sub-agents/sub-agent';
-import { approvalSignal } from './definitions';
+import type { ApprovalDecision } from '../../core/approvals/approvals';
+import type { ChildApprovalsReport, ChildPendingApproval } from '../../core/sub-agents/sub-agent';
+import { tagChildApprovals } from '../../core/sub-agents/sub-agent';
+import { approvalSignal } from '../definitions';
 
 /** A child's report of the approvals it (and its own children) wait for, sent to its parent on every change. */
 export const childApprovalsSignal = defineSignal<[ChildApprovalsReport]>('childApprovals');

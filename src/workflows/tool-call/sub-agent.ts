@@ -16,19 +16,19 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { ChildWorkflowHandle } from '@temporalio/workflow';
-import type { PendingApproval, RunPolicy } from '../core/approvals/approvals';
-import type { Budget } from '../core/budget/budget';
-import type { ChildRunSummary } from '../core/sub-agents/child-run';
-import type { AgentWorkflowInput } from '../core/run/contract';
-import { AGENT_WORKFLOW, WORKFLOW_TASK_TIMEOUT } from '../core/run/contract';
-import type { ToolOutcome } from '../core/tool-calls/outcomes';
-import type { PlannedCall } from '../core/tool-calls/plan';
-import type { ApprovalWaiver } from '../core/approvals/run-policy';
-import type { AgentRunResult } from '../core/run/result';
-import type { ChildApprovalsReport, ChildTag, ParentLink } from '../core/sub-agents/sub-agent';
-import { childFailedOutcome, childOutcome, childWorkflowId, subAgentPrompt } from '../core/sub-agents/sub-agent';
-import { errorOutcome } from '../core/tool-calls/outcomes';
-import type { ToolCallContext } from './tool-context';
+import type { PendingApproval, RunPolicy } from '../../core/approvals/approvals';
+import type { Budget } from '../../core/budget/budget';
+import type { ChildRunSummary } from '../../core/sub-agents/child-run';
+import type { AgentWorkflowInput } from '../../core/run/contract';
+import { AGENT_WORKFLOW, WORKFLOW_TASK_TIMEOUT } from '../../core/run/contract';
+import type { ToolOutcome } from '../../core/tool-calls/outcomes';
+import type { PlannedCall } from '../../core/tool-calls/plan';
+import type { ApprovalWaiver } from '../../core/approvals/run-policy';
+import type { AgentRunResult } from '../../core/run/result';
+import type { ChildApprovalsReport, ChildTag, ParentLink } from '../../core/sub-agents/sub-agent';
+import { childFailedOutcome, childOutcome, childWorkflowId, subAgentPrompt } from '../../core/sub-agents/sub-agent';
+import { errorOutcome } from '../../core/tool-calls/outcomes';
+import type { ToolCallContext } from './context';
 import { childApprovalsSignal } from './child-approvals';
 
 export { ChildApprovals, childApprovalsSignal } from './child-approvals';

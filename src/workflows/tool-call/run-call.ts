@@ -5,21 +5,21 @@
  */
 import { ActivityCancellationType, condition, isCancellation, patched, proxyActivities, sleep, workflowInfo } from '@temporalio/workflow';
 import type { ActivityOptions } from '@temporalio/workflow';
-import type { Gate } from '../core/approvals/approvals';
-import type { AgentActivities, RunToolInput } from '../core/run/contract';
-import { STORAGE_ERROR } from '../core/run/contract';
-import type { ToolOutcome } from '../core/tool-calls/outcomes';
-import { errorOutcome, policyDeniedOutcome } from '../core/tool-calls/outcomes';
-import type { PlannedCall } from '../core/tool-calls/plan';
-import type { RetrySpec, ToolSpec } from '../core/run/spec';
-import { waitDuration, waitResultText } from '../core/loop/wait';
-import { MAX_WORKER_LOSSES, retryDelay } from '../core/run/retry';
-import type { ToolFailure } from './failures';
-import { toolFailure } from './failures';
+import type { Gate } from '../../core/approvals/approvals';
+import type { AgentActivities, RunToolInput } from '../../core/run/contract';
+import { STORAGE_ERROR } from '../../core/run/contract';
+import type { ToolOutcome } from '../../core/tool-calls/outcomes';
+import { errorOutcome, policyDeniedOutcome } from '../../core/tool-calls/outcomes';
+import type { PlannedCall } from '../../core/tool-calls/plan';
+import type { RetrySpec, ToolSpec } from '../../core/run/spec';
+import { waitDuration, waitResultText } from '../../core/loop/wait';
+import { MAX_WORKER_LOSSES, retryDelay } from '../../core/run/retry';
+import type { ToolFailure } from '../failures';
+import { toolFailure } from '../failures';
 import { runSubAgentCall } from './sub-agent';
-import type { ToolCallContext } from './tool-context';
+import type { ToolCallContext } from './context';
 
-export type { ToolCallContext } from './tool-context';
+export type { ToolCallContext } from './context';
 
 /**
  * Take one gated call to its outcome: denied by policy, decided by a person, or executed (outputs over
