@@ -25,7 +25,6 @@ import type { LoopState } from '../core/loop/state';
 import { modelInput, startLoop } from '../core/loop/state';
 import { applyModelStep, applyToolOutcomes, applyUserMessages, closeOpenCalls } from '../core/loop/transitions';
 import { ZERO_USAGE } from '../core/budget/usage';
-import { ApprovalDesk } from './tool-call/approval-desk';
 import { hasGuardrails, judgesAnswer } from '../core/guardrails/guardrails';
 import { inputGuardrails, outputGuardrails } from './guardrails';
 import { eventsQuery, snapshotQuery } from './definitions';
@@ -35,10 +34,9 @@ import { inputProblems } from './input';
 import { policyMessage, policyProblems } from '../core/approvals/run-policy';
 import { compactContext } from './compaction';
 import { callModelWithRetries } from './model-call';
-import type { ToolCallContext } from './tool-call/run-call';
-import { ToolStep } from './tool-call/run-step';
+import type { ToolCallContext } from './tool-call';
+import { ApprovalDesk, ChildApprovals, parentNotifier, ToolStep } from './tool-call';
 import { Visibility } from './visibility';
-import { ChildApprovals, parentNotifier } from './tool-call/sub-agent';
 
 const { describeAgent, commitTranscript } = proxyActivities<AgentActivities>({
   startToCloseTimeout: '1 minute',

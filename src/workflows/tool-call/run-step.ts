@@ -1,24 +1,26 @@
 /**
- * The tool half of a step: answer what needs no running, gate every other call (run policy, approval
- * predicates), ask people where needed, and execute the batches the loop planned — read-only calls in
- * parallel, others one at a time. Outcomes are recorded as they arrive, each logged as a `tool_result`.
+ * The tool call's driver: the tool half of a step, from the loop's plan to the outcomes, calling the
+ * spokes of this folder (which never call the driver or each other, only share `context.ts`'s types):
+ * - `gate.ts`: each call's gate (run policy, approval settings, approval predicates);
+ * - `approval-desk.ts`: where calls wait for people (requests, decisions, expiries), per run;
+ * - `execute.ts`: a call as `runTool` activities, attempts retried by the workflow;
+ * - `wait-tool.ts`: the built-in `wait`, a durable timer; `sub-agent.ts`: an agent tool's child run;
+ * - `child-approvals.ts`: the approvals sub-agents wait for, listed and decided through their parent.
+ * Calls needing no run are answered at once; read-only calls run in parallel, others one at a time.
+ * Each outcome is logged as a `tool_result` as it arrives; the loop puts them in the transcript.
  */
-import { patched, proxyActivities } from '@temporalio/workflow';
+import { patched } from '@temporalio/workflow';
 import type { Gate } from '../../core/approvals/approvals';
-import { gateFor } from '../../core/approvals/approvals';
-import type { AgentActivities } from '../../core/run/contract';
 import type { ToolOutcome } from '../../core/tool-calls/outcomes';
 import { notExecutedOutcome, policyDeniedOutcome, toolResultEvent } from '../../core/tool-calls/outcomes';
 import type { PlannedCall, StepPlan } from '../../core/tool-calls/plan';
 import { inlineLimitPerCall } from '../../core/tool-calls/plan';
 import { toolHookEvents } from '../../core/tool-calls/tool-hooks';
-import type { ToolCallContext } from './run-call';
-import { runCall } from './run-call';
-
-const { checkApprovals } = proxyActivities<AgentActivities>({
-  startToCloseTimeout: '1 minute',
-  retry: { maximumAttempts: 5, initialInterval: '1 second' },
-});
+import type { ToolCallContext } from './context';
+import { executeCall } from './execute';
+import { checkedGates, knownGates } from './gate';
+import { runSubAgentCall } from './sub-agent';
+import { waitCall } from './wait-tool';
 
 /** The tool calls of one step, run to their outcomes. */
 export class ToolStep {
@@ -39,9 +41,8 @@ export class ToolStep {
     const { ctx, plan } = this;
     plan.immediate.forEach((o) => this.record(o));
     const planned = plan.batches.flat();
-    // Gates that need no predicate are known at once (no await: each one is a promise, and Temporal's
-    // workflow runtime records a stack trace for every promise workflow code makes).
-    const gates = planned.some((c) => this.gate(c).kind === 'check') ? await this.checkedGates(planned) : new Map(planned.map((c) => [c.callId, this.gate(c)]));
+    // Gates that need no predicate are known at once (no await, see `knownGates`).
+    const gates = knownGates(ctx, planned) ?? (await checkedGates(ctx, planned));
     for (const call of planned) {
       const kind = gates.get(call.callId)?.kind;
       if (kind === 'deny') this.record(policyDeniedOutcome(call.callId, call.tool.name));
@@ -77,19 +78,25 @@ export class ToolStep {
     // The run will end: nobody should be left deciding (or waiting on) calls that will not run.
     if (o.endsRun) this.ctx.desk.withdrawAll();
   }
+}
 
-  /** The gate of a call from data (run policy, approval settings, tools approved for the run); `check` once its predicate answered. */
-  private gate(c: PlannedCall, check?: boolean): Gate {
-    return gateFor(c.tool.name, c.tool.approval, this.ctx.policy, this.ctx.desk.approvedTools, check);
+/**
+ * Take one gated call to its outcome: denied by policy, decided by a person, or executed (outputs over
+ * `inlineLimitBytes` stored by reference).
+ */
+async function runCall(ctx: ToolCallContext, call: PlannedCall, gate: Gate, inlineLimitBytes: number): Promise<ToolOutcome> {
+  if (gate.kind === 'deny') return policyDeniedOutcome(call.callId, call.tool.name);
+  if (gate.kind === 'ask') {
+    const verdict = await ctx.desk.wait(call);
+    if (verdict.kind === 'outcome') return verdict.outcome;
   }
-
-  /** Gates of calls some of which have approval predicates: those are asked (one activity, recorded). */
-  private async checkedGates(calls: PlannedCall[]): Promise<Map<string, Gate>> {
-    const { ctx } = this;
-    const gates = new Map(calls.map((c) => [c.callId, this.gate(c)]));
-    const toCheck = calls.filter((c) => gates.get(c.callId)?.kind === 'check');
-    const answers = await checkApprovals({ agent: ctx.spec.name, calls: toCheck.map((c) => ({ callId: c.callId, tool: c.tool.name, args: c.args })) });
-    for (const c of toCheck) gates.set(c.callId, this.gate(c, answers.find((a) => a.callId === c.callId)?.needsApproval ?? true));
-    return gates;
+  ctx.running.set(call.callId, call.tool.name);
+  ctx.log.push({ type: 'tool_started', step: call.step, callId: call.callId, tool: call.tool.name });
+  try {
+    if (call.tool.builtin?.kind === 'wait') return await waitCall(ctx, call, call.tool.builtin.maxWaitMs);
+    if (call.tool.subAgent) return await runSubAgentCall(ctx, call, inlineLimitBytes);
+    return await executeCall(ctx, call, inlineLimitBytes);
+  } finally {
+    ctx.running.delete(call.callId);
   }
 }
