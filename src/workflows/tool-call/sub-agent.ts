@@ -33,7 +33,7 @@ export type SubAgentCallContext = Pick<ToolCallContext, 'policy' | 'approvalWaiv
 /** The agent workflow's signature (named by type, so this module does not import the workflow itself). */
 type AgentWorkflowFn = (input: AgentWorkflowInput) => Promise<AgentRunResult>;
 
-/** Options of {@link startSubAgent} and {@link runSubAgent}. */
+/** Options of {@link startSubAgent}. */
 export interface SubAgentOptions {
   /** The agent's prompt. */
   input: string;
@@ -76,22 +76,6 @@ export async function startSubAgent(agent: string, options: SubAgentOptions): Pr
     cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
     parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
   });
-}
-
-/**
- * Run agent `agent` as a child workflow and return its typed result (every ending of the child is a
- * result, `cancelled` included). Workflow code only.
- *
- * @throws ChildWorkflowFailure (from `@temporalio/workflow`) when the child could not run (failed to
- * start, was terminated, its workflow failed).
- * @example
- * ```ts
- * const result = await runSubAgent('researcher', { input: 'Find three sources on X' });
- * ```
- */
-export async function runSubAgent(agent: string, options: SubAgentOptions): Promise<AgentRunResult> {
-  const child = await startSubAgent(agent, options);
-  return child.result();
 }
 
 /** The summary of a finished child, for its parent's report, outcome and event. */
