@@ -5,8 +5,6 @@
  */
 export { ToolStep } from './run-step';
 export type { ToolCallContext } from './context';
-export { APPROVAL_REFUSED, ApprovalDesk } from './approval-desk';
-export type { Decided, Verdict } from './approval-desk';
-export { ChildApprovals, childApprovalsSignal, parentNotifier } from './child-approvals';
+export { ApprovalDesk } from './approval-desk';
+export { ChildApprovals, parentNotifier } from './child-approvals';
 export { childSummary, startSubAgent } from './sub-agent';
-export type { SubAgentOptions } from './sub-agent';

@@ -1,6 +1,7 @@
 /**
  * The tool call's driver: the tool half of a step, from the loop's plan to the outcomes, calling the
- * spokes of this folder (which never call the driver or each other, only share `context.ts`'s types):
+ * spokes of this folder (they never import the driver, and one another only as types, through
+ * `context.ts`'s `ToolCallContext`, which each spoke narrows to what it uses):
  * - `gate.ts`: each call's gate (run policy, approval settings, approval predicates);
  * - `approval-desk.ts`: where calls wait for people (requests, decisions, expiries), per run;
  * - `execute.ts`: a call as `runTool` activities, attempts retried by the workflow;
