@@ -76,6 +76,11 @@ export function callModelActivity(providers: ProviderRegistry, store: Transcript
     // Before anything walks the answer (hashing, storing): arguments nested too deep are an invalid call.
     const answer = refuseDeepArguments(response.message);
     const used = await withStore('index the call ids', () => store.callIdUsed(head));
+    // The one place cut-off calls (`incomplete`, max_tokens) are dropped: before the answer is stored
+    // (the transcript never holds a call without a result) and before the workflow reads it, so the
+    // loop's transitions do not drop them again. Every answer in a recorded history came through here
+    // (the recorded histories hold none), and replaying an older one that did would issue the same
+    // commands: a cut-off step runs no tool.
     const message = uniqueCallIds(dropIncompleteCalls(redact().value(answer)), used, input.step);
     const output: Omit<CallModelOutput, 'head'> = {
       message,

@@ -22,9 +22,6 @@ export function withAgentPreload(modules: readonly string[] = []): string[] {
   return [...new Set([...modules, WORKFLOWS_PATH])];
 }
 
-/** Names of the workflows durable-agent adds to a bundle. */
-export const AGENT_WORKFLOW_NAMES = ['agentWorkflow', 'chainWorkflow'] as const;
-
 /** Folder of the generated entry files (one per pair of paths, named by their hash). */
 const ENTRIES_DIR = join(tmpdir(), 'durable-agent-workflows');
 const ENTRY_PREFIX = 'workflows-';

@@ -14,10 +14,9 @@ import { startLoop } from '../core/loop/state';
 import type { ChainWorkflowInput } from '../core/sub-agents/sub-agent';
 import { chainPrompt } from '../core/sub-agents/sub-agent';
 import { addUsage, ZERO_USAGE } from '../core/budget/usage';
-import { ApprovalDesk } from './approval-desk';
 import { eventsQuery } from './definitions';
 import { inputProblems } from './input';
-import { ChildApprovals, childSummary, startSubAgent } from './sub-agent';
+import { ApprovalDesk, ChildApprovals, childSummary, startSubAgent } from './tool-call';
 
 
 /** Patch: a chain on its first agent's own task queue starts every agent on that agent's own queue. */

@@ -15,7 +15,7 @@ import type { ApprovalWaiver } from '../core/approvals/run-policy';
 import { waiverProblem } from '../core/approvals/run-policy';
 import type { AgentRunResult } from '../core/run/result';
 import type { AnyToolCall } from '../core/tool-calls/tool-call';
-import { startSubAgent } from './sub-agent';
+import { startSubAgent } from './tool-call';
 
 /** The result of a run of agent `A` (give the agent's type: `runAgent<typeof support>('support', …)`). */
 export type AgentResultOf<A> = AgentRunResult<string extends ToolNamesOf<A> ? AnyToolCall : ToolCallsOf<A>, OutputOf<A>>;

@@ -5,8 +5,8 @@ import type { ToolOutcome } from '../../src/core/tool-calls/outcomes';
 import { errorOutcome, expiredOutcome } from '../../src/core/tool-calls/outcomes';
 import type { StepPlan } from '../../src/core/tool-calls/plan';
 import type { FailureStatus } from '../../src/core/run/result';
-import type { LoopState } from '../../src/core/loop/state';
-import { modelInput, startLoop } from '../../src/core/loop/state';
+import type { LoopState, ModelStep } from '../../src/core/loop/state';
+import { dropIncompleteCalls, modelInput, startLoop } from '../../src/core/loop/state';
 import type { Transition } from '../../src/core/loop/transitions';
 import { MAX_TOKENS_CONTINUE, applyModelStep, applyToolOutcomes, closeOpenCalls } from '../../src/core/loop/transitions';
 import { READ, WRITE, agentSpec, expectEveryCallAnswered, modelStep, ok, toolSpec, types, usage, use } from './core-fixtures';
@@ -189,12 +189,17 @@ describe('applyModelStep', () => {
   });
 
   describe('when the response was cut off (max_tokens)', () => {
-    it('drops the incomplete call, answers the complete ones as not executed, and finishes', () => {
+    /** The step as the model activity delivers it: without the calls whose arguments were cut off. */
+    const delivered = (out: ModelStep): ModelStep => ({ ...out, message: dropIncompleteCalls(out.message) });
+
+    it('answers the complete calls as not executed, and finishes (the cut-off one dropped by the model activity)', () => {
       const spec = agentSpec();
-      const out = modelStep(
-        [{ type: 'text', text: 'Writing two files.' }, use('c1', 'write', { path: 'a' }), use('c2', 'write', { path: 'b', te: '' }, true)],
-        'max_tokens',
-        usage(50, 8192),
+      const out = delivered(
+        modelStep(
+          [{ type: 'text', text: 'Writing two files.' }, use('c1', 'write', { path: 'a' }), use('c2', 'write', { path: 'b', te: '' }, true)],
+          'max_tokens',
+          usage(50, 8192),
+        ),
       );
       const t = applyModelStep(startLoop(spec, 'p'), spec, out);
 
@@ -235,7 +240,7 @@ describe('applyModelStep', () => {
 
     it('leaves no open call when the only call was incomplete', () => {
       const spec = agentSpec();
-      const t = applyModelStep(startLoop(spec, 'p'), spec, modelStep([{ type: 'text', text: 'Let me' }, use('c1', 'write', {}, true)], 'max_tokens'));
+      const t = applyModelStep(startLoop(spec, 'p'), spec, delivered(modelStep([{ type: 'text', text: 'Let me' }, use('c1', 'write', {}, true)], 'max_tokens')));
       expect(t.next).toMatchObject({ type: 'finish', status: 'max_tokens' });
       expect(t.state.messages).toHaveLength(2);
       expect(t.state.messages[1]).toEqual({ role: 'assistant', content: [{ type: 'text', text: 'Let me' }] });

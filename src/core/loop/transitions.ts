@@ -16,7 +16,6 @@ import { planStep } from '../tool-calls/plan';
 import type { RunError, RunStatus, ToolCallReport } from '../run/result';
 import type { AgentSpec } from '../run/spec';
 import type { LoopState, ModelStep } from './state';
-import { dropIncompleteCalls } from './state';
 import { addUsage } from '../budget/usage';
 import { withChildSpend } from '../sub-agents/sub-agent';
 
@@ -40,7 +39,8 @@ export interface Transition {
 /** Apply a completed model call: record it, then decide whether to run tools or finish. */
 export function applyModelStep(state: LoopState, spec: AgentSpec, out: ModelStep): Transition {
   const step = state.step + 1;
-  const message = dropIncompleteCalls(out.message);
+  // Calls cut off at the output limit are not here: the model activity dropped them before storing the answer.
+  const message = out.message;
   const next: LoopState = {
     ...state,
     step,

@@ -4,7 +4,6 @@
  * head, counters, recent details and totals travel).
  */
 import { rebasedContext } from '../context/compaction';
-import { jsonBytes } from '../messages/json';
 import { recentWithin, REPORT_DETAIL_BYTES, runCost } from './report';
 import type { LoopState } from '../loop/state';
 
@@ -44,11 +43,6 @@ export function carriedState(loop: LoopState, recentMessageBytes: number): LoopS
       unpricedSteps: before.unpricedSteps + dropped.unpricedSteps,
     },
   };
-}
-
-/** Size in bytes of what an execution hands the next one, to keep it well under the payload limit. */
-export function carriedBytes(value: unknown): number {
-  return jsonBytes(value);
 }
 
 /** Below this many messages, steps or tool calls, a running execution never trims its state. */

@@ -1,7 +1,7 @@
 /**
  * Sub-agents' pure rules: a tool call that runs another agent as a child workflow — its workflow id, the
  * prompt it is given, the result the parent's model reads, how its spend rolls up into the parent, and
- * how the approvals it waits for are shown on the parent. No I/O; the workflow side is `workflows/sub-agent.ts`.
+ * how the approvals it waits for are shown on the parent. No I/O; the workflow side is `workflows/tool-call/sub-agent.ts`.
  */
 import type { PendingApproval, RunPolicy } from '../approvals/approval-requests';
 import type { JsonObject } from '../messages/json';

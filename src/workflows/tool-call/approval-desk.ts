@@ -5,17 +5,17 @@
  * not reached yet (it overtook the replay of the step that asks) is kept and applied when that call asks.
  */
 import { ApplicationFailure, condition, isCancellation, patched, setHandler } from '@temporalio/workflow';
-import type { ApprovalDecision, ApprovalSpec, CallApprovalState, Decision, PendingApproval } from '../core/approvals/approvals';
-import { parseDecision, refusal, signalDisposition } from '../core/approvals/approvals';
-import type { DecisionReceipt, RefusalDetails } from '../core/run/contract';
-import type { EventLog } from '../core/events/event-log';
-import type { ToolOutcome } from '../core/tool-calls/outcomes';
-import { decisionOutcome, expiredOutcome, withdrawnOutcome } from '../core/tool-calls/outcomes';
-import type { JsonObject } from '../core/messages/json';
-import type { ApprovalClose, ApprovalTrace } from '../integrations/telemetry/workflow-spans';
-import { approvalClosed, approvalOpened } from '../integrations/telemetry/workflow-spans';
-import type { PlannedCall } from '../core/tool-calls/plan';
-import { approvalSignal, decideUpdate, pendingApprovalsQuery } from './definitions';
+import type { ApprovalDecision, ApprovalSpec, CallApprovalState, Decision, PendingApproval } from '../../core/approvals/approvals';
+import { parseDecision, refusal, signalDisposition } from '../../core/approvals/approvals';
+import type { DecisionReceipt, RefusalDetails } from '../../core/run/contract';
+import type { EventLog } from '../../core/events/event-log';
+import type { ToolOutcome } from '../../core/tool-calls/outcomes';
+import { decisionOutcome, expiredOutcome, withdrawnOutcome } from '../../core/tool-calls/outcomes';
+import type { JsonObject } from '../../core/messages/json';
+import type { ApprovalClose, ApprovalTrace } from '../../integrations/telemetry/workflow-spans';
+import { approvalClosed, approvalOpened } from '../../integrations/telemetry/workflow-spans';
+import type { PlannedCall } from '../../core/tool-calls/plan';
+import { approvalSignal, decideUpdate, pendingApprovalsQuery } from '../definitions';
 import type { ChildApprovals } from './child-approvals';
 
 /** Failure type of a refused `decide` update: non-retryable, the reason is the message. */

@@ -1,9 +1,9 @@
 /** What running a tool call needs from the run (its own module, so the call and sub-agent modules share it without a cycle). */
-import type { RunPolicy } from '../core/approvals/approvals';
-import type { AgentActivities } from '../core/run/contract';
-import type { EventLog } from '../core/events/event-log';
-import type { AgentSpec } from '../core/run/spec';
-import type { ApprovalWaiver } from '../core/approvals/run-policy';
+import type { RunPolicy } from '../../core/approvals/approvals';
+import type { AgentActivities } from '../../core/run/contract';
+import type { EventLog } from '../../core/events/event-log';
+import type { AgentSpec } from '../../core/run/spec';
+import type { ApprovalWaiver } from '../../core/approvals/run-policy';
 import type { ApprovalDesk } from './approval-desk';
 import type { ChildApprovals } from './child-approvals';
 

@@ -1,59 +1,23 @@
 /**
- * One tool call, top to bottom, once the loop has planned it: its gate (run policy, approvals) → waiting
- * for a person if it must → execution as an activity (the tool's own timeouts and retry policy) → its
- * outcome. The step (`tool-step.ts`) records the outcome; the loop puts it in the transcript.
+ * Spoke of the tool call: execute a gated, approved call as `runTool` activities (the tool's own
+ * timeouts and retry policy, attempts retried by the workflow with durable timers) until it has an
+ * outcome. Asks the tool's approvers (through the desk) before running an at-most-once call again.
  */
-import { ActivityCancellationType, condition, isCancellation, patched, proxyActivities, sleep, workflowInfo } from '@temporalio/workflow';
+import { ActivityCancellationType, isCancellation, patched, proxyActivities, sleep, workflowInfo } from '@temporalio/workflow';
 import type { ActivityOptions } from '@temporalio/workflow';
-import type { Gate } from '../core/approvals/approvals';
-import type { AgentActivities, RunToolInput } from '../core/run/contract';
-import { STORAGE_ERROR } from '../core/run/contract';
-import type { ToolOutcome } from '../core/tool-calls/outcomes';
-import { errorOutcome, policyDeniedOutcome } from '../core/tool-calls/outcomes';
-import type { PlannedCall } from '../core/tool-calls/plan';
-import type { RetrySpec, ToolSpec } from '../core/run/spec';
-import { waitDuration, waitResultText } from '../core/loop/wait';
-import { MAX_WORKER_LOSSES, retryDelay } from '../core/run/retry';
-import type { ToolFailure } from './failures';
-import { toolFailure } from './failures';
-import { runSubAgentCall } from './sub-agent';
-import type { ToolCallContext } from './tool-context';
+import type { AgentActivities, RunToolInput } from '../../core/run/contract';
+import { STORAGE_ERROR } from '../../core/run/contract';
+import type { ToolOutcome } from '../../core/tool-calls/outcomes';
+import { errorOutcome } from '../../core/tool-calls/outcomes';
+import type { PlannedCall } from '../../core/tool-calls/plan';
+import type { RetrySpec, ToolSpec } from '../../core/run/spec';
+import { MAX_WORKER_LOSSES, retryDelay } from '../../core/run/retry';
+import type { ToolFailure } from '../failures';
+import { toolFailure } from '../failures';
+import type { ToolCallContext } from './context';
 
-export type { ToolCallContext } from './tool-context';
-
-/**
- * Take one gated call to its outcome: denied by policy, decided by a person, or executed (outputs over
- * `inlineLimitBytes` stored by reference).
- */
-export async function runCall(ctx: ToolCallContext, call: PlannedCall, gate: Gate, inlineLimitBytes: number): Promise<ToolOutcome> {
-  if (gate.kind === 'deny') return policyDeniedOutcome(call.callId, call.tool.name);
-  if (gate.kind === 'ask') {
-    const verdict = await ctx.desk.wait(call);
-    if (verdict.kind === 'outcome') return verdict.outcome;
-  }
-  ctx.running.set(call.callId, call.tool.name);
-  ctx.log.push({ type: 'tool_started', step: call.step, callId: call.callId, tool: call.tool.name });
-  try {
-    if (call.tool.builtin?.kind === 'wait') return await waitCall(ctx, call, call.tool.builtin.maxWaitMs);
-    if (call.tool.subAgent) return await runSubAgentCall(ctx, call, inlineLimitBytes);
-    return await executeCall(ctx, call, inlineLimitBytes);
-  } finally {
-    ctx.running.delete(call.callId);
-  }
-}
-
-/**
- * The built-in `wait`: a durable timer in the workflow (no activity, no worker busy), ended early by a
- * message people send. Bad arguments are an error result, like any tool's.
- */
-async function waitCall(ctx: ToolCallContext, call: PlannedCall, maxWaitMs: number): Promise<ToolOutcome> {
-  const started = Date.now();
-  const asked = waitDuration(call.args, started, maxWaitMs);
-  if ('error' in asked) return errorOutcome(call.callId, call.tool.name, `Invalid arguments for tool "${call.tool.name}": ${asked.error}. Nothing was waited.`);
-  const woken = await condition(ctx.messageWaiting, asked.ms);
-  const slept = Date.now() - started;
-  return { callId: call.callId, tool: call.tool.name, output: { type: 'text', text: waitResultText(asked.ms, slept, woken) }, isError: false, latencyMs: slept, attempts: 1 };
-}
+/** What executing a call needs from the run: the agent, the activity proxies, and the desk only to ask about a rerun. */
+export type ExecuteContext = Pick<ToolCallContext, 'spec' | 'proxies'> & { desk: Pick<ToolCallContext['desk'], 'askRerun'> };
 
 function temporalRetry(r: RetrySpec): ActivityOptions['retry'] {
   return {
@@ -64,7 +28,7 @@ function temporalRetry(r: RetrySpec): ActivityOptions['retry'] {
   };
 }
 
-function toolActivity(proxies: ToolCallContext['proxies'], tool: ToolSpec, once: boolean): AgentActivities['runTool'] {
+function toolActivity(proxies: ExecuteContext['proxies'], tool: ToolSpec, once: boolean): AgentActivities['runTool'] {
   const key = once ? `${tool.name}\u0000once` : tool.name;
   let fn = proxies.get(key);
   if (!fn) {
@@ -87,7 +51,7 @@ function toolActivity(proxies: ToolCallContext['proxies'], tool: ToolSpec, once:
  * (no heartbeat) runs again at once without counting against the retry policy. An at-most-once call
  * whose outcome is unknown is put to the tool's approvers, if it names any: approve runs it again.
  */
-async function executeCall(ctx: ToolCallContext, call: PlannedCall, inlineLimitBytes: number): Promise<ToolOutcome> {
+export async function executeCall(ctx: ExecuteContext, call: PlannedCall, inlineLimitBytes: number): Promise<ToolOutcome> {
   // Runs recorded before the workflow owned tool retries let Temporal's retry policy run them: keep that on replay.
   if (!patched('tool-attempts-in-workflow')) return executeWithTemporalRetries(ctx, call, inlineLimitBytes);
   for (let rerun = 0; ; rerun++) {
@@ -109,7 +73,7 @@ function outcomeText(o: ToolOutcome): string {
 }
 
 /** Attempts of one call, retried by the workflow with the tool's retry policy and durable timers. */
-async function executeAttempts(ctx: ToolCallContext, call: PlannedCall, inlineLimitBytes: number, rerun: number): Promise<ToolOutcome> {
+async function executeAttempts(ctx: ExecuteContext, call: PlannedCall, inlineLimitBytes: number, rerun: number): Promise<ToolOutcome> {
   const tool = call.tool;
   const run = toolActivity(ctx.proxies, tool, true);
   let losses = 0;
@@ -149,7 +113,7 @@ function outcomeOf(call: PlannedCall, r: Awaited<ReturnType<AgentActivities['run
 }
 
 /** The input of a call's `runTool` activity, the same for every attempt. */
-function toolInput(ctx: ToolCallContext, call: PlannedCall, inlineLimitBytes: number): RunToolInput {
+function toolInput(ctx: ExecuteContext, call: PlannedCall, inlineLimitBytes: number): RunToolInput {
   return {
     agent: ctx.spec.name,
     tool: call.tool.name,
@@ -179,7 +143,7 @@ function failedOutcome(call: PlannedCall, f: ToolFailure, attempts: number): Too
 }
 
 /** The call as runs recorded before `tool-attempts-in-workflow` executed it: Temporal's retry policy ran the attempts. */
-async function executeWithTemporalRetries(ctx: ToolCallContext, call: PlannedCall, inlineLimitBytes: number): Promise<ToolOutcome> {
+async function executeWithTemporalRetries(ctx: ExecuteContext, call: PlannedCall, inlineLimitBytes: number): Promise<ToolOutcome> {
   try {
     return outcomeOf(call, await toolActivity(ctx.proxies, call.tool, false)(toolInput(ctx, call, inlineLimitBytes)));
   } catch (err) {

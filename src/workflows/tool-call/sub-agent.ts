@@ -1,14 +1,11 @@
 /**
- * Sub-agents in workflow code: an agent run as a child workflow of the run (or of any workflow) that
- * needs it. `runSubAgent` starts `agentWorkflow` as a child and returns its typed result; `runSubAgentCall`
- * is the tool-call form (an `agentTool` call of the loop: events, outcome, spend). `ChildApprovals` keeps,
- * on the parent, the approvals its children wait for (reported by their `childApprovals` signals) and
- * forwards decisions made on the parent to the child that waits; `parentNotifier` is the child's side.
+ * Spoke of the tool call: sub-agents, an agent run as a child workflow of the run (or of any workflow)
+ * that needs it. `startSubAgent` starts `agentWorkflow` as a child (`runAgent`, chains and agent tools use
+ * it); `runSubAgentCall` is the tool-call form (an `agentTool` call of the loop: events, outcome, spend).
+ * The approvals children wait for are `child-approvals.ts`'s, reached here only through the context.
  */
 import {
   ChildWorkflowCancellationType,
-  CancellationScope,
-  getExternalWorkflowHandle,
   isCancellation,
   ParentClosePolicy,
   startChild,
@@ -16,27 +13,27 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { ChildWorkflowHandle } from '@temporalio/workflow';
-import type { PendingApproval, RunPolicy } from '../core/approvals/approvals';
-import type { Budget } from '../core/budget/budget';
-import type { ChildRunSummary } from '../core/sub-agents/child-run';
-import type { AgentWorkflowInput } from '../core/run/contract';
-import { AGENT_WORKFLOW, WORKFLOW_TASK_TIMEOUT } from '../core/run/contract';
-import type { ToolOutcome } from '../core/tool-calls/outcomes';
-import type { PlannedCall } from '../core/tool-calls/plan';
-import type { ApprovalWaiver } from '../core/approvals/run-policy';
-import type { AgentRunResult } from '../core/run/result';
-import type { ChildApprovalsReport, ChildTag, ParentLink } from '../core/sub-agents/sub-agent';
-import { childFailedOutcome, childOutcome, childWorkflowId, subAgentPrompt } from '../core/sub-agents/sub-agent';
-import { errorOutcome } from '../core/tool-calls/outcomes';
-import type { ToolCallContext } from './tool-context';
-import { childApprovalsSignal } from './child-approvals';
+import type { RunPolicy } from '../../core/approvals/approvals';
+import type { Budget } from '../../core/budget/budget';
+import type { ChildRunSummary } from '../../core/sub-agents/child-run';
+import type { AgentWorkflowInput } from '../../core/run/contract';
+import { AGENT_WORKFLOW, WORKFLOW_TASK_TIMEOUT } from '../../core/run/contract';
+import type { ToolOutcome } from '../../core/tool-calls/outcomes';
+import type { PlannedCall } from '../../core/tool-calls/plan';
+import type { ApprovalWaiver } from '../../core/approvals/run-policy';
+import type { AgentRunResult } from '../../core/run/result';
+import type { ParentLink } from '../../core/sub-agents/sub-agent';
+import { childFailedOutcome, childOutcome, childWorkflowId, subAgentPrompt } from '../../core/sub-agents/sub-agent';
+import { errorOutcome } from '../../core/tool-calls/outcomes';
+import type { ToolCallContext } from './context';
 
-export { ChildApprovals, childApprovalsSignal } from './child-approvals';
+/** What an agent-tool call needs from the run. */
+export type SubAgentCallContext = Pick<ToolCallContext, 'policy' | 'approvalWaiver' | 'log'> & { children?: Pick<NonNullable<ToolCallContext['children']>, 'drop'> };
 
 /** The agent workflow's signature (named by type, so this module does not import the workflow itself). */
 type AgentWorkflowFn = (input: AgentWorkflowInput) => Promise<AgentRunResult>;
 
-/** Options of {@link startSubAgent} and {@link runSubAgent}. */
+/** Options of {@link startSubAgent}. */
 export interface SubAgentOptions {
   /** The agent's prompt. */
   input: string;
@@ -81,22 +78,6 @@ export async function startSubAgent(agent: string, options: SubAgentOptions): Pr
   });
 }
 
-/**
- * Run agent `agent` as a child workflow and return its typed result (every ending of the child is a
- * result, `cancelled` included). Workflow code only.
- *
- * @throws ChildWorkflowFailure (from `@temporalio/workflow`) when the child could not run (failed to
- * start, was terminated, its workflow failed).
- * @example
- * ```ts
- * const result = await runSubAgent('researcher', { input: 'Find three sources on X' });
- * ```
- */
-export async function runSubAgent(agent: string, options: SubAgentOptions): Promise<AgentRunResult> {
-  const child = await startSubAgent(agent, options);
-  return child.result();
-}
-
 /** The summary of a finished child, for its parent's report, outcome and event. */
 export function childSummary(workflowId: string, agent: string, result: AgentRunResult): ChildRunSummary {
   return { workflowId, agent, status: result.status, usage: result.usage, costUsd: result.costUsd };
@@ -107,7 +88,7 @@ export function childSummary(workflowId: string, agent: string, result: AgentRun
  * logs `sub_agent_started` / `sub_agent_finished`, and the child's answer (or ending) is the outcome.
  * Cancellation of the run propagates to the child; the call then ends with the child's `cancelled` result.
  */
-export async function runSubAgentCall(ctx: ToolCallContext, call: PlannedCall, inlineLimitBytes: number): Promise<ToolOutcome> {
+export async function runSubAgentCall(ctx: SubAgentCallContext, call: PlannedCall, inlineLimitBytes: number): Promise<ToolOutcome> {
   const agent = call.tool.subAgent?.agent as string;
   const tool = call.tool.name;
   const asked = subAgentPrompt(call.args);
@@ -132,23 +113,4 @@ export async function runSubAgentCall(ctx: ToolCallContext, call: PlannedCall, i
   const summary = childSummary(workflowId, agent, result);
   ctx.log.push({ type: 'sub_agent_finished', ...base, status: summary.status, usage: summary.usage, ...(summary.costUsd !== null ? { costUsd: summary.costUsd } : {}) });
   return childOutcome(call.callId, tool, summary, result, Date.now() - begun, inlineLimitBytes);
-}
-
-/**
- * The child side: a function that reports the approvals this run waits for to its parent, or undefined
- * for a run without a parent agent (which then issues no command for it).
- */
-export function parentNotifier(parent: ParentLink | undefined, agent: () => string): ((pending: Array<PendingApproval & { child?: ChildTag }>) => void) | undefined {
-  if (!parent) return undefined;
-  let n = 0;
-  let last = '[]';
-  return (pending) => {
-    const text = JSON.stringify(pending);
-    if (text === last) return;
-    last = text;
-    // Workflow time orders the reports across continue-as-new too (a new execution counts from 0 again).
-    const report: ChildApprovalsReport = { workflowId: workflowInfo().workflowId, agent: agent(), seq: Date.now() * 1000 + (++n % 1000), pending };
-    // Fire and forget; a parent that has closed meanwhile has no use for it.
-    void CancellationScope.nonCancellable(() => getExternalWorkflowHandle(parent.workflowId).signal(childApprovalsSignal, report)).catch(() => undefined);
-  };
 }

@@ -1,12 +1,13 @@
 /**
- * `ChildApprovals` keeps, on the parent, the approvals its children wait for (reported by their
- * `childApprovals` signals) and forwards decisions made on the parent to the child that waits.
+ * Spoke of the tool call: the approvals sub-agents wait for. `ChildApprovals` keeps, on the parent, the
+ * approvals its children wait for (reported by their `childApprovals` signals) and forwards decisions
+ * made on the parent to the child that waits; `parentNotifier` is the child's side.
  */
 import { CancellationScope, defineSignal, getExternalWorkflowHandle, setHandler, workflowInfo } from '@temporalio/workflow';
-import type { ApprovalDecision } from '../core/approvals/approvals';
-import type { ChildApprovalsReport, ChildPendingApproval } from '../core/sub-agents/sub-agent';
-import { tagChildApprovals } from '../core/sub-agents/sub-agent';
-import { approvalSignal } from './definitions';
+import type { ApprovalDecision, PendingApproval } from '../../core/approvals/approvals';
+import type { ChildApprovalsReport, ChildPendingApproval, ChildTag, ParentLink } from '../../core/sub-agents/sub-agent';
+import { tagChildApprovals } from '../../core/sub-agents/sub-agent';
+import { approvalSignal } from '../definitions';
 
 /** A child's report of the approvals it (and its own children) wait for, sent to its parent on every change. */
 export const childApprovalsSignal = defineSignal<[ChildApprovalsReport]>('childApprovals');
@@ -66,4 +67,23 @@ export class ChildApprovals {
   async forward(via: string, decision: ApprovalDecision): Promise<void> {
     await CancellationScope.nonCancellable(() => getExternalWorkflowHandle(via).signal(approvalSignal, decision));
   }
+}
+
+/**
+ * The child side: a function that reports the approvals this run waits for to its parent, or undefined
+ * for a run without a parent agent (which then issues no command for it).
+ */
+export function parentNotifier(parent: ParentLink | undefined, agent: () => string): ((pending: Array<PendingApproval & { child?: ChildTag }>) => void) | undefined {
+  if (!parent) return undefined;
+  let n = 0;
+  let last = '[]';
+  return (pending) => {
+    const text = JSON.stringify(pending);
+    if (text === last) return;
+    last = text;
+    // Workflow time orders the reports across continue-as-new too (a new execution counts from 0 again).
+    const report: ChildApprovalsReport = { workflowId: workflowInfo().workflowId, agent: agent(), seq: Date.now() * 1000 + (++n % 1000), pending };
+    // Fire and forget; a parent that has closed meanwhile has no use for it.
+    void CancellationScope.nonCancellable(() => getExternalWorkflowHandle(parent.workflowId).signal(childApprovalsSignal, report)).catch(() => undefined);
+  };
 }

@@ -1,0 +1,43 @@
+/**
+ * Spoke of the tool call: the gate of each planned call (run policy, approval settings, tools approved
+ * for the run), from data where it can be, else after the tools' approval predicates answered (one
+ * `checkApprovals` activity for the step, recorded).
+ */
+import { proxyActivities } from '@temporalio/workflow';
+import type { Gate } from '../../core/approvals/approvals';
+import { gateFor } from '../../core/approvals/approvals';
+import type { AgentActivities } from '../../core/run/contract';
+import type { PlannedCall } from '../../core/tool-calls/plan';
+import type { ToolCallContext } from './context';
+
+const { checkApprovals } = proxyActivities<AgentActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: { maximumAttempts: 5, initialInterval: '1 second' },
+});
+
+/** What gating needs from the run. */
+export type GateContext = Pick<ToolCallContext, 'spec' | 'policy'> & { desk: Pick<ToolCallContext['desk'], 'approvedTools'> };
+
+/** The gate of a call from data; `check` once its predicate answered. */
+function gateOf(ctx: GateContext, c: PlannedCall, check?: boolean): Gate {
+  return gateFor(c.tool.name, c.tool.approval, ctx.policy, ctx.desk.approvedTools, check);
+}
+
+/**
+ * The gates of `calls` when data alone decides them; undefined when a call's approval predicate must
+ * answer first (then {@link checkedGates}). Synchronous on purpose: most steps then make no promise,
+ * and Temporal's workflow runtime records a stack trace for every promise workflow code makes.
+ */
+export function knownGates(ctx: GateContext, calls: readonly PlannedCall[]): Map<string, Gate> | undefined {
+  const gates = new Map(calls.map((c) => [c.callId, gateOf(ctx, c)]));
+  return [...gates.values()].some((g) => g.kind === 'check') ? undefined : gates;
+}
+
+/** Gates of calls some of which have approval predicates: those are asked (one activity, recorded). */
+export async function checkedGates(ctx: GateContext, calls: readonly PlannedCall[]): Promise<Map<string, Gate>> {
+  const gates = new Map(calls.map((c) => [c.callId, gateOf(ctx, c)]));
+  const toCheck = calls.filter((c) => gates.get(c.callId)?.kind === 'check');
+  const answers = await checkApprovals({ agent: ctx.spec.name, calls: toCheck.map((c) => ({ callId: c.callId, tool: c.tool.name, args: c.args })) });
+  for (const c of toCheck) gates.set(c.callId, gateOf(ctx, c, answers.find((a) => a.callId === c.callId)?.needsApproval ?? true));
+  return gates;
+}

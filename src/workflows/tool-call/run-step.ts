@@ -1,0 +1,103 @@
+/**
+ * The tool call's driver: the tool half of a step, from the loop's plan to the outcomes, calling the
+ * spokes of this folder (they never import the driver, and one another only as types, through
+ * `context.ts`'s `ToolCallContext`, which each spoke narrows to what it uses):
+ * - `gate.ts`: each call's gate (run policy, approval settings, approval predicates);
+ * - `approval-desk.ts`: where calls wait for people (requests, decisions, expiries), per run;
+ * - `execute.ts`: a call as `runTool` activities, attempts retried by the workflow;
+ * - `wait-tool.ts`: the built-in `wait`, a durable timer; `sub-agent.ts`: an agent tool's child run;
+ * - `child-approvals.ts`: the approvals sub-agents wait for, listed and decided through their parent.
+ * Calls needing no run are answered at once; read-only calls run in parallel, others one at a time.
+ * Each outcome is logged as a `tool_result` as it arrives; the loop puts them in the transcript.
+ */
+import { patched } from '@temporalio/workflow';
+import type { Gate } from '../../core/approvals/approvals';
+import type { ToolOutcome } from '../../core/tool-calls/outcomes';
+import { notExecutedOutcome, policyDeniedOutcome, toolResultEvent } from '../../core/tool-calls/outcomes';
+import type { PlannedCall, StepPlan } from '../../core/tool-calls/plan';
+import { inlineLimitPerCall } from '../../core/tool-calls/plan';
+import { toolHookEvents } from '../../core/tool-calls/tool-hooks';
+import type { ToolCallContext } from './context';
+import { executeCall } from './execute';
+import { checkedGates, knownGates } from './gate';
+import { runSubAgentCall } from './sub-agent';
+import { waitCall } from './wait-tool';
+
+/** The tool calls of one step, run to their outcomes. */
+export class ToolStep {
+  private readonly outcomes = new Map<string, ToolOutcome>();
+
+  constructor(
+    private readonly ctx: ToolCallContext,
+    readonly plan: StepPlan,
+  ) {}
+
+  /** Outcomes recorded so far (all of them once {@link run} has returned), in completion order. */
+  completed(): ToolOutcome[] {
+    return [...this.outcomes.values()];
+  }
+
+  /** Run every call of the plan to its outcome. Cancellation propagates; {@link completed} keeps what finished. */
+  async run(): Promise<ToolOutcome[]> {
+    const { ctx, plan } = this;
+    plan.immediate.forEach((o) => this.record(o));
+    const planned = plan.batches.flat();
+    // Gates that need no predicate are known at once (no await, see `knownGates`).
+    const gates = knownGates(ctx, planned) ?? (await checkedGates(ctx, planned));
+    for (const call of planned) {
+      const kind = gates.get(call.callId)?.kind;
+      if (kind === 'deny') this.record(policyDeniedOutcome(call.callId, call.tool.name));
+      else if (kind === 'ask') ctx.desk.request(call, call.tool.approval);
+    }
+    // Decisions sent early for calls of this step that did not ask can never apply.
+    ctx.desk.refuseQueuedFor(plan.calls.map((c) => c.id).filter((id) => gates.get(id)?.kind !== 'ask'));
+    ctx.desk.endGating();
+
+    // All results of the step reach the next model call together: each call gets its share of the budget.
+    const inlineLimit = inlineLimitPerCall(ctx.spec.limits.toolResultInlineBytes, plan.calls.length);
+    let ending: ToolOutcome | undefined;
+    for (const batch of plan.batches) {
+      if (ending) {
+        // An outcome that ends the run: later calls are not executed (their approvals are withdrawn).
+        for (const call of batch) if (!this.outcomes.has(call.callId)) this.record(notExecutedOutcome(call.callId, call.tool.name, ending));
+        continue;
+      }
+      const open = batch.filter((call) => !this.outcomes.has(call.callId));
+      const runOne = async (call: PlannedCall) => this.record(await runCall(ctx, call, gates.get(call.callId) as Gate, inlineLimit));
+      if (open.length === 1) await runOne(open[0]!);
+      else await Promise.all(open.map(runOne));
+      const ends = this.completed().find((o) => o.endsRun);
+      if (ends && patched('stop-batches-after-fatal-outcome')) ending = ends;
+    }
+    if (ending) ctx.desk.withdrawAll();
+    return this.completed();
+  }
+
+  private record(o: ToolOutcome): void {
+    this.outcomes.set(o.callId, o);
+    this.ctx.log.push(...toolHookEvents(this.plan.step, o), toolResultEvent(this.plan.step, o));
+    // The run will end: nobody should be left deciding (or waiting on) calls that will not run.
+    if (o.endsRun) this.ctx.desk.withdrawAll();
+  }
+}
+
+/**
+ * Take one gated call to its outcome: denied by policy, decided by a person, or executed (outputs over
+ * `inlineLimitBytes` stored by reference).
+ */
+async function runCall(ctx: ToolCallContext, call: PlannedCall, gate: Gate, inlineLimitBytes: number): Promise<ToolOutcome> {
+  if (gate.kind === 'deny') return policyDeniedOutcome(call.callId, call.tool.name);
+  if (gate.kind === 'ask') {
+    const verdict = await ctx.desk.wait(call);
+    if (verdict.kind === 'outcome') return verdict.outcome;
+  }
+  ctx.running.set(call.callId, call.tool.name);
+  ctx.log.push({ type: 'tool_started', step: call.step, callId: call.callId, tool: call.tool.name });
+  try {
+    if (call.tool.builtin?.kind === 'wait') return await waitCall(ctx, call, call.tool.builtin.maxWaitMs);
+    if (call.tool.subAgent) return await runSubAgentCall(ctx, call, inlineLimitBytes);
+    return await executeCall(ctx, call, inlineLimitBytes);
+  } finally {
+    ctx.running.delete(call.callId);
+  }
+}
