@@ -67,16 +67,33 @@ export function allBlocks(root: string): DocBlock[] {
   return docFiles(root).flatMap((doc) => extractBlocks(doc, readFileSync(join(root, doc), 'utf8')));
 }
 
-/** Relative links of a Markdown text (`[x](path#anchor)`), without their anchors; URLs and pure anchors left out. */
-export function relativeLinks(text: string): { target: string; line: number }[] {
-  const out: { target: string; line: number }[] = [];
+/** The anchors GitHub gives a Markdown text's headings (lower case, punctuation dropped, spaces as dashes). */
+export function headingAnchors(text: string): Set<string> {
+  const seen = new Map<string, number>();
+  const out = new Set<string>();
+  let inFence = false;
+  for (const line of text.split('\n')) {
+    if (FENCE.test(line)) inFence = !inFence;
+    const m = inFence ? null : /^#{1,6}\s+(.*)$/.exec(line);
+    if (!m) continue;
+    const base = (m[1] as string).trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
+    const n = seen.get(base) ?? 0;
+    seen.set(base, n + 1);
+    out.add(n === 0 ? base : `${base}-${n}`);
+  }
+  return out;
+}
+
+/** Relative links of a Markdown text (`[x](path#anchor)`); URLs left out; `target` is '' for an anchor of the same file. */
+export function relativeLinks(text: string): { target: string; anchor?: string; line: number }[] {
+  const out: { target: string; anchor?: string; line: number }[] = [];
   let inFence = false;
   text.split('\n').forEach((line, i) => {
     if (FENCE.test(line)) inFence = !inFence;
     if (inFence) return;
     for (const m of line.matchAll(/\]\(([^)\s]+)\)/g)) {
-      const target = (m[1] as string).split('#')[0] as string;
-      if (target && !/^[a-z]+:/i.test(target)) out.push({ target, line: i + 1 });
+      const [target = '', anchor] = (m[1] as string).split('#');
+      if (!/^[a-z]+:/i.test(target)) out.push({ target, ...(anchor ? { anchor } : {}), line: i + 1 });
     }
   });
   return out;

@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../apps/cli/program';
-import { allBlocks, docFiles, relativeLinks } from '../helpers/doc-blocks';
+import { allBlocks, docFiles, headingAnchors, relativeLinks } from '../helpers/doc-blocks';
 import { shellUses } from '../helpers/doc-shell';
 import { typecheckBlocks } from '../helpers/doc-typecheck';
 
@@ -97,11 +97,16 @@ describe('docs code blocks', () => {
     expect(bad.map((b) => `${b.doc}:${b.line}`)).toEqual([]);
   });
 
-  it('links only to files that exist', () => {
+  it('links only to files and headings that exist', () => {
     const broken = docFiles(ROOT).flatMap((doc) =>
       relativeLinks(readFileSync(join(ROOT, doc), 'utf8'))
-        .filter((l) => !GENERATED.test(l.target) && !existsSync(join(ROOT, dirname(doc), l.target)))
-        .map((l) => `${doc}:${l.line}: ${l.target}`),
+        .filter((l) => !GENERATED.test(l.target))
+        .filter((l) => {
+          const path = l.target === '' ? join(ROOT, doc) : join(ROOT, dirname(doc), l.target);
+          if (!existsSync(path)) return true;
+          return l.anchor !== undefined && path.endsWith('.md') && !headingAnchors(readFileSync(path, 'utf8')).has(l.anchor);
+        })
+        .map((l) => `${doc}:${l.line}: ${l.target}${l.anchor ? `#${l.anchor}` : ''}`),
     );
     expect(broken).toEqual([]);
   });
