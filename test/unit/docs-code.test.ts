@@ -18,7 +18,7 @@ const blocks = allBlocks(ROOT);
 const TS = new Set(['ts', 'typescript']);
 const SHELL = new Set(['sh', 'bash', 'shell']);
 /** Blocks deliberately left uncompiled: keep them few. */
-const MAX_FRAGMENTS = 8;
+const MAX_FRAGMENTS = 3;
 /** Links into what a build makes (the API reference, `npm run docs:api`). */
 const GENERATED = /(^|\/)api\//;
 
