@@ -19,6 +19,8 @@ const TS = new Set(['ts', 'typescript']);
 const SHELL = new Set(['sh', 'bash', 'shell']);
 /** Blocks deliberately left uncompiled: keep them few. */
 const MAX_FRAGMENTS = 3;
+/** A path of the repository's own folders, in backticks or in a link: it must exist (layouts change). */
+const REPO_PATH = /[`(]((?:src|apps|test|bench|examples|scripts|docs)\/[\w./-]*[\w/])[`)#]/g;
 /** Links into what a build makes (the API reference, `npm run docs:api`). */
 const GENERATED = /(^|\/)api\//;
 
@@ -81,6 +83,16 @@ describe('docs code blocks', () => {
     }
     expect(cliUses).toBeGreaterThan(10);
     expect(problems).toEqual([]);
+  });
+
+  it('names only repository paths that exist', () => {
+    const named = docFiles(ROOT).flatMap((doc) =>
+      readFileSync(join(ROOT, doc), 'utf8')
+        .split('\n')
+        .flatMap((line, i) => [...line.matchAll(REPO_PATH)].map((m) => ({ doc, path: (m[1] as string).replace(/[.,:]$/, ''), line: i + 1 }))),
+    );
+    expect(named.length).toBeGreaterThan(50);
+    expect(named.filter(({ path }) => !existsSync(join(ROOT, path))).map(({ doc, path, line }) => `${doc}:${line}: ${path}`)).toEqual([]);
   });
 
   it('parses every JSON block', () => {
