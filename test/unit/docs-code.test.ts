@@ -35,6 +35,10 @@ describe('docs code blocks', () => {
     expect(blocks.filter((b) => SHELL.has(b.lang)).length).toBeGreaterThan(10);
   });
 
+  it('keeps the README short: a newcomer reads it in ten minutes, the rest is in docs/', () => {
+    expect(readFileSync(join(ROOT, 'README.md'), 'utf8').split('\n').length).toBeLessThanOrEqual(250);
+  });
+
   it('has few fragments, each marked', () => {
     const fragments = blocks.filter((b) => b.fragment);
     expect(fragments.map((b) => `${b.doc}:${b.line}`).length).toBeLessThanOrEqual(MAX_FRAGMENTS);
