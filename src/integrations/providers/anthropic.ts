@@ -9,7 +9,7 @@ import type * as AnthropicModule from '@anthropic-ai/sdk';
 import type { ModelRequest, ModelResponse } from '../../core/output/native-output';
 import { anthropicParams } from './anthropic-request';
 import { AnthropicStreamAssembler, AnthropicStreamError } from './anthropic-stream';
-import { apiFailure, otherFailure, sdkConnectionFailure } from './errors';
+import { apiFailure, missingApiKey, otherFailure, sdkConnectionFailure } from './errors';
 import { sdkClientOptions, sdkEventStream, streamCall } from './stream-call';
 import type { ModelCallContext, ModelProvider, ProviderErrorKind } from './types';
 import { ProviderError } from './types';
@@ -104,13 +104,7 @@ export class AnthropicProvider implements ModelProvider {
   private sdk(): Anthropic {
     if (this.client) return this.client;
     const apiKey = this.options.apiKey ?? process.env.ANTHROPIC_API_KEY;
-    if (!apiKey) {
-      throw new ProviderError("ANTHROPIC_API_KEY is not set in the worker's environment", {
-        kind: 'authentication',
-        retryable: false,
-        type: 'authentication_error',
-      });
-    }
+    if (!apiKey) throw missingApiKey('ANTHROPIC_API_KEY', 'authentication_error');
     const baseURL = this.options.baseURL ?? process.env.ANTHROPIC_BASE_URL;
     const Anthropic = anthropicSdk();
     this.client = new Anthropic(sdkClientOptions({ apiKey, baseURL, timeoutMs: this.options.timeoutMs }));

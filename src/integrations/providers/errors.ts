@@ -132,6 +132,11 @@ export function otherFailure(provider: string, err: unknown): ProviderError {
   return new ProviderError(`${provider} call failed: ${message}`, { kind: 'unknown', retryable: true, cause: err });
 }
 
+/** No API key was given and the worker's environment has none in `variable` (final: the worker must be configured). */
+export function missingApiKey(variable: string, type: string): ProviderError {
+  return new ProviderError(`${variable} is not set in the worker's environment`, { kind: 'authentication', retryable: false, type });
+}
+
 /** The stream closed before the provider said the response was complete. */
 export function truncatedStream(provider: string, what: string): ProviderError {
   return new ProviderError(`${provider} stream ended before ${what}: the connection was cut`, { kind: 'connection', retryable: true });

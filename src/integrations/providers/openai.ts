@@ -7,7 +7,7 @@
 import type OpenAI from 'openai';
 import type * as OpenAIModule from 'openai';
 import type { ModelRequest, ModelResponse } from '../../core/output/native-output';
-import { apiFailure, otherFailure, sdkConnectionFailure } from './errors';
+import { apiFailure, missingApiKey, otherFailure, sdkConnectionFailure } from './errors';
 import type { MaxTokensField, OpenAIRequestOptions } from './openai-request';
 import { openAIParams, validateRequestOptions } from './openai-request';
 import { OpenAIStreamAssembler } from './openai-stream';
@@ -157,13 +157,7 @@ export class OpenAIProvider implements ModelProvider {
     // The environment's key goes to the environment's server (or OpenAI), never to a base URL given here.
     const envKey = this.options.baseURL && !official ? undefined : process.env.OPENAI_API_KEY;
     const apiKey = this.options.apiKey ?? envKey ?? (official ? undefined : PLACEHOLDER_API_KEY);
-    if (!apiKey) {
-      throw new ProviderError("OPENAI_API_KEY is not set in the worker's environment", {
-        kind: 'authentication',
-        retryable: false,
-        type: 'invalid_api_key',
-      });
-    }
+    if (!apiKey) throw missingApiKey('OPENAI_API_KEY', 'invalid_api_key');
     this.maxTokensField = this.options.maxTokensField ?? (official ? 'max_completion_tokens' : 'max_tokens');
     const OpenAI = openAISdk();
     this.client = new OpenAI(sdkClientOptions({ apiKey, baseURL, timeoutMs: this.options.timeoutMs }));
