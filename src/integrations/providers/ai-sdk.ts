@@ -250,7 +250,10 @@ function untilAborted<T extends { stream: ReadableStream<unknown> }>(started: Pr
  * or until `signal` aborts (the stream is then cancelled, so a model that ignores its abort signal stops
  * too, and the parts end).
  */
-async function* streamParts(stream: ReadableStream<LanguageModelV2StreamPart>, signal: AbortSignal): AsyncGenerator<LanguageModelV2StreamPart> {
+async function* streamParts(
+  stream: ReadableStream<LanguageModelV2StreamPart>,
+  signal: AbortSignal,
+): AsyncGenerator<LanguageModelV2StreamPart> {
   const reader = stream.getReader();
   const onAbort = () => void reader.cancel(abortReason(signal)).catch(() => undefined);
   signal.addEventListener('abort', onAbort, { once: true });
