@@ -4,7 +4,6 @@
  */
 import type { WorkflowClient } from '@temporalio/client';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
-import { temporal } from '@temporalio/proto';
 import type { RecordedEvents } from '../core/events/event-log';
 
 /** The `recordEvents` chunks of execution `runId` of `workflowId`, in order; undefined when it recorded none (runs recorded before, or that did not end by themselves). */
@@ -19,14 +18,4 @@ export async function readRecordedEvents(client: WorkflowClient, workflowId: str
     if (chunk && Array.isArray(chunk.events)) chunks.push(chunk);
   }
   return chunks.length ? chunks.sort((a, b) => a.first - b.first) : undefined;
-}
-
-/** Does some worker poll `taskQueue` for workflow tasks? */
-export async function anyWorkflowPoller(client: WorkflowClient, taskQueue: string): Promise<boolean> {
-  const response = await client.workflowService.describeTaskQueue({
-    namespace: client.options.namespace,
-    taskQueue: { name: taskQueue, kind: temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
-    taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
-  });
-  return response.pollers.length > 0;
 }

@@ -5,10 +5,10 @@
  */
 import type { Client } from '@temporalio/client';
 import { msToNumber } from '@temporalio/common';
-import { temporal } from '@temporalio/proto';
 import { DurableAgentError } from '../core/run/errors';
 import { RUN_STATUSES } from '../core/run/result';
 import { AGENT_NAME, RUN_STATUS } from '../workflows/search-attributes';
+import { anyWorkflowPoller } from './pollers';
 import type { AgentRun } from './run';
 import type { VisibleRun } from './visible-runs';
 import { visibleRuns } from './visible-runs';
@@ -109,16 +109,6 @@ function statusOf(w: VisibleRun): string {
   return execution; // failed, terminated, timed_out, cancelled, continued_as_new: the server's word
 }
 
-/** Does some worker poll `taskQueue` for workflow tasks? */
-async function anyPoller(client: Client, taskQueue: string): Promise<boolean> {
-  const response = await client.workflowService.describeTaskQueue({
-    namespace: client.options.namespace,
-    taskQueue: { name: taskQueue, kind: temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
-    taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
-  });
-  return response.pollers.length > 0;
-}
-
 /** `promise`, or undefined once `ms` have passed. */
 async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
   promise.catch(() => undefined);
@@ -167,7 +157,7 @@ async function detailsOf(run: AgentRun, w: VisibleRun, workers: Map<string, Prom
 export async function listRuns(client: Client, runOf: (workflowId: string, runId: string) => AgentRun, filter: RunFilter = {}, options: ListRunsOptions = {}): Promise<ListedRun[]> {
   const query = runsQuery(filter);
   const limit = runsLimit(filter.limit);
-  const hasWorker = options.hasWorker ?? ((q: string) => anyPoller(client, q));
+  const hasWorker = options.hasWorker ?? ((q: string) => anyWorkflowPoller(client, q));
   const found: VisibleRun[] = [];
   // Raw visibility, not `client.workflow.list()`: that decodes every memo, so one run sealed with a key this
   // process lacks would fail the whole listing.

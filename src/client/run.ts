@@ -22,7 +22,8 @@ import { emptyPollWait } from './poll-delay';
 import type { ChildAgentEvent } from './child-events';
 import { withChildEvents } from './child-events';
 import { ApprovalRefusedError, MessageRefusedError, NoWorkerError, RunEndedError, RunNotFoundError, runEndedStatus } from './errors';
-import { anyWorkflowPoller, readRecordedEvents } from './recorded-events';
+import { anyWorkflowPoller } from './pollers';
+import { readRecordedEvents } from './recorded-events';
 
 /** Options of {@link AgentRun.events}. */
 export interface EventsOptions {

@@ -1,16 +1,12 @@
 /** `durable-agent dev`: a Temporal dev server (unless one is running) and, unless `--server-only`, a worker hosting the demo agents. */
-import { aborted, untilAborted } from '../abort';
-import type { AgentWorker } from '../../../src/worker';
+import { aborted } from '../abort';
 import { Output } from '../terminal-output';
 import { isReachable } from '../dev-server/reachable';
-import { servedAgents } from '../served';
-import { modelLine, serveUntilStopped } from './worker';
-import { displayPath, Session } from '../session';
-import { cliTracing } from '../tracing';
+import { modelLine, openServing, serveUntilStopped, startWorker } from './worker';
+import { displayPath } from '../session';
 import { serverDbFile, serverLogFile } from '../server';
 import type { ConnectionFlags } from '../target';
-import { parseAddress, redisLine, resolveTarget, taskQueueLabel } from '../target';
-import { serveMetricsAt } from '../../../src/integrations/telemetry/prometheus';
+import { parseAddress, redisLine, taskQueueLabel } from '../target';
 
 /** Options of `dev`. */
 export interface DevFlags extends ConnectionFlags {
@@ -23,25 +19,13 @@ export interface DevFlags extends ConnectionFlags {
   serverOnly?: boolean;
 }
 
-/** Host the served agents' worker (each agent on its own task queue unless `--task-queue` is given). */
-async function startDemoWorker(session: Session, out: Output, signal: AbortSignal): Promise<AgentWorker> {
-  out.note('starting the worker...');
-  const worker = await untilAborted(session.hostWorker(), signal);
-  if (worker.workflowCode.kind === 'bundled') out.note(`bundled the workflow code at start: ${worker.workflowCode.reason}`);
-  return worker;
-}
-
 /** Run until `signal` aborts, then stop the worker and the server; returns the exit code. */
 export async function devCommand(flags: DevFlags, signal: AbortSignal): Promise<number> {
   const out = new Output();
-  const target = resolveTarget(flags);
-  const agents = await servedAgents(flags.agents);
-  if (flags.metrics) serveMetricsAt(flags.metrics); // before the runtime is installed (server or worker)
-  const tracing = cliTracing(out);
-  const session = await Session.open(target, { embed: 'always', uiPort: flags.uiPort, agents, log: (l) => out.note(l), ...(tracing ? { tracing } : {}) });
+  const { target, agents, session } = await openServing(flags, out, { embed: 'always', uiPort: flags.uiPort });
   let failed = false;
   try {
-    const worker = flags.serverOnly ? undefined : await startDemoWorker(session, out, signal);
+    const worker = flags.serverOnly ? undefined : await startWorker(session, out, signal);
     const s = out.styles;
     const host = parseAddress(session.address).host;
     const uiHost = host === '127.0.0.1' || host === '0.0.0.0' ? 'localhost' : host;

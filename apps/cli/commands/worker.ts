@@ -5,11 +5,13 @@ import { OFFLINE_NOTE } from '../follow';
 import { Output } from '../terminal-output';
 import type { ServedAgents } from '../served';
 import { servedAgents } from '../served';
+import type { SessionOptions } from '../session';
 import { Session } from '../session';
 import { cliTracing } from '../tracing';
 import { serveMetricsAt } from '../../../src/integrations/telemetry/prometheus';
-import type { ConnectionFlags } from '../target';
+import type { ConnectionFlags, Target } from '../target';
 import { redisLine, resolveTarget, taskQueueLabel } from '../target';
+import type { AgentWorker } from '../../../src/worker';
 
 /** Options of `worker`. */
 export interface WorkerFlags extends ConnectionFlags {
@@ -40,18 +42,40 @@ export async function serveUntilStopped(session: Session, out: Output, signal: A
   return true;
 }
 
+/** What a serving command (`worker`, `dev`) runs with. */
+export interface Serving {
+  target: Target;
+  agents: ServedAgents;
+  session: Session;
+}
+
+/**
+ * Open the session of a serving command (`worker`, `dev`): the agents the flags name, Prometheus metrics
+ * when asked for (before the runtime is installed, server or worker) and tracing.
+ */
+export async function openServing(flags: WorkerFlags, out: Output, options: Pick<SessionOptions, 'embed' | 'uiPort'>): Promise<Serving> {
+  const target = resolveTarget(flags);
+  const agents = await servedAgents(flags.agents);
+  if (flags.metrics) serveMetricsAt(flags.metrics);
+  const tracing = cliTracing(out);
+  const session = await Session.open(target, { ...options, agents, log: (l) => out.note(l), ...(tracing ? { tracing } : {}) });
+  return { target, agents, session };
+}
+
+/** Host the served agents' worker (each agent on its own task queue unless `--task-queue` is given). */
+export async function startWorker(session: Session, out: Output, signal: AbortSignal): Promise<AgentWorker> {
+  out.note('starting the worker...');
+  const worker = await untilAborted(session.hostWorker(), signal);
+  if (worker.workflowCode.kind === 'bundled') out.note(`bundled the workflow code at start: ${worker.workflowCode.reason}`);
+  return worker;
+}
+
 /** Run a worker until `signal` aborts; returns the exit code. */
 export async function workerCommand(flags: WorkerFlags, signal: AbortSignal): Promise<number> {
   const out = new Output();
-  const target = resolveTarget(flags);
-  const agents = await servedAgents(flags.agents);
-  if (flags.metrics) serveMetricsAt(flags.metrics); // before the runtime is installed (server or worker)
-  const tracing = cliTracing(out);
-  const session = await Session.open(target, { embed: 'never', agents, log: (l) => out.note(l), ...(tracing ? { tracing } : {}) });
+  const { target, agents, session } = await openServing(flags, out, { embed: 'never' });
   try {
-    out.note('starting the worker...');
-    const worker = await untilAborted(session.hostWorker(), signal);
-    if (worker.workflowCode.kind === 'bundled') out.note(`bundled the workflow code at start: ${worker.workflowCode.reason}`);
+    const worker = await startWorker(session, out, signal);
     out.line(
       '',
       out.styles.bold('durable-agent worker'),

@@ -20,7 +20,7 @@ import { classifyAiSdkError } from './ai-sdk-errors';
 import type { AiSdkCallSettings } from './ai-sdk-messages';
 import { aiSdkCallOptions } from './ai-sdk-messages';
 import { AiSdkStreamAssembler } from './ai-sdk-stream';
-import { truncatedStream } from './errors';
+import { streamCall } from './stream-call';
 import type { ModelCallContext, ModelProvider } from './types';
 import { ProviderError } from './types';
 
@@ -187,25 +187,20 @@ export class AiSdkProvider implements ModelProvider {
   async generate(request: ModelRequest, ctx: ModelCallContext): Promise<ModelResponse> {
     const model = this.model(request.model);
     const label = this.options.label ?? model.provider;
-    const assembler = new AiSdkStreamAssembler(model.provider, ctx.onDelta);
-    try {
-      if (ctx.signal.aborted) throw abortReason(ctx.signal);
-      const { stream } = await untilAborted(model.doStream(aiSdkCallOptions(request, ctx.signal, this.settings(request.model))), ctx.signal);
-      await readStream(stream, ctx.signal, (part) => {
-        ctx.heartbeat();
-        assembler.push(part);
-        // An error part fails the attempt at once: what follows it is not an answer to keep.
-        return assembler.error === undefined;
-      });
-    } catch (err) {
-      if (ctx.signal.aborted) throw abortReason(ctx.signal, err);
-      throw classifyAiSdkError(err, label);
-    }
-    if (ctx.signal.aborted) throw abortReason(ctx.signal);
-    if (assembler.error) throw classifyAiSdkError(assembler.error.error, label);
-    if (!assembler.complete) throw truncatedStream(label, 'its finish part');
-    const response = assembler.result();
-    return { ...response, model: response.model || model.modelId || request.model };
+    return streamCall(
+      {
+        label,
+        end: 'its finish part',
+        open: async (signal) => {
+          const { stream } = await untilAborted(model.doStream(aiSdkCallOptions(request, signal, this.settings(request.model))), signal);
+          return streamParts(stream, signal);
+        },
+        assembler: new AiSdkStreamAssembler(model.provider, ctx.onDelta),
+        classify: (err) => classifyAiSdkError(err, label),
+        model: model.modelId || request.model,
+      },
+      ctx,
+    );
   }
 }
 
@@ -251,24 +246,30 @@ function untilAborted<T extends { stream: ReadableStream<unknown> }>(started: Pr
 }
 
 /**
- * Read `stream` to its end, or until `onPart` returns false, or until `signal` aborts (the stream is then
- * cancelled, so a model that ignores its abort signal stops too).
+ * The parts of `stream`, until its end, or until the reader stops early (the stream is then cancelled),
+ * or until `signal` aborts (the stream is then cancelled, so a model that ignores its abort signal stops
+ * too, and the parts end).
  */
-async function readStream(stream: ReadableStream<LanguageModelV2StreamPart>, signal: AbortSignal, onPart: (part: LanguageModelV2StreamPart) => boolean): Promise<void> {
+async function* streamParts(
+  stream: ReadableStream<LanguageModelV2StreamPart>,
+  signal: AbortSignal,
+): AsyncGenerator<LanguageModelV2StreamPart> {
   const reader = stream.getReader();
   const onAbort = () => void reader.cancel(abortReason(signal)).catch(() => undefined);
   signal.addEventListener('abort', onAbort, { once: true });
   if (signal.aborted) onAbort();
+  let handedOut = false;
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) return;
-      if (!onPart(value)) {
-        await reader.cancel().catch(() => undefined);
-        return;
-      }
+      handedOut = true;
+      yield value;
+      handedOut = false;
     }
   } finally {
+    // The reader stopped at the part it was handed (an error part): nothing after it is read.
+    if (handedOut) await reader.cancel().catch(() => undefined);
     signal.removeEventListener('abort', onAbort);
     reader.releaseLock();
   }

@@ -9,8 +9,8 @@ import type * as AnthropicModule from '@anthropic-ai/sdk';
 import type { ModelRequest, ModelResponse } from '../../core/output/native-output';
 import { anthropicParams } from './anthropic-request';
 import { AnthropicStreamAssembler, AnthropicStreamError } from './anthropic-stream';
-import { abortReason } from './abortable';
-import { apiFailure, otherFailure, requireEventStream, truncatedStream } from './errors';
+import { apiFailure, missingApiKey, otherFailure, sdkConnectionFailure } from './errors';
+import { sdkClientOptions, sdkEventStream, streamCall } from './stream-call';
 import type { ModelCallContext, ModelProvider, ProviderErrorKind } from './types';
 import { ProviderError } from './types';
 
@@ -62,12 +62,8 @@ function anthropicSdk(): typeof Anthropic {
 export function classifyAnthropicError(err: unknown): ProviderError {
   if (err instanceof ProviderError) return err;
   const Anthropic = anthropicSdk();
-  if (err instanceof Anthropic.APIConnectionTimeoutError) {
-    return new ProviderError(`${PROVIDER} request timed out: ${err.message}`, { kind: 'timeout', retryable: true, cause: err });
-  }
-  if (err instanceof Anthropic.APIConnectionError) {
-    return new ProviderError(`${PROVIDER} connection failed: ${err.message}`, { kind: 'connection', retryable: true, cause: err });
-  }
+  const connection = sdkConnectionFailure(PROVIDER, err, Anthropic);
+  if (connection) return connection;
   if (err instanceof Anthropic.APIError) {
     const body = err.error as { error?: { type?: unknown; message?: unknown }; request_id?: unknown } | undefined;
     const bodyType = typeof body?.error?.type === 'string' ? body.error.type : undefined;
@@ -108,43 +104,27 @@ export class AnthropicProvider implements ModelProvider {
   private sdk(): Anthropic {
     if (this.client) return this.client;
     const apiKey = this.options.apiKey ?? process.env.ANTHROPIC_API_KEY;
-    if (!apiKey) {
-      throw new ProviderError("ANTHROPIC_API_KEY is not set in the worker's environment", {
-        kind: 'authentication',
-        retryable: false,
-        type: 'authentication_error',
-      });
-    }
+    if (!apiKey) throw missingApiKey('ANTHROPIC_API_KEY', 'authentication_error');
     const baseURL = this.options.baseURL ?? process.env.ANTHROPIC_BASE_URL;
     const Anthropic = anthropicSdk();
-    this.client = new Anthropic({
-      apiKey,
-      // Temporal owns retries: a failed call is never retried at two layers.
-      maxRetries: 0,
-      ...(baseURL ? { baseURL } : {}),
-      ...(this.options.timeoutMs !== undefined ? { timeout: this.options.timeoutMs } : {}),
-    });
+    this.client = new Anthropic(sdkClientOptions({ apiKey, baseURL, timeoutMs: this.options.timeoutMs }));
     return this.client;
   }
 
   async generate(request: ModelRequest, ctx: ModelCallContext): Promise<ModelResponse> {
-    const assembler = new AnthropicStreamAssembler(ctx.onDelta);
-    try {
-      const params = anthropicParams(request, { promptCaching: this.options.promptCaching ?? true });
-      const { data: stream, response } = await this.sdk().messages.create(params, { signal: ctx.signal }).withResponse();
-      await requireEventStream(PROVIDER, response);
-      for await (const event of stream) {
-        ctx.heartbeat();
-        assembler.push(event);
-      }
-    } catch (err) {
-      if (ctx.signal.aborted) throw abortReason(ctx.signal, err);
-      throw classifyAnthropicError(err);
-    }
-    // The SDK ends the iteration quietly when the request is aborted.
-    if (ctx.signal.aborted) throw abortReason(ctx.signal);
-    if (!assembler.complete) throw truncatedStream(PROVIDER, 'message_stop');
-    const response = assembler.result();
-    return { ...response, model: response.model || request.model };
+    return streamCall(
+      {
+        label: PROVIDER,
+        end: 'message_stop',
+        open: (signal) => {
+          const params = anthropicParams(request, { promptCaching: this.options.promptCaching ?? true });
+          return sdkEventStream(PROVIDER, this.sdk().messages.create(params, { signal }));
+        },
+        assembler: new AnthropicStreamAssembler(ctx.onDelta),
+        classify: classifyAnthropicError,
+        model: request.model,
+      },
+      ctx,
+    );
   }
 }

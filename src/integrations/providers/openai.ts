@@ -7,11 +7,11 @@
 import type OpenAI from 'openai';
 import type * as OpenAIModule from 'openai';
 import type { ModelRequest, ModelResponse } from '../../core/output/native-output';
-import { abortReason } from './abortable';
-import { apiFailure, otherFailure, requireEventStream, truncatedStream } from './errors';
+import { apiFailure, missingApiKey, otherFailure, sdkConnectionFailure } from './errors';
 import type { MaxTokensField, OpenAIRequestOptions } from './openai-request';
 import { openAIParams, validateRequestOptions } from './openai-request';
 import { OpenAIStreamAssembler } from './openai-stream';
+import { sdkClientOptions, sdkEventStream, streamCall } from './stream-call';
 import type { ModelCallContext, ModelProvider, ProviderErrorKind } from './types';
 import { ProviderError } from './types';
 
@@ -91,12 +91,8 @@ function isOpenAI(baseURL: string | undefined): boolean {
 export function classifyOpenAIError(err: unknown, provider = 'OpenAI'): ProviderError {
   if (err instanceof ProviderError) return err;
   const OpenAI = openAISdk();
-  if (err instanceof OpenAI.APIConnectionTimeoutError) {
-    return new ProviderError(`${provider} request timed out: ${err.message}`, { kind: 'timeout', retryable: true, cause: err });
-  }
-  if (err instanceof OpenAI.APIConnectionError) {
-    return new ProviderError(`${provider} connection failed: ${err.message}`, { kind: 'connection', retryable: true, cause: err });
-  }
+  const connection = sdkConnectionFailure(provider, err, OpenAI);
+  if (connection) return connection;
   if (err instanceof OpenAI.APIError) {
     const body = (err.error ?? {}) as { message?: unknown; type?: unknown; code?: unknown };
     // vLLM puts the HTTP status of an error chunk in `code`.
@@ -161,45 +157,28 @@ export class OpenAIProvider implements ModelProvider {
     // The environment's key goes to the environment's server (or OpenAI), never to a base URL given here.
     const envKey = this.options.baseURL && !official ? undefined : process.env.OPENAI_API_KEY;
     const apiKey = this.options.apiKey ?? envKey ?? (official ? undefined : PLACEHOLDER_API_KEY);
-    if (!apiKey) {
-      throw new ProviderError("OPENAI_API_KEY is not set in the worker's environment", {
-        kind: 'authentication',
-        retryable: false,
-        type: 'invalid_api_key',
-      });
-    }
+    if (!apiKey) throw missingApiKey('OPENAI_API_KEY', 'invalid_api_key');
     this.maxTokensField = this.options.maxTokensField ?? (official ? 'max_completion_tokens' : 'max_tokens');
     const OpenAI = openAISdk();
-    this.client = new OpenAI({
-      apiKey,
-      // Temporal owns retries: a failed call is never retried at two layers.
-      maxRetries: 0,
-      ...(baseURL ? { baseURL } : {}),
-      ...(this.options.timeoutMs !== undefined ? { timeout: this.options.timeoutMs } : {}),
-    });
+    this.client = new OpenAI(sdkClientOptions({ apiKey, baseURL, timeoutMs: this.options.timeoutMs }));
     return this.client;
   }
 
   async generate(request: ModelRequest, ctx: ModelCallContext): Promise<ModelResponse> {
-    const assembler = new OpenAIStreamAssembler(ctx.onDelta);
-    try {
-      const sdk = this.sdk();
-      const { data: stream, response } = await sdk.chat.completions
-        .create(openAIParams(request, { ...this.requestOptions(request.model), maxTokensField: this.maxTokensField }), { signal: ctx.signal })
-        .withResponse();
-      await requireEventStream(this.label, response);
-      for await (const chunk of stream) {
-        ctx.heartbeat();
-        assembler.push(chunk);
-      }
-    } catch (err) {
-      if (ctx.signal.aborted) throw abortReason(ctx.signal, err);
-      throw classifyOpenAIError(err, this.label);
-    }
-    // The SDK ends the iteration quietly when the request is aborted.
-    if (ctx.signal.aborted) throw abortReason(ctx.signal);
-    if (!assembler.complete) throw truncatedStream(this.label, 'a finish_reason');
-    const response = assembler.result();
-    return { ...response, model: response.model || request.model };
+    return streamCall(
+      {
+        label: this.label,
+        end: 'a finish_reason',
+        open: (signal) => {
+          const sdk = this.sdk();
+          const params = openAIParams(request, { ...this.requestOptions(request.model), maxTokensField: this.maxTokensField });
+          return sdkEventStream(this.label, sdk.chat.completions.create(params, { signal }));
+        },
+        assembler: new OpenAIStreamAssembler(ctx.onDelta),
+        classify: (err) => classifyOpenAIError(err, this.label),
+        model: request.model,
+      },
+      ctx,
+    );
   }
 }
