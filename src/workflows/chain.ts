@@ -16,7 +16,7 @@ import { chainPrompt } from '../core/sub-agents/sub-agent';
 import { addUsage, ZERO_USAGE } from '../core/budget/usage';
 import { ApprovalDesk } from './approval-desk';
 import { eventsQuery } from './definitions';
-import { inputProblems } from './input';
+import { inputProblems } from './run-input';
 import { ChildApprovals, childSummary, startSubAgent } from './sub-agent';
 
 
