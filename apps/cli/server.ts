@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { FoundCli } from './dev-server/temporal-cli';
 import { ensureTemporalCli } from './dev-server/temporal-cli';
-import { stateDir } from '../../src/worker/paths';
+import { stateDir } from './state-dir';
 import type * as DevServerModule from './dev-server/dev-server';
 import type * as HostingModule from './hosting';
 

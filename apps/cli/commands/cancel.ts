@@ -1,5 +1,5 @@
 /** `durable-agent cancel <workflowId>`: cancel a run; it ends `cancelled` with its partial transcript. */
-import type { AgentRunResult } from '../../../src/core/run/result';
+import type { AgentRunResult } from '../../../src/entry/client';
 import { CliError } from '../errors';
 import { aborted, untilAborted } from '../abort';
 import { Output } from '../terminal-output';

@@ -1,6 +1,6 @@
 /** `durable-agent dev`: a Temporal dev server (unless one is running) and, unless `--server-only`, a worker hosting the demo agents. */
 import { aborted, untilAborted } from '../abort';
-import type { AgentWorker } from '../../../src/worker';
+import type { AgentWorker } from '../../../src/entry/worker';
 import { Output } from '../terminal-output';
 import { isReachable } from '../dev-server/reachable';
 import { servedAgents } from '../served';
@@ -10,7 +10,7 @@ import { cliTracing } from '../tracing';
 import { serverDbFile, serverLogFile } from '../server';
 import type { ConnectionFlags } from '../target';
 import { parseAddress, redisLine, resolveTarget, taskQueueLabel } from '../target';
-import { serveMetricsAt } from '../../../src/integrations/telemetry/prometheus';
+import { serveMetricsAt } from '../metrics';
 
 /** Options of `dev`. */
 export interface DevFlags extends ConnectionFlags {
