@@ -5,7 +5,7 @@
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import type { AgentWorker } from '../../src/entry/worker';
 import type * as WorkerModule from '../../src/entry/worker';
-import { prometheusMetrics } from './metrics';
+import { prometheusMetrics } from './metrics-endpoint';
 import type { TracingOptions } from '../../src/entry/client';
 import type { DeltaPublisher } from '../../src/entry/index';
 import { oneLine } from './errors';

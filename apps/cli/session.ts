@@ -18,7 +18,7 @@ import { isReachable } from './dev-server/reachable';
 import { repeatEvery } from './repeat';
 import type { ServedAgents } from './served';
 import { demoAgents } from './served';
-import { serverDbFile, serverLogFile, startEmbeddedServer } from './server';
+import { serverDbFile, serverLogFile, startEmbeddedServer } from './dev-server/embedded-server';
 import type { Target } from './target';
 import type * as HostingModule from './hosting';
 import type { TracingOptions } from '../../src/entry/client';

@@ -7,10 +7,10 @@ import { servedAgents } from '../served';
 import { modelLine, serveUntilStopped } from './worker';
 import { displayPath, Session } from '../session';
 import { cliTracing } from '../tracing';
-import { serverDbFile, serverLogFile } from '../server';
+import { serverDbFile, serverLogFile } from '../dev-server/embedded-server';
 import type { ConnectionFlags } from '../target';
 import { parseAddress, redisLine, resolveTarget, taskQueueLabel } from '../target';
-import { serveMetricsAt } from '../metrics';
+import { serveMetricsAt } from '../metrics-endpoint';
 
 /** Options of `dev`. */
 export interface DevFlags extends ConnectionFlags {

@@ -8,7 +8,7 @@ import { exitCodeOf, followRun, printSummary, resumeHint } from '../follow';
 import { definitionLine } from '../format';
 import { Output } from '../terminal-output';
 import { repeatEvery } from '../repeat';
-import { ensureRunWorker, noWorkerLine } from '../run-agent';
+import { ensureRunWorker, noWorkerLine } from '../run-worker';
 import { servedAgents } from '../served';
 import { Session } from '../session';
 import type { ConnectionFlags } from '../target';

@@ -7,7 +7,7 @@ import type { ServedAgents } from '../served';
 import { servedAgents } from '../served';
 import { Session } from '../session';
 import { cliTracing } from '../tracing';
-import { serveMetricsAt } from '../metrics';
+import { serveMetricsAt } from '../metrics-endpoint';
 import type { ConnectionFlags } from '../target';
 import { redisLine, resolveTarget, taskQueueLabel } from '../target';
 
