@@ -6,8 +6,8 @@
 import { existsSync, statSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { AnyAgent } from '../../src/agents/define';
-import type { ModelProvider } from '../../src/integrations/providers/types';
+import type { AnyAgent } from '../../src/entry/index';
+import type { ModelProvider } from '../../src/entry/index';
 import { CliError, errorMessage } from './errors';
 import type * as TsxApi from 'tsx/cjs/api';
 

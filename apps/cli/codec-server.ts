@@ -13,10 +13,10 @@ import { cors } from 'hono/cors';
 import type { Payload } from '@temporalio/common';
 import type { JSONPayload } from '@temporalio/common/lib/proto-utils';
 import { JSONToPayload, payloadToJSON } from '@temporalio/common/lib/proto-utils';
-import { isDurableAgentError } from '../../src/core/run/errors';
+import { isDurableAgentError } from '../../src/entry/client';
 import { listen } from '../http/server';
-import { EncryptionCodec } from '../../src/integrations/encryption/payload-codec';
-import type { Keyring } from '../../src/integrations/encryption/keyring';
+import { EncryptionCodec } from '../../src/entry/client';
+import type { Keyring } from '../../src/entry/client';
 
 /** The largest request body accepted (Temporal caps one payload at 2 MiB; the UI sends many at once). */
 const MAX_BODY_BYTES = 64 * 1024 * 1024;

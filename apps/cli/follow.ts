@@ -3,8 +3,8 @@
  * people by a {@link LiveView}, or one JSON object a line for scripts; then its result.
  */
 import type * as OraModule from 'ora';
-import type { AgentRun } from '../../src/client';
-import type { AgentRunResult } from '../../src/core/run/result';
+import type { AgentRun } from '../../src/entry/client';
+import type { AgentRunResult } from '../../src/entry/client';
 import { OFFLINE_LABEL, OFFLINE_MODEL, OFFLINE_PROVIDER } from './demo/offline-model';
 import { aborted } from './abort';
 import { formatResult } from './format';

@@ -1,8 +1,8 @@
 /** How run events and results look on the terminal. */
-import { AGENT_MEMO, DEFINITION_HASH_MEMO } from '../../src/core/run/definition';
-import type { AgentEvent } from '../../src/core/events/events';
-import type { AgentRunResult, RunStatus } from '../../src/core/run/result';
-import type { Usage } from '../../src/core/budget/usage';
+import { AGENT_MEMO, DEFINITION_HASH_MEMO } from '../../src/entry/client';
+import type { AgentEvent } from '../../src/entry/client';
+import type { AgentRunResult, RunStatus } from '../../src/entry/client';
+import type { Usage } from '../../src/entry/client';
 import type { Styles } from './terminal-output';
 
 function clip(text: string, max: number): string {

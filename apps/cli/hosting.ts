@@ -3,11 +3,11 @@
  * that host a worker load this module (it pulls in @temporalio/worker, its native core and the bundler).
  */
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import type { AgentWorker } from '../../src/worker';
-import type * as WorkerModule from '../../src/worker';
-import { prometheusMetrics } from '../../src/integrations/telemetry/prometheus';
-import type { TracingOptions } from '../../src/integrations/telemetry/tracing';
-import type { DeltaPublisher } from '../../src/integrations/streaming/transport';
+import type { AgentWorker } from '../../src/entry/worker';
+import type * as WorkerModule from '../../src/entry/worker';
+import { prometheusMetrics } from './metrics-endpoint';
+import type { TracingOptions } from '../../src/entry/client';
+import type { DeltaPublisher } from '../../src/entry/index';
 import { oneLine } from './errors';
 import { workerIdentity } from './pollers';
 import type { ServedAgents } from './served';
@@ -61,7 +61,7 @@ export async function startWorker(options: {
   try {
     const agents = options.agents.load();
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded while the connection is being opened
-    const { createWorker } = require('../../src/worker') as typeof WorkerModule;
+    const { createWorker } = require('../../src/entry/worker') as typeof WorkerModule;
     own = await connecting;
     const worker = await createWorker({
       agents: agents.agents,

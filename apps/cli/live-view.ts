@@ -3,10 +3,10 @@
  * run or wait for a person, and the text of an attempt that failed taken back — erased in place on a
  * terminal, marked void (then replaced) anywhere else. Durable events print as {@link formatEvent} lines.
  */
-import type { StreamEvent } from '../../src/client/live';
-import { TextAccumulator } from '../../src/client/live';
-import type { AgentEvent } from '../../src/core/events/events';
-import type { TextChunk } from '../../src/core/events/stream';
+import type { StreamEvent } from '../../src/entry/client';
+import { TextAccumulator } from '../../src/entry/client';
+import type { AgentEvent } from '../../src/entry/client';
+import type { TextChunk } from '../../src/entry/client';
 import { formatDuration, formatEvent } from './format';
 import type { Output } from './terminal-output';
 

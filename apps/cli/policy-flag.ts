@@ -1,7 +1,7 @@
 /** `--policy tool=rule` flags (repeatable, or comma-separated) as a run policy, and early checks of it. */
-import type { AnyAgent } from '../../src/agents/define';
-import type { PolicyRule, RunPolicy } from '../../src/core/approvals/approvals';
-import { PolicyError } from '../../src/core/approvals/run-policy';
+import type { AnyAgent } from '../../src/entry/index';
+import type { PolicyRule, RunPolicy } from '../../src/entry/client';
+import { PolicyError } from '../../src/entry/client';
 import { CliError } from './errors';
 
 const RULES: readonly PolicyRule[] = ['allow', 'ask', 'deny'];

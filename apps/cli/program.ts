@@ -2,8 +2,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { DEFAULT_TASK_QUEUE } from '../../src/core/run/contract';
-import { METRICS_ENV, parseMetricsAddress } from '../../src/integrations/telemetry/prometheus';
+import { DEFAULT_TASK_QUEUE } from '../../src/entry/client';
+import { METRICS_ENV, parseMetricsAddress } from './metrics-endpoint';
 import { packageRoot } from './dev-server/temporal-cli';
 import { oneLine } from './errors';
 import { DEMO_AGENT_NAME } from './served';

@@ -7,10 +7,10 @@
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
-import { policyRule } from '../../src/core/approvals/approvals';
-import type { ApprovalDecision } from '../../src/core/approvals/approvals';
-import type { AgentWorkflowInput, CallModelOutput, CheckApprovalsOutput, RunToolInput } from '../../src/core/run/contract';
-import type { AgentSpec } from '../../src/core/run/spec';
+import { policyRule } from '../../src/entry/client';
+import type { ApprovalDecision } from '../../src/entry/client';
+import type { AgentWorkflowInput, CallModelOutput, CheckApprovalsOutput, RunToolInput } from '../../src/entry/client';
+import type { AgentSpec } from '../../src/entry/client';
 
 /** The recorded facts about a run's tool calls. */
 export interface RecordedRun {

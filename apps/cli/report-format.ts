@@ -1,6 +1,6 @@
 /** The run report as tables: `durable-agent report`. */
-import type { RunSnapshot } from '../../src/core/run/contract';
-import type { AgentRunResult, RunReport } from '../../src/core/run/result';
+import type { RunSnapshot } from '../../src/entry/client';
+import type { AgentRunResult, RunReport } from '../../src/entry/client';
 import { formatDuration, formatStatus, formatUsage, formatUsd, runDurationMs } from './format';
 import type { Styles } from './terminal-output';
 import { formatTable } from './table';

@@ -2,9 +2,9 @@
  * The agents a CLI process serves: the demo agents, or the user's (`--agents <file>`). Their names are
  * known without loading worker code for the demo, so client-only commands stay light.
  */
-import type { AnyAgent } from '../../src/agents/define';
-import type { ModelRef } from '../../src/core/run/spec';
-import type { ModelProvider } from '../../src/integrations/providers/types';
+import type { AnyAgent } from '../../src/entry/index';
+import type { ModelRef } from '../../src/entry/client';
+import type { ModelProvider } from '../../src/entry/index';
 import { loadAgentsModule } from './agents-module';
 import type * as DemoModule from './demo';
 

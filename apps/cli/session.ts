@@ -7,10 +7,10 @@ import { existsSync } from 'node:fs';
 import { relative } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { AgentClient } from '../../src/client';
-import { EncryptionCodec } from '../../src/integrations/encryption/payload-codec';
-import { resolveKeyring } from '../../src/integrations/encryption/setting';
-import type { AgentWorker } from '../../src/worker';
+import { AgentClient } from '../../src/entry/client';
+import { EncryptionCodec } from '../../src/entry/client';
+import { resolveKeyring } from '../../src/entry/client';
+import type { AgentWorker } from '../../src/entry/worker';
 import { CliError, errorMessage } from './errors';
 import type { StartedWorker } from './hosting';
 import { livePollers } from './pollers';
@@ -18,15 +18,14 @@ import { isReachable } from './dev-server/reachable';
 import { repeatEvery } from './repeat';
 import type { ServedAgents } from './served';
 import { demoAgents } from './served';
-import { serverDbFile, serverLogFile, startEmbeddedServer } from './server';
+import { serverDbFile, serverLogFile, startEmbeddedServer } from './dev-server/embedded-server';
 import type { Target } from './target';
 import type * as HostingModule from './hosting';
-import type { TracingOptions } from '../../src/integrations/telemetry/tracing';
-import type * as ClientTracingModule from '../../src/integrations/telemetry/client-tracing';
-import type * as TracingModule from '../../src/integrations/telemetry/tracing';
-import type * as RedisModule from '../../src/integrations/streaming/redis';
-import { redact } from '../../src/integrations/streaming/redis-codec';
-import type { RedisDeltaFeed, RedisDeltaPublisher } from '../../src/integrations/streaming/redis';
+import type { TracingOptions } from '../../src/entry/client';
+import type * as ClientTracingModule from '../../src/entry/client';
+import type * as TracingModule from '../../src/entry/client';
+import type * as RedisModule from '../../src/entry/redis';
+import type { RedisDeltaFeed, RedisDeltaPublisher } from '../../src/entry/redis';
 
 /** When a session may start the embedded dev server. */
 export type EmbedPolicy =
@@ -48,7 +47,7 @@ export interface SessionOptions {
   log: (line: string) => void;
   /** The agents a hosted worker serves. Default: the demo agents. */
   agents?: ServedAgents;
-  /** OpenTelemetry tracing of the client and the hosted worker (`telemetry/env.ts`); flushed by {@link Session.close}. */
+  /** OpenTelemetry tracing of the client and the hosted worker (`tracing-env.ts`); flushed by {@link Session.close}. */
   tracing?: TracingOptions;
 }
 
@@ -56,7 +55,7 @@ export interface SessionOptions {
 function tracingInterceptors(tracing: TracingOptions | undefined): { interceptors?: { workflow: ReturnType<typeof ClientTracingModule.tracingClientInterceptors> } } {
   if (!tracing) return {};
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- Temporal's OpenTelemetry interceptors load only when tracing
-  const { tracingClientInterceptors } = require('../../src/integrations/telemetry/client-tracing') as typeof ClientTracingModule;
+  const { tracingClientInterceptors } = require('../../src/entry/client') as typeof ClientTracingModule;
   return { interceptors: { workflow: tracingClientInterceptors(tracing) } };
 }
 
@@ -98,7 +97,7 @@ export class Session {
   /** The Redis side of `--redis-url` (ioredis loads only when one is configured). */
   private static redis(): typeof RedisModule {
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- ioredis loads only with --redis-url
-    return require('../../src/integrations/streaming/redis') as typeof RedisModule;
+    return require('../../src/entry/redis') as typeof RedisModule;
   }
 
   /** Connect to the target, starting the embedded dev server if the policy allows and nothing is there. */
@@ -162,7 +161,7 @@ export class Session {
       this.feed = new redis.RedisDeltaFeed({ url });
       // The feed waits through outages in silence: say once, at start, that this one may never end.
       this.redisCheck = redis.redisUnreachable(url).then((why) => {
-        if (why) this.log(`warning: Redis at ${redact(url)} does not answer (${why}): live deltas will be missing until it does; runs and their durable events do not depend on it`);
+        if (why) this.log(`warning: Redis at ${redis.redactRedisUrl(url)} does not answer (${why}): live deltas will be missing until it does; runs and their durable events do not depend on it`);
       });
     }
     return new AgentClient(this.temporal, taskQueue, this.feed ? { deltas: this.feed } : {});
@@ -257,7 +256,7 @@ export class Session {
     const tracing = this.tracing;
     if (tracing) {
       // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when tracing
-      const { tracingFrom } = require('../../src/integrations/telemetry/tracing') as typeof TracingModule;
+      const { tracingFrom } = require('../../src/entry/client') as typeof TracingModule;
       await quietly(() => tracingFrom(tracing).shutdown());
     }
     await quietly(() => this.connection?.close());

@@ -1,6 +1,6 @@
 /** Which Temporal server the CLI talks to, and where it would start its own. */
-import { DEFAULT_TASK_QUEUE } from '../../src/core/run/contract';
-import { checkRedisUrl, redact } from '../../src/integrations/streaming/redis-codec';
+import { DEFAULT_TASK_QUEUE } from '../../src/entry/client';
+import type * as RedisModule from '../../src/entry/redis';
 import { CliError } from './errors';
 
 /** Port of the default address, and of the embedded dev server unless overridden. */
@@ -68,15 +68,21 @@ export function redisUrlOf(flags: Pick<ConnectionFlags, 'redisUrl'>): string | u
   const url = flags.redisUrl?.trim();
   if (!url) return undefined; // not set, or set empty
   try {
-    return checkRedisUrl(url, `--redis-url (or ${REDIS_URL_ENV})`);
+    return redis().checkRedisUrl(url, `--redis-url (or ${REDIS_URL_ENV})`);
   } catch (err) {
     throw new CliError((err as Error).message);
   }
 }
 
+/** The Redis entry, loaded only when a Redis URL is given (it loads ioredis). */
+function redis(): typeof RedisModule {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- ioredis loads only with --redis-url
+  return require('../../src/entry/redis') as typeof RedisModule;
+}
+
 /** The banner line about live deltas over Redis (`--redis-url`), if configured; the password hidden. */
 export function redisLine(target: Target, how: 'published to' | 'read from'): string[] {
-  return target.redisUrl ? [`  Live deltas:       ${how} Redis at ${redact(target.redisUrl)} (Redis Streams)`] : [];
+  return target.redisUrl ? [`  Live deltas:       ${how} Redis at ${redis().redactRedisUrl(target.redisUrl)} (Redis Streams)`] : [];
 }
 
 /** Resolve flags into a target. Without an explicit address: `localhost:<dev port>`. */

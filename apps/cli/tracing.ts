@@ -1,6 +1,6 @@
-/** The CLI's tracing: from the OpenTelemetry environment variables (`telemetry/env.ts`), announced in one line. */
-import { tracingFromEnv } from '../../src/integrations/telemetry/env';
-import type { TracingOptions } from '../../src/integrations/telemetry/tracing';
+/** The CLI's tracing: from the OpenTelemetry environment variables (`tracing-env.ts`), announced in one line. */
+import { tracingFromEnv } from './tracing-env';
+import type { TracingOptions } from '../../src/entry/client';
 import { CliError, errorMessage } from './errors';
 import type { Output } from './terminal-output';
 

@@ -4,10 +4,10 @@
  * reaches the run's start, its first prompt from the workflow's input.
  */
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
-import type { AgentRun } from '../../src/client';
-import type { AgentWorkflowInput } from '../../src/core/run/contract';
-import type { AgentEvent } from '../../src/core/events/events';
-import type { ContextMessage } from '../../src/core/run/run-views';
+import type { AgentRun } from '../../src/entry/client';
+import type { AgentWorkflowInput } from '../../src/entry/client';
+import type { AgentEvent } from '../../src/entry/client';
+import type { ContextMessage } from '../../src/entry/client';
 
 export type { ContextMessage };
 

@@ -3,13 +3,13 @@
  * person with its pending calls, the conversation that led to them, and whether the caller may decide
  * each. One {@link InboxPoller} per API reads it every 300 ms while someone watches, for all watchers.
  */
-import type { AgentClient, AwaitingRun } from '../../src/client';
-import type { PendingApproval } from '../../src/core/approvals/approvals';
+import type { AgentClient, AwaitingRun } from '../../src/entry/client';
+import type { PendingApproval } from '../../src/entry/client';
 import type { ContextMessage } from './approval-context';
 import { approvalContext } from './approval-context';
 import type { Caller } from './auth';
 import { holds } from './permissions';
-import type { InboxCall, InboxRun, InboxView } from '../../src/core/run/run-views';
+import type { InboxCall, InboxRun, InboxView } from '../../src/entry/client';
 
 export type { InboxCall, InboxRun, InboxView };
 

@@ -6,11 +6,15 @@
 import { readFile, realpath, stat } from 'node:fs/promises';
 import { extname, join, resolve, sep } from 'node:path';
 import type { Hono } from 'hono';
-import { packageRoot } from '../cli/dev-server/temporal-cli';
 
-/** The console's built files in this package: found from source (tsx) and from the compiled `dist/` alike. */
-export function defaultConsoleDir(): string {
-  return join(packageRoot(__dirname), 'apps', 'console', 'dist');
+/**
+ * The console's built files in this package: found from source (tsx, `apps/http/`) and from the compiled
+ * `dist/apps/http/` alike. `from` is this module's folder.
+ */
+export function defaultConsoleDir(from = __dirname): string {
+  const http = resolve(from);
+  const compiled = resolve(http, '..', '..').split(sep).pop() === 'dist';
+  return join(resolve(http, ...(compiled ? ['..', '..', '..'] : ['..', '..'])), 'apps', 'console', 'dist');
 }
 
 /** What the console answers while its files are not built. */

@@ -4,9 +4,9 @@
  */
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { ApprovalRefusedError, MessageRefusedError, NoWorkerError, RunEndedError, RunFilterError, RunNotFoundError } from '../../src/client';
-import { isDurableAgentError } from '../../src/core/run/errors';
-import { PolicyError } from '../../src/core/approvals/run-policy';
+import { ApprovalRefusedError, MessageRefusedError, NoWorkerError, RunEndedError, RunFilterError, RunNotFoundError } from '../../src/entry/client';
+import { isDurableAgentError } from '../../src/entry/client';
+import { PolicyError } from '../../src/entry/client';
 
 /** Stable codes of the API's errors. */
 export type HttpErrorCode =

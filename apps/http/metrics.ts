@@ -3,11 +3,11 @@
  * at scrape time from visibility and each waiting run's `pendingApprovals` query (the reads of the
  * approval inbox), cached for {@link METRICS_CACHE_MS} so that many scrapers cost one read.
  */
-import type { AgentClient, AwaitingRun } from '../../src/client';
+import type { AgentClient, AwaitingRun } from '../../src/entry/client';
 import type { Context } from 'hono';
-import type { MetricFamily, Sample } from '../../src/integrations/telemetry/prometheus-text';
-import { formatPrometheus, PROMETHEUS_CONTENT_TYPE } from '../../src/integrations/telemetry/prometheus-text';
-import { RUN_STATUS } from '../../src/workflows/search-attributes';
+import type { MetricFamily, Sample } from './prometheus-text';
+import { formatPrometheus, PROMETHEUS_CONTENT_TYPE } from './prometheus-text';
+import { RUN_STATUS } from '../../src/entry/client';
 
 /** How long one read of the gauges answers scrapes. */
 export const METRICS_CACHE_MS = 1_000;

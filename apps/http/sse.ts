@@ -8,8 +8,8 @@
 import type { Context } from 'hono';
 import type { SSEStreamingApi } from 'hono/streaming';
 import { streamSSE } from 'hono/streaming';
-import type { AgentRun } from '../../src/client';
-import type { StreamEvent } from '../../src/client/live';
+import type { AgentRun } from '../../src/entry/client';
+import type { StreamEvent } from '../../src/entry/client';
 import { toHttpError } from './errors';
 
 /** How often an idle stream sends a comment, so proxies and clients see the connection is alive. */

@@ -2,7 +2,7 @@
  * The client options of a run started over HTTP (`POST /runs`): the body's settings, the caller recorded
  * as the starter, and the caller as approval waiver only when its token holds `waive`. Pure.
  */
-import type { StartOptions } from '../../src/client';
+import type { StartOptions } from '../../src/entry/client';
 import type { Caller } from './auth';
 import { holds } from './permissions';
 import type { StartBody } from './validation';

@@ -5,8 +5,8 @@
 import { msToNumber } from '@temporalio/common';
 import type { Context } from 'hono';
 import { z } from 'zod';
-import type { RunFilter } from '../../src/client';
-import { MAX_RUNS_LIMIT } from '../../src/client';
+import type { RunFilter } from '../../src/entry/client';
+import { MAX_RUNS_LIMIT } from '../../src/entry/client';
 import { HttpError } from './errors';
 
 /** Ids (workflow ids, call ids): 1 to 255 characters, none of them whitespace or a control character. */

@@ -7,7 +7,7 @@
 import { DefinitionError } from '../core/run/errors';
 import type { GuardrailKind, GuardrailSpec, GuardrailsSpec } from '../core/guardrails/guardrail-types';
 import type { Message, ToolUseBlock } from '../core/messages/messages';
-import { NAME, describeValue } from './describe';
+import { NAME, describeValue } from './describe-value';
 
 export type { GuardrailKind } from '../core/guardrails/guardrail-types';
 

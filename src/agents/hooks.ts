@@ -10,7 +10,7 @@ import { DefinitionError } from '../core/run/errors';
 import type { JsonObject } from '../core/messages/json';
 import type { ToolHookNote } from '../core/tool-calls/tool-hooks';
 import { blockedText, hookFailedText } from '../core/tool-calls/tool-hooks';
-import { describeValue } from './describe';
+import { describeValue } from './describe-value';
 
 /** What a hook gets about the call. */
 export interface ToolHookContext {

@@ -10,14 +10,14 @@ import { DefinitionError } from '../core/run/errors';
 import type { JsonObject } from '../core/messages/json';
 import type { AgentConfig, AnyAgent, AnyTool, Tool } from './types';
 import type { ToolConfig, ToolInputSchema } from './tool-config';
-import { NAME, describeValue, isZodSchema } from './describe';
+import { NAME, describeValue, isZodSchema } from './describe-value';
 import { checkOutputOptions } from './output';
 import { MAX_TOOL_RESULT_INLINE_BYTES } from './limits';
 import { budgetOptionsProblems } from './budget-options';
 import { checkGuardrails } from './guardrails';
 import { checkHooks } from './hooks';
 
-export { NAME, describeValue } from './describe';
+export { NAME, describeValue } from './describe-value';
 
 /** How to declare a tool, for error messages. */
 export const DEFINE_TOOL_HINT = 'Declare tools with defineTool({ name, description, input: z.object({ ... }), execute }).';

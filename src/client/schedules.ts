@@ -13,7 +13,7 @@ import type { ApprovalWaiver } from '../core/approvals/run-policy';
 import { AGENT_WORKFLOW, isAgentTaskQueue, WORKFLOW_TASK_TIMEOUT } from '../core/run/contract';
 import type { AgentWorkflowInput } from '../core/run/contract';
 import { DurableAgentError } from '../core/run/errors';
-import { inputProblems } from '../workflows/input';
+import { inputProblems } from '../workflows/run-input';
 import type { Budget } from '../core/budget/budget';
 import type { BudgetOptions } from './run-budget';
 import { runBudget } from './run-budget';

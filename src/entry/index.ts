@@ -62,3 +62,6 @@ export type { BlobStore } from '../integrations/store/blob-store';
 export type { AgentClientOptions, AgentRunOf, AwaitingRun, ConnectionSettings, DeltaFeed, DeltaPublisher, EventsOptions, RunCallsOf, RunOptions, SessionOption, StartOptions, StreamEvent, StreamOptions } from '../client';
 export type { AgentRun, AgentClient } from '../client';
 export type { AgentWorker, AgentWorkerOptions } from '../worker';
+
+// used by the CLI and HTTP API
+export { messageText, outputText, toolCalls } from '../core/messages/messages';

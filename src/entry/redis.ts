@@ -5,3 +5,7 @@
  */
 export { RedisDeltaPublisher, RedisDeltaFeed, DEFAULT_KEY_PREFIX, streamKey } from '../integrations/streaming/redis';
 export type { RedisPublisherOptions, RedisFeedOptions, RedisFollowOptions, RedisDeltaEntry } from '../integrations/streaming/redis';
+
+// used by the CLI and HTTP API
+export { redisUnreachable } from '../integrations/streaming/redis';
+export { checkRedisUrl, redact as redactRedisUrl } from '../integrations/streaming/redis-codec';

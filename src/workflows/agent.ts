@@ -35,7 +35,7 @@ import { inputGuardrails, outputGuardrails } from './guardrails';
 import { eventsQuery, snapshotQuery } from './definitions';
 import { failureEnding, isActivityFailure } from './failures';
 import { Inbox } from './user-messages';
-import { inputProblems } from './input';
+import { inputProblems } from './run-input';
 import { policyMessage, policyProblems } from '../core/approvals/run-policy';
 import { compactContext } from './compaction';
 import { callModelWithRetries } from './model-call';

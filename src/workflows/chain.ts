@@ -15,7 +15,7 @@ import type { ChainWorkflowInput } from '../core/sub-agents/sub-agent';
 import { chainPrompt } from '../core/sub-agents/sub-agent';
 import { addUsage, ZERO_USAGE } from '../core/budget/usage';
 import { eventsQuery } from './definitions';
-import { inputProblems } from './input';
+import { inputProblems } from './run-input';
 import { ApprovalDesk, ChildApprovals, childSummary, startSubAgent } from './tool-call';
 
 

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineAgent } from '../../src/agents/define';
-import { LOCAL_MODEL_PROVIDER, localModelProvider } from '../../src/integrations/providers/local-model';
+import { LOCAL_MODEL_PROVIDER, localModelProvider } from '../../apps/cli/demo/local-model-provider';
 import { LOCAL_MODEL_ID } from '../../apps/cli/dev-server/local-model';
 import type { Harness } from '../helpers/harness';
 import { startHarness, testId } from '../helpers/harness';

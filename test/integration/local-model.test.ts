@@ -15,7 +15,7 @@ import { AgentClient } from '../../src/client';
 import type { StreamEvent } from '../../src/client/live';
 import { TextAccumulator } from '../../src/client/live';
 import type { AgentRunResult } from '../../src/core/run/result';
-import { LOCAL_MODEL_PROVIDER, localModelProvider } from '../../src/integrations/providers/local-model';
+import { LOCAL_MODEL_PROVIDER, localModelProvider } from '../../apps/cli/demo/local-model-provider';
 import { LOCAL_MODEL_ID } from '../../apps/cli/dev-server/local-model';
 import { COUNT_PROMPT, executions, LOCAL_CALC_AGENT, LOCAL_COUNT_AGENT, LOCAL_CUT_AGENT, localModelAgents } from '../fixtures/local-model-agents';
 import type { Harness } from '../helpers/harness';

@@ -9,7 +9,7 @@ import type { ModelRequest } from '../../src/core/output/native-output';
 import type { AiSdkProvider } from '../../src/integrations/providers/ai-sdk';
 import { aiSdkProvider } from '../../src/integrations/providers/ai-sdk';
 import { LOCAL_MODEL_ID } from '../../apps/cli/dev-server/local-model';
-import { LOCAL_MODEL_STOP } from '../../src/integrations/providers/local-model-template';
+import { LOCAL_MODEL_STOP } from '../../apps/cli/dev-server/local-model-template';
 import { describeWithLocalModel } from '../helpers/local-model';
 import { callContext, expectDeltasAddUp, request } from './context';
 

@@ -1,8 +1,8 @@
-/** Prometheus' text format (`telemetry/prometheus-text.ts`) and the approval gauges of `GET /metrics` (`http/metrics.ts`). */
+/** Prometheus' text format (`apps/http/prometheus-text.ts`) and the approval gauges of `GET /metrics` (`http/metrics.ts`). */
 import { describe, expect, it } from 'vitest';
 import type { AwaitingRun } from '../../src/client';
 import { approvalFamilies } from '../../apps/http/metrics';
-import { escapeLabelValue, formatPrometheus } from '../../src/integrations/telemetry/prometheus-text';
+import { escapeLabelValue, formatPrometheus } from '../../apps/http/prometheus-text';
 
 describe('formatPrometheus', () => {
   it('writes HELP, TYPE and samples, label values escaped', () => {

@@ -4,7 +4,7 @@ import { budgetOptionsProblems, toBudget } from '../../src/agents/budget-options
 import type { DurableAgentError } from '../../src/core/run/errors';
 import { isDurableAgentError } from '../../src/core/run/errors';
 import { runBudget } from '../../src/client/run-budget';
-import { inputProblems } from '../../src/workflows/input';
+import { inputProblems } from '../../src/workflows/run-input';
 
 function refusal(run: () => unknown): DurableAgentError {
   try {

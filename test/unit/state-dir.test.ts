@@ -4,6 +4,7 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { stateDir } from '../../src/worker/paths';
+import { stateDir as cliStateDir } from '../../apps/cli/state-dir';
 
 const cwd = process.cwd();
 const saved = process.env.DURABLE_AGENT_HOME;
@@ -49,5 +50,18 @@ describe('stateDir', () => {
   it('ignores an empty DURABLE_AGENT_HOME', () => {
     process.env.DURABLE_AGENT_HOME = '  ';
     expect(stateDir()).toBe(join(homedir(), '.durable-agent'));
+  });
+});
+
+describe("the CLI's stateDir (resolved without loading worker code)", () => {
+  it("names the worker's folder, with and without DURABLE_AGENT_HOME", () => {
+    expect(cliStateDir('temporal.db')).toBe(stateDir('temporal.db'));
+    expect(cliStateDir()).toBe(stateDir());
+    const base = tempDir();
+    process.chdir(base);
+    for (const home of [base, 'state', '  ']) {
+      process.env.DURABLE_AGENT_HOME = home;
+      expect(cliStateDir('notes.md')).toBe(stateDir('notes.md'));
+    }
   });
 });

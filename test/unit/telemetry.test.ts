@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { genAiMessages } from '../../src/integrations/telemetry/content';
 import { toolOutcome } from '../../src/integrations/telemetry/activity-spans';
-import { METRICS_ENV, parseMetricsAddress, prometheusMetrics } from '../../src/integrations/telemetry/prometheus';
+import { METRICS_ENV, parseMetricsAddress, prometheusMetrics } from '../../apps/cli/metrics-endpoint';
 import { tracingFrom } from '../../src/integrations/telemetry/tracing';
 import type { TracingOptions } from '../../src/integrations/telemetry/tracing';
 

@@ -6,9 +6,9 @@
  * yet is refused unless `--queue` says to send it anyway.
  */
 import { userInfo } from 'node:os';
-import type { AwaitingRun } from '../../../src/client';
-import { ApprovalRefusedError } from '../../../src/client';
-import type { Decision, PendingApproval } from '../../../src/core/approvals/approvals';
+import type { AwaitingRun } from '../../../src/entry/client';
+import { ApprovalRefusedError } from '../../../src/entry/client';
+import type { Decision, PendingApproval } from '../../../src/entry/client';
 import { CliError, errorMessage } from '../errors';
 import { Output } from '../terminal-output';
 import { checkDecision, readRecordedRun } from '../recorded-run';

@@ -1,9 +1,9 @@
 /** `durable-agent cancel <workflowId>`: cancel a run; it ends `cancelled` with its partial transcript. */
-import type { AgentRunResult } from '../../../src/core/run/result';
+import type { AgentRunResult } from '../../../src/entry/client';
 import { CliError } from '../errors';
 import { aborted, untilAborted } from '../abort';
 import { Output } from '../terminal-output';
-import { ensureRunWorker, noWorkerLine } from '../run-agent';
+import { ensureRunWorker, noWorkerLine } from '../run-worker';
 import { servedAgents } from '../served';
 import { Session } from '../session';
 import type { ConnectionFlags } from '../target';

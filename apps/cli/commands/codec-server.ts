@@ -5,7 +5,7 @@
  */
 import { createCodecApp, DEFAULT_CODEC_PORT, exposedCodecWarning, serveCodec } from '../codec-server';
 import type { CodecServer } from '../codec-server';
-import { Keyring, KEYS_ENV } from '../../../src/integrations/encryption/keyring';
+import { Keyring, KEYS_ENV } from '../../../src/entry/client';
 import { aborted } from '../abort';
 import { CliError, errorMessage } from '../errors';
 import { Output } from '../terminal-output';

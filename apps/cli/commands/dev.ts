@@ -4,7 +4,7 @@ import { Output } from '../terminal-output';
 import { isReachable } from '../dev-server/reachable';
 import { modelLine, openServing, serveUntilStopped, startWorker } from './worker';
 import { displayPath } from '../session';
-import { serverDbFile, serverLogFile } from '../server';
+import { serverDbFile, serverLogFile } from '../dev-server/embedded-server';
 import type { ConnectionFlags } from '../target';
 import { parseAddress, redisLine, taskQueueLabel } from '../target';
 

@@ -1,7 +1,7 @@
 /** Finding an existing run by workflow id. */
 import type { WorkflowExecutionDescription } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import type { AgentRun } from '../../../src/client';
+import type { AgentRun } from '../../../src/entry/client';
 import { CliError } from '../errors';
 import type { Session } from '../session';
 

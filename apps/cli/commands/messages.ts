@@ -3,8 +3,8 @@
  * session. With a worker running, `send` uses the validated `send` update and reports the turn; with none,
  * it sends the `message` signal, which the server keeps until a worker runs.
  */
-import { MessageRefusedError } from '../../../src/client';
-import { parseUserMessage } from '../../../src/core/messages/user-messages';
+import { MessageRefusedError } from '../../../src/entry/client';
+import { parseUserMessage } from '../../../src/entry/client';
 import { CliError } from '../errors';
 import { Output } from '../terminal-output';
 import { Session } from '../session';

@@ -3,7 +3,7 @@
  * totals). A run still running has no report yet: the command says so, with what its snapshot knows,
  * instead of waiting.
  */
-import { readRunReport, RunNotFoundError } from '../../../src/client';
+import { readRunReport, RunNotFoundError } from '../../../src/entry/client';
 import { CliError, errorMessage } from '../errors';
 import { Output } from '../terminal-output';
 import { formatReport, formatSnapshot } from '../report-format';

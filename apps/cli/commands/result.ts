@@ -3,7 +3,7 @@ import { aborted, INTERRUPTED_EXIT, untilAborted } from '../abort';
 import { exitCodeOf, printResult } from '../follow';
 import { definitionLine } from '../format';
 import { Output } from '../terminal-output';
-import { ensureRunWorker, noWorkerLine } from '../run-agent';
+import { ensureRunWorker, noWorkerLine } from '../run-worker';
 import { servedAgents } from '../served';
 import { Session } from '../session';
 import type { ConnectionFlags } from '../target';

@@ -2,16 +2,16 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { INTERRUPTED_EXIT, untilAborted } from '../abort';
 import { CliError } from '../errors';
-import { agentTaskQueue, DEFAULT_TASK_QUEUE } from '../../../src/core/run/contract';
+import { agentTaskQueue, DEFAULT_TASK_QUEUE } from '../../../src/entry/client';
 import { exitCodeOf, followRun, OFFLINE_NOTE, printSummary, resumeHint } from '../follow';
 import { Output } from '../terminal-output';
 import { DEMO_AGENT_NAME, localModelDemoAgents, servedAgents } from '../served';
 import type * as LocalModelModule from '../dev-server/local-model';
 import type { LocalModelServer } from '../dev-server/local-model';
-import type * as LocalModelProviderModule from '../../../src/integrations/providers/local-model';
+import type * as LocalModelProviderModule from '../demo/local-model-provider';
 import { Session } from '../session';
 import { definitionOf, parsePolicyFlag, withPolicyChecked } from '../policy-flag';
-import { checkPolicyEarly } from '../../../src/client/policy-check';
+import { checkPolicyEarly } from '../../../src/entry/client';
 import { cliTracing } from '../tracing';
 import type { ConnectionFlags } from '../target';
 import { resolveTarget } from '../target';
@@ -98,7 +98,7 @@ async function runWith(prompt: string, flags: RunFlags, out: Output, signal: Abo
       if (local) {
         // Loaded here: it pulls in the OpenAI SDK, which only --local-model needs in this process.
         // eslint-disable-next-line @typescript-eslint/no-require-imports
-        const { LOCAL_MODEL_LABEL } = require('../../../src/integrations/providers/local-model') as typeof LocalModelProviderModule;
+        const { LOCAL_MODEL_LABEL } = require('../demo/local-model-provider') as typeof LocalModelProviderModule;
         out.line(out.styles.yellow(`note: ${LOCAL_MODEL_LABEL}: a 270M-parameter base model on this machine. It drives real tools through real tool calls, but often picks wrong arguments or writes weak answers; it is here to show the machinery, not to be useful.`));
       } else if (demo?.offline) {
         out.line(out.styles.yellow(`note: ${OFFLINE_NOTE}`));

@@ -2,8 +2,8 @@
  * `durable-agent runs`: agent runs found through Temporal visibility (workflow type `agentWorkflow` and
  * the search attributes workers register), newest first, with what each is known to have cost.
  */
-import type { ListedRun, RunFilter } from '../../../src/client';
-import { DEFAULT_RUNS_LIMIT, LISTED_STATUSES, RunFilterError, runsQuery as filterQuery } from '../../../src/client';
+import type { ListedRun, RunFilter } from '../../../src/entry/client';
+import { DEFAULT_RUNS_LIMIT, LISTED_STATUSES, RunFilterError, runsQuery as filterQuery } from '../../../src/entry/client';
 import { CliError } from '../errors';
 import { formatUsd } from '../format';
 import { Output } from '../terminal-output';
@@ -13,7 +13,7 @@ import { formatTable } from '../table';
 import type { ConnectionFlags } from '../target';
 import { resolveTarget } from '../target';
 
-export type { ListedRun } from '../../../src/client';
+export type { ListedRun } from '../../../src/entry/client';
 export { DEFAULT_RUNS_LIMIT, LISTED_STATUSES };
 
 /** Options of `runs`. */

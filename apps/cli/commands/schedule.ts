@@ -4,9 +4,9 @@
  * never host a worker.
  */
 import { msToNumber } from '@temporalio/common/lib/time';
-import type { AgentScheduleSummary, ScheduledRunStatus } from '../../../src/client';
-import { DurableAgentError } from '../../../src/core/run/errors';
-import { MIN_SCHEDULE_INTERVAL_MS, scheduledRunStatuses } from '../../../src/client/schedules';
+import type { AgentScheduleSummary, ScheduledRunStatus } from '../../../src/entry/client';
+import { DurableAgentError } from '../../../src/entry/client';
+import { MIN_SCHEDULE_INTERVAL_MS, scheduledRunStatuses } from '../../../src/entry/client';
 import { CliError } from '../errors';
 import { Output } from '../terminal-output';
 import { Session } from '../session';

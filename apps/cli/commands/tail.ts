@@ -2,13 +2,13 @@
  * `durable-agent tail <workflowId>` (alias `watch`): follow a run live until it ends — its events and the
  * model's answer as it streams, from the start or `--after` a cursor — then print its summary.
  */
-import type { AgentRunResult } from '../../../src/core/run/result';
+import type { AgentRunResult } from '../../../src/entry/client';
 import { aborted, INTERRUPTED_EXIT, untilAborted } from '../abort';
 import { exitCodeOf, followRun, printSummary, resumeHint } from '../follow';
 import { definitionLine } from '../format';
 import { Output } from '../terminal-output';
 import { repeatEvery } from '../repeat';
-import { ensureRunWorker, noWorkerLine } from '../run-agent';
+import { ensureRunWorker, noWorkerLine } from '../run-worker';
 import { servedAgents } from '../served';
 import { Session } from '../session';
 import type { ConnectionFlags } from '../target';

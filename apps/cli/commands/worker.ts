@@ -8,10 +8,10 @@ import { servedAgents } from '../served';
 import type { SessionOptions } from '../session';
 import { Session } from '../session';
 import { cliTracing } from '../tracing';
-import { serveMetricsAt } from '../../../src/integrations/telemetry/prometheus';
+import { serveMetricsAt } from '../metrics-endpoint';
 import type { ConnectionFlags, Target } from '../target';
 import { redisLine, resolveTarget, taskQueueLabel } from '../target';
-import type { AgentWorker } from '../../../src/worker';
+import type { AgentWorker } from '../../../src/entry/worker';
 
 /** Options of `worker`. */
 export interface WorkerFlags extends ConnectionFlags {

@@ -3,14 +3,14 @@
  * worker's environment it uses Claude (model from `DURABLE_AGENT_MODEL`, default `claude-sonnet-5-5`);
  * without it, the offline scripted demo model, which is not an LLM.
  */
-import type { Agent } from '../../../src/agents/define';
-import { defineAgent } from '../../../src/agents/define';
-import type { ModelRef } from '../../../src/core/run/spec';
-import { AnthropicProvider } from '../../../src/integrations/providers/anthropic';
-import { LOCAL_MODEL_PROVIDER, localModelProvider } from '../../../src/integrations/providers/local-model';
+import type { Agent } from '../../../src/entry/index';
+import { defineAgent } from '../../../src/entry/index';
+import type { ModelRef } from '../../../src/entry/client';
+import { AnthropicProvider } from '../../../src/entry/worker';
+import { LOCAL_MODEL_PROVIDER, localModelProvider } from './local-model-provider';
 import { LOCAL_MODEL_ID } from '../dev-server/local-model';
-import { ScriptedProvider } from '../../../src/integrations/providers/scripted';
-import type { ModelProvider } from '../../../src/integrations/providers/types';
+import { ScriptedProvider } from '../../../src/entry/worker';
+import type { ModelProvider } from '../../../src/entry/index';
 import { OFFLINE_MODEL, OFFLINE_PROVIDER, offlineDemoScript } from './offline-model';
 import { demoTools } from './tools';
 

@@ -3,11 +3,11 @@
  * not an LLM. Step 1 reads the prompt and calls tools; step 2 writes an answer from the tool results
  * it finds in the transcript (it never computes anything itself).
  */
-import type { JsonObject, JsonValue } from '../../../src/core/messages/json';
-import type { Message, ToolResultBlock, ToolUseBlock } from '../../../src/core/messages/messages';
-import { messageText, outputText, toolCalls } from '../../../src/core/messages/messages';
-import type { ModelRequest } from '../../../src/core/output/native-output';
-import type { ScriptedToolCall, ScriptedTurn } from '../../../src/integrations/providers/scripted';
+import type { JsonObject, JsonValue } from '../../../src/entry/client';
+import type { Message, ToolResultBlock, ToolUseBlock } from '../../../src/entry/client';
+import { messageText, outputText, toolCalls } from '../../../src/entry/index';
+import type { ModelRequest } from '../../../src/entry/client';
+import type { ScriptedToolCall, ScriptedTurn } from '../../../src/entry/worker';
 
 /** Provider name the offline model is registered under. */
 export const OFFLINE_PROVIDER = 'scripted';

@@ -2,8 +2,8 @@
 import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
-import { defineTool, ToolError } from '../../../src/agents/define';
-import { stateDir } from '../../../src/worker/paths';
+import { defineTool, ToolError } from '../../../src/entry/index';
+import { stateDir } from '../state-dir';
 import { CalculatorError, evaluate } from './calculator';
 
 /** Evaluates arithmetic with the recursive-descent parser in `calculator.ts`. */

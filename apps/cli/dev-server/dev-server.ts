@@ -6,7 +6,7 @@ import type { EphemeralServerExecutable } from '@temporalio/testing';
 import type { SearchAttributeType, defineSearchAttributeKey } from '@temporalio/common';
 
 type SearchAttributeKey<T extends SearchAttributeType> = ReturnType<typeof defineSearchAttributeKey<T>>;
-import { SEARCH_ATTRIBUTE_KEYS } from '../../../src/workflows/search-attributes';
+import { SEARCH_ATTRIBUTE_KEYS } from '../../../src/entry/client';
 import type { FoundCli } from './temporal-cli';
 import { ensureTemporalCli } from './temporal-cli';
 

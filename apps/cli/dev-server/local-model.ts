@@ -11,7 +11,7 @@ import type { ChildProcess } from 'node:child_process';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
-import { LOCAL_MODEL_CHAT_TEMPLATE } from '../../../src/integrations/providers/local-model-template';
+import { LOCAL_MODEL_CHAT_TEMPLATE } from './local-model-template';
 import { executable, packageRoot } from './temporal-cli';
 import { runLogged, terminate as stopProcess } from './processes';
 

@@ -2,7 +2,7 @@
  * Calls to the HTTP API with the signed-in token. Every failure is an {@link ApiError} carrying the
  * server's message (its JSON `{ error: { code, message } }`), or a message naming the network failure.
  */
-import type { Decision } from '../../../src/core/approvals/approval-requests';
+import type { Decision } from '../../../src/entry/client';
 import type {
   CallerView as Me,
   InboxCall as PendingCall,
@@ -11,7 +11,7 @@ import type {
   ListedRun,
   RunReportView as ReportView,
   RunView,
-} from '../../../src/core/run/run-views';
+} from '../../../src/entry/client';
 
 /** A refused or failed request: the server's status, code and message. */
 export class ApiError extends Error {

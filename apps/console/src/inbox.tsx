@@ -5,7 +5,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { Api, Inbox, InboxRun, Me, PendingCall } from './api';
 import { ApiError } from './api';
-import type { Decision } from '../../../src/core/approvals/approval-requests';
+import type { Decision } from '../../../src/entry/client';
 import { duration, pretty } from './format';
 import { useNow } from './hooks';
 import { runHref } from './router';

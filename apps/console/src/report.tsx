@@ -1,5 +1,5 @@
 /** The run report (`RunReport`) as tables: totals, model steps, tool calls. */
-import type { RunReport } from '../../../src/core/run/result';
+import type { RunReport } from '../../../src/entry/client';
 import { duration, statusClass, usd, when } from './format';
 
 /** An ended run's report: `status` is how it ended. */

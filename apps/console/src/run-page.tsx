@@ -3,7 +3,7 @@
  * last durable event after a disconnect) as a timeline, and its report as tables once it has ended.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { StreamEvent } from '../../../src/client/live';
+import type { StreamEvent } from '../../../src/entry/client';
 import type { Api, Me, ReportView, RunView } from './api';
 import { ApiError } from './api';
 import { duration, pretty, statusClass, usd } from './format';

@@ -4,9 +4,9 @@
  * with its latency), and notes for the rest. Fed the stream's events in order; pure apart from itself.
  */
 import { TextAccumulator } from '../../../src/client/live';
-import type { StreamEvent } from '../../../src/client/live';
-import type { DoneEvent } from '../../../src/core/events/events';
-import type { Usage } from '../../../src/core/budget/usage';
+import type { StreamEvent } from '../../../src/entry/client';
+import type { DoneEvent } from '../../../src/entry/client';
+import type { Usage } from '../../../src/entry/client';
 
 /** A model step. */
 export interface StepEntry {

@@ -7,7 +7,7 @@ import { msToNumber } from '@temporalio/common';
 import { DefinitionError, DurableAgentError } from '../../core/run/errors';
 import type { JsonObject } from '../../core/messages/json';
 import type { ToolConfig, ToolInputSchema } from '../../agents/tool-config';
-import { describeValue } from '../../agents/describe';
+import { describeValue } from '../../agents/describe-value';
 
 /** Names of MCP servers: the prefix of their tools' names (`server__tool`). */
 export const MCP_SERVER_NAME = /^[a-zA-Z0-9-]+(?:_[a-zA-Z0-9-]+)*$/;

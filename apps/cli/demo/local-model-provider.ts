@@ -1,11 +1,11 @@
 /**
- * The OpenAI-compatible provider set up for the tiny local model (llama.cpp serving Gemma 3 270M with
+ * The CLI's OpenAI-compatible provider set up for the tiny local model (llama.cpp serving Gemma 3 270M with
  * the project's chat template): temperature 0, one tool call per turn, stop after a call. A base model
  * of 270M parameters needs all three to produce usable tool calls.
  */
-import { LOCAL_MODEL_STOP } from './local-model-template';
-import { OpenAIProvider } from './openai';
-import type { OpenAIRequestOptions } from './openai-request';
+import { LOCAL_MODEL_STOP } from '../dev-server/local-model-template';
+import { OpenAIProvider } from '../../../src/entry/worker';
+import type { OpenAIProviderOptions } from '../../../src/entry/worker';
 
 /** Name the provider is registered under. */
 export const LOCAL_MODEL_PROVIDER = 'local';
@@ -13,7 +13,7 @@ export const LOCAL_MODEL_PROVIDER = 'local';
 export const LOCAL_MODEL_LABEL = 'tiny local model (Gemma 3 270M base, llama.cpp)';
 
 /** Request fields the local model needs. */
-export const LOCAL_MODEL_REQUEST: Readonly<OpenAIRequestOptions> = Object.freeze({
+export const LOCAL_MODEL_REQUEST: Readonly<NonNullable<OpenAIProviderOptions['request']>> = Object.freeze({
   temperature: 0,
   parallelToolCalls: false,
   stop: [...LOCAL_MODEL_STOP],

@@ -5,9 +5,9 @@
  */
 import type { WorkflowExecutionDescription } from '@temporalio/client';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
-import type { AgentWorkflowInput } from '../../src/core/run/contract';
-import { isAgentTaskQueue } from '../../src/core/run/contract';
-import { AGENT_NAME } from '../../src/workflows/search-attributes';
+import type { AgentWorkflowInput } from '../../src/entry/client';
+import { isAgentTaskQueue } from '../../src/entry/client';
+import { AGENT_NAME } from '../../src/entry/client';
 import type { Session } from './session';
 
 /**

@@ -2,11 +2,11 @@
 import { chmodSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { FoundCli } from './dev-server/temporal-cli';
-import { ensureTemporalCli } from './dev-server/temporal-cli';
-import { stateDir } from '../../src/worker/paths';
-import type * as DevServerModule from './dev-server/dev-server';
-import type * as HostingModule from './hosting';
+import type { FoundCli } from './temporal-cli';
+import { ensureTemporalCli } from './temporal-cli';
+import { stateDir } from '../state-dir';
+import type * as DevServerModule from './dev-server';
+import type * as HostingModule from '../hosting';
 
 /** SQLite file holding the embedded server's state, so runs survive restarts. */
 export function serverDbFile(): string {
@@ -53,10 +53,10 @@ export async function startEmbeddedServer(options: EmbeddedServerOptions): Promi
   const found = ensureTemporalCli(options.log);
   // Loaded here: the dev server module pulls in @temporalio/testing (and the worker runtime).
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- only commands that start a server need it
-  const { startDevServer } = require('./dev-server/dev-server') as typeof DevServerModule;
+  const { startDevServer } = require('./dev-server') as typeof DevServerModule;
   // The server shares Temporal's native runtime with any worker this process hosts: install it first.
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- as above
-  (require('./hosting') as typeof HostingModule).installRuntime();
+  (require('../hosting') as typeof HostingModule).installRuntime();
   return startDevServer({
     dbFile: serverDbFile(),
     ip: options.ip,

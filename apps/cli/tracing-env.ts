@@ -8,8 +8,8 @@
 import type * as OtlpModule from '@opentelemetry/exporter-trace-otlp-http';
 import type * as ResourcesModule from '@opentelemetry/resources';
 import type * as TraceBaseModule from '@opentelemetry/sdk-trace-base';
-import { DurableAgentError } from '../../core/run/errors';
-import type { TracingOptions } from './tracing';
+import { DurableAgentError } from '../../src/entry/client';
+import type { TracingOptions } from '../../src/entry/client';
 
 /** Environment variable that records prompts, outputs, tool arguments and results on spans (`1` or `true`). */
 export const TRACE_CONTENT_ENV = 'DURABLE_AGENT_TRACE_CONTENT';

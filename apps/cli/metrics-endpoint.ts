@@ -1,10 +1,10 @@
 /**
- * The worker's Prometheus endpoint: Temporal's runtime serves its own SDK metrics and the agent metrics
+ * The CLI's `--metrics`, the worker's Prometheus endpoint: Temporal's runtime serves its own SDK metrics and the agent metrics
  * (recorded through Temporal's metric meters) at `http://<host:port>/metrics`. Set by the CLI's
  * `--metrics <host:port>` or `DURABLE_AGENT_METRICS`; read when the process installs Temporal's runtime
  * (once per process).
  */
-import { DurableAgentError } from '../../core/run/errors';
+import { DurableAgentError } from '../../src/entry/client';
 
 /** Environment variable of the Prometheus endpoint's address (`host:port`). */
 export const METRICS_ENV = 'DURABLE_AGENT_METRICS';
