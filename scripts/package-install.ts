@@ -38,10 +38,19 @@ export async function run(cmd: string, args: string[], options: { cwd: string; e
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const QUIET = ['--no-audit', '--no-fund', '--loglevel=error'];
 
+/**
+ * `env` without what npm tells the scripts it runs about its project (`npm_package_*`, `npm_lifecycle_*`,
+ * `npm_config_local_prefix`, `npm_command`): an npm started from `npm test` then works on the project it
+ * runs in. Settings (`npm_config_registry`, …) stay.
+ */
+export function withoutNpmSettings(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([key]) => !/^npm_(package_|lifecycle_|config_local_prefix$|command$)/i.test(key)));
+}
+
 /** `npm pack` of the package in `dir` into `dest` (npm runs its `prepare`, the build, unless `ignoreScripts`). Returns the tarball's path. */
 export async function npmPack(dir: string, dest: string, options: { ignoreScripts?: boolean } = {}): Promise<string> {
   mkdirSync(dest, { recursive: true });
-  const out = await run(NPM, ['pack', '--json', '--pack-destination', dest, ...(options.ignoreScripts ? ['--ignore-scripts'] : []), ...QUIET], { cwd: dir });
+  const out = await run(NPM, ['pack', '--json', '--pack-destination', dest, ...(options.ignoreScripts ? ['--ignore-scripts'] : []), ...QUIET], { cwd: dir, env: withoutNpmSettings() });
   const [packed] = JSON.parse(out.slice(out.indexOf('['))) as Array<{ filename: string }>;
   if (!packed) throw new Error(`npm pack in ${dir} printed no tarball: ${out}`);
   return join(dest, packed.filename);
@@ -73,7 +82,7 @@ export async function packCheckout(root: string, stage: string, dest: string): P
 export async function installProject(dir: string, specs: string[], options: { env?: NodeJS.ProcessEnv } = {}): Promise<void> {
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module' }, null, 2) + '\n');
-  await run(NPM, ['install', ...QUIET, '--prefer-offline', ...specs], { cwd: dir, ...(options.env ? { env: options.env } : {}) });
+  await run(NPM, ['install', ...QUIET, '--prefer-offline', ...specs], { cwd: dir, env: withoutNpmSettings(options.env) });
 }
 
 /**
