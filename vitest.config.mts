@@ -45,6 +45,17 @@ export default defineConfig({
       {
         test: {
           ...shared,
+          name: 'package',
+          // The packed package installed into empty projects (npm registry), its quickstart run on the
+          // shared dev server: test/package/pack-install.test.ts.
+          include: ['test/package/**/*.test.ts'],
+          globalSetup: ['test/setup/dev-server.ts'],
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        test: {
+          ...shared,
           name: 'restart',
           include: ['test/restart/**/*.test.ts'],
           // The CLI and the bundle, not the shared dev server: these files stop and restart a Temporal

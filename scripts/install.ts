@@ -1,4 +1,4 @@
-/** `npm run setup:temporal`: make sure the Temporal CLI is available, installing it project-locally. */
+/** `npm run setup:temporal`: make sure the Temporal CLI is available, installing it if missing (`.temporal/` of this checkout). */
 import { ensureTemporalCli } from '../apps/cli/dev-server/temporal-cli';
 
 const quiet = process.argv.includes('--quiet');

@@ -11,6 +11,11 @@ export const STATE_DIR_NAME = '.durable-agent';
  * process of one user finds the same blob store.
  */
 export function stateDir(...parts: string[]): string {
-  const home = process.env.DURABLE_AGENT_HOME?.trim();
+  return stateDirIn(process.env, ...parts);
+}
+
+/** {@link stateDir} as the environment `env` sets it (`DURABLE_AGENT_HOME`, else `~/.durable-agent`). */
+export function stateDirIn(env: NodeJS.ProcessEnv, ...parts: string[]): string {
+  const home = env.DURABLE_AGENT_HOME?.trim();
   return join(home ? resolve(home) : join(homedir(), STATE_DIR_NAME), ...parts);
 }

@@ -43,8 +43,8 @@ function testModules(file: string, seen = new Set<string>()): Set<string> {
 }
 
 describe('the vitest projects', () => {
-  it('are unit, integration and restart', () => {
-    expect([...files.keys()].sort()).toEqual(['integration', 'restart', 'unit']);
+  it('are unit, integration, package and restart', () => {
+    expect([...files.keys()].sort()).toEqual(['integration', 'package', 'restart', 'unit']);
   });
 
   it('the unit project and the root have no global setup: a unit run starts no server and builds no bundle', () => {
@@ -57,6 +57,7 @@ describe('the vitest projects', () => {
     const setups = (name: string) => [vitest.projects.find((p) => p.name === name)?.config.globalSetup ?? []].flat().map((f) => relative(ROOT, f).split('\\').join('/'));
     expect(setups('integration')).toEqual(['test/setup/dev-server.ts', 'test/setup/workflow-bundle.ts']);
     expect(setups('restart')).toEqual(['test/setup/temporal-cli.ts', 'test/setup/workflow-bundle.ts']);
+    expect(setups('package')).toEqual(['test/setup/dev-server.ts']);
   });
 
   it('puts every test file in exactly one project: unit files in test/unit, test/types, test/providers', () => {
@@ -65,6 +66,7 @@ describe('the vitest projects', () => {
     expect(files.get('unit')!.length).toBeGreaterThan(50);
     for (const f of files.get('unit')!) expect(f).toMatch(/^test\/(unit|types|providers)\//);
     for (const f of files.get('restart')!) expect(f).toMatch(/^test\/restart\//);
+    expect(files.get('package')).toEqual(['test/package/pack-install.test.ts']);
     expect(files.get('integration')).toEqual(expect.arrayContaining(['test/integration/loop.test.ts', 'test/replay/replay.test.ts', 'test/integration/built-package.test.ts']));
   });
 
