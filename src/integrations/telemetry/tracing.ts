@@ -9,6 +9,7 @@ import type { Resource } from '@opentelemetry/resources';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type * as TraceNodeModule from '@opentelemetry/sdk-trace-node';
 import { DurableAgentError } from '../../core/run/errors';
+import { loadPeer, PEERS } from '../optional-peer';
 import { TRACER_NAME } from './gen-ai';
 
 /** Options of durable-agent's OpenTelemetry tracing (`createWorker({ tracing })`, `AgentClient.connect({ tracing })`, the plugins). */
@@ -54,10 +55,8 @@ export function tracingFrom(options: TracingOptions): Tracing {
     throw new DurableAgentError('invalid_config', 'durable-agent: tracing needs a spanProcessor, e.g. { spanProcessor: new BatchSpanProcessor(new OTLPTraceExporter()) }');
   }
   // Loaded here, not on import: a client without tracing does not load the OpenTelemetry SDK.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy: only processes that trace load the SDK
-  const { NodeTracerProvider } = require('@opentelemetry/sdk-trace-node') as typeof TraceNodeModule;
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy, as above
-  const { Resource: ResourceImpl } = require('@opentelemetry/resources') as typeof ResourcesModule;
+  const { NodeTracerProvider } = loadPeer<typeof TraceNodeModule>(PEERS.otelTraceNode);
+  const { Resource: ResourceImpl } = loadPeer<typeof ResourcesModule>(PEERS.otelResources);
   const resource = options.resource ?? new ResourceImpl({ 'service.name': 'durable-agent' });
   const provider = new NodeTracerProvider({ resource, spanProcessors: [options.spanProcessor] });
   provider.register(); // a no-op for each global the process registered already

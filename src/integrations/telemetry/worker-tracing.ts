@@ -14,6 +14,7 @@ import type { TranscriptStore } from '../store/transcript-store';
 import { withGenAiSpans } from './activity-spans';
 import type { Tracing, TracingOptions } from './tracing';
 import { tracingFrom } from './tracing';
+import { loadPeer, PEERS } from '../optional-peer';
 
 /** Path of durable-agent's workflow interceptors module (compiled `.js` from `dist/`, else `.ts`). */
 export const WORKFLOW_INTERCEPTORS_PATH = ['.js', '.ts'].map((ext) => join(__dirname, `workflow-interceptors${ext}`)).find((p) => existsSync(p)) ?? join(__dirname, 'workflow-interceptors');
@@ -23,8 +24,7 @@ export const WORKFLOW_INTERCEPTORS_PATH = ['.js', '.ts'].map((ext) => join(__dir
  * traces: a worker without tracing starts without them.
  */
 function interceptors(): typeof InterceptorsModule {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy loading, typed by the module's own types
-  return require('@temporalio/interceptors-opentelemetry') as typeof InterceptorsModule;
+  return loadPeer<typeof InterceptorsModule>(PEERS.temporalOtel);
 }
 
 /** The worker side of tracing, applied by the `durableAgents` plugin when its `tracing` option is set. */
