@@ -39,6 +39,7 @@ export type {
   ToolNamesOf,
 } from '../agents/define';
 export { DefinitionError, DurableAgentError, isDurableAgentError } from '../core/run/errors';
+export { MissingPeerError } from '../integrations/optional-peer';
 export { UnknownAgentError } from '../agents/registry';
 export { PolicyError } from '../core/approvals/run-policy';
 export type { ApprovalWaiver, PolicyProblem } from '../core/approvals/run-policy';
