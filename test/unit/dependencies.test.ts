@@ -175,6 +175,19 @@ describe('dependencies', () => {
     expect(requiring.map((f) => f.slice(ROOT.length + 1))).toEqual(['src/integrations/optional-peer.ts']);
   });
 
+  it("every import of a Temporal package's internals (`@temporalio/*/lib/…`) says, just above, why no public API does", () => {
+    const unexplained: string[] = [];
+    for (const file of shippedFiles) {
+      const lines = readFileSync(file, 'utf8').split('\n');
+      lines.forEach((line, i) => {
+        if (/^import .*'@temporalio\/[a-z-]+\/lib\//.test(line) && !/^\/\/ Deep import/.test(lines.slice(0, i).reverse().find((l) => !/^import /.test(l)) ?? '')) {
+          unexplained.push(`${file.slice(ROOT.length + 1)}:${i + 1}`);
+        }
+      });
+    }
+    expect(unexplained).toEqual([]);
+  });
+
   it('what only tests, benchmarks, examples and tooling import is a dev dependency', () => {
     const misplaced = Object.keys(pkg.dependencies).filter((name) => !shipped.has(name) && tooling.has(name));
     expect(misplaced).toEqual([]);

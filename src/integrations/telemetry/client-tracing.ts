@@ -3,6 +3,7 @@
  * (and signals, updates, queries) opens the span the run's whole trace hangs from. No worker code.
  */
 import type { WorkflowClientInterceptor } from '@temporalio/client';
+// Deep import: the types of the lazily loaded `lib/client` below (see there why not the package's root).
 import type * as ClientInterceptorsModule from '@temporalio/interceptors-opentelemetry/lib/client';
 import type { TracingOptions } from './tracing';
 import { tracingFrom } from './tracing';
