@@ -63,6 +63,6 @@ export { FileBlobStore, MemoryBlobStore, BlobIntegrityError, BlobNotFoundError }
 export { DurableAgentError, DefinitionError, isDurableAgentError } from '../core/run/errors';
 export { MissingPeerError } from '../integrations/optional-peer';
 export { PolicyError } from '../core/approvals/run-policy';
-export type * from './index';
+export type * from './types';
 export { DecryptionError, EncryptionCodec, EncryptionConfigError, Keyring, KeyringCipher } from '../integrations/encryption';
 export type { EncryptionSetting } from '../integrations/encryption';

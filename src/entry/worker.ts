@@ -15,7 +15,27 @@
  * ```
  */
 import '../worker/native-peer'; // first: names @temporalio/worker when it is not installed
-export * from './index';
+// Listed, not `export *`: ESM importers of this CommonJS build get only the names Node's static analysis sees.
+export {
+  agentTool,
+  chain,
+  defineAgent,
+  defineGuardrail,
+  defineTool,
+  DefinitionError,
+  DurableAgentError,
+  isDurableAgentError,
+  mcpServer,
+  mcpTools,
+  McpServerError,
+  MissingPeerError,
+  PolicyError,
+  RUN_STATUSES,
+  ToolError,
+  UnknownAgentError,
+  waitTool,
+} from './index';
+export type * from './types';
 export { createWorker, durableAgents, DurableAgentsPlugin, WORKFLOWS_PATH, buildAgentBundle } from '../worker';
 export type { AgentWorker, AgentWorkerOptions, DurableAgentsOptions, WorkflowCodeSource } from '../worker';
 export { durableAgentsClient } from '../client/plugin';

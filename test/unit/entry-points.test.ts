@@ -39,6 +39,9 @@ const WATCHED = [
 /** The optional peers among the watched packages (durable-agent's `peerDependencies`). */
 const PEERS = WATCHED.filter((name) => name in (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { peerDependencies: Record<string, string> }).peerDependencies);
 
+/** The runtime export names of each entry loaded so far (by {@link packagesLoadedBy}). */
+const exportsOf = new Map<string, string[]>();
+
 /** The watched packages a fresh process has loaded after requiring `file` (a source path relative to the root). */
 async function packagesLoadedBy(file: string): Promise<Record<string, boolean>> {
   const script = `
@@ -51,6 +54,7 @@ async function packagesLoadedBy(file: string): Promise<Record<string, boolean>> 
   const { stdout } = await exec(process.execPath, ['--import', 'tsx', '-e', script], { cwd: ROOT, timeout: 60_000 });
   const { loaded, exports } = JSON.parse(stdout) as { loaded: Record<string, boolean>; exports: string[] };
   expect(exports.length, `${file} exports something`).toBeGreaterThan(0);
+  exportsOf.set(file, exports);
   return loaded;
 }
 
@@ -112,6 +116,10 @@ describe('what each entry loads', () => {
     expect(loaded.openai).toBe(false);
     expect(loaded['@modelcontextprotocol/sdk']).toBe(false);
     expect(loaded['@temporalio/interceptors-opentelemetry']).toBe(false);
+    // It lists the root's values (not `export *`, which ESM importers of the CommonJS build would not see).
+    await packagesLoadedBy('src/entry/index.ts');
+    const worker = new Set(exportsOf.get('src/entry/worker.ts'));
+    expect(exportsOf.get('src/entry/index.ts')?.filter((name) => !worker.has(name))).toEqual([]);
   });
 });
 
