@@ -44,13 +44,12 @@ export { contextWindowFor, DEFAULT_CONTEXT_WINDOWS } from '../integrations/provi
 export type { ContextWindowTable } from '../integrations/providers/context-windows';
 export { resolveConnectionSettings } from '../client/connection-settings';
 export type { ConnectionSettings, ResolvedConnectionSettings } from '../client/connection-settings';
-export { DEFAULT_PRICES, ProviderError, ScriptedProvider, costUsd, defaultProviders, priceFor } from '../integrations/providers';
-export type {
-  Script,
-  ScriptedFailure,
-  ScriptedToolCall,
-  ScriptedTurn,
-} from '../integrations/providers';
+// From the modules, not the providers' index: its declarations lead to the model SDKs' (optional) types.
+export { DEFAULT_PRICES, costUsd, priceFor } from '../integrations/providers/pricing';
+export { ProviderError } from '../integrations/providers/types';
+export { ScriptedProvider } from '../integrations/providers/scripted';
+export { defaultProviders } from '../integrations/providers/defaults';
+export type { Script, ScriptedFailure, ScriptedToolCall, ScriptedTurn } from '../integrations/providers/scripted';
 export { AgentStore, BlobIntegrityError, BlobNotFoundError, FileBlobStore, MemoryBlobStore } from '../integrations/store/blob-store';
 export type { AgentStoreOptions, BlobCipher, BlobStore, ClaimInDoubt, ClaimRecord, ClaimSettled, ClaimState, ClaimStore, ClaimTaken, Store } from '../integrations/store/blob-store';
 export { StoreConfigError, objectStoreFor, openStore } from '../integrations/store/open';

@@ -6,6 +6,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type * as InterceptorsModule from '@temporalio/interceptors-opentelemetry';
+import type { Resource } from '@opentelemetry/resources';
+import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { SimplePlugin } from '@temporalio/plugin';
 import type { BundleOptions, ReplayWorkerOptions, WorkerOptions } from '@temporalio/worker';
 import type { ClientOptions } from '@temporalio/client';
@@ -52,7 +54,7 @@ export class WorkerTracing {
 
   /** The sink through which workflow spans leave the sandbox (Temporal does not call it on replay). */
   private withSink<O extends WorkerOptions | ReplayWorkerOptions>(options: O): O {
-    return { ...options, sinks: { ...options.sinks, exporter: interceptors().makeWorkflowExporter(this.tracing.spanProcessor, this.tracing.resource) } };
+    return { ...options, sinks: { ...options.sinks, exporter: interceptors().makeWorkflowExporter(this.tracing.spanProcessor as SpanProcessor, this.tracing.resource as Resource) } };
   }
 
   /** Interceptors and the span sink (workflow interceptor modules only when the worker bundles: give a prebuilt bundle {@link configureBundler}). */
