@@ -22,11 +22,11 @@ import { serverDbFile, serverLogFile, startEmbeddedServer } from './server';
 import type { Target } from './target';
 import type * as HostingModule from './hosting';
 import type { TracingOptions } from '../../src/integrations/telemetry/tracing';
-import type * as ClientTracingModule from '../../src/integrations/telemetry/client-tracing';
-import type * as TracingModule from '../../src/integrations/telemetry/tracing';
-import type * as RedisModule from '../../src/integrations/streaming/redis';
+// These load their packages (OpenTelemetry, ioredis) through the optional-peer loader when first used.
+import { tracingClientInterceptors } from '../../src/integrations/telemetry/client-tracing';
+import { tracingFrom } from '../../src/integrations/telemetry/tracing';
 import { redact } from '../../src/integrations/streaming/redis-codec';
-import type { RedisDeltaFeed, RedisDeltaPublisher } from '../../src/integrations/streaming/redis';
+import { RedisDeltaFeed, RedisDeltaPublisher, redisUnreachable } from '../../src/integrations/streaming/redis';
 
 /** When a session may start the embedded dev server. */
 export type EmbedPolicy =
@@ -53,10 +53,8 @@ export interface SessionOptions {
 }
 
 /** The client interceptors of `tracing` (loaded only when tracing). */
-function tracingInterceptors(tracing: TracingOptions | undefined): { interceptors?: { workflow: ReturnType<typeof ClientTracingModule.tracingClientInterceptors> } } {
+function tracingInterceptors(tracing: TracingOptions | undefined): { interceptors?: { workflow: ReturnType<typeof tracingClientInterceptors> } } {
   if (!tracing) return {};
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- Temporal's OpenTelemetry interceptors load only when tracing
-  const { tracingClientInterceptors } = require('../../src/integrations/telemetry/client-tracing') as typeof ClientTracingModule;
   return { interceptors: { workflow: tracingClientInterceptors(tracing) } };
 }
 
@@ -94,12 +92,6 @@ export class Session {
     private readonly tracing: TracingOptions | undefined,
     private readonly log: (line: string) => void,
   ) {}
-
-  /** The Redis side of `--redis-url` (ioredis loads only when one is configured). */
-  private static redis(): typeof RedisModule {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports -- ioredis loads only with --redis-url
-    return require('../../src/integrations/streaming/redis') as typeof RedisModule;
-  }
 
   /** Connect to the target, starting the embedded dev server if the policy allows and nothing is there. */
   static async open(target: Target, options: SessionOptions): Promise<Session> {
@@ -158,10 +150,9 @@ export class Session {
   agentClient(taskQueue: string | undefined = this.target.taskQueue): AgentClient {
     const url = this.target.redisUrl;
     if (url && !this.feed) {
-      const redis = Session.redis();
-      this.feed = new redis.RedisDeltaFeed({ url });
+      this.feed = new RedisDeltaFeed({ url });
       // The feed waits through outages in silence: say once, at start, that this one may never end.
-      this.redisCheck = redis.redisUnreachable(url).then((why) => {
+      this.redisCheck = redisUnreachable(url).then((why) => {
         if (why) this.log(`warning: Redis at ${redact(url)} does not answer (${why}): live deltas will be missing until it does; runs and their durable events do not depend on it`);
       });
     }
@@ -183,7 +174,7 @@ export class Session {
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- the worker runtime loads only when a worker is hosted
     const { startWorker } = require('./hosting') as typeof HostingModule;
     const url = this.target.redisUrl;
-    if (url) this.publisher ??= new (Session.redis().RedisDeltaPublisher)({ url, log: this.log });
+    if (url) this.publisher ??= new RedisDeltaPublisher({ url, log: this.log });
     const started = await startWorker({
       agents: this.agents,
       ...(taskQueue !== undefined ? { taskQueue } : {}),
@@ -256,8 +247,6 @@ export class Session {
     await quietly(() => this.publisher?.close());
     const tracing = this.tracing;
     if (tracing) {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when tracing
-      const { tracingFrom } = require('../../src/integrations/telemetry/tracing') as typeof TracingModule;
       await quietly(() => tracingFrom(tracing).shutdown());
     }
     await quietly(() => this.connection?.close());
