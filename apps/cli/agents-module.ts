@@ -10,6 +10,7 @@ import type { AnyAgent } from '../../src/entry/index';
 import type { ModelProvider } from '../../src/entry/index';
 import { CliError, errorMessage } from './errors';
 import type * as TsxApi from 'tsx/cjs/api';
+import { loadPeer, PEERS } from '../../src/integrations/optional-peer';
 
 /** What an agents module provides. */
 export interface AgentsModule {
@@ -32,14 +33,8 @@ function isProvider(value: unknown): value is ModelProvider {
 /** Make `require` compile `.ts` files (a no-op when tsx is registered already, e.g. running from source). */
 function registerTypeScript(): void {
   if (require.extensions['.ts']) return;
-  let api: typeof TsxApi;
-  try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only for .ts agent modules
-    api = require('tsx/cjs/api') as typeof TsxApi;
-  } catch {
-    throw new Error('loading a .ts module needs the tsx package (npm install tsx), or compile it to .js');
-  }
-  api.register();
+  // Loaded only for .ts agent modules; missing, it says to install tsx (or compile the module to .js).
+  loadPeer<typeof TsxApi>(PEERS.tsx, 'tsx/cjs/api').register();
 }
 
 async function importModule(path: string): Promise<Record<string, unknown>> {

@@ -11,6 +11,7 @@ import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import type { Payload } from '@temporalio/common';
+// Deep imports: the proto3-JSON form of payloads (the codec server protocol) is not exported from @temporalio/common's root.
 import type { JSONPayload } from '@temporalio/common/lib/proto-utils';
 import { JSONToPayload, payloadToJSON } from '@temporalio/common/lib/proto-utils';
 import { isDurableAgentError } from '../../src/entry/client';

@@ -7,6 +7,7 @@ import type { AgentRun } from '../../src/entry/client';
 import type { AgentRunResult } from '../../src/entry/client';
 import { OFFLINE_LABEL, OFFLINE_MODEL, OFFLINE_PROVIDER } from './demo/offline-model';
 import { aborted } from './abort';
+import { loadPeer, PEERS } from '../../src/integrations/optional-peer';
 import { formatResult } from './format';
 import type { Spinner } from './live-view';
 import { LiveView } from './live-view';
@@ -48,8 +49,7 @@ export function isInteractive(out: Output, env: NodeJS.ProcessEnv = process.env)
 /** The spinner of an interactive view (enabled outright: the view decided it draws on a terminal). */
 export function spinnerFor(stream: NodeJS.WritableStream): Spinner {
   // Loaded here: only a view drawing on a terminal has a spinner (piped and --json output never load it).
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy loading, typed by the module's own types
-  const ora = require('ora') as typeof OraModule.default; // CommonJS: the module is the function
+  const ora = loadPeer<typeof OraModule.default>(PEERS.ora); // CommonJS: the module is the function
   return ora({ stream, isEnabled: true, discardStdin: false, color: 'cyan' });
 }
 

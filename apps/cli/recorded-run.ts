@@ -6,6 +6,7 @@
  */
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
+// Deep import: @temporalio/common exports no public way to decode one payload through a data converter's codecs.
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
 import { policyRule } from '../../src/entry/client';
 import type { ApprovalDecision } from '../../src/entry/client';

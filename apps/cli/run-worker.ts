@@ -4,6 +4,7 @@
  * any other worker would take the run's tasks and fail them as "unknown agent".
  */
 import type { WorkflowExecutionDescription } from '@temporalio/client';
+// Deep import: @temporalio/common exports no public way to decode one payload through a data converter's codecs.
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
 import type { AgentWorkflowInput } from '../../src/entry/client';
 import { isAgentTaskQueue } from '../../src/entry/client';

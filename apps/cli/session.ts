@@ -21,11 +21,10 @@ import { demoAgents } from './served';
 import { serverDbFile, serverLogFile, startEmbeddedServer } from './dev-server/embedded-server';
 import type { Target } from './target';
 import type * as HostingModule from './hosting';
-import type { TracingOptions } from '../../src/entry/client';
-import type * as ClientTracingModule from '../../src/entry/client';
-import type * as TracingModule from '../../src/entry/client';
-import type * as RedisModule from '../../src/entry/redis';
-import type { RedisDeltaFeed, RedisDeltaPublisher } from '../../src/entry/redis';
+import type { TracingOptions } from '../../src/entry/otel';
+// These load their packages (OpenTelemetry, ioredis) through the optional-peer loader when first used.
+import { tracingClientInterceptors, tracingFrom } from '../../src/entry/otel';
+import { RedisDeltaFeed, RedisDeltaPublisher, redactRedisUrl, redisUnreachable } from '../../src/entry/redis';
 
 /** When a session may start the embedded dev server. */
 export type EmbedPolicy =
@@ -47,15 +46,13 @@ export interface SessionOptions {
   log: (line: string) => void;
   /** The agents a hosted worker serves. Default: the demo agents. */
   agents?: ServedAgents;
-  /** OpenTelemetry tracing of the client and the hosted worker (`tracing-env.ts`); flushed by {@link Session.close}. */
+  /** OpenTelemetry tracing of the client and the hosted worker (`durable-agent/otel` `tracingFromEnv`); flushed by {@link Session.close}. */
   tracing?: TracingOptions;
 }
 
 /** The client interceptors of `tracing` (loaded only when tracing). */
-function tracingInterceptors(tracing: TracingOptions | undefined): { interceptors?: { workflow: ReturnType<typeof ClientTracingModule.tracingClientInterceptors> } } {
+function tracingInterceptors(tracing: TracingOptions | undefined): { interceptors?: { workflow: ReturnType<typeof tracingClientInterceptors> } } {
   if (!tracing) return {};
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- Temporal's OpenTelemetry interceptors load only when tracing
-  const { tracingClientInterceptors } = require('../../src/entry/client') as typeof ClientTracingModule;
   return { interceptors: { workflow: tracingClientInterceptors(tracing) } };
 }
 
@@ -93,12 +90,6 @@ export class Session {
     private readonly tracing: TracingOptions | undefined,
     private readonly log: (line: string) => void,
   ) {}
-
-  /** The Redis side of `--redis-url` (ioredis loads only when one is configured). */
-  private static redis(): typeof RedisModule {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports -- ioredis loads only with --redis-url
-    return require('../../src/entry/redis') as typeof RedisModule;
-  }
 
   /** Connect to the target, starting the embedded dev server if the policy allows and nothing is there. */
   static async open(target: Target, options: SessionOptions): Promise<Session> {
@@ -157,11 +148,10 @@ export class Session {
   agentClient(taskQueue: string | undefined = this.target.taskQueue): AgentClient {
     const url = this.target.redisUrl;
     if (url && !this.feed) {
-      const redis = Session.redis();
-      this.feed = new redis.RedisDeltaFeed({ url });
+      this.feed = new RedisDeltaFeed({ url });
       // The feed waits through outages in silence: say once, at start, that this one may never end.
-      this.redisCheck = redis.redisUnreachable(url).then((why) => {
-        if (why) this.log(`warning: Redis at ${redis.redactRedisUrl(url)} does not answer (${why}): live deltas will be missing until it does; runs and their durable events do not depend on it`);
+      this.redisCheck = redisUnreachable(url).then((why) => {
+        if (why) this.log(`warning: Redis at ${redactRedisUrl(url)} does not answer (${why}): live deltas will be missing until it does; runs and their durable events do not depend on it`);
       });
     }
     return new AgentClient(this.temporal, taskQueue, this.feed ? { deltas: this.feed } : {});
@@ -182,7 +172,7 @@ export class Session {
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- the worker runtime loads only when a worker is hosted
     const { startWorker } = require('./hosting') as typeof HostingModule;
     const url = this.target.redisUrl;
-    if (url) this.publisher ??= new (Session.redis().RedisDeltaPublisher)({ url, log: this.log });
+    if (url) this.publisher ??= new RedisDeltaPublisher({ url, log: this.log });
     const started = await startWorker({
       agents: this.agents,
       ...(taskQueue !== undefined ? { taskQueue } : {}),
@@ -255,8 +245,6 @@ export class Session {
     await quietly(() => this.publisher?.close());
     const tracing = this.tracing;
     if (tracing) {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when tracing
-      const { tracingFrom } = require('../../src/entry/client') as typeof TracingModule;
       await quietly(() => tracingFrom(tracing).shutdown());
     }
     await quietly(() => this.connection?.close());

@@ -1,5 +1,5 @@
-/** The CLI's tracing: from the OpenTelemetry environment variables (`tracing-env.ts`), announced in one line. */
-import { tracingFromEnv } from './tracing-env';
+/** The CLI's tracing: from the OpenTelemetry environment variables (`durable-agent/otel` `tracingFromEnv`), announced in one line. */
+import { tracingFromEnv } from '../../src/entry/otel';
 import type { TracingOptions } from '../../src/entry/client';
 import { CliError, errorMessage } from './errors';
 import type { Output } from './terminal-output';

@@ -3,6 +3,7 @@
  * from the run's `events` query (model text, tool results, people's messages) and, when the window
  * reaches the run's start, its first prompt from the workflow's input.
  */
+// Deep import: @temporalio/common exports no public way to decode one payload through a data converter's codecs.
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
 import type { AgentRun } from '../../src/entry/client';
 import type { AgentWorkflowInput } from '../../src/entry/client';

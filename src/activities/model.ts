@@ -17,6 +17,7 @@ import { costUsd, DEFAULT_PRICES } from '../integrations/providers/pricing';
 import type { ModelProvider } from '../integrations/providers/types';
 import type { Usage } from '../core/budget/usage';
 import { ProviderError } from '../integrations/providers/types';
+import { MissingPeerError } from '../integrations/optional-peer';
 import type { TranscriptStore } from '../integrations/store/transcript-store';
 import type { ModelDelta } from '../core/events/stream';
 import type { LiveDetails } from '../integrations/streaming/live-window';
@@ -204,6 +205,10 @@ export function modelFailure(err: unknown): ApplicationFailure {
       nonRetryable: !err.retryable,
       details: [details],
     });
+  }
+  // A provider's SDK that is not installed: no retry installs it.
+  if (err instanceof MissingPeerError) {
+    return ApplicationFailure.create({ message: err.message, type: err.name, nonRetryable: true, details: [{ retryable: false } satisfies ModelFailureDetails] });
   }
   // Unclassified errors (network faults, bugs in a provider) are treated as transient.
   return ApplicationFailure.create({

@@ -6,7 +6,7 @@
  * Loads no Temporal connection code itself, so the client and the worker each bring their own.
  */
 import { loadClientConnectConfig } from '@temporalio/envconfig';
-import type { TLSConfig } from '@temporalio/common/lib/internal-non-workflow';
+import type { TLSConfig } from '@temporalio/client';
 import { DurableAgentError } from '../core/run/errors';
 
 /** Connection settings a user may give explicitly; each wins over the environment configuration. */

@@ -3,6 +3,7 @@
  * activities), read through the client alone: no worker needed.
  */
 import type { WorkflowClient } from '@temporalio/client';
+// Deep import: @temporalio/common exports no public way to decode one payload through a data converter's codecs.
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
 import type { RecordedEvents } from '../core/events/event-log';
 

@@ -6,7 +6,7 @@
 import type { Client, ScheduleDescription, ScheduleExecutionResult, ScheduleHandle, ScheduleSummary } from '@temporalio/client';
 import { ScheduleAlreadyRunning, ScheduleNotFoundError as TemporalScheduleNotFound, ScheduleOverlapPolicy } from '@temporalio/client';
 import type { Duration } from '@temporalio/common';
-import { msToNumber } from '@temporalio/common/lib/time';
+import { msToNumber } from '@temporalio/common';
 import type { AnyAgent, ToolNamesOf } from '../agents/define';
 import type { RunPolicy } from '../core/approvals/approvals';
 import type { ApprovalWaiver } from '../core/approvals/run-policy';

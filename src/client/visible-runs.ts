@@ -7,6 +7,7 @@ import type { Client } from '@temporalio/client';
 import type { TypedSearchAttributes } from '@temporalio/common';
 import { optionalTsToDate, tsToDate } from '@temporalio/common';
 import { temporal as proto } from '@temporalio/proto';
+// Deep import: @temporalio/common's root does not export decoding typed search attributes from their payloads.
 import { decodeTypedSearchAttributes } from '@temporalio/common/lib/converter/payload-search-attributes';
 
 /** One listed run: what visibility says of it, no memo. */

@@ -61,9 +61,10 @@ export type { DurableAgentsClientOptions } from '../client/plugin';
 export type { TracingOptions } from '../integrations/telemetry/tracing';
 export { FileBlobStore, MemoryBlobStore, BlobIntegrityError, BlobNotFoundError } from '../integrations/store/blob-store';
 export { DurableAgentError, DefinitionError, isDurableAgentError } from '../core/run/errors';
+export { MissingPeerError } from '../integrations/optional-peer';
 export { PolicyError } from '../core/approvals/run-policy';
-export type * from './index';
-export { DecryptionError, EncryptionCodec, EncryptionConfigError, Keyring, KeyringCipher, KEYS_ENV } from '../integrations/encryption';
+export type * from './types';
+export { DecryptionError, EncryptionCodec, EncryptionConfigError, Keyring, KeyringCipher } from '../integrations/encryption';
 export type { EncryptionSetting } from '../integrations/encryption';
 
 // used by the CLI and HTTP API
@@ -84,7 +85,3 @@ export { AGENT_MEMO, DEFINITION_HASH_MEMO, STARTED_BY_MEMO } from '../core/run/d
 export type { CallModelOutput, CheckApprovalsOutput, RunToolInput } from '../core/run/contract';
 export type { AgentSpec } from '../core/run/spec';
 export { resolveKeyring } from '../integrations/encryption';
-// OpenTelemetry tracing of a client process (the SDK loads only when called).
-export { tracingClientInterceptors } from '../integrations/telemetry/client-tracing';
-export { tracingFrom } from '../integrations/telemetry/tracing';
-export type { Tracing } from '../integrations/telemetry/tracing';

@@ -1,62 +1,62 @@
 /**
- * `durable-agent/worker`: run agents. `createWorker`, the model providers, the blob stores and the
- * price table, plus everything the root entry has (`defineAgent`, `defineTool`, errors, types).
- * Loads `@temporalio/worker` (native code): import it only in worker processes.
+ * `durable-agent/worker`: run agents. `createWorker`, the blob stores and the price table, plus
+ * everything the root entry has (`defineAgent`, `defineTool`, errors, types). Loads `@temporalio/worker`
+ * (native code, an optional peer: `npm install @temporalio/worker`): import it only in worker processes.
+ * Model providers and stores that need other packages have their own entries (`durable-agent/anthropic`,
+ * `/openai`, `/ai-sdk`, `/postgres`, `/s3`, `/redis`, `/otel`, `/mcp`).
  *
  * @example
  * ```ts
- * import { createWorker, OpenAIProvider } from 'durable-agent/worker';
+ * import { createWorker } from 'durable-agent/worker';
  * import { assistant } from './agents';
  *
- * const worker = await createWorker({
- *   agents: [assistant],
- *   providers: { ollama: new OpenAIProvider({ baseURL: 'http://localhost:11434/v1', label: 'Ollama' }) },
- * });
+ * const worker = await createWorker({ agents: [assistant] });
  * await worker.run();
  * ```
  */
-export * from './index';
-export { createWorker, durableAgents, DurableAgentsPlugin, WORKFLOWS_PATH, WORKFLOW_BUNDLE_ENV, buildAgentBundle } from '../worker';
+import '../worker/native-peer'; // first: names @temporalio/worker when it is not installed
+// Listed, not `export *`: ESM importers of this CommonJS build get only the names Node's static analysis sees.
+export {
+  agentTool,
+  chain,
+  defineAgent,
+  defineGuardrail,
+  defineTool,
+  DefinitionError,
+  DurableAgentError,
+  isDurableAgentError,
+  mcpServer,
+  mcpTools,
+  McpServerError,
+  MissingPeerError,
+  PolicyError,
+  RUN_STATUSES,
+  ToolError,
+  UnknownAgentError,
+  waitTool,
+} from './index';
+export type * from './types';
+export { createWorker, durableAgents, DurableAgentsPlugin, WORKFLOWS_PATH, buildAgentBundle } from '../worker';
 export type { AgentWorker, AgentWorkerOptions, DurableAgentsOptions, WorkflowCodeSource } from '../worker';
 export { durableAgentsClient } from '../client/plugin';
-export { stateDir } from '../worker/paths';
 export type { TracingOptions } from '../integrations/telemetry/tracing';
 export { contextWindowFor, DEFAULT_CONTEXT_WINDOWS } from '../integrations/providers/context-windows';
 export type { ContextWindowTable } from '../integrations/providers/context-windows';
 export { resolveConnectionSettings } from '../client/connection-settings';
 export type { ConnectionSettings, ResolvedConnectionSettings } from '../client/connection-settings';
-export {
-  AnthropicProvider,
-  DEFAULT_PRICES,
-  OpenAIProvider,
-  PLACEHOLDER_API_KEY,
-  ProviderError,
-  ScriptedProvider,
-  classifyAnthropicError,
-  classifyOpenAIError,
-  costUsd,
-  defaultProviders,
-  priceFor,
-} from '../integrations/providers';
-export type {
-  AnthropicProviderOptions,
-  MaxTokensField,
-  OpenAIProviderOptions,
-  Script,
-  ScriptedFailure,
-  ScriptedToolCall,
-  ScriptedTurn,
-} from '../integrations/providers';
-export { AiSdkProvider, aiSdkProvider, classifyAiSdkError, type AiSdkCallSettings, type AiSdkModels, type AiSdkModelSource, type AiSdkProviderOptions } from '../integrations/providers/ai-sdk';
-export { AgentStore, BlobIntegrityError, BlobNotFoundError, FileBlobStore, MemoryBlobStore, blobRef } from '../integrations/store/blob-store';
+// From the modules, not the providers' index: its declarations lead to the model SDKs' (optional) types.
+export { DEFAULT_PRICES, costUsd, priceFor } from '../integrations/providers/pricing';
+export { ProviderError } from '../integrations/providers/types';
+export { ScriptedProvider } from '../integrations/providers/scripted';
+export { defaultProviders } from '../integrations/providers/defaults';
+export type { Script, ScriptedFailure, ScriptedToolCall, ScriptedTurn } from '../integrations/providers/scripted';
+export { AgentStore, BlobIntegrityError, BlobNotFoundError, FileBlobStore, MemoryBlobStore } from '../integrations/store/blob-store';
 export type { AgentStoreOptions, BlobCipher, BlobStore, ClaimInDoubt, ClaimRecord, ClaimSettled, ClaimState, ClaimStore, ClaimTaken, Store } from '../integrations/store/blob-store';
-export { STORE_ENV, StoreConfigError, objectStoreFor, openStore } from '../integrations/store/open';
+export { StoreConfigError, objectStoreFor, openStore } from '../integrations/store/open';
 export type { ObjectKind, ObjectStore } from '../integrations/store/objects';
 export { FileObjectStore } from '../integrations/store/file-objects';
 export { MemoryObjectStore } from '../integrations/store/objects';
-export { PostgresObjectStore } from '../integrations/store/postgres-objects';
-export { S3ObjectStore } from '../integrations/store/s3-objects';
 export { TranscriptStore } from '../integrations/store/transcript-store';
 export { loadTranscript } from '../client/transcript';
-export { DecryptionError, EncryptionCodec, EncryptionConfigError, Keyring, KeyringCipher, KEYS_ENV } from '../integrations/encryption';
+export { DecryptionError, EncryptionCodec, EncryptionConfigError, Keyring, KeyringCipher } from '../integrations/encryption';
 export type { EncryptionSetting } from '../integrations/encryption';

@@ -1,4 +1,5 @@
 import type { NativeConnection } from '@temporalio/worker';
+// Deep import: the type's wire enum for the operator service is not exported from @temporalio/common's root.
 import { encodeSearchAttributeIndexedValueType } from '@temporalio/common/lib/search-attributes';
 import { SEARCH_ATTRIBUTE_KEYS } from '../workflows/search-attributes';
 

@@ -1,7 +1,9 @@
 /**
- * The package's entry points: `durable-agent` (definitions and types), `durable-agent/client` and
- * `durable-agent/worker`. A process that only starts runs or decides approvals must not load the worker's
- * native code, and the root must load no Temporal connection code at all. Each entry's source module is
+ * The package's entry points: `durable-agent` (definitions and types), `durable-agent/client`,
+ * `durable-agent/worker`, `durable-agent/workflow` and one per optional part (`/anthropic`, `/openai`,
+ * `/ai-sdk`, `/postgres`, `/s3`, `/redis`, `/otel`, `/mcp`). A process that only starts runs or decides
+ * approvals must not load the worker's native code, the root must load no Temporal connection code at all,
+ * and no entry loads an optional peer other than its own. Each entry's source module is
  * loaded in a fresh Node process (through tsx) and the packages it pulled in are read from
  * `require.cache` (every @temporalio package is CommonJS, so all of them show up there).
  */
@@ -14,7 +16,31 @@ import { describe, expect, it } from 'vitest';
 
 const exec = promisify(execFile);
 const ROOT = resolve(__dirname, '..', '..');
-const WATCHED = ['@temporalio/worker', '@temporalio/core-bridge', '@temporalio/client', 'zod', 'openai', '@anthropic-ai/sdk', 'ioredis', '@modelcontextprotocol/sdk', '@temporalio/interceptors-opentelemetry'] as const;
+const WATCHED = [
+  '@temporalio/worker',
+  '@temporalio/core-bridge',
+  '@temporalio/client',
+  'zod',
+  'openai',
+  '@anthropic-ai/sdk',
+  '@ai-sdk/provider',
+  'pg',
+  '@aws-sdk/client-s3',
+  'ioredis',
+  '@modelcontextprotocol/sdk',
+  '@temporalio/interceptors-opentelemetry',
+  '@opentelemetry/sdk-trace-node',
+  '@opentelemetry/exporter-trace-otlp-http',
+  'hono',
+  'commander',
+  'ora',
+] as const;
+
+/** The optional peers among the watched packages (durable-agent's `peerDependencies`). */
+const PEERS = WATCHED.filter((name) => name in (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { peerDependencies: Record<string, string> }).peerDependencies);
+
+/** The runtime export names of each entry loaded so far (by {@link packagesLoadedBy}). */
+const exportsOf = new Map<string, string[]>();
 
 /** The watched packages a fresh process has loaded after requiring `file` (a source path relative to the root). */
 async function packagesLoadedBy(file: string): Promise<Record<string, boolean>> {
@@ -28,12 +54,13 @@ async function packagesLoadedBy(file: string): Promise<Record<string, boolean>> 
   const { stdout } = await exec(process.execPath, ['--import', 'tsx', '-e', script], { cwd: ROOT, timeout: 60_000 });
   const { loaded, exports } = JSON.parse(stdout) as { loaded: Record<string, boolean>; exports: string[] };
   expect(exports.length, `${file} exports something`).toBeGreaterThan(0);
+  exportsOf.set(file, exports);
   return loaded;
 }
 
 describe('what each entry loads', () => {
   it('the root entry loads neither @temporalio/worker nor @temporalio/client', async () => {
-    const loaded = await packagesLoadedBy('index.ts');
+    const loaded = await packagesLoadedBy('src/entry/index.ts');
     expect(loaded['@temporalio/worker']).toBe(false);
     expect(loaded['@temporalio/core-bridge']).toBe(false);
     expect(loaded['@temporalio/client']).toBe(false);
@@ -41,7 +68,7 @@ describe('what each entry loads', () => {
   });
 
   it('the client entry loads @temporalio/client but not the worker, zod or the provider SDKs', async () => {
-    const loaded = await packagesLoadedBy('entry/client.ts');
+    const loaded = await packagesLoadedBy('src/entry/client.ts');
     expect(loaded['@temporalio/client']).toBe(true);
     expect(loaded['@temporalio/worker']).toBe(false);
     expect(loaded['@temporalio/core-bridge']).toBe(false);
@@ -51,26 +78,48 @@ describe('what each entry loads', () => {
     expect(loaded.ioredis).toBe(false);
   });
 
-  it('the redis entry loads ioredis, not the worker', async () => {
-    const loaded = await packagesLoadedBy('entry/redis.ts');
-    expect(loaded.ioredis).toBe(true);
-    expect(loaded['@temporalio/worker']).toBe(false);
+  it('the root and client entries load no optional peer', async () => {
+    expect(PEERS).toContain('@temporalio/worker');
+    expect(PEERS.length).toBeGreaterThan(10);
+    for (const file of ['src/entry/index.ts', 'src/entry/client.ts']) {
+      const loaded = await packagesLoadedBy(file);
+      expect(PEERS.filter((name) => loaded[name]), file).toEqual([]);
+    }
+  });
+
+  it.each([
+    ['anthropic', '@anthropic-ai/sdk'],
+    ['openai', 'openai'],
+    ['ai-sdk', '@ai-sdk/provider'],
+    ['postgres', 'pg'],
+    ['s3', '@aws-sdk/client-s3'],
+    ['redis', 'ioredis'],
+    ['otel', '@opentelemetry/sdk-trace-node'],
+    ['mcp', '@modelcontextprotocol/sdk'],
+  ])('the %s entry loads no optional peer but %s, and that only when used', async (entry, own) => {
+    const loaded = await packagesLoadedBy(`src/entry/${entry}.ts`);
+    expect(PEERS.filter((name) => loaded[name] && name !== own)).toEqual([]);
+    expect(loaded[own]).toBe(false);
   });
 
   it('the workflow entry (workflow code) loads neither the worker, the client nor zod', async () => {
-    const loaded = await packagesLoadedBy('entry/workflow.ts');
+    const loaded = await packagesLoadedBy('src/entry/workflow.ts');
     expect(loaded['@temporalio/worker']).toBe(false);
     expect(loaded['@temporalio/client']).toBe(false);
     expect(loaded.zod).toBe(false);
   });
 
   it('the worker entry loads the worker (so the checks above can fail), but no model SDK, MCP or tracing until an agent uses them', async () => {
-    const loaded = await packagesLoadedBy('entry/worker.ts');
+    const loaded = await packagesLoadedBy('src/entry/worker.ts');
     expect(loaded['@temporalio/worker']).toBe(true);
     expect(loaded['@anthropic-ai/sdk']).toBe(false);
     expect(loaded.openai).toBe(false);
     expect(loaded['@modelcontextprotocol/sdk']).toBe(false);
     expect(loaded['@temporalio/interceptors-opentelemetry']).toBe(false);
+    // It lists the root's values (not `export *`, which ESM importers of the CommonJS build would not see).
+    await packagesLoadedBy('src/entry/index.ts');
+    const worker = new Set(exportsOf.get('src/entry/worker.ts'));
+    expect(exportsOf.get('src/entry/index.ts')?.filter((name) => !worker.has(name))).toEqual([]);
   });
 });
 
@@ -103,8 +152,11 @@ describe('package.json points at what the build emits', () => {
   const outputs = buildOutputs();
   const norm = (p: string) => (p.startsWith('./') ? p : `./${p}`);
 
-  it('has the three entries', () => {
-    expect(Object.keys(pkg.exports).sort()).toEqual(['.', './client', './package.json', './redis', './worker', './workflow']);
+  it('has the entries, each with its typesVersions path', () => {
+    const subpaths = ['./ai-sdk', './anthropic', './client', './mcp', './openai', './otel', './postgres', './redis', './s3', './worker', './workflow'];
+    expect(Object.keys(pkg.exports).sort()).toEqual(['.', './package.json', ...subpaths].sort());
+    expect(Object.keys(pkg.typesVersions['*'] ?? {}).sort()).toEqual(subpaths.map((p) => p.slice(2)));
+    for (const p of subpaths) expect(pkg.typesVersions['*']?.[p.slice(2)], p).toEqual([(pkg.exports[p] as { types: string }).types.slice(2)]);
   });
 
   it('every export target, main, types and typesVersions is a file tsconfig.build.json emits', () => {

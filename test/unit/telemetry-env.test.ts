@@ -1,7 +1,7 @@
-/** Tracing from the OpenTelemetry environment variables (the CLI's `apps/cli/tracing-env.ts`). */
+/** Tracing from the OpenTelemetry environment variables (`durable-agent/otel`, used by the CLI). */
 import { BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { afterEach, describe, expect, it } from 'vitest';
-import { tracingFromEnv, tracingSettingsFromEnv } from '../../apps/cli/tracing-env';
+import { tracingFromEnv, tracingSettingsFromEnv } from '../../src/integrations/telemetry/env';
 
 describe('tracingSettingsFromEnv', () => {
   it('is off without an endpoint, with OTEL_TRACES_EXPORTER=none, or with OTEL_SDK_DISABLED=true', () => {

@@ -3,6 +3,13 @@
 // sources; otherwise the TypeScript sources through tsx (see entry.js).
 const { join } = require('node:path');
 const { chooseEntry } = require('./entry');
+const { missingCliPeers, missingPeersLine } = require('./peers');
+
+const missing = missingCliPeers();
+if (missing.length) {
+  process.stderr.write(`${missingPeersLine(missing)}\n`);
+  process.exit(1);
+}
 
 const entry = chooseEntry(join(__dirname, '..', '..', '..'));
 if (entry.kind === 'source') {

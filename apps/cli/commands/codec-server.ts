@@ -5,7 +5,10 @@
  */
 import { createCodecApp, DEFAULT_CODEC_PORT, exposedCodecWarning, serveCodec } from '../codec-server';
 import type { CodecServer } from '../codec-server';
-import { Keyring, KEYS_ENV } from '../../../src/entry/client';
+import { Keyring } from '../../../src/entry/client';
+
+/** The setting the workers' keys come from (`Keyring.fromEnv` reads it). */
+const KEYS_ENV = 'DURABLE_AGENT_KEYS';
 import { aborted } from '../abort';
 import { CliError, errorMessage } from '../errors';
 import { Output } from '../terminal-output';

@@ -8,7 +8,7 @@ import { Output } from '../terminal-output';
 import { DEMO_AGENT_NAME, localModelDemoAgents, servedAgents } from '../served';
 import type * as LocalModelModule from '../dev-server/local-model';
 import type { LocalModelServer } from '../dev-server/local-model';
-import type * as LocalModelProviderModule from '../demo/local-model-provider';
+import { LOCAL_MODEL_LABEL } from '../demo/local-model-provider'; // the OpenAI SDK loads at its first call
 import { Session } from '../session';
 import { definitionOf, parsePolicyFlag, withPolicyChecked } from '../policy-flag';
 import { checkPolicyEarly } from '../../../src/entry/client';
@@ -96,9 +96,6 @@ async function runWith(prompt: string, flags: RunFlags, out: Output, signal: Abo
       if (hosted.workflowCode.kind === 'bundled') out.note(`worker: bundled the workflow code at start: ${hosted.workflowCode.reason}`);
       const demo = served.load().demo;
       if (local) {
-        // Loaded here: it pulls in the OpenAI SDK, which only --local-model needs in this process.
-        // eslint-disable-next-line @typescript-eslint/no-require-imports
-        const { LOCAL_MODEL_LABEL } = require('../demo/local-model-provider') as typeof LocalModelProviderModule;
         out.line(out.styles.yellow(`note: ${LOCAL_MODEL_LABEL}: a 270M-parameter base model on this machine. It drives real tools through real tool calls, but often picks wrong arguments or writes weak answers; it is here to show the machinery, not to be useful.`));
       } else if (demo?.offline) {
         out.line(out.styles.yellow(`note: ${OFFLINE_NOTE}`));

@@ -3,7 +3,7 @@
  * Schedules. These only talk to the server (the schedule starts runs there; a worker runs them), so they
  * never host a worker.
  */
-import { msToNumber } from '@temporalio/common/lib/time';
+import { msToNumber } from '@temporalio/common';
 import type { AgentScheduleSummary, ScheduledRunStatus } from '../../../src/entry/client';
 import { DurableAgentError } from '../../../src/entry/client';
 import { MIN_SCHEDULE_INTERVAL_MS, scheduledRunStatuses } from '../../../src/entry/client';

@@ -6,7 +6,7 @@
 import type { Agent } from '../../../src/entry/index';
 import { defineAgent } from '../../../src/entry/index';
 import type { ModelRef } from '../../../src/entry/client';
-import { AnthropicProvider } from '../../../src/entry/worker';
+import { AnthropicProvider } from '../../../src/entry/anthropic';
 import { LOCAL_MODEL_PROVIDER, localModelProvider } from './local-model-provider';
 import { LOCAL_MODEL_ID } from '../dev-server/local-model';
 import { ScriptedProvider } from '../../../src/entry/worker';

@@ -4,8 +4,8 @@
  * of 270M parameters needs all three to produce usable tool calls.
  */
 import { LOCAL_MODEL_STOP } from '../dev-server/local-model-template';
-import { OpenAIProvider } from '../../../src/entry/worker';
-import type { OpenAIProviderOptions } from '../../../src/entry/worker';
+import { OpenAIProvider } from '../../../src/entry/openai';
+import type { OpenAIProviderOptions } from '../../../src/entry/openai';
 
 /** Name the provider is registered under. */
 export const LOCAL_MODEL_PROVIDER = 'local';

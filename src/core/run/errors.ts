@@ -33,7 +33,9 @@ export type DurableAgentErrorCode =
   /** A schedule with that id does not exist. */
   | 'schedule_not_found'
   /** A worker or client setting cannot be used (a store URL, encryption keys). */
-  | 'invalid_config';
+  | 'invalid_config'
+  /** A feature needs an optional package that is not installed (the message names it and the install command). */
+  | 'missing_peer';
 
 /**
  * Base class of durable-agent's errors. Check with `instanceof DurableAgentError` (or a subclass), or

@@ -11,6 +11,7 @@ import type * as StreamableHttpModule from '@modelcontextprotocol/sdk/client/str
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult, Tool as McpToolInfo } from '@modelcontextprotocol/sdk/types.js';
 import { DEFAULT_MCP_CONNECT_TIMEOUT_MS, McpServerError } from './server';
+import { loadPeer, PEERS } from '../optional-peer';
 import type { McpServer, McpStdioServerConfig, McpHttpServerConfig } from './server';
 
 export type { McpToolInfo };
@@ -19,13 +20,11 @@ export type { McpToolInfo };
  * The MCP SDK is loaded when a server is first connected to: a worker whose agents use no MCP server, and
  * every CLI command, start without loading it (~0.1 s).
  */
-/* eslint-disable @typescript-eslint/no-require-imports -- lazy loading, typed by the modules' own types */
 const sdk = {
-  client: () => require('@modelcontextprotocol/sdk/client/index.js') as typeof ClientModule,
-  stdio: () => require('@modelcontextprotocol/sdk/client/stdio.js') as typeof StdioModule,
-  http: () => require('@modelcontextprotocol/sdk/client/streamableHttp.js') as typeof StreamableHttpModule,
+  client: () => loadPeer<typeof ClientModule>(PEERS.mcp, '@modelcontextprotocol/sdk/client/index.js'),
+  stdio: () => loadPeer<typeof StdioModule>(PEERS.mcp, '@modelcontextprotocol/sdk/client/stdio.js'),
+  http: () => loadPeer<typeof StreamableHttpModule>(PEERS.mcp, '@modelcontextprotocol/sdk/client/streamableHttp.js'),
 };
-/* eslint-enable @typescript-eslint/no-require-imports */
 
 /** Bytes of a stdio server's stderr kept for error messages. */
 const STDERR_TAIL_BYTES = 2048;

@@ -19,15 +19,14 @@ import { mcpToolName, hasServerPrefix } from './names';
 import { resultText } from './results';
 import type { McpSource, McpToolOptions, McpToolset } from './server';
 import { McpServerError, toolsetOf } from './server';
+import { loadPeer, PEERS } from '../optional-peer';
 
 /*
  * The MCP SDK's types (zod schemas) and ajv are loaded when an agent's MCP tools are first listed or a
  * call fails: a worker whose agents use no MCP server starts without them.
  */
-/* eslint-disable @typescript-eslint/no-require-imports -- lazy loading, typed by the modules' own types */
-const mcpTypes = () => require('@modelcontextprotocol/sdk/types.js') as typeof McpTypesModule;
-const ajvProvider = () => require('@modelcontextprotocol/sdk/validation/ajv-provider.js') as typeof AjvProviderModule;
-/* eslint-enable @typescript-eslint/no-require-imports */
+const mcpTypes = () => loadPeer<typeof McpTypesModule>(PEERS.mcp, '@modelcontextprotocol/sdk/types.js');
+const ajvProvider = () => loadPeer<typeof AjvProviderModule>(PEERS.mcp, '@modelcontextprotocol/sdk/validation/ajv-provider.js');
 
 /** Whether `err` is an MCP error that retrying cannot fix: the server refused the request itself. */
 function isFinal(err: unknown): boolean {

@@ -6,15 +6,9 @@
  * key, unknown model, unsupported feature) is final; an error part after the stream started is
  * transient unless its type says the request itself is wrong.
  */
-import {
-  APICallError,
-  InvalidArgumentError,
-  InvalidPromptError,
-  LoadAPIKeyError,
-  LoadSettingError,
-  NoSuchModelError,
-  UnsupportedFunctionalityError,
-} from '@ai-sdk/provider';
+import type * as AiSdkProviderModule from '@ai-sdk/provider';
+import type { APICallError } from '@ai-sdk/provider';
+import { loadPeer, PEERS } from '../optional-peer';
 import { apiFailure, otherFailure } from './errors';
 import type { ProviderErrorKind } from './types';
 import { ProviderError } from './types';
@@ -70,6 +64,9 @@ function isAbortError(err: unknown): err is Error {
  */
 export function classifyAiSdkError(err: unknown, provider: string): ProviderError {
   if (err instanceof ProviderError) return err;
+  // Loaded on the first error: the AI SDK's error classes (their `isInstance` checks work across copies).
+  const { APICallError, InvalidArgumentError, InvalidPromptError, LoadAPIKeyError, LoadSettingError, NoSuchModelError, UnsupportedFunctionalityError } =
+    loadPeer<typeof AiSdkProviderModule>(PEERS.aiSdk);
   if (APICallError.isInstance(err)) return apiCallFailure(err, provider);
   if (NoSuchModelError.isInstance(err)) {
     return new ProviderError(`${provider}: ${err.message}`, { kind: 'not_found', retryable: false, type: 'model_not_found', cause: err });

@@ -11,6 +11,7 @@ import { anthropicParams } from './anthropic-request';
 import { AnthropicStreamAssembler, AnthropicStreamError } from './anthropic-stream';
 import { apiFailure, missingApiKey, otherFailure, sdkConnectionFailure } from './errors';
 import { sdkClientOptions, sdkEventStream, streamCall } from './stream-call';
+import { loadPeer, PEERS } from '../optional-peer';
 import type { ModelCallContext, ModelProvider, ProviderErrorKind } from './types';
 import { ProviderError } from './types';
 
@@ -50,8 +51,7 @@ const PROVIDER = 'Anthropic';
  * Anthropic, and every CLI command, start without loading it (~0.1 s).
  */
 function anthropicSdk(): typeof Anthropic {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy loading, typed by the module's own types
-  return (require('@anthropic-ai/sdk') as typeof AnthropicModule).default;
+  return loadPeer<typeof AnthropicModule>(PEERS.anthropic).default;
 }
 
 /**

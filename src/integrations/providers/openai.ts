@@ -8,6 +8,7 @@ import type OpenAI from 'openai';
 import type * as OpenAIModule from 'openai';
 import type { ModelRequest, ModelResponse } from '../../core/output/native-output';
 import { apiFailure, missingApiKey, otherFailure, sdkConnectionFailure } from './errors';
+import { loadPeer, PEERS } from '../optional-peer';
 import type { MaxTokensField, OpenAIRequestOptions } from './openai-request';
 import { openAIParams, validateRequestOptions } from './openai-request';
 import { OpenAIStreamAssembler } from './openai-stream';
@@ -69,8 +70,7 @@ const KIND_BY_CODE: Readonly<Record<string, ProviderErrorKind>> = {
  * an OpenAI-compatible server, and every CLI command, start without loading it.
  */
 function openAISdk(): typeof OpenAI {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy loading, typed by the module's own types
-  return (require('openai') as typeof OpenAIModule).default;
+  return loadPeer<typeof OpenAIModule>(PEERS.openai).default;
 }
 
 /** True for the OpenAI API itself (no base URL, or its host). */

@@ -1,10 +1,12 @@
 /**
  * Objects as rows of one PostgreSQL table, shared by every worker that uses the same database: the store
- * for a fleet. `pg` is loaded on the first operation, so workers that never use PostgreSQL never load it.
+ * for a fleet. `pg` is loaded when the store is made, so workers that never use PostgreSQL never load it
+ * (and one without `pg` installed fails at startup, naming the package).
  */
 import type * as Pg from 'pg';
 import type { Pool, PoolClient, PoolConfig } from 'pg';
 import { DurableAgentError } from '../../core/run/errors';
+import { loadPeer, PEERS } from '../optional-peer';
 import type { ObjectKind, ObjectStore } from './objects';
 import { StoreConfigError, redact } from './config-error';
 
@@ -63,6 +65,7 @@ export class PostgresObjectStore implements ObjectStore {
   private readonly table: string;
   private readonly config: PoolConfig;
   private readonly password: string;
+  private readonly pg = loadPeer<typeof Pg>(PEERS.postgres);
   private pool: Pool | undefined;
   private ready: Promise<void> | undefined;
   private closed = false;
@@ -133,9 +136,7 @@ export class PostgresObjectStore implements ObjectStore {
   private connect(): Pool {
     if (this.closed) throw new PostgresStoreError(`the PostgreSQL store ${this.location} is closed`);
     if (!this.pool) {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      const pg = require('pg') as typeof Pg;
-      this.pool = new pg.Pool(this.config);
+      this.pool = new this.pg.Pool(this.config);
       // An idle connection dropped by the server (restart, failover) must not crash the worker: the pool
       // discards it and the next query opens a new one.
       this.pool.on('error', () => undefined);

@@ -8,6 +8,7 @@
 import type * as S3Sdk from '@aws-sdk/client-s3';
 import type { S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
 import { DurableAgentError } from '../../core/run/errors';
+import { loadPeer, PEERS } from '../optional-peer';
 import type { ObjectKind, ObjectStore } from './objects';
 
 const BLOB_NAME = /^sha256-[0-9a-f]{64}$/;
@@ -19,8 +20,7 @@ const CONFLICT_RETRIES = 5;
 
 /** The AWS SDK, loaded when the first S3 store is made: users of other stores never load it. */
 function sdk(): typeof S3Sdk {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy: @aws-sdk/client-s3 is large
-  return require('@aws-sdk/client-s3') as typeof S3Sdk;
+  return loadPeer<typeof S3Sdk>(PEERS.s3);
 }
 
 /** The HTTP status of an S3 service error, if `err` is one. */

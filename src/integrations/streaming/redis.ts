@@ -5,8 +5,10 @@
  * own and resumes from the last stream id it saw when the connection comes back. Durable events still
  * come from the workflow: Redis is only for what is live.
  */
-import Redis from 'ioredis';
+import type Redis from 'ioredis';
+import type * as IoRedis from 'ioredis';
 import type { RedisOptions } from 'ioredis';
+import { loadPeer, PEERS } from '../optional-peer';
 import type { LiveDelta } from '../../core/events/stream';
 import { sleep } from '../../client/abortable';
 import type { RedisDeltaEntry } from './redis-codec';
@@ -15,6 +17,16 @@ import type { DeltaFeed, DeltaPublisher, FollowOptions } from './transport';
 
 export type { RedisDeltaEntry } from './redis-codec';
 export { DEFAULT_KEY_PREFIX, streamKey } from './redis-codec';
+
+/** ioredis, loaded by the first publisher, feed or check made: importing this module needs no ioredis. */
+function ioredis(): typeof IoRedis {
+  return loadPeer<typeof IoRedis>(PEERS.redis);
+}
+
+/** A connection to Redis at `url`. */
+function newRedis(url: string, options: RedisOptions): Redis {
+  return new (ioredis().Redis)(url, options);
+}
 
 /** Options of a {@link RedisDeltaPublisher}. */
 export interface RedisPublisherOptions {
@@ -73,7 +85,7 @@ const LOG_EVERY_MS = 10_000;
  * do not depend on it.
  */
 export async function redisUnreachable(url: string, timeoutMs = 2000): Promise<string | undefined> {
-  const redis = new Redis(url, { lazyConnect: true, connectTimeout: timeoutMs, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null, connectionName: 'durable-agent:check' });
+  const redis = newRedis(url, { lazyConnect: true, connectTimeout: timeoutMs, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null, connectionName: 'durable-agent:check' });
   redis.on('error', () => undefined); // the failed connect below says why
   try {
     await redis.connect();
@@ -129,6 +141,7 @@ export class RedisDeltaPublisher implements DeltaPublisher {
     this.maxBuffered = positive(options.maxBuffered, 10_000, 'RedisDeltaPublisher: maxBuffered');
     this.closeTimeoutMs = positive(options.closeTimeoutMs, 2000, 'RedisDeltaPublisher: closeTimeoutMs');
     this.log = new Throttled(options.log ?? ((m) => console.warn(m)));
+    ioredis(); // a missing ioredis fails here, not in the first publish (which never throws)
   }
 
   /** Queue a delta for Redis. Never throws, never waits; after {@link close}, deltas are dropped. */
@@ -179,7 +192,7 @@ export class RedisDeltaPublisher implements DeltaPublisher {
 
   private connection(): Redis {
     if (this.redis) return this.redis;
-    const redis = new Redis(this.url, {
+    const redis = newRedis(this.url, {
       ...this.options.redis,
       lazyConnect: true,
       // Never queue commands while disconnected (the buffer here is bounded; ioredis's is not), and give
@@ -277,6 +290,7 @@ export class RedisDeltaFeed implements DeltaFeed {
     this.prefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
     this.blockMs = positive(options.blockMs, 5000, 'RedisDeltaFeed: blockMs');
     this.count = positive(options.count, 1000, 'RedisDeltaFeed: count');
+    ioredis(); // a missing ioredis fails here, not in the first follow
   }
 
   /** The run's deltas from now on (or after `after`), until `signal` aborts. */
@@ -293,7 +307,7 @@ export class RedisDeltaFeed implements DeltaFeed {
     if (after !== undefined && !isStreamId(after)) throw new TypeError(`RedisDeltaFeed: after "${after}" is not a stream id; pass the id of an entry read before (e.g. 1700000000000-0), or 0-0 for all the stream holds`);
     if (signal?.aborted) return;
     const key = streamKey(workflowId, this.prefix);
-    const redis = new Redis(this.url, {
+    const redis = newRedis(this.url, {
       ...this.options.redis,
       lazyConnect: true,
       // Wait through disconnections: the read is sent again once reconnected, from the same id.

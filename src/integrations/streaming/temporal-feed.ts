@@ -5,6 +5,7 @@
  * `describe` polls (default every 100 ms), however many they are.
  */
 import type { WorkflowClient } from '@temporalio/client';
+// Deep import: @temporalio/common exports no public way to decode one payload through a data converter's codecs.
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
 import type { LiveDelta } from '../../core/events/stream';
 import { ABORTED, sleep, untilAborted } from '../../client/abortable';

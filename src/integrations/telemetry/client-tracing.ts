@@ -3,9 +3,11 @@
  * (and signals, updates, queries) opens the span the run's whole trace hangs from. No worker code.
  */
 import type { WorkflowClientInterceptor } from '@temporalio/client';
+// Deep import: the types of the lazily loaded `lib/client` below (see there why not the package's root).
 import type * as ClientInterceptorsModule from '@temporalio/interceptors-opentelemetry/lib/client';
 import type { TracingOptions } from './tracing';
 import { tracingFrom } from './tracing';
+import { loadPeer, PEERS } from '../optional-peer';
 
 /**
  * The client interceptors of `options` (to pass as `interceptors: { workflow: … }` of a Temporal `Client`).
@@ -14,7 +16,7 @@ import { tracingFrom } from './tracing';
  */
 export function tracingClientInterceptors(options: TracingOptions): WorkflowClientInterceptor[] {
   // Loaded here: Temporal's OpenTelemetry interceptor (and @opentelemetry/api under it) only when tracing.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy loading, typed by the module's own types
-  const { OpenTelemetryWorkflowClientInterceptor } = require('@temporalio/interceptors-opentelemetry/lib/client') as typeof ClientInterceptorsModule;
+  // Deep import, no public equivalent: the package's root also loads its workflow-sandbox runtime patch and worker interceptors.
+  const { OpenTelemetryWorkflowClientInterceptor } = loadPeer<typeof ClientInterceptorsModule>(PEERS.temporalOtel, '@temporalio/interceptors-opentelemetry/lib/client');
   return [new OpenTelemetryWorkflowClientInterceptor({ tracer: tracingFrom(options).tracer })];
 }

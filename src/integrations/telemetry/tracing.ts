@@ -9,7 +9,24 @@ import type { Resource } from '@opentelemetry/resources';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type * as TraceNodeModule from '@opentelemetry/sdk-trace-node';
 import { DurableAgentError } from '../../core/run/errors';
+import { loadPeer, PEERS } from '../optional-peer';
 import { TRACER_NAME } from './gen-ai';
+
+/**
+ * An OpenTelemetry span processor: a `SpanProcessor` of `@opentelemetry/sdk-trace-base` (such as
+ * `BatchSpanProcessor`). Written out here so that durable-agent's declarations name no optional package.
+ */
+export interface SpanProcessorLike {
+  onStart(span: never, parentContext: never): void;
+  onEnd(span: never): void;
+  forceFlush(): Promise<void>;
+  shutdown(): Promise<void>;
+}
+
+/** An OpenTelemetry resource (a `Resource` of `@opentelemetry/resources`), written out for the same reason. */
+export interface ResourceLike {
+  readonly attributes: object;
+}
 
 /** Options of durable-agent's OpenTelemetry tracing (`createWorker({ tracing })`, `AgentClient.connect({ tracing })`, the plugins). */
 export interface TracingOptions {
@@ -17,9 +34,9 @@ export interface TracingOptions {
    * Where finished spans go, e.g. `new BatchSpanProcessor(new OTLPTraceExporter())` (endpoint from
    * `OTEL_EXPORTER_OTLP_ENDPOINT`). Workflow spans reach it through a Temporal sink, on the worker.
    */
-  spanProcessor: SpanProcessor;
+  spanProcessor: SpanProcessorLike;
   /** Describes this process (`service.name`…). Default: a resource with `service.name` `durable-agent`. */
-  resource?: Resource;
+  resource?: ResourceLike;
   /**
    * Record prompts and outputs on `chat` spans (`gen_ai.input.messages`, `gen_ai.output.messages`) and
    * tool arguments and results on `execute_tool` spans. Default false: they may hold personal data.
@@ -30,8 +47,8 @@ export interface TracingOptions {
 /** Tracing made ready: the tracer of durable-agent's and Temporal's spans, and the settings. */
 export interface Tracing {
   readonly tracer: Tracer;
-  readonly spanProcessor: SpanProcessor;
-  readonly resource: Resource;
+  readonly spanProcessor: SpanProcessorLike;
+  readonly resource: ResourceLike;
   readonly captureContent: boolean;
   /** Flush and stop the span processor. */
   shutdown(): Promise<void>;
@@ -54,12 +71,11 @@ export function tracingFrom(options: TracingOptions): Tracing {
     throw new DurableAgentError('invalid_config', 'durable-agent: tracing needs a spanProcessor, e.g. { spanProcessor: new BatchSpanProcessor(new OTLPTraceExporter()) }');
   }
   // Loaded here, not on import: a client without tracing does not load the OpenTelemetry SDK.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy: only processes that trace load the SDK
-  const { NodeTracerProvider } = require('@opentelemetry/sdk-trace-node') as typeof TraceNodeModule;
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy, as above
-  const { Resource: ResourceImpl } = require('@opentelemetry/resources') as typeof ResourcesModule;
+  const { NodeTracerProvider } = loadPeer<typeof TraceNodeModule>(PEERS.otelTraceNode);
+  const { Resource: ResourceImpl } = loadPeer<typeof ResourcesModule>(PEERS.otelResources);
   const resource = options.resource ?? new ResourceImpl({ 'service.name': 'durable-agent' });
-  const provider = new NodeTracerProvider({ resource, spanProcessors: [options.spanProcessor] });
+  // The SDK's own types: TracingOptions describes them structurally (see SpanProcessorLike).
+  const provider = new NodeTracerProvider({ resource: resource as Resource, spanProcessors: [options.spanProcessor as SpanProcessor] });
   provider.register(); // a no-op for each global the process registered already
   const tracing: Tracing = {
     tracer: provider.getTracer(TRACER_NAME),

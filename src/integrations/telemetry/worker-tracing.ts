@@ -6,6 +6,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type * as InterceptorsModule from '@temporalio/interceptors-opentelemetry';
+import type { Resource } from '@opentelemetry/resources';
+import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { SimplePlugin } from '@temporalio/plugin';
 import type { BundleOptions, ReplayWorkerOptions, WorkerOptions } from '@temporalio/worker';
 import type { ClientOptions } from '@temporalio/client';
@@ -14,6 +16,7 @@ import type { TranscriptStore } from '../store/transcript-store';
 import { withGenAiSpans } from './activity-spans';
 import type { Tracing, TracingOptions } from './tracing';
 import { tracingFrom } from './tracing';
+import { loadPeer, PEERS } from '../optional-peer';
 
 /** Path of durable-agent's workflow interceptors module (compiled `.js` from `dist/`, else `.ts`). */
 export const WORKFLOW_INTERCEPTORS_PATH = ['.js', '.ts'].map((ext) => join(__dirname, `workflow-interceptors${ext}`)).find((p) => existsSync(p)) ?? join(__dirname, 'workflow-interceptors');
@@ -23,8 +26,7 @@ export const WORKFLOW_INTERCEPTORS_PATH = ['.js', '.ts'].map((ext) => join(__dir
  * traces: a worker without tracing starts without them.
  */
 function interceptors(): typeof InterceptorsModule {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy loading, typed by the module's own types
-  return require('@temporalio/interceptors-opentelemetry') as typeof InterceptorsModule;
+  return loadPeer<typeof InterceptorsModule>(PEERS.temporalOtel);
 }
 
 /** The worker side of tracing, applied by the `durableAgents` plugin when its `tracing` option is set. */
@@ -52,7 +54,7 @@ export class WorkerTracing {
 
   /** The sink through which workflow spans leave the sandbox (Temporal does not call it on replay). */
   private withSink<O extends WorkerOptions | ReplayWorkerOptions>(options: O): O {
-    return { ...options, sinks: { ...options.sinks, exporter: interceptors().makeWorkflowExporter(this.tracing.spanProcessor, this.tracing.resource) } };
+    return { ...options, sinks: { ...options.sinks, exporter: interceptors().makeWorkflowExporter(this.tracing.spanProcessor as SpanProcessor, this.tracing.resource as Resource) } };
   }
 
   /** Interceptors and the span sink (workflow interceptor modules only when the worker bundles: give a prebuilt bundle {@link configureBundler}). */

@@ -11,6 +11,7 @@
  */
 import type { Attributes } from '@opentelemetry/api';
 import { SpanStatusCode, trace } from '@opentelemetry/api';
+// Deep import: the package's root also loads its client and worker modules, which cannot enter the workflow sandbox.
 import { OpenTelemetryInboundInterceptor, OpenTelemetryInternalsInterceptor, OpenTelemetryOutboundInterceptor } from '@temporalio/interceptors-opentelemetry/lib/workflow';
 import type { Next, SignalInput, WorkflowExecuteInput, WorkflowInboundCallsInterceptor, WorkflowInterceptors } from '@temporalio/workflow';
 import { ContinueAsNew, workflowInfo } from '@temporalio/workflow';

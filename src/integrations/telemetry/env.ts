@@ -8,8 +8,9 @@
 import type * as OtlpModule from '@opentelemetry/exporter-trace-otlp-http';
 import type * as ResourcesModule from '@opentelemetry/resources';
 import type * as TraceBaseModule from '@opentelemetry/sdk-trace-base';
-import { DurableAgentError } from '../../src/entry/client';
-import type { TracingOptions } from '../../src/entry/client';
+import { DurableAgentError } from '../../core/run/errors';
+import { loadPeer, PEERS } from '../optional-peer';
+import type { TracingOptions } from './tracing';
 
 /** Environment variable that records prompts, outputs, tool arguments and results on spans (`1` or `true`). */
 export const TRACE_CONTENT_ENV = 'DURABLE_AGENT_TRACE_CONTENT';
@@ -102,11 +103,9 @@ export interface EnvTracing {
 export function tracingFromEnv(): EnvTracing | undefined {
   const settings = tracingSettingsFromEnv(process.env);
   if (!settings) return undefined;
-  /* eslint-disable @typescript-eslint/no-require-imports -- lazy: only processes that trace load the SDK */
-  const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-http') as typeof OtlpModule;
-  const { BatchSpanProcessor } = require('@opentelemetry/sdk-trace-base') as typeof TraceBaseModule;
-  const { Resource, envDetectorSync } = require('@opentelemetry/resources') as typeof ResourcesModule;
-  /* eslint-enable @typescript-eslint/no-require-imports */
+  const { OTLPTraceExporter } = loadPeer<typeof OtlpModule>(PEERS.otelExporter);
+  const { BatchSpanProcessor } = loadPeer<typeof TraceBaseModule>(PEERS.otelTraceBase);
+  const { Resource, envDetectorSync } = loadPeer<typeof ResourcesModule>(PEERS.otelResources);
   const resource = envDetectorSync.detect().merge(new Resource({ 'service.name': settings.serviceName }));
   return {
     settings,

@@ -1,0 +1,16 @@
+/**
+ * `durable-agent/ai-sdk`: any Vercel AI SDK language model (`@ai-sdk/*` providers) as a model provider.
+ * Needs the optional package `@ai-sdk/provider` (`npm install @ai-sdk/provider`), which every AI SDK
+ * provider package depends on.
+ *
+ * @example
+ * ```ts
+ * import { createOpenAI } from '@ai-sdk/openai';
+ * import { createWorker } from 'durable-agent/worker';
+ * import { aiSdkProvider } from 'durable-agent/ai-sdk';
+ *
+ * const worker = await createWorker({ agents: [assistant], providers: { gpt: aiSdkProvider(createOpenAI()) } });
+ * ```
+ */
+export { AiSdkProvider, aiSdkProvider } from '../integrations/providers/ai-sdk';
+export type { AiSdkCallSettings, AiSdkModels, AiSdkModelSource, AiSdkProviderOptions } from '../integrations/providers/ai-sdk';
