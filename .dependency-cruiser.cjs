@@ -104,7 +104,8 @@ module.exports = {
       comment: "An integration uses another's types only (e.g. the store's BlobCipher), so each loads without the others.",
       severity: 'error',
       from: { path: '^src/integrations/([^/]+)/' },
-      to: { path: '^src/integrations/', pathNot: '^src/integrations/$1/', dependencyTypesNot: ['type-only'] },
+      // exception: every integration loads its package through the one optional-peer loader (one missing-package error).
+      to: { path: '^src/integrations/', pathNot: '^src/integrations/($1/|optional-peer\\.ts$)', dependencyTypesNot: ['type-only'] },
     },
     layer('integrations-mcp', 'src/integrations/mcp turns MCP tools into agent tools: src/core, src/agents, its own folder.', '^src/integrations/mcp/', [
       '^src/core/',
@@ -153,7 +154,9 @@ module.exports = {
       comment: 'Products are built on the public API: apps/ imports the library only through src/entry/* (the package entry points).',
       severity: 'error',
       from: { path: '^apps/', pathNot: '^apps/console/' },
-      to: { path: '^src/', pathNot: '^src/entry/' },
+      // exception: the CLI loads its own optional packages (ora, tsx) through the library's loader, so a missing
+      // one gives the same one-line error as a missing SDK (src/integrations/optional-peer.ts, pure Node).
+      to: { path: '^src/', pathNot: '^src/(entry/|integrations/optional-peer\\.ts$)' },
     },
     // exception: the web console is a browser bundle (esbuild); an entry point would bundle Temporal and Node code
     // into it, so its two values come from their pure modules (RUN_STATUSES, TextAccumulator); its types from src/entry.

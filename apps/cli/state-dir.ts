@@ -8,6 +8,11 @@ import { join, resolve } from 'node:path';
 
 /** durable-agent's state folder, or a path inside it (`DURABLE_AGENT_HOME`, a relative value resolved against the working directory). */
 export function stateDir(...parts: string[]): string {
-  const home = process.env.DURABLE_AGENT_HOME?.trim();
+  return stateDirIn(process.env, ...parts);
+}
+
+/** {@link stateDir} as the environment `env` sets it. */
+export function stateDirIn(env: NodeJS.ProcessEnv, ...parts: string[]): string {
+  const home = env.DURABLE_AGENT_HOME?.trim();
   return join(home ? resolve(home) : join(homedir(), '.durable-agent'), ...parts);
 }

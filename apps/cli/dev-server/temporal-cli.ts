@@ -9,7 +9,7 @@
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { delimiter, dirname, join, resolve, sep } from 'node:path';
-import { stateDirIn } from '../../../src/worker/paths';
+import { stateDirIn } from '../state-dir';
 import { runLogged } from './processes';
 
 /** Environment variable naming an explicit Temporal CLI binary. */
