@@ -28,10 +28,13 @@ export {
   mcpServer,
   mcpTools,
   McpServerError,
+  messageText,
   MissingPeerError,
+  outputText,
   PolicyError,
   RUN_STATUSES,
   ToolError,
+  toolCalls,
   UnknownAgentError,
   waitTool,
 } from './index';
