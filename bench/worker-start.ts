@@ -44,11 +44,14 @@ const runs = Number(values.runs);
 if (!Number.isInteger(runs) || runs < 1) throw new Error('--runs must be a positive integer');
 const root = resolve(__dirname, '..');
 const beforeRoot = values.before ? resolve(values.before) : undefined;
-if (beforeRoot && !existsSync(join(beforeRoot, 'bin', 'durable-agent.js'))) throw new Error(`--before ${beforeRoot}: no bin/durable-agent.js there`);
-if (beforeRoot && !existsSync(join(beforeRoot, 'dist', 'worker', 'build-bundle.js'))) throw new Error(`--before ${beforeRoot}: not built (run npm run build there)`);
+/** The first of `paths` (under `checkout`) that exists: checkouts from before the apps/ + src/ layout have the old paths. */
+const firstIn = (checkout: string, ...paths: string[][]) => paths.map((p) => join(checkout, ...p)).find((p) => existsSync(p));
+const binOf = (checkout: string) => firstIn(checkout, ['apps', 'cli', 'bin', 'durable-agent.js'], ['bin', 'durable-agent.js']) ?? join(checkout, 'apps', 'cli', 'bin', 'durable-agent.js');
+const bundleBuilderOf = (checkout: string) => firstIn(checkout, ['dist', 'src', 'worker', 'build-bundle.js'], ['dist', 'worker', 'build-bundle.js']);
+if (beforeRoot && !existsSync(binOf(beforeRoot))) throw new Error(`--before ${beforeRoot}: no durable-agent launcher there (apps/cli/bin/ or bin/)`);
+if (beforeRoot && !bundleBuilderOf(beforeRoot)) throw new Error(`--before ${beforeRoot}: not built (run npm run build there)`);
 
 const log = (line: string) => console.error(line);
-const binOf = (checkout: string) => join(checkout, 'bin', 'durable-agent.js');
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- the launcher is plain CommonJS
 const { chooseEntry } = require('../apps/cli/bin/entry.js') as { chooseEntry(root: string): { kind: string } };
 
@@ -183,7 +186,7 @@ async function main(): Promise<void> {
     const beforeBundle = join(dir, 'before', 'workflow-bundle.js');
     if (beforeRoot) {
       log(`building the prebuilt bundle of ${beforeRoot}…`);
-      execFileSync(process.execPath, [join(beforeRoot, 'dist', 'worker', 'build-bundle.js'), beforeBundle], { stdio: 'ignore' });
+      execFileSync(process.execPath, [bundleBuilderOf(beforeRoot) as string, beforeBundle], { stdio: 'ignore' });
     }
     const connection = await NativeConnection.connect({ address });
     cleanups.push(() => connection.close());

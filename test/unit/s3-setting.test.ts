@@ -62,7 +62,7 @@ describe('the s3:// store setting', () => {
   it('does not load @aws-sdk/client-s3 until an S3 store is made', async () => {
     const script = `
       const loaded = () => Object.keys(require.cache).some((k) => k.includes('/node_modules/@aws-sdk/client-s3/'));
-      const open = require(${JSON.stringify(join(ROOT, 'store', 'open.ts'))});
+      const open = require(${JSON.stringify(join(ROOT, 'src', 'integrations', 'store', 'open.ts'))});
       open.objectStoreFor('memory:');
       const before = loaded();
       open.objectStoreFor('s3://bucket/prefix');
