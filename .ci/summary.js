@@ -11,8 +11,8 @@ const MAX_LINE = 240;
 
 const file = process.argv[2] || '.ci/out/vitest.json';
 if (!fs.existsSync(file)) {
-  console.log('tests did not run (type-check or lint failed)');
-  console.log('0 passed, 0 failed');
+  console.log('tests did not run (type-check or lint failed: see above)');
+  console.log('0 passed, 1 failed');
   process.exit(0);
 }
 const r = JSON.parse(fs.readFileSync(file, 'utf8'));
@@ -33,6 +33,9 @@ function excerpt(text) {
 }
 
 const failures = [];
+// Checks .ci/run ran outside vitest (the package build, publint, attw): each failed one counts as a failed test.
+const outside = (process.env.CI_FAILED_CHECKS || '').split(',').filter(Boolean);
+for (const check of outside) failures.push([`✗ ${check} (see its output above)`]);
 for (const f of r.testResults || []) {
   const name = relative(f.name || '');
   let listed = false;
@@ -54,4 +57,4 @@ if (failures.length > 0) {
 }
 const skipped = (r.numPendingTests || 0) + (r.numTodoTests || 0);
 if (skipped) console.log(`${skipped} skipped`);
-console.log(`${r.numPassedTests} passed, ${r.numFailedTests} failed`);
+console.log(`${r.numPassedTests} passed, ${r.numFailedTests + outside.length} failed`);

@@ -95,8 +95,15 @@ describe('CI summary (.ci/summary.js)', () => {
     expect(summary.stdout).not.toContain('passes, with a warning logged on the way');
   });
 
-  it('says the tests did not run when there is no report', async () => {
+  it('says the tests did not run when there is no report, and counts that as a failure', async () => {
     const summary = await runNode([join('.ci', 'summary.js'), join(dir, 'absent.json')]);
-    expect(summary.stdout.trimEnd().split('\n').at(-1)).toBe('0 passed, 0 failed');
+    expect(summary.stdout.trimEnd().split('\n').at(-1)).toBe('0 passed, 1 failed');
+  });
+
+  it('counts a failed check that ran outside vitest (CI_FAILED_CHECKS) as a failed test, listed first', async () => {
+    const summary = await runNode([join('.ci', 'summary.js'), join(dir, 'vitest.json')], { CI_FAILED_CHECKS: 'package checks' });
+    const lines = summary.stdout.trimEnd().split('\n');
+    expect(lines.at(-1)).toBe('1 passed, 2 failed');
+    expect(lines.some((l) => l.startsWith('✗ package checks'))).toBe(true);
   });
 });
