@@ -14,10 +14,15 @@
  * console.log((await run.result()).finalText);
  * await client.close();
  * ```
+ *
+ * @module durable-agent/client
  */
+/**
+ * The reference documents the classes here, where they are values (the root entry exports their types).
+ * @primaryExport
+ */
+export { AgentClient, AgentRun } from '../client';
 export {
-  AgentClient,
-  AgentRun,
   AgentSchedule,
   ApprovalRefusedError,
   MessageRefusedError,
@@ -65,3 +70,5 @@ export { PolicyError } from '../core/approvals/run-policy';
 export type * from './index';
 export { DecryptionError, EncryptionCodec, EncryptionConfigError, Keyring, KeyringCipher, KEYS_ENV } from '../integrations/encryption';
 export type { EncryptionSetting } from '../integrations/encryption';
+export { RunFilterError } from '../client/run-list';
+export type { KeyEntry } from '../integrations/encryption';

@@ -4,6 +4,8 @@
  * This entry holds what agent definitions and readers of results need — `defineAgent`, `defineTool`,
  * `ToolError`, the errors and every public type — and loads neither `@temporalio/client` nor
  * `@temporalio/worker`. Start and watch runs with `durable-agent/client`; run them with `durable-agent/worker`.
+ *
+ * @module durable-agent
  */
 export { defineAgent, defineTool, ToolError } from '../agents/define';
 export { waitTool } from '../agents/wait';
@@ -62,3 +64,9 @@ export type { BlobStore } from '../integrations/store/blob-store';
 export type { AgentClientOptions, AgentRunOf, AwaitingRun, ConnectionSettings, DeltaFeed, DeltaPublisher, EventsOptions, RunCallsOf, RunOptions, SessionOption, StartOptions, StreamEvent, StreamOptions } from '../client';
 export type { AgentRun, AgentClient } from '../client';
 export type { AgentWorker, AgentWorkerOptions } from '../worker';
+export type { ListedRun } from '../core/run/run-views';
+export type { ListRunsOptions, RunFilter } from '../client/run-list';
+export type { MessageReceipt, UserMessageInput } from '../core/messages/user-messages';
+export type { SessionOptions } from '../core/run/contract';
+export type { ToolSpec } from '../core/run/spec';
+export type { RetrySpec } from '../core/run/spec';

@@ -14,6 +14,8 @@
  * });
  * await worker.run();
  * ```
+ *
+ * @module durable-agent/worker
  */
 export * from './index';
 export { createWorker, durableAgents, DurableAgentsPlugin, WORKFLOWS_PATH, WORKFLOW_BUNDLE_ENV, buildAgentBundle } from '../worker';
@@ -60,3 +62,9 @@ export { TranscriptStore } from '../integrations/store/transcript-store';
 export { loadTranscript } from '../client/transcript';
 export { DecryptionError, EncryptionCodec, EncryptionConfigError, Keyring, KeyringCipher, KEYS_ENV } from '../integrations/encryption';
 export type { EncryptionSetting } from '../integrations/encryption';
+export type { OpenAIRequestOptions } from '../integrations/providers/openai-request';
+export type { ScriptedProviderOptions, ScriptedStreaming } from '../integrations/providers/scripted';
+export type { PostgresObjectStoreOptions } from '../integrations/store/postgres-objects';
+export type { S3ObjectStoreOptions } from '../integrations/store/s3-objects';
+export type { BundleManifest } from '../worker/prebuilt-bundle';
+export type { KeyEntry } from '../integrations/encryption';
