@@ -7,12 +7,23 @@ import { join, resolve } from 'node:path';
 
 const root = resolve(import.meta.dirname, '..', '..');
 
+/** The `types` of an export target: its own, else the first of its conditions' (`import`, `require`, …). */
+export function typesOf(target) {
+  if (typeof target !== 'object' || target === null) return undefined;
+  if (typeof target.types === 'string') return target.types;
+  for (const condition of Object.values(target)) {
+    const types = typesOf(condition);
+    if (types) return types;
+  }
+  return undefined;
+}
+
 /** The source file of every subpath export that has types, in `exports` order. */
 export function entryPoints(exports) {
   const files = [];
   for (const [subpath, target] of Object.entries(exports)) {
-    const types = typeof target === 'object' && target !== null ? target.types : undefined;
-    if (typeof types !== 'string') continue;
+    const types = typesOf(target);
+    if (types === undefined) continue;
     const match = /^\.\/dist\/(.+)\.d\.ts$/.exec(types);
     if (!match) throw new Error(`package.json exports["${subpath}"].types is not under ./dist/: ${types}`);
     files.push(join(root, `${match[1]}.ts`));

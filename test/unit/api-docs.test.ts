@@ -31,9 +31,15 @@ async function runTypedoc(args: string[]): Promise<{ code: number; output: strin
 describe('API reference', () => {
   it('documents every subpath export that has types, from its source in src/entry', async () => {
     const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { exports: Record<string, unknown> };
+    // A subpath's `types`, or the first of its conditions' (`{ import: { types, default }, require: … }`).
+    const typesOf = (target: unknown): string | undefined => {
+      if (typeof target !== 'object' || target === null) return undefined;
+      const own = (target as { types?: unknown }).types;
+      return typeof own === 'string' ? own : Object.values(target).map(typesOf).find((t) => t !== undefined);
+    };
     const sources = Object.values(pkg.exports).flatMap((target) => {
-      const types = typeof target === 'object' && target !== null ? (target as { types?: unknown }).types : undefined;
-      return typeof types === 'string' ? [join(root, types.replace(/^\.\/dist\//, '').replace(/\.d\.ts$/, '.ts'))] : [];
+      const types = typesOf(target);
+      return types ? [join(root, types.replace(/^\.\/dist\//, '').replace(/\.d\.ts$/, '.ts'))] : [];
     });
     expect(sources.length).toBeGreaterThanOrEqual(5);
     for (const file of sources) expect(existsSync(file), file).toBe(true);
