@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', '.temporal/', '.durable-agent/', 'coverage/', '.ci/out/', '.s3/', '.llama/', '.node/', 'apps/console/dist/', 'bench/workflow-streams/'] },
+  { ignores: ['dist/', 'node_modules/', '.temporal/', '.durable-agent/', 'coverage/', '.ci/out/', '.s3/', '.llama/', '.node/', 'apps/console/dist/', 'bench/workflow-streams/', 'docs/api/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -18,12 +18,12 @@ export interface AgentToolOptions<N extends string> {
   readOnly?: boolean;
 }
 
-const input = z.object({
+/** The input schema of every agent tool: `{ input: string }`. */
+export type AgentToolInput = z.ZodObject<{ input: z.ZodString }>;
+
+const input: AgentToolInput = z.object({
   input: z.string().min(1).describe('The task for the agent, with everything it needs to know: it sees nothing else of this conversation.'),
 });
-
-/** The input schema of every agent tool: `{ input: string }`. */
-export type AgentToolInput = typeof input;
 
 /**
  * An agent as a tool of another agent. When the model calls it (`{ input: "the task" }`), the parent run

@@ -36,6 +36,7 @@ export type AfterToolCallResult = void | undefined | { result: unknown };
 
 /** An agent's tool hooks. */
 export interface ToolHooks {
+  /** Runs before each call, with arguments that passed the tool's schema: block it, or change its arguments. */
   beforeToolCall?(call: ToolHookContext): BeforeToolCallResult | Promise<BeforeToolCallResult>;
   /** `result` is what the tool's `execute` returned. */
   afterToolCall?(call: ToolHookContext & { result: unknown }): AfterToolCallResult | Promise<AfterToolCallResult>;

@@ -14,7 +14,10 @@ import type { RetryOptions, ToolConfig, ToolInputSchema } from './tool-config';
 /** A defined tool. */
 export interface Tool<N extends string = string, I extends ToolInputSchema = ToolInputSchema, O = unknown> extends ToolConfig<N, I, O> {
   readonly kind: 'tool';
-  /** Set on built-in tools the workflow runs itself (see `waitTool`); never on tools you define. */
+  /**
+   * Set on built-in tools the workflow runs itself (see `waitTool`); never on tools you define.
+   * @internal
+   */
   readonly builtin?: BuiltinToolSpec;
   /** Set on agent tools (see `agentTool`): the agent each call runs as a child workflow. */
   readonly subAgent?: { readonly agent: string; readonly definition: Agent<string, readonly AnyTool[]> };
@@ -44,7 +47,7 @@ export interface AgentConfig<N extends string = string, T extends readonly AnyTo
   tools?: T;
   /** Step cap (model calls). Default 25. */
   maxSteps?: number;
-  /** Tool outputs over this many bytes are stored by reference. Default 16 KiB, at most {@link MAX_TOOL_RESULT_INLINE_BYTES} (256 KiB). */
+  /** Tool outputs over this many bytes are stored by reference. Default 16 KiB, at most 256 KiB (`MAX_TOOL_RESULT_INLINE_BYTES`). */
   toolResultInlineBytes?: number;
   /** The result carries at most this many bytes of messages (most recent first). Default 256 KiB. */
   resultMessagesInlineBytes?: number;

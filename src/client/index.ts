@@ -231,7 +231,7 @@ export class AgentClient {
   /**
    * @param temporal the Temporal client to use.
    * @param taskQueue task queue of the agent workers; default (undefined): each run on its agent's own
-   * queue, `durable-agent.<agent>` ({@link agentTaskQueue}), the queues `createWorker` polls by default.
+   * queue, `durable-agent.<agent>` (`agentTaskQueue`), the queues `createWorker` polls by default.
    * @param options `ownsConnection`: {@link close} closes `temporal.connection` (set by {@link connect}
    * when it opened the connection itself).
    */
@@ -241,7 +241,7 @@ export class AgentClient {
     private readonly options: { ownsConnection?: boolean; deltas?: DeltaFeed | false } = {},
   ) {}
 
-  /** The task queue runs of `agent` start on: the client's, else the agent's own ({@link agentTaskQueue}). */
+  /** The task queue runs of `agent` start on: the client's, else the agent's own (`agentTaskQueue`). */
   taskQueueOf(agent: string): string {
     return this.taskQueue ?? agentTaskQueue(agent);
   }
@@ -448,7 +448,7 @@ export class AgentClient {
   /**
    * Every run waiting for a person, found by search attribute (`DurableAgentAwaitingApproval = true`),
    * with its pending approvals read from the run itself (visibility lags by a moment; the query does not).
-   * The runs are asked at once, each awaited for at most {@link APPROVALS_QUERY_WAIT_MS}: a run that has not
+   * The runs are asked at once, each awaited for at most `APPROVALS_QUERY_WAIT_MS` (2 s): a run that has not
    * answered by then (its worker is gone, or slow) is left out, and from then on asked in the background
    * only, one question at a time, until it answers, so that one such run does not hold up every read.
    */

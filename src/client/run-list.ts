@@ -34,11 +34,11 @@ const SNAPSHOT_WAIT_MS = 2_000;
 export interface RunFilter {
   /** Only runs of this agent. */
   agent?: string;
-  /** Only runs in this status (one of {@link LISTED_STATUSES}; `running`: every run not yet ended). */
+  /** Only runs in this status (one of `LISTED_STATUSES`: `running`, `awaiting_approval`, `awaiting_message` or a run status; `running`: every run not yet ended). */
   status?: string;
   /** Only runs started within this long: a duration such as `30m`, `24h`, `7d` (or milliseconds). */
   since?: string | number;
-  /** At most this many (1 to {@link MAX_RUNS_LIMIT}). Default {@link DEFAULT_RUNS_LIMIT}. */
+  /** At most this many (1 to 1000, `MAX_RUNS_LIMIT`). Default 20 (`DEFAULT_RUNS_LIMIT`). */
   limit?: number;
 }
 
@@ -120,7 +120,7 @@ async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined
   }
 }
 
-/** Options of {@link listRuns}. */
+/** Options of `listRuns` (`AgentClient.listRuns`). */
 export interface ListRunsOptions {
   /** Is a worker polling this task queue (so a running run's snapshot can be asked)? Default: any poller on it. */
   hasWorker?: (taskQueue: string) => Promise<boolean>;

@@ -109,6 +109,7 @@ export class AgentRun<C extends ToolCallShape = AnyToolCall, out O = UnknownOutp
    * @param options `deltas`: where `stream()` gets live deltas (default: through Temporal; `false`: none);
    * `hub`: shares one poller of durable events among this process's readers of the run (the client's);
    * `runId`: the execution the handle is pinned to, if any.
+   * @internal Runs come from an `AgentClient` (`start`, `get`).
    */
   constructor(
     readonly handle: WorkflowHandle<typeof agentWorkflow>,

@@ -14,10 +14,15 @@
  * console.log((await run.result()).finalText);
  * await client.close();
  * ```
+ *
+ * @module durable-agent/client
  */
+/**
+ * The reference documents the classes here, where they are values (the root entry exports their types).
+ * @primaryExport
+ */
+export { AgentClient, AgentRun } from '../client';
 export {
-  AgentClient,
-  AgentRun,
   AgentSchedule,
   ApprovalRefusedError,
   MessageRefusedError,
@@ -85,3 +90,4 @@ export { AGENT_MEMO, DEFINITION_HASH_MEMO, STARTED_BY_MEMO } from '../core/run/d
 export type { CallModelOutput, CheckApprovalsOutput, RunToolInput } from '../core/run/contract';
 export type { AgentSpec } from '../core/run/spec';
 export { resolveKeyring } from '../integrations/encryption';
+export type { KeyEntry } from '../integrations/encryption';

@@ -4,6 +4,8 @@
  * This entry holds what agent definitions and readers of results need — `defineAgent`, `defineTool`,
  * `ToolError`, the errors and every public type — and loads neither `@temporalio/client` nor
  * `@temporalio/worker`. Start and watch runs with `durable-agent/client`; run them with `durable-agent/worker`.
+ *
+ * @module durable-agent
  */
 export { defineAgent, defineTool, ToolError } from '../agents/define';
 export { waitTool } from '../agents/wait';

@@ -50,3 +50,8 @@ export type { ModelPrice, PriceTable } from '../integrations/providers/pricing';
 export type { BlobStore } from '../integrations/store/blob-store';
 export type { AgentClientOptions, AgentRunOf, AwaitingRun, ConnectionSettings, DeltaFeed, DeltaPublisher, EventsOptions, RunCallsOf, RunOptions, SessionOption, StartOptions, StreamEvent, StreamOptions } from '../client';
 export type { AgentRun, AgentClient } from '../client';
+export type { ListedRun } from '../core/run/run-views';
+export type { ListRunsOptions, RunFilter } from '../client/run-list';
+export type { MessageReceipt, UserMessageInput } from '../core/messages/user-messages';
+export type { SessionOptions } from '../core/run/contract';
+export type { RetrySpec, ToolSpec } from '../core/run/spec';

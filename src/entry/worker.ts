@@ -13,6 +13,8 @@
  * const worker = await createWorker({ agents: [assistant] });
  * await worker.run();
  * ```
+ *
+ * @module durable-agent/worker
  */
 import '../worker/native-peer'; // first: names @temporalio/worker when it is not installed
 // Listed, not `export *`: ESM importers of this CommonJS build get only the names Node's static analysis sees.
@@ -63,3 +65,9 @@ export { TranscriptStore } from '../integrations/store/transcript-store';
 export { loadTranscript } from '../client/transcript';
 export { DecryptionError, EncryptionCodec, EncryptionConfigError, Keyring, KeyringCipher } from '../integrations/encryption';
 export type { EncryptionSetting } from '../integrations/encryption';
+export type { OpenAIRequestOptions } from '../integrations/providers/openai-request';
+export type { ScriptedProviderOptions, ScriptedStreaming } from '../integrations/providers/scripted';
+export type { PostgresObjectStoreOptions } from '../integrations/store/postgres-objects';
+export type { S3ObjectStoreOptions } from '../integrations/store/s3-objects';
+export type { BundleManifest } from '../worker/prebuilt-bundle';
+export type { KeyEntry } from '../integrations/encryption';

@@ -13,9 +13,12 @@
  *   return result.status === 'success' ? result.finalText : undefined;
  * }
  * ```
+ *
+ * @module durable-agent/workflow
  */
 export { runAgent, startAgent } from '../workflows/run-agent';
 export type { AgentChild, AgentResultOf, RunAgentOptions } from '../workflows/run-agent';
 export type { ApprovalWaiver } from '../core/approvals/run-policy';
 /** The agent workflows, for a workflows file bundled without the plugin: `export { agentWorkflow, chainWorkflow } from 'durable-agent/workflow'`. */
 export { agentWorkflow, chainWorkflow } from '../workflows';
+export type { ChainWorkflowInput } from '../core/sub-agents/sub-agent';

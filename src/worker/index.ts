@@ -140,6 +140,7 @@ export interface AgentWorker {
   readonly namespace: string;
   /** Where its workflow code came from: the prebuilt bundle, bundled at start (and why), or the bundle given. */
   readonly workflowCode: WorkflowCodeSource;
+  /** @internal The agents it serves, by name. */
   readonly registry: AgentRegistry;
   readonly transcripts: TranscriptStore;
   /**

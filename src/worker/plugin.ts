@@ -105,7 +105,7 @@ export interface DurableAgentsOptions {
  */
 export class DurableAgentsPlugin implements WorkerPlugin, BundlerPlugin, ClientPlugin {
   readonly name = PLUGIN_NAME;
-  /** The agents, by name. */
+  /** @internal The agents, by name. */
   readonly registry: AgentRegistry;
   /** The conversation store the activities use. */
   readonly transcripts: TranscriptStore;

@@ -8,7 +8,7 @@ import { totalTokens } from './usage';
 
 /**
  * Limits of what a run may spend, each optional (absent: no limit). An agent declares its own; a run
- * may only lower them ({@link effectiveBudget}).
+ * may only lower them (`effectiveBudget`).
  */
 export interface Budget {
   /**

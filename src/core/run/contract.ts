@@ -67,9 +67,15 @@ export interface AgentWorkflowInput {
    * the smaller of each limit applies (`effectiveBudget` in `core/budget.ts`).
    */
   budget?: Budget;
-  /** Set by the run itself when it continues as new: the state the new execution starts from. */
+  /**
+   * Set by the run itself when it continues as new: the state the new execution starts from.
+   * @internal
+   */
   continued?: ContinuedRun;
-  /** Set when a parent agent run started this one as a sub-agent: the run reports its pending approvals there. */
+  /**
+   * Set when a parent agent run started this one as a sub-agent: the run reports its pending approvals there.
+   * @internal
+   */
   parent?: ParentLink;
 }
 
@@ -281,6 +287,7 @@ export interface RefusalDetails {
   state: 'not_reached' | 'not_asked' | 'pending' | 'decided' | 'expired' | 'gating';
 }
 
+/** What a `decide` update answers: the decision as recorded, and the calls it applied to. */
 export interface DecisionReceipt {
   callId: string;
   tool: string;

@@ -64,14 +64,20 @@ export interface ToolSpec {
   onError: ToolErrorPolicy;
   /** Whether a person must approve calls; absent means never. */
   approval?: ApprovalSpec;
-  /** Set for a built-in tool the workflow runs itself (`wait`): no activity, no worker busy. */
+  /**
+   * Set for a built-in tool the workflow runs itself (`wait`): no activity, no worker busy.
+   * @internal
+   */
   builtin?: BuiltinToolSpec;
   /**
    * Calls never execute twice: a claim is stored before `execute`, and an attempt that finds one without a
    * result does not execute (the outcome is unknown). Absent: at-least-once.
    */
   atMostOnce?: true;
-  /** Set for a tool that runs another agent as a child workflow (`agentTool`): no activity, the child is the call. */
+  /**
+   * Set for a tool that runs another agent as a child workflow (`agentTool`): no activity, the child is the call.
+   * @internal
+   */
   subAgent?: SubAgentToolSpec;
   /** The output comes from an untrusted source: the model is shown it fenced, as data (`core/fence.ts`). */
   untrusted?: true;

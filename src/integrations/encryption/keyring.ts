@@ -121,6 +121,7 @@ export class Keyring {
     return { keyIds: this.ids };
   }
 
+  /** What `util.inspect` shows: the key ids, never key material. */
   [inspect.custom](): string {
     return `Keyring { keyIds: ${JSON.stringify(this.ids)} }`;
   }

@@ -44,6 +44,7 @@ export function isEncryptedPayload(payload: Payload): boolean {
 export class EncryptionCodec implements PayloadCodec {
   constructor(readonly keyring: Keyring | undefined) {}
 
+  /** Each payload sealed whole with the keyring's first key (as is without a keyring). */
   encode(payloads: Payload[]): Promise<Payload[]> {
     const keyring = this.keyring;
     if (!keyring) return Promise.resolve(payloads);

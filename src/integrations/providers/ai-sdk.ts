@@ -31,6 +31,7 @@ export { AiSdkStreamAssembler, aiSdkStopReason, aiSdkUsage } from './ai-sdk-stre
 
 /** An AI SDK provider instance (what `createOpenAI()`, `anthropic`, `google`… are): models by id. */
 export interface AiSdkModelSource {
+  /** The model with this id. */
   languageModel(modelId: string): LanguageModelV2;
 }
 

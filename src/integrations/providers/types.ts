@@ -20,6 +20,7 @@ export interface ModelCallContext {
 
 /** A model provider, registered on the worker by name. Credentials live inside it, never in history. */
 export interface ModelProvider {
+  /** One model call: the whole answer, streamed to `ctx.onDelta` as it comes when given. Rejects with a `ProviderError`. */
   generate(request: ModelRequest, ctx: ModelCallContext): Promise<ModelResponse>;
   /**
    * True when the provider honours `request.output` (native structured output: the answer's text is JSON

@@ -21,6 +21,7 @@ export interface BlobStore {
  * any earlier key produced, and should pass through bytes that were stored before sealing was turned on.
  */
 export interface BlobCipher {
+  /** The bytes to store for `plain`. */
   seal(plain: Uint8Array): Uint8Array;
   /** @throws when the bytes are sealed with a key this cipher does not hold, or were tampered with. */
   open(stored: Uint8Array): Uint8Array;

@@ -53,7 +53,7 @@ export class PostgresStoreError extends DurableAgentError {
  * await createWorker({ agents, store });
  * ```
  * @throws StoreConfigError from the constructor for a connection string or option it cannot use.
- * Operations reject with {@link PostgresStoreError} naming the server (never the password) and the fix.
+ * Operations reject with a `PostgresStoreError` naming the server (never the password) and the fix.
  */
 export class PostgresObjectStore implements ObjectStore {
   readonly shared = true;

@@ -59,7 +59,10 @@ export class TemporalDeltaFeed implements DeltaFeed {
     }
   }
 
-  /** One `describe` of the run: its status and its streaming model calls' windows (undefined: the run is gone). */
+  /**
+   * One `describe` of the run: its status and its streaming model calls' windows (undefined: the run is gone).
+   * @internal
+   */
   async read(workflowId: string): Promise<Reading | undefined> {
     let description;
     try {

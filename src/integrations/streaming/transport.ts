@@ -7,6 +7,7 @@ import type { LiveDelta } from '../../core/events/stream';
 
 /** Worker side: receives each delta of every streaming model call. Must never throw or block the call. */
 export interface DeltaPublisher {
+  /** Take one delta (buffered or sent at once). */
   publish(delta: LiveDelta): void;
   /** Send what is buffered and release connections. */
   close(): Promise<void>;
@@ -20,5 +21,6 @@ export interface FollowOptions {
 
 /** Client side: the live deltas of one run, as they come (possibly with gaps: numbers tell). */
 export interface DeltaFeed {
+  /** The run's deltas from now on, until `options.signal` aborts. */
   follow(workflowId: string, options?: FollowOptions): AsyncIterable<LiveDelta>;
 }
