@@ -17,3 +17,4 @@
  */
 export { OpenAIProvider } from '../integrations/providers/openai';
 export type { MaxTokensField, OpenAIProviderOptions } from '../integrations/providers/openai';
+export type { OpenAIRequestOptions } from '../integrations/providers/openai-request';
