@@ -63,7 +63,7 @@ export type {
 export { loadTranscript } from '../client/transcript';
 export { durableAgentsClient } from '../client/plugin';
 export type { DurableAgentsClientOptions } from '../client/plugin';
-export type { TracingOptions } from '../integrations/telemetry/tracing';
+export type { ResourceLike, SpanProcessorLike, TracingOptions } from '../integrations/telemetry/tracing';
 export { FileBlobStore, MemoryBlobStore, BlobIntegrityError, BlobNotFoundError } from '../integrations/store/blob-store';
 export { DurableAgentError, DefinitionError, isDurableAgentError } from '../core/run/errors';
 export { MissingPeerError } from '../integrations/optional-peer';
@@ -88,6 +88,8 @@ export { AGENT_NAME, AWAITING_APPROVAL, AWAITING_APPROVAL_QUERY, PENDING_APPROVA
 export { AGENT_MEMO, DEFINITION_HASH_MEMO, STARTED_BY_MEMO } from '../core/run/definition';
 // What a run's history records (activity inputs and outputs), for tools that read histories without a worker.
 export type { CallModelOutput, CheckApprovalsOutput, RunToolInput } from '../core/run/contract';
-export type { AgentSpec } from '../core/run/spec';
+export type { AgentSpec, ContextSpec, RunLimits } from '../core/run/spec';
+export type { ModelStep } from '../core/loop/state';
+export type { GuardrailSpec, GuardrailsSpec } from '../core/guardrails/guardrail-types';
 export { resolveKeyring } from '../integrations/encryption';
 export type { KeyEntry } from '../integrations/encryption';

@@ -14,7 +14,7 @@
  * const worker = await createWorker({ agents: [assistant], ...(tracing ? { tracing: tracing.options } : {}) });
  * ```
  */
-export type { TracingOptions } from '../integrations/telemetry/tracing';
+export type { ResourceLike, SpanProcessorLike, TracingOptions } from '../integrations/telemetry/tracing';
 export { tracingFromEnv, tracingSettingsFromEnv } from '../integrations/telemetry/env';
 export type { EnvTracing, EnvTracingSettings } from '../integrations/telemetry/env';
 // The tracer a process traces with and the client interceptors over it (the SDK loads only when called).

@@ -55,3 +55,4 @@ export type { ListRunsOptions, RunFilter } from '../client/run-list';
 export type { MessageReceipt, UserMessageInput } from '../core/messages/user-messages';
 export type { SessionOptions } from '../core/run/contract';
 export type { RetrySpec, ToolSpec } from '../core/run/spec';
+export type { OptionalPeer } from '../integrations/optional-peer';

@@ -67,7 +67,7 @@ export class Keyring {
   /**
    * Parse `id:base64,id:base64,…` (spaces around entries allowed); the first key is the one that seals.
    *
-   * @param source names the setting in error messages (default {@link KEYS_ENV}).
+   * @param source names the setting in error messages (default `DURABLE_AGENT_KEYS`).
    * @throws {EncryptionConfigError} naming the entry at fault (never its key).
    */
   static parse(spec: string, source: string = KEYS_ENV): Keyring {

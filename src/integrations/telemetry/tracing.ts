@@ -17,9 +17,13 @@ import { TRACER_NAME } from './gen-ai';
  * `BatchSpanProcessor`). Written out here so that durable-agent's declarations name no optional package.
  */
 export interface SpanProcessorLike {
+  /** Called when a span starts (the SDK's `onStart`). */
   onStart(span: never, parentContext: never): void;
+  /** Called when a span ends (the SDK's `onEnd`). */
   onEnd(span: never): void;
+  /** Exports what is buffered. */
   forceFlush(): Promise<void>;
+  /** Flushes and stops the processor. */
   shutdown(): Promise<void>;
 }
 
