@@ -96,9 +96,15 @@ module.exports = {
       '^src/integrations/',
       // Activities are named by the workflow's contract: type-only use of the workflow's declarations.
     ]),
-    layer('integrations', 'src/integrations/<name> imports src/core and src/integrations.', '^src/integrations/([^/]+)/', ['^src/core/', '^src/integrations/'], {
-      fromPathNot: '^src/integrations/(mcp|telemetry|streaming)/',
-    }),
+    layer(
+      'integrations',
+      'src/integrations/<name> imports src/core and src/integrations.',
+      '^src/integrations/([^/]+)/',
+      ['^src/core/', '^src/integrations/'],
+      {
+        fromPathNot: '^src/integrations/(mcp|telemetry|streaming)/',
+      },
+    ),
     {
       name: 'integrations-apart',
       comment: "An integration uses another's types only (e.g. the store's BlobCipher), so each loads without the others.",
@@ -107,13 +113,18 @@ module.exports = {
       // exception: every integration loads its package through the one optional-peer loader (one missing-package error).
       to: { path: '^src/integrations/', pathNot: '^src/integrations/($1/|optional-peer\\.ts$)', dependencyTypesNot: ['type-only'] },
     },
-    layer('integrations-mcp', 'src/integrations/mcp turns MCP tools into agent tools: src/core, src/agents, its own folder.', '^src/integrations/mcp/', [
-      '^src/core/',
-      '^src/integrations/',
-      '^src/agents/',
-      // exception: the MCP activity heartbeats like every other activity (activities/heartbeat's keepAlive).
-      '^src/activities/heartbeat\\.ts$',
-    ]),
+    layer(
+      'integrations-mcp',
+      'src/integrations/mcp turns MCP tools into agent tools: src/core, src/agents, its own folder.',
+      '^src/integrations/mcp/',
+      [
+        '^src/core/',
+        '^src/integrations/',
+        '^src/agents/',
+        // exception: the MCP activity heartbeats like every other activity (activities/heartbeat's keepAlive).
+        '^src/activities/heartbeat\\.ts$',
+      ],
+    ),
     layer('integrations-telemetry', 'src/integrations/telemetry imports src/core and its own folder.', '^src/integrations/telemetry/', [
       '^src/core/',
       '^src/integrations/',
@@ -138,7 +149,11 @@ module.exports = {
       comment: "src/client uses the workflow functions as types only (typed handles): loading them would load the sandbox's code.",
       severity: 'error',
       from: { path: '^src/client/' },
-      to: { path: '^src/workflows/', pathNot: '^src/workflows/(definitions|search-attributes|run-input)\\.ts$', dependencyTypesNot: ['type-only'] },
+      to: {
+        path: '^src/workflows/',
+        pathNot: '^src/workflows/(definitions|search-attributes|run-input)\\.ts$',
+        dependencyTypesNot: ['type-only'],
+      },
     },
     layer('worker', 'src/worker imports all of src/ but the entry points.', '^src/worker/', ['^src/(?!entry/)']),
     layer('entry', 'src/entry (the package entry points) imports src/.', '^src/entry/', ['^src/']),
@@ -187,7 +202,11 @@ module.exports = {
     exclude: { path: ['(^|/)dist/', '\\.d\\.ts$'] },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['require', 'node', 'import', 'default', 'types'], extensions: ['.ts', '.tsx', '.js', '.cjs', '.mjs', '.json'] },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['require', 'node', 'import', 'default', 'types'],
+      extensions: ['.ts', '.tsx', '.js', '.cjs', '.mjs', '.json'],
+    },
     reporterOptions: { text: { highlightFocused: true } },
   },
 };

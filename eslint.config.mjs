@@ -2,7 +2,22 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', '.temporal/', '.durable-agent/', 'coverage/', '.ci/out/', '.s3/', '.llama/', '.node/', 'apps/console/dist/', 'bench/workflow-streams/', 'docs/api/'] },
+  {
+    ignores: [
+      'dist/',
+      'node_modules/',
+      '.temporal/',
+      '.durable-agent/',
+      'coverage/',
+      '.ci/out/',
+      '.s3/',
+      '.llama/',
+      '.node/',
+      'apps/console/dist/',
+      'bench/workflow-streams/',
+      'docs/api/',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -13,21 +28,48 @@ export default tseslint.config(
       // Unawaited promises are the classic bug of workflow and activity code.
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/await-thenable': 'error',
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' },
+      ],
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'separate-type-imports' }],
     },
   },
   {
     // Workflow code runs in Temporal's deterministic sandbox: no Node modules, no I/O.
-    files: ['src/workflows/**/*.ts', 'src/core/**/*.ts', 'src/integrations/telemetry/gen-ai.ts', 'src/integrations/telemetry/workflow-spans.ts', 'src/integrations/telemetry/workflow-interceptors.ts'],
+    files: [
+      'src/workflows/**/*.ts',
+      'src/core/**/*.ts',
+      'src/integrations/telemetry/gen-ai.ts',
+      'src/integrations/telemetry/workflow-spans.ts',
+      'src/integrations/telemetry/workflow-interceptors.ts',
+    ],
     rules: {
       'no-restricted-imports': [
         'error',
         {
           patterns: [
-            { group: ['node:*', 'fs', 'path', 'crypto', 'child_process', 'http', 'https', 'net', 'os'], message: 'Workflow code must not import Node modules.' },
+            {
+              group: ['node:*', 'fs', 'path', 'crypto', 'child_process', 'http', 'https', 'net', 'os'],
+              message: 'Workflow code must not import Node modules.',
+            },
             // Type-only imports are erased before bundling; agents/budget-options is pure (core and @temporalio/common).
-            { group: ['zod', '@temporalio/activity', '@temporalio/worker', '@temporalio/client', '**/activities/**', '**/providers/**', '**/store/**', '**/agents/**', '!**/agents/budget-options', '**/worker/**'], allowTypeImports: true, message: 'Workflow code may import only pure modules and @temporalio/workflow.' },
+            {
+              group: [
+                'zod',
+                '@temporalio/activity',
+                '@temporalio/worker',
+                '@temporalio/client',
+                '**/activities/**',
+                '**/providers/**',
+                '**/store/**',
+                '**/agents/**',
+                '!**/agents/budget-options',
+                '**/worker/**',
+              ],
+              allowTypeImports: true,
+              message: 'Workflow code may import only pure modules and @temporalio/workflow.',
+            },
           ],
         },
       ],
@@ -35,7 +77,9 @@ export default tseslint.config(
   },
   {
     files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
-    languageOptions: { globals: { require: 'readonly', __dirname: 'readonly', module: 'writable', process: 'readonly', console: 'readonly' } },
+    languageOptions: {
+      globals: { require: 'readonly', __dirname: 'readonly', module: 'writable', process: 'readonly', console: 'readonly' },
+    },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
 );

@@ -27,7 +27,8 @@ function excerpt(text) {
   const message = (stackAt < 0 ? lines : lines.slice(0, stackAt)).filter((l) => l.trim() !== '');
   const shown = message.slice(0, MAX_MESSAGE_LINES).map((l) => `    ${clip(l.trimEnd())}`);
   if (message.length > MAX_MESSAGE_LINES) shown.push(`    … (${message.length - MAX_MESSAGE_LINES} more lines)`);
-  const frame = stackAt < 0 ? undefined : lines.slice(stackAt).find((l) => /^\s+at /.test(l) && !l.includes('node_modules') && !l.includes('node:'));
+  const frame =
+    stackAt < 0 ? undefined : lines.slice(stackAt).find((l) => /^\s+at /.test(l) && !l.includes('node_modules') && !l.includes('node:'));
   if (frame) shown.push(`    ${clip(frame.trim().replace(process.cwd() + path.sep, ''))}`);
   return shown;
 }
@@ -42,7 +43,10 @@ for (const f of r.testResults || []) {
   for (const a of f.assertionResults || []) {
     if (a.status !== 'failed') continue;
     listed = true;
-    failures.push([`✗ ${[name, ...(a.ancestorTitles || []), a.title].join(' > ')}`, ...excerpt((a.failureMessages || [])[0] || 'failed (no message)')]);
+    failures.push([
+      `✗ ${[name, ...(a.ancestorTitles || []), a.title].join(' > ')}`,
+      ...excerpt((a.failureMessages || [])[0] || 'failed (no message)'),
+    ]);
   }
   // A file that failed on its own (an import error, a failed beforeAll/afterAll): its message.
   if (f.status === 'failed' && (f.message || !listed)) failures.push([`✗ ${name}`, ...excerpt(f.message || 'failed (no message)')]);

@@ -36,7 +36,8 @@ function pageTool(bytes: number) {
 
 /** Ask for `call` on steps 1..toolSteps, answer on the step after. */
 function repeatCall(toolSteps: number, call: { name: string; args: { [key: string]: string } }): Script {
-  return (_request, ctx) => (ctx.step <= toolSteps ? { toolCalls: [{ name: call.name, args: call.args }] } : { text: `done after ${toolSteps} tool steps` });
+  return (_request, ctx) =>
+    ctx.step <= toolSteps ? { toolCalls: [{ name: call.name, args: call.args }] } : { text: `done after ${toolSteps} tool steps` };
 }
 
 /** Sizes of the benchmark's agents. */

@@ -75,7 +75,10 @@ async function main(): Promise<void> {
   }
   const log = (line: string) => console.log(`${new Date().toISOString().slice(11, 19)} ${line}`);
   // Connection failures while the server restarts are expected: keep the core's warnings out of the figures.
-  Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} } } });
+  Runtime.install({
+    logger: new DefaultLogger('ERROR'),
+    telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} } },
+  });
   const workDir = mkdtempSync(join(tmpdir(), 'durable-agent-chaos-'));
   const cli = ensureTemporalCli(log);
   const server = await restartableServer({ dir: workDir, ...(cli ? { cli } : {}) });
@@ -85,7 +88,11 @@ async function main(): Promise<void> {
     writeFileSync(bundlePath, (await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietLogger })).code);
     const result = await runCampaign({ ...settings, server, bundlePath, workDir, log });
     console.log(`\n${formatCampaign(result)}`);
-    const failed = result.completed < settings.runs || result.transcripts.different.length || result.atMostOnce.executedMoreThanOnce.length || result.approvals.lost.length;
+    const failed =
+      result.completed < settings.runs ||
+      result.transcripts.different.length ||
+      result.atMostOnce.executedMoreThanOnce.length ||
+      result.approvals.lost.length;
     if (failed) process.exitCode = 1;
   } finally {
     await server.close();

@@ -15,7 +15,9 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { num, spread, table } from './stats';
 
-const { values } = parseArgs({ options: { runs: { type: 'string', short: 'n', default: '15' }, source: { type: 'boolean', default: false } } });
+const { values } = parseArgs({
+  options: { runs: { type: 'string', short: 'n', default: '15' }, source: { type: 'boolean', default: false } },
+});
 const runs = Number(values.runs);
 if (!Number.isInteger(runs) || runs < 1) throw new Error('--runs must be a positive integer');
 

@@ -61,7 +61,10 @@ const quietLogger = { log: noop, trace: noop, debug: noop, info: noop, warn: noo
  * The Temporal server a bench uses: `TEMPORAL_ADDRESS` when set, else an in-memory dev server started
  * here (its teardown added to `cleanups`). Returns its address and how to describe it.
  */
-export async function benchServer(log: (line: string) => void, cleanups: Array<() => Promise<unknown> | unknown>): Promise<{ address: string; server: string }> {
+export async function benchServer(
+  log: (line: string) => void,
+  cleanups: Array<() => Promise<unknown> | unknown>,
+): Promise<{ address: string; server: string }> {
   const given = process.env.TEMPORAL_ADDRESS;
   if (given) return { address: given, server: `${given} (TEMPORAL_ADDRESS)` };
   const env: TestWorkflowEnvironment = await startDevServer({ cli: ensureTemporalCli(log) });
@@ -69,7 +72,10 @@ export async function benchServer(log: (line: string) => void, cleanups: Array<(
   return { address: env.address, server: `dev server started here, in-memory, at ${env.address}` };
 }
 
-export async function startBenchEnvironment(options: BenchAgentOptions & { naive?: boolean; meter?: StepMeter }, log: (line: string) => void): Promise<BenchEnvironment> {
+export async function startBenchEnvironment(
+  options: BenchAgentOptions & { naive?: boolean; meter?: StepMeter },
+  log: (line: string) => void,
+): Promise<BenchEnvironment> {
   Runtime.install({ logger: new DefaultLogger('WARN') });
   const cleanups: Array<() => Promise<void> | void> = [];
   const close = async () => {
@@ -115,7 +121,13 @@ export async function startBenchEnvironment(options: BenchAgentOptions & { naive
     });
     const naiveQueue = naiveBundle ? `bench-naive-${id}` : undefined;
     const naiveWorker = naiveBundle
-      ? await Worker.create({ ...WORKER_SETTINGS, connection: native, taskQueue: naiveQueue!, activities: naiveActivities, workflowBundle: { code: naiveBundle.code } })
+      ? await Worker.create({
+          ...WORKER_SETTINGS,
+          connection: native,
+          taskQueue: naiveQueue!,
+          activities: naiveActivities,
+          workflowBundle: { code: naiveBundle.code },
+        })
       : undefined;
     for (const worker of [agentWorker.worker, baselineWorker, ...(naiveWorker ? [naiveWorker] : [])]) {
       const running = worker.run();
@@ -124,7 +136,16 @@ export async function startBenchEnvironment(options: BenchAgentOptions & { naive
         await running;
       });
     }
-    return { server, temporal, store, provider, agents: new AgentClient(temporal, agentWorker.taskQueue), baselineQueue, ...(naiveQueue ? { naiveQueue } : {}), close };
+    return {
+      server,
+      temporal,
+      store,
+      provider,
+      agents: new AgentClient(temporal, agentWorker.taskQueue),
+      baselineQueue,
+      ...(naiveQueue ? { naiveQueue } : {}),
+      close,
+    };
   } catch (err) {
     await close();
     throw err;

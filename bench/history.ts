@@ -61,7 +61,8 @@ export function summarizeHistory(history: History): HistorySummary {
     const bytes = eventBytes(event);
     summary.events++;
     summary.bytes += bytes;
-    const scheduled = event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED ? event.activityTaskScheduledEventAttributes : undefined;
+    const scheduled =
+      event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED ? event.activityTaskScheduledEventAttributes : undefined;
     if (scheduled) {
       const name = scheduled.activityType?.name ?? '';
       activityBySchedule.set(String(event.eventId), name);
@@ -73,7 +74,8 @@ export function summarizeHistory(history: History): HistorySummary {
         current.callModelInputBytes += payloadBytes(scheduled.input);
       }
     }
-    const completed = event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED ? event.activityTaskCompletedEventAttributes : undefined;
+    const completed =
+      event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED ? event.activityTaskCompletedEventAttributes : undefined;
     if (completed && current) {
       const name = activityBySchedule.get(String(completed.scheduledEventId));
       if (name === 'callModel') current.callModelResultBytes += payloadBytes(completed.result);

@@ -49,8 +49,14 @@ function parseSettings(argv: string[]): Settings | undefined {
   });
   if (values.help) return undefined;
   const int = intFlag;
-  const settings = { steps: int('steps', values.steps, 0), bytes: int('bytes', values.bytes, 1), window: int('window', values.window, 1000), naiveSteps: int('naive-steps', values['naive-steps'], 0) };
-  if (settings.steps > 0 && settings.steps < 400) throw new Error('--steps must be 0 (skip the durable-agent run) or at least 400, to compare steps ~100 and ~N-100');
+  const settings = {
+    steps: int('steps', values.steps, 0),
+    bytes: int('bytes', values.bytes, 1),
+    window: int('window', values.window, 1000),
+    naiveSteps: int('naive-steps', values['naive-steps'], 0),
+  };
+  if (settings.steps > 0 && settings.steps < 400)
+    throw new Error('--steps must be 0 (skip the durable-agent run) or at least 400, to compare steps ~100 and ~N-100');
   return settings;
 }
 
@@ -85,7 +91,10 @@ async function agentRun(env: BenchEnvironment, meter: StepMeter, s: Settings): P
     if (sampled.has(step)) samples.push(memory(step));
   };
   const started = performance.now();
-  const run = await env.agents.start(LONG_AGENT, { input: 'Read the manual page by page.', workflowId: `bench-long-run-${randomUUID().slice(0, 8)}` });
+  const run = await env.agents.start(LONG_AGENT, {
+    input: 'Read the manual page by page.',
+    workflowId: `bench-long-run-${randomUUID().slice(0, 8)}`,
+  });
   let lastStep = 0;
   const progress = setInterval(() => {
     const step = Math.max(0, ...meter.steps.keys());
@@ -95,7 +104,8 @@ async function agentRun(env: BenchEnvironment, meter: StepMeter, s: Settings): P
   const result = await run.result().finally(() => clearInterval(progress));
   const seconds = (performance.now() - started) / 1000;
   samples.push(memory(s.steps + 1));
-  if (result.status !== 'success' || result.steps !== s.steps + 1) throw new Error(`the run ended ${result.status} after ${result.steps} steps: ${result.error?.message ?? ''}`);
+  if (result.status !== 'success' || result.steps !== s.steps + 1)
+    throw new Error(`the run ended ${result.status} after ${result.steps} steps: ${result.error?.message ?? ''}`);
 
   const executions: Array<{ events: number; bytes: number }> = [];
   for await (const w of env.temporal.workflow.list({ query: `WorkflowId = '${run.workflowId}'` })) {
@@ -106,13 +116,21 @@ async function agentRun(env: BenchEnvironment, meter: StepMeter, s: Settings): P
   const bytes = spread(executions.map((e) => e.bytes));
   const totalBytes = executions.reduce((n, e) => n + e.bytes, 0);
 
-  console.log(`\ndurable-agent: ${num(s.steps)} tool steps + the answer, ${num(s.bytes)} B per tool output: ${result.status} in ${num(seconds)} s (${num((seconds * 1000) / (s.steps + 1), 1)} ms per step overall)`);
+  console.log(
+    `\ndurable-agent: ${num(s.steps)} tool steps + the answer, ${num(s.bytes)} B per tool output: ${result.status} in ${num(seconds)} s (${num((seconds * 1000) / (s.steps + 1), 1)} ms per step overall)`,
+  );
   console.log(`executions: ${executions.length} (continued as new ${executions.length - 1} times)`);
   console.log(`  events per execution: min ${num(events.min)}, median ${num(events.median)}, max ${num(events.max)}`);
-  console.log(`  MB of history per execution: min ${mb(bytes.min)}, median ${mb(bytes.median)}, max ${mb(bytes.max)} (all executions: ${mb(totalBytes)} MB)`);
-  console.log(`  result: ${num(JSON.stringify(result).length)} B (report steps ${result.report.steps.length}, omitted ${result.report.stepsOmitted})`);
+  console.log(
+    `  MB of history per execution: min ${mb(bytes.min)}, median ${mb(bytes.median)}, max ${mb(bytes.max)} (all executions: ${mb(totalBytes)} MB)`,
+  );
+  console.log(
+    `  result: ${num(JSON.stringify(result).length)} B (report steps ${result.report.steps.length}, omitted ${result.report.stepsOmitted})`,
+  );
   const largest = env.provider.largestRequest.get(LONG_AGENT) ?? 0;
-  console.log(`context: window ${num(s.window)} tokens; compacted ${num(result.report.compactions ?? 0)} times; largest request the model was sent: ${num(largest)} tokens (estimate, 4 characters a token)`);
+  console.log(
+    `context: window ${num(s.window)} tokens; compacted ${num(result.report.compactions ?? 0)} times; largest request the model was sent: ${num(largest)} tokens (estimate, 4 characters a token)`,
+  );
 
   const window = (from: number, to: number) => ({
     label: `steps ${num(from)}–${num(to)}`,
@@ -126,23 +144,60 @@ async function agentRun(env: BenchEnvironment, meter: StepMeter, s: Settings): P
   const late = window(s.steps - 150, s.steps - 50);
   const tenth = Math.floor(s.steps / 10);
   const curve = Array.from({ length: 10 }, (_, i) => window(Math.max(1, i * tenth), (i + 1) * tenth));
-  const row = (w: ReturnType<typeof window>) => [w.label, num(w.ms, 1), num(w.model, 1), num(w.ms - w.model, 1), num(w.gets, 1), mb(w.getBytes), num(w.summaries)];
+  const row = (w: ReturnType<typeof window>) => [
+    w.label,
+    num(w.ms, 1),
+    num(w.model, 1),
+    num(w.ms - w.model, 1),
+    num(w.gets, 1),
+    mb(w.getBytes),
+    num(w.summaries),
+  ];
   console.log('\nper-step time (wall clock between model calls, measured in the worker):');
-  console.log(table([['', 'ms/step', 'in the model', 'the rest', 'blob reads/step', 'MB read/step', 'compactions'], row(early), row(late), [], ...curve.map(row)]));
-  console.log(`ratio late/early: ${num(late.ms / early.ms, 2)} (without the model's own time: ${num((late.ms - late.model) / (early.ms - early.model), 2)})`);
+  console.log(
+    table([
+      ['', 'ms/step', 'in the model', 'the rest', 'blob reads/step', 'MB read/step', 'compactions'],
+      row(early),
+      row(late),
+      [],
+      ...curve.map(row),
+    ]),
+  );
+  console.log(
+    `ratio late/early: ${num(late.ms / early.ms, 2)} (without the model's own time: ${num((late.ms - late.model) / (early.ms - early.model), 2)})`,
+  );
 
   const at = (step: number) => samples.find((m) => m.step === step)!;
   console.log('\nworker process memory after a forced GC (MB; the worker runs in this process):');
-  console.log(table([['', 'RSS', 'heap used'], ...[samples[0]!, ...[...sampled].sort((a, b) => a - b).map(at), at(s.steps + 1)].map((m) => [m.step === 0 ? 'start' : m.step > s.steps ? `end (step ${num(m.step)})` : `step ${num(m.step)}`, mb(m.rss), mb(m.heapUsed)])]));
-  console.log(`RSS at step ${num(lateStep)} / step 200: ${num(at(lateStep).rss / at(200).rss, 3)} (heap used: ${num(at(lateStep).heapUsed / at(200).heapUsed, 3)})`);
+  console.log(
+    table([
+      ['', 'RSS', 'heap used'],
+      ...[samples[0]!, ...[...sampled].sort((a, b) => a - b).map(at), at(s.steps + 1)].map((m) => [
+        m.step === 0 ? 'start' : m.step > s.steps ? `end (step ${num(m.step)})` : `step ${num(m.step)}`,
+        mb(m.rss),
+        mb(m.heapUsed),
+      ]),
+    ]),
+  );
+  console.log(
+    `RSS at step ${num(lateStep)} / step 200: ${num(at(lateStep).rss / at(200).rss, 3)} (heap used: ${num(at(lateStep).heapUsed / at(200).heapUsed, 3)})`,
+  );
 }
 
 /** The naive loop, until it dies. */
 async function naive(env: BenchEnvironment, s: Settings): Promise<void> {
   const out = await naiveRun(env, s.naiveSteps, s.bytes, randomUUID().slice(0, 8));
-  console.log(`\nnaive loop (whole conversation in every model activity's input), ${num(s.bytes)} B per tool output, at most ${num(s.naiveSteps)} steps:`);
-  console.log(out.completed ? `  finished all ${num(out.stepsDone)} model calls (raise --naive-steps to see it die)` : `  died after ${num(out.stepsDone)} model calls (${out.status}): ${out.reason}`);
-  console.log(`  history: ${num(out.historyEvents)} events, ${mb(out.historyBytes)} MB; largest model input ${mb(out.largestInputBytes)} MB; ${num(out.seconds)} s`);
+  console.log(
+    `\nnaive loop (whole conversation in every model activity's input), ${num(s.bytes)} B per tool output, at most ${num(s.naiveSteps)} steps:`,
+  );
+  console.log(
+    out.completed
+      ? `  finished all ${num(out.stepsDone)} model calls (raise --naive-steps to see it die)`
+      : `  died after ${num(out.stepsDone)} model calls (${out.status}): ${out.reason}`,
+  );
+  console.log(
+    `  history: ${num(out.historyEvents)} events, ${mb(out.historyBytes)} MB; largest model input ${mb(out.largestInputBytes)} MB; ${num(out.seconds)} s`,
+  );
 }
 
 async function main(): Promise<void> {
@@ -152,7 +207,10 @@ async function main(): Promise<void> {
     return;
   }
   const meter = new StepMeter();
-  const env = await startBenchEnvironment({ steps: 1, longSteps: s.steps, longBytes: s.bytes, longContext: { windowTokens: s.window }, naive: s.naiveSteps > 0, meter }, (l) => console.error(l));
+  const env = await startBenchEnvironment(
+    { steps: 1, longSteps: s.steps, longBytes: s.bytes, longContext: { windowTokens: s.window }, naive: s.naiveSteps > 0, meter },
+    (l) => console.error(l),
+  );
   try {
     console.log(`long run on ${env.server}, scripted zero-latency model`);
     if (s.steps > 0) await agentRun(env, meter, s);

@@ -48,7 +48,11 @@ type Variant = (typeof VARIANTS)[number];
 function parseSettings(argv: string[]): { steps: number; runs: number } {
   const { values } = parseArgs({
     args: argv,
-    options: { steps: { type: 'string', short: 's', default: '10' }, runs: { type: 'string', short: 'r', default: '8' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      steps: { type: 'string', short: 's', default: '10' },
+      runs: { type: 'string', short: 'r', default: '8' },
+      help: { type: 'boolean', short: 'h' },
+    },
   });
   if (values.help) {
     console.log(USAGE);
@@ -71,7 +75,9 @@ const lookup = (untrusted: boolean) =>
 function script(steps: number, tool: string, args: Record<string, string>, final: 'text' | 'output'): Script {
   return (_request, ctx) => {
     if (ctx.step <= steps) return { toolCalls: [{ name: tool, args }] };
-    return final === 'output' ? { toolCalls: [{ name: 'final_answer', args: { answer: `done after ${steps} tool steps` } }] } : { text: `done after ${steps} tool steps` };
+    return final === 'output'
+      ? { toolCalls: [{ name: 'final_answer', args: { answer: `done after ${steps} tool steps` } }] }
+      : { text: `done after ${steps} tool steps` };
   };
 }
 
@@ -84,25 +90,33 @@ function variantAgents(steps: number): { agents: Agent[]; provider: ScriptedProv
   const child = defineAgent({ name: 'bench_child', model: model('bench_child'), tools: [] });
   const agents: Agent[] = [
     defineAgent({ ...base, name: 'bench_plain', model: model('bench_plain') }),
-    defineAgent({ ...base, name: 'bench_guardrails', model: model('bench_guardrails'), guardrails: { input: [pass('input_ok')], output: [pass('output_ok')] } }),
+    defineAgent({
+      ...base,
+      name: 'bench_guardrails',
+      model: model('bench_guardrails'),
+      guardrails: { input: [pass('input_ok')], output: [pass('output_ok')] },
+    }),
     defineAgent({
       ...base,
       name: 'bench_hooks',
       model: model('bench_hooks'),
-      hooks: { beforeToolCall: ({ args }) => ({ args: { ...args, key: 'rewritten' } }), afterToolCall: ({ result }) => ({ result: String(result).toUpperCase() }) },
+      hooks: {
+        beforeToolCall: ({ args }) => ({ args: { ...args, key: 'rewritten' } }),
+        afterToolCall: ({ result }) => ({ result: String(result).toUpperCase() }),
+      },
     }),
     defineAgent({ ...base, name: 'bench_untrusted', model: model('bench_untrusted'), tools: [lookup(true)] }),
     defineAgent({ ...base, name: 'bench_output', model: model('bench_output'), output: z.object({ answer: z.string() }) }),
     defineAgent({ ...base, name: 'bench_sub-agent', model: model('bench_sub-agent'), tools: [agentTool(child, { name: 'ask_child' })] }),
   ];
   const provider = new ScriptedProvider({
-    'bench_plain': script(steps, 'lookup', { key: 'k' }, 'text'),
-    'bench_guardrails': script(steps, 'lookup', { key: 'k' }, 'text'),
-    'bench_hooks': script(steps, 'lookup', { key: 'k' }, 'text'),
-    'bench_untrusted': script(steps, 'lookup', { key: 'k' }, 'text'),
-    'bench_output': script(steps, 'lookup', { key: 'k' }, 'output'),
+    bench_plain: script(steps, 'lookup', { key: 'k' }, 'text'),
+    bench_guardrails: script(steps, 'lookup', { key: 'k' }, 'text'),
+    bench_hooks: script(steps, 'lookup', { key: 'k' }, 'text'),
+    bench_untrusted: script(steps, 'lookup', { key: 'k' }, 'text'),
+    bench_output: script(steps, 'lookup', { key: 'k' }, 'output'),
     'bench_sub-agent': script(steps, 'ask_child', { input: 'k' }, 'text'),
-    'bench_child': () => ({ text: 'value of k' }),
+    bench_child: () => ({ text: 'value of k' }),
   });
   return { agents, provider };
 }
@@ -121,7 +135,14 @@ async function main(): Promise<void> {
     const nativeConnection = await NativeConnection.connect({ address });
     cleanups.push(() => nativeConnection.close());
     log('bundling workflows…');
-    const worker = await createWorker({ agents, providers: { scripted: provider }, store: new FileBlobStore(dir), connection: nativeConnection, taskQueue, encryption: false });
+    const worker = await createWorker({
+      agents,
+      providers: { scripted: provider },
+      store: new FileBlobStore(dir),
+      connection: nativeConnection,
+      taskQueue,
+      encryption: false,
+    });
     const running = worker.run();
     cleanups.push(async () => {
       worker.shutdown();
@@ -154,7 +175,9 @@ async function main(): Promise<void> {
       rows.push([v, num(perStep * 1000, 1), `${num(perStep / plain, 2)}×`, num(events[v] / (settings.steps + 1), 1)]);
     }
     console.log(table(rows));
-    console.log(`(${settings.runs} runs each after a warm-up, ${settings.steps} tool steps + 1 answer per run, zero-latency scripted model, one worker)`);
+    console.log(
+      `(${settings.runs} runs each after a warm-up, ${settings.steps} tool steps + 1 answer per run, zero-latency scripted model, one worker)`,
+    );
   } finally {
     for (const cleanup of cleanups.reverse()) await cleanup();
   }

@@ -72,19 +72,30 @@ export async function naiveRun(env: BenchEnvironment, toolSteps: number, bytes: 
     if (e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED && scheduled) {
       activityBySchedule.set(String(e.eventId), scheduled.activityType?.name ?? '');
       if (scheduled.activityType?.name === 'naiveModel') {
-        largestInputBytes = Math.max(largestInputBytes, (scheduled.input?.payloads ?? []).reduce((n, p) => n + (p.data?.length ?? 0), 0));
+        largestInputBytes = Math.max(
+          largestInputBytes,
+          (scheduled.input?.payloads ?? []).reduce((n, p) => n + (p.data?.length ?? 0), 0),
+        );
       }
     }
     const done = e.activityTaskCompletedEventAttributes;
-    if (e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED && done && activityBySchedule.get(String(done.scheduledEventId)) === 'naiveModel') stepsDone++;
+    if (
+      e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED &&
+      done &&
+      activityBySchedule.get(String(done.scheduledEventId)) === 'naiveModel'
+    )
+      stepsDone++;
     const failedTask = e.workflowTaskFailedEventAttributes;
     if (e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED && failedTask) {
       reason = `workflow task failed (${WorkflowTaskFailedCause[failedTask.cause ?? 0]}): ${failedTask.failure?.message ?? ''}`;
     }
     const failedActivity = e.activityTaskFailedEventAttributes;
-    if (e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_FAILED && failedActivity) reason = `activity failed: ${failedActivity.failure?.message ?? ''}`;
-    if (e.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED) reason = `terminated by the server: ${e.workflowExecutionTerminatedEventAttributes?.reason ?? ''}`;
-    if (e.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED) reason = `failed: ${e.workflowExecutionFailedEventAttributes?.failure?.message ?? ''}`;
+    if (e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_FAILED && failedActivity)
+      reason = `activity failed: ${failedActivity.failure?.message ?? ''}`;
+    if (e.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED)
+      reason = `terminated by the server: ${e.workflowExecutionTerminatedEventAttributes?.reason ?? ''}`;
+    if (e.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED)
+      reason = `failed: ${e.workflowExecutionFailedEventAttributes?.failure?.message ?? ''}`;
   }
   if (stuck) {
     reason = `stuck, ${stuck}; last: ${reason || 'no failure recorded'}`;

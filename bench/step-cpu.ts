@@ -44,7 +44,12 @@ const noop = () => undefined;
 const quietLogger = { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: (m: string) => console.error(m) };
 
 /** One timed replay of `copies` copies of a history: CPU ms of this process, and promises created. */
-async function replay(code: string, history: History, workflowId: string, copies: number): Promise<{ cpuMs: number; wallMs: number; promises: number }> {
+async function replay(
+  code: string,
+  history: History,
+  workflowId: string,
+  copies: number,
+): Promise<{ cpuMs: number; wallMs: number; promises: number }> {
   let promises = 0;
   // Promises of the workflow's own realm (its vm context), not the worker's.
   const stop = promiseHooks.onInit((promise) => {
@@ -54,7 +59,10 @@ async function replay(code: string, history: History, workflowId: string, copies
   const t0 = performance.now();
   try {
     const histories = Array.from({ length: copies }, () => ({ workflowId, history }));
-    for await (const r of Worker.runReplayHistories({ workflowBundle: { code }, debugMode: true } as Parameters<typeof Worker.runReplayHistories>[0], histories)) {
+    for await (const r of Worker.runReplayHistories(
+      { workflowBundle: { code }, debugMode: true } as Parameters<typeof Worker.runReplayHistories>[0],
+      histories,
+    )) {
       if (r.error) throw r.error;
     }
   } finally {
@@ -70,12 +78,18 @@ function recordedCalls(history: History): Array<{ type: string; args: unknown[] 
     .filter((e) => e.activityTaskScheduledEventAttributes)
     .map((e) => {
       const a = e.activityTaskScheduledEventAttributes!;
-      return { type: a.activityType?.name ?? '', args: (a.input?.payloads ?? []).map((p) => defaultPayloadConverter.fromPayload(p as Payload)) };
+      return {
+        type: a.activityType?.name ?? '',
+        args: (a.input?.payloads ?? []).map((p) => defaultPayloadConverter.fromPayload(p as Payload)),
+      };
     });
 }
 
 /** CPU ms of running `calls` on `activities` in order (each in a mock activity context). */
-async function runCalls(activities: Record<string, (...args: never[]) => Promise<unknown>>, calls: Array<{ type: string; args: unknown[] }>): Promise<number> {
+async function runCalls(
+  activities: Record<string, (...args: never[]) => Promise<unknown>>,
+  calls: Array<{ type: string; args: unknown[] }>,
+): Promise<number> {
   const env = new MockActivityEnvironment();
   const cpu0 = process.cpuUsage();
   for (const call of calls) {
@@ -112,16 +126,26 @@ function shardFillers(): string[] {
 }
 
 /** Activity CPU per step of each side (medians of interleaved reps), on fresh stores each rep. */
-async function activityCpu(histories: { agent: History; baseline: History }, steps: number, copies: number, reps: number): Promise<{ file: number; memory: number; baseline: number }> {
+async function activityCpu(
+  histories: { agent: History; baseline: History },
+  steps: number,
+  copies: number,
+  reps: number,
+): Promise<{ file: number; memory: number; baseline: number }> {
   const { agents, provider } = benchAgents({ steps, longSteps: 1, longBytes: 1 });
   const registry = new AgentRegistry(agents);
   // A run describes its agent in a local activity (a marker, not a scheduled activity): call it first.
   const recorded = recordedCalls(histories.agent);
-  const agentCalls = recorded.some((c) => c.type === 'describeAgent') ? recorded : [{ type: 'describeAgent', args: [{ agent: STEP_AGENT }] }, ...recorded];
+  const agentCalls = recorded.some((c) => c.type === 'describeAgent')
+    ? recorded
+    : [{ type: 'describeAgent', args: [{ agent: STEP_AGENT }] }, ...recorded];
   const baselineCalls = recordedCalls(histories.baseline);
   const work = mkdtempSync(join(tmpdir(), 'durable-agent-step-cpu-'));
   const activitiesOn = (blobs: BlobStore) =>
-    createActivities({ registry, providers: new Map([['scripted', provider]]), store: new TranscriptStore(blobs) }) as unknown as Record<string, (...args: never[]) => Promise<unknown>>;
+    createActivities({ registry, providers: new Map([['scripted', provider]]), store: new TranscriptStore(blobs) }) as unknown as Record<
+      string,
+      (...args: never[]) => Promise<unknown>
+    >;
   const sides = { file: [] as number[], memory: [] as number[], baseline: [] as number[] };
   try {
     for (let rep = 0; rep <= reps; rep++) {
@@ -129,7 +153,10 @@ async function activityCpu(histories: { agent: History; baseline: History }, ste
       for (let c = 0; c < copies; c++) {
         m.file += await runCalls(activitiesOn(await warmFileStore(join(work, `${rep}-${c}`))), agentCalls);
         m.memory += await runCalls(activitiesOn(new MemoryBlobStore()), agentCalls);
-        m.baseline += await runCalls(baselineActivities as unknown as Record<string, (...args: never[]) => Promise<unknown>>, baselineCalls);
+        m.baseline += await runCalls(
+          baselineActivities as unknown as Record<string, (...args: never[]) => Promise<unknown>>,
+          baselineCalls,
+        );
       }
       // Rep 0 warms up.
       if (rep > 0) for (const k of ['file', 'memory', 'baseline'] as const) sides[k].push(m[k] / (copies * steps));
@@ -150,7 +177,8 @@ async function main(): Promise<void> {
     },
   });
   const part = values.part;
-  if (part !== 'both' && part !== 'workflow' && part !== 'activities') throw new Error(`--part must be both, workflow or activities (got ${JSON.stringify(part)})`);
+  if (part !== 'both' && part !== 'workflow' && part !== 'activities')
+    throw new Error(`--part must be both, workflow or activities (got ${JSON.stringify(part)})`);
   const steps = intFlag('steps', values.steps, 1);
   const copies = intFlag('copies', values.copies, 1);
   const reps = intFlag('reps', values.reps, 1);
@@ -163,7 +191,11 @@ async function main(): Promise<void> {
     const run = await env.agents.start(STEP_AGENT, { input: 'go', workflowId: agentId });
     const r = await run.result();
     if (r.status !== 'success') throw new Error(`agent run ended ${r.status}`);
-    await env.temporal.workflow.execute('baselineWorkflow', { taskQueue: env.baselineQueue, workflowId: baselineId, args: [{ toolSteps: steps }] });
+    await env.temporal.workflow.execute('baselineWorkflow', {
+      taskQueue: env.baselineQueue,
+      workflowId: baselineId,
+      args: [{ toolSteps: steps }],
+    });
     histories = {
       agent: await env.temporal.workflow.getHandle(agentId).fetchHistory(),
       baseline: await env.temporal.workflow.getHandle(baselineId).fetchHistory(),
@@ -176,11 +208,13 @@ async function main(): Promise<void> {
   console.log(`\nhistory events by type (durable-agent / baseline):`);
   const types = (h: History) => {
     const m = new Map<string, number>();
-    for (const e of h.events ?? []) m.set(EventType[e.eventType ?? 0] ?? String(e.eventType), (m.get(EventType[e.eventType ?? 0] ?? '') ?? 0) + 1);
+    for (const e of h.events ?? [])
+      m.set(EventType[e.eventType ?? 0] ?? String(e.eventType), (m.get(EventType[e.eventType ?? 0] ?? '') ?? 0) + 1);
     return m;
   };
   const [ta, tb] = [types(histories.agent), types(histories.baseline)];
-  for (const k of new Set([...ta.keys(), ...tb.keys()])) console.log(`  ${k.replace('EVENT_TYPE_', '').padEnd(44)} ${String(ta.get(k) ?? 0).padStart(5)} ${String(tb.get(k) ?? 0).padStart(5)}`);
+  for (const k of new Set([...ta.keys(), ...tb.keys()]))
+    console.log(`  ${k.replace('EVENT_TYPE_', '').padEnd(44)} ${String(ta.get(k) ?? 0).padStart(5)} ${String(tb.get(k) ?? 0).padStart(5)}`);
   Runtime.install({ logger: new DefaultLogger('WARN') });
   console.log('bundling workflows…');
   const [agentBundle, baselineBundle] = await Promise.all([
@@ -189,16 +223,34 @@ async function main(): Promise<void> {
   ]);
   const rows: string[][] = [['per tool step', 'durable-agent', 'baseline', 'ratio']];
   if (part !== 'activities') {
-    const w = await workflowCpu({ agent: { code: agentBundle.code, history: histories.agent, id: histories.agentId }, baseline: { code: baselineBundle.code, history: histories.baseline, id: histories.baselineId } }, steps, copies, reps);
+    const w = await workflowCpu(
+      {
+        agent: { code: agentBundle.code, history: histories.agent, id: histories.agentId },
+        baseline: { code: baselineBundle.code, history: histories.baseline, id: histories.baselineId },
+      },
+      steps,
+      copies,
+      reps,
+    );
     rows.push(['workflow code: CPU ms (replay)', num(w.agent.cpu, 3), num(w.baseline.cpu, 3), num(w.agent.cpu / w.baseline.cpu, 2)]);
-    rows.push(['promises created in workflow code', num(w.agent.promises, 1), num(w.baseline.promises, 1), num(w.agent.promises / w.baseline.promises, 2)]);
+    rows.push([
+      'promises created in workflow code',
+      num(w.agent.promises, 1),
+      num(w.baseline.promises, 1),
+      num(w.agent.promises / w.baseline.promises, 2),
+    ]);
   }
   if (part !== 'workflow') {
     const acts = await activityCpu(histories, steps, copies, reps);
     rows.push(['activities: CPU ms (file store)', num(acts.file, 3), num(acts.baseline, 3), num(acts.file / acts.baseline, 2)]);
     rows.push(['activities: CPU ms (memory store)', num(acts.memory, 3), '', num(acts.memory / acts.baseline, 2)]);
   }
-  rows.push(['history events', num((histories.agent.events?.length ?? 0) / steps, 2), num((histories.baseline.events?.length ?? 0) / steps, 2), '']);
+  rows.push([
+    'history events',
+    num((histories.agent.events?.length ?? 0) / steps, 2),
+    num((histories.baseline.events?.length ?? 0) / steps, 2),
+    '',
+  ]);
   console.log(`\n${copies} copies of one ${steps}-step run per side and rep, ${reps} reps, interleaved (medians)\n`);
   console.log(table(rows));
 }
@@ -221,7 +273,10 @@ async function workflowCpu(
     }
   }
   const med = (xs: number[]) => spread(xs).median;
-  return { agent: { cpu: med(m.agent.cpu), promises: med(m.agent.promises) }, baseline: { cpu: med(m.baseline.cpu), promises: med(m.baseline.promises) } };
+  return {
+    agent: { cpu: med(m.agent.cpu), promises: med(m.agent.promises) },
+    baseline: { cpu: med(m.baseline.cpu), promises: med(m.baseline.promises) },
+  };
 }
 
 main().catch((err) => {

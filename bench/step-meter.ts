@@ -80,7 +80,8 @@ export class StepMeter {
   /** Mean of `pick` over steps `from..to-1`. */
   mean(from: number, to: number, pick: (s: StepSample) => number): number {
     let sum = 0;
-    for (let k = from; k < to; k++) sum += pick(this.steps.get(k) ?? { startedMs: 0, modelMs: 0, blobGets: 0, blobGetBytes: 0, blobPuts: 0, summaries: 0 });
+    for (let k = from; k < to; k++)
+      sum += pick(this.steps.get(k) ?? { startedMs: 0, modelMs: 0, blobGets: 0, blobGetBytes: 0, blobPuts: 0, summaries: 0 });
     return sum / (to - from);
   }
 }

@@ -77,7 +77,13 @@ async function compare(env: BenchEnvironment, s: Settings): Promise<void> {
     for (const side of order) got[side] = await timeBatch(env, side, s);
     rates['durable-agent'].push(got['durable-agent']);
     rates.baseline.push(got.baseline);
-    rows.push([String(rep + 1), order[0] as string, num(got['durable-agent'], 1), num(got.baseline, 1), num(got['durable-agent'] / got.baseline, 3)]);
+    rows.push([
+      String(rep + 1),
+      order[0] as string,
+      num(got['durable-agent'], 1),
+      num(got.baseline, 1),
+      num(got['durable-agent'] / got.baseline, 3),
+    ]);
   }
   console.log(table(rows));
   const agent = spread(rates['durable-agent']);

@@ -70,10 +70,25 @@ const ms = (e: Event) => {
   const t = e.eventTime;
   return t ? Number(t.seconds ?? 0) * 1000 + Math.floor((t.nanos ?? 0) / 1e6) : 0;
 };
-const bytes = (p: temporal.api.common.v1.IPayloads | null | undefined) => (p?.payloads ?? []).reduce((s, x) => s + (x.data?.length ?? 0) + (x.metadata ? Object.values(x.metadata).reduce((a, m) => a + m.length, 0) : 0), 0);
+const bytes = (p: temporal.api.common.v1.IPayloads | null | undefined) =>
+  (p?.payloads ?? []).reduce(
+    (s, x) => s + (x.data?.length ?? 0) + (x.metadata ? Object.values(x.metadata).reduce((a, m) => a + m.length, 0) : 0),
+    0,
+  );
 
 function profile(events: Event[], modelActivity: string): RunProfile {
-  const p: RunProfile = { events: events.length, activities: new Map(), activityMs: new Map(), workflowTaskMs: [], workflowTasks: 0, setupMs: 0, loopMs: 0, payloadBytes: 0, ioBytes: 0, heartbeatTimeoutSet: 0 };
+  const p: RunProfile = {
+    events: events.length,
+    activities: new Map(),
+    activityMs: new Map(),
+    workflowTaskMs: [],
+    workflowTasks: 0,
+    setupMs: 0,
+    loopMs: 0,
+    payloadBytes: 0,
+    ioBytes: 0,
+    heartbeatTimeoutSet: 0,
+  };
   const typeOf = new Map<string, string>();
   const startedAt = new Map<string, number>();
   let wftStarted = 0;
@@ -148,12 +163,22 @@ async function cpuOf<T>(f: () => Promise<T>): Promise<{ value: T; workerMs: numb
   return { value, workerMs: (worker.user + worker.system) / 1000, serverMs: childrenCpuMs() - server0 };
 }
 
-async function batch(env: BenchEnvironment, side: 'agent' | 'baseline', runs: number, steps: number): Promise<{ ids: string[]; seconds: number; workerMs: number; serverMs: number }> {
+async function batch(
+  env: BenchEnvironment,
+  side: 'agent' | 'baseline',
+  runs: number,
+  steps: number,
+): Promise<{ ids: string[]; seconds: number; workerMs: number; serverMs: number }> {
   const { value, workerMs, serverMs } = await cpuOf(() => runBatch(env, side, runs, steps));
   return { ...value, workerMs, serverMs };
 }
 
-async function runBatch(env: BenchEnvironment, side: 'agent' | 'baseline', runs: number, steps: number): Promise<{ ids: string[]; seconds: number }> {
+async function runBatch(
+  env: BenchEnvironment,
+  side: 'agent' | 'baseline',
+  runs: number,
+  steps: number,
+): Promise<{ ids: string[]; seconds: number }> {
   const id = randomUUID().slice(0, 8);
   const ids = Array.from({ length: runs }, (_, i) => `profile-${side}-${id}-${i}`);
   const t0 = performance.now();
@@ -174,7 +199,9 @@ async function runBatch(env: BenchEnvironment, side: 'agent' | 'baseline', runs:
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { runs: { type: 'string', short: 'n', default: '10' }, steps: { type: 'string', short: 'm', default: '20' } } });
+  const { values } = parseArgs({
+    options: { runs: { type: 'string', short: 'n', default: '10' }, steps: { type: 'string', short: 'm', default: '20' } },
+  });
   const runs = intFlag('runs', values.runs, 1);
   const steps = intFlag('steps', values.steps, 1);
   const counting = new CountingMeter();
@@ -197,7 +224,9 @@ async function main(): Promise<void> {
     const med = (xs: number[]) => spread(xs).median;
     const per = (f: (p: RunProfile) => number) => Object.values(sides).map((s) => num(med(s.ps.map(f)), 2));
     const all = (f: (p: RunProfile) => number[]) => Object.values(sides).map((s) => num(med(s.ps.flatMap(f)), 2));
-    console.log(`\n${runs} runs × ${steps} tool steps, one batch each side after a warm-up; medians over runs (or over every activity / workflow task)\n`);
+    console.log(
+      `\n${runs} runs × ${steps} tool steps, one batch each side after a warm-up; medians over runs (or over every activity / workflow task)\n`,
+    );
     console.log(
       table([
         ['', 'durable-agent', 'baseline'],
@@ -205,15 +234,24 @@ async function main(): Promise<void> {
         ['worker process CPU ms per tool step (all threads)', ...Object.values(sides).map((s) => num(s.cpu.workerMs / (runs * steps), 2))],
         ['dev server CPU ms per tool step', ...Object.values(sides).map((s) => num(s.cpu.serverMs / (runs * steps), 2))],
         ['history events per tool step', ...per((p) => p.events / steps)],
-        ['activities per run', ...Object.values(sides).map((s) => [...(s.ps[0]?.activities ?? new Map())].map(([k, v]) => `${k} ${v}`).join(', '))],
+        [
+          'activities per run',
+          ...Object.values(sides).map((s) => [...(s.ps[0]?.activities ?? new Map())].map(([k, v]) => `${k} ${v}`).join(', ')),
+        ],
         ['activities with a heartbeat timeout per run', ...per((p) => p.heartbeatTimeoutSet)],
         ['workflow tasks per tool step', ...per((p) => p.workflowTasks / steps)],
         ['activity payload bytes per tool step (in + out)', ...per((p) => p.payloadBytes / steps)],
         ['workflow input + result bytes per run', ...per((p) => p.ioBytes)],
         ['ms from start to the first model call (set-up)', ...per((p) => p.setupMs)],
         ['ms per model call after set-up (loop / model calls)', ...per((p) => p.loopMs / steps1)],
-        ['ms a model-like activity ran in the worker', ...Object.values(sides).map((s) => num(med(s.ps.flatMap((p) => p.activityMs.get(s.model) ?? [])), 2))],
-        ['ms a tool-like activity ran in the worker', ...Object.values(sides).map((s) => num(med(s.ps.flatMap((p) => p.activityMs.get(s.tool) ?? [])), 2))],
+        [
+          'ms a model-like activity ran in the worker',
+          ...Object.values(sides).map((s) => num(med(s.ps.flatMap((p) => p.activityMs.get(s.model) ?? [])), 2)),
+        ],
+        [
+          'ms a tool-like activity ran in the worker',
+          ...Object.values(sides).map((s) => num(med(s.ps.flatMap((p) => p.activityMs.get(s.tool) ?? [])), 2)),
+        ],
         ['ms a workflow task ran in the worker', ...all((p) => p.workflowTaskMs)],
         ['blob puts / gets per tool step', `${num(storeOps.puts / (runs * steps), 2)} / ${num(storeOps.gets / (runs * steps), 2)}`, '–'],
       ]),

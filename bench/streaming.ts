@@ -77,7 +77,13 @@ function parseSettings(argv: string[]): Settings | undefined {
   if (values.help) return undefined;
   const int = intFlag;
   const redis = values['no-redis'] ? 'none' : (values.redis ?? 'start');
-  return { steps: int('steps', values.steps, 1), chunks: int('chunks', values.chunks, 1), intervalMs: int('interval-ms', values['interval-ms'], 0), clients: int('clients', values.clients, 0), redis };
+  return {
+    steps: int('steps', values.steps, 1),
+    chunks: int('chunks', values.chunks, 1),
+    intervalMs: int('interval-ms', values['interval-ms'], 0),
+    clients: int('clients', values.clients, 0),
+    redis,
+  };
 }
 
 const STREAMING = 'bench_streaming';
@@ -150,7 +156,13 @@ class Tee implements DeltaPublisher {
 
 /** The redis-server binary: `DURABLE_AGENT_REDIS_SERVER`, else `redis-server` on PATH; undefined if none. */
 function findRedisServer(): string | undefined {
-  const candidates = [process.env.DURABLE_AGENT_REDIS_SERVER, ...(process.env.PATH ?? '').split(delimiter).filter(Boolean).map((d) => join(d, 'redis-server'))];
+  const candidates = [
+    process.env.DURABLE_AGENT_REDIS_SERVER,
+    ...(process.env.PATH ?? '')
+      .split(delimiter)
+      .filter(Boolean)
+      .map((d) => join(d, 'redis-server')),
+  ];
   return candidates.find((c): c is string => {
     if (!c) return false;
     try {
@@ -165,7 +177,9 @@ function findRedisServer(): string | undefined {
 /** Start a throwaway redis-server (no persistence) on a free port; resolves once it accepts connections. */
 async function startRedis(bin: string, dir: string): Promise<{ url: string; stop: () => Promise<void> }> {
   const port = await freePort();
-  const child = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`redis-server did not start within 10 s: ${output}`)), 10_000);
@@ -181,11 +195,12 @@ async function startRedis(bin: string, dir: string): Promise<{ url: string; stop
       reject(new Error(`redis-server exited (${code}): ${output}`));
     });
   });
-  const stop = () => new Promise<void>((resolve) => {
-    if (child.exitCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    });
   return { url: `redis://127.0.0.1:${port}`, stop };
 }
 
@@ -222,7 +237,16 @@ async function watch(run: AgentRun, sent: SendTimes, feed?: DeltaFeed): Promise<
     }
     text.push(e);
   }
-  return { latencies, deltas, durable, lastN, text: [...steps].sort((a, b) => a - b).map((s) => text.textOf(s)).join('') };
+  return {
+    latencies,
+    deltas,
+    durable,
+    lastN,
+    text: [...steps]
+      .sort((a, b) => a - b)
+      .map((s) => text.textOf(s))
+      .join(''),
+  };
 }
 
 async function main(): Promise<void> {
@@ -233,7 +257,10 @@ async function main(): Promise<void> {
   }
   const log = (line: string) => console.log(line);
   // The worker core's own warnings (e.g. a query that timed out under 100 pollers) would drown the figures.
-  Runtime.install({ logger: new DefaultLogger('WARN'), telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} } } });
+  Runtime.install({
+    logger: new DefaultLogger('WARN'),
+    telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} } },
+  });
   const cleanups: Array<() => Promise<unknown> | unknown> = [];
   try {
     const { address, server } = await benchServer(log, cleanups);
@@ -245,8 +272,16 @@ async function main(): Promise<void> {
     cleanups.push(() => connection.close());
     const temporal = new Client({ connection });
 
-    const note = defineTool({ name: 'note', description: 'Take a note (instant)', input: z.object({ step: z.number() }), readOnly: true, execute: ({ step }) => `noted ${step}` });
-    const agents = [STREAMING, QUIET].map((name) => defineAgent({ name, model: { provider: 'scripted', model: name }, tools: [note], maxSteps: settings.steps + 1 }));
+    const note = defineTool({
+      name: 'note',
+      description: 'Take a note (instant)',
+      input: z.object({ step: z.number() }),
+      readOnly: true,
+      execute: ({ step }) => `noted ${step}`,
+    });
+    const agents = [STREAMING, QUIET].map((name) =>
+      defineAgent({ name, model: { provider: 'scripted', model: name }, tools: [note], maxSteps: settings.steps + 1 }),
+    );
     const provider = new ScriptedProvider({ [STREAMING]: script(settings, true), [QUIET]: script(settings, false) });
     let redisUrl: string | undefined = settings.redis === 'none' || settings.redis === 'start' ? undefined : settings.redis;
     let redisNote = settings.redis === 'none' ? 'not measured (--no-redis)' : `${redisUrl} (--redis)`;
@@ -287,8 +322,12 @@ async function main(): Promise<void> {
 
     log(`server: ${server}`);
     log(`redis: ${redisNote}`);
-    log(`each run: ${settings.steps} model steps, each streaming ${num(settings.chunks)} deltas of ${DELTA_CHARS} characters, ${settings.intervalMs} ms apart`);
-    log('Temporal-native: heartbeat details sent at most every 100 ms, each client polls describe every 100 ms; Redis Streams: XREAD BLOCK per client');
+    log(
+      `each run: ${settings.steps} model steps, each streaming ${num(settings.chunks)} deltas of ${DELTA_CHARS} characters, ${settings.intervalMs} ms apart`,
+    );
+    log(
+      'Temporal-native: heartbeat details sent at most every 100 ms, each client polls describe every 100 ms; Redis Streams: XREAD BLOCK per client',
+    );
 
     // Part 1: one client, a run per transport.
     log('');
@@ -308,7 +347,10 @@ async function main(): Promise<void> {
       const sentOne = sent.countFor(run.workflowId);
       rows.push(latencyRow(t.name, one.latencies));
       single.set(t.name, one.latencies);
-      const tail = [...sent.byAttempt(run.workflowId)].reduce((sum, [attempt, count]) => sum + count - ((one.lastN.get(attempt) ?? -1) + 1), 0);
+      const tail = [...sent.byAttempt(run.workflowId)].reduce(
+        (sum, [attempt, count]) => sum + count - ((one.lastN.get(attempt) ?? -1) + 1),
+        0,
+      );
       notes.push(
         `${t.name}: received ${num(one.deltas)} of ${num(sentOne)} deltas sent (${num((100 * one.deltas) / sentOne, 1)}%; of those missed, ${num(tail)} are the last ones of their step); ` +
           `text shown equals the transcript's: ${one.text === expectedText(settings)}; run took ${num(wall / 1000, 1)} s`,
@@ -316,24 +358,37 @@ async function main(): Promise<void> {
     }
     log(table(rows));
     for (const n of notes) log(n);
-    const p50 = (v: readonly number[]) => percentile([...v].sort((a, b) => a - b), 50);
-    if (single.size > 1) log(`p50 ratio, Redis Streams / Temporal-native: ${num(p50(single.get('Redis Streams')!) / p50(single.get('Temporal-native')!), 3)}`);
+    const p50 = (v: readonly number[]) =>
+      percentile(
+        [...v].sort((a, b) => a - b),
+        50,
+      );
+    if (single.size > 1)
+      log(`p50 ratio, Redis Streams / Temporal-native: ${num(p50(single.get('Redis Streams')!) / p50(single.get('Temporal-native')!), 3)}`);
 
     // Part 2: history per step.
     log('');
     log('Part 2: history events per step, streaming against the same run without streaming');
     const quiet = await client.start(QUIET, { input: 'stream', workflowId: `nostrm-${randomUUID().slice(0, 8)}` });
     await quiet.result();
-    const histories = await Promise.all([temporalRun!, quiet].map(async (r) => summarizeHistory(await temporal.workflow.getHandle(r.workflowId).fetchHistory())));
+    const histories = await Promise.all(
+      [temporalRun!, quiet].map(async (r) => summarizeHistory(await temporal.workflow.getHandle(r.workflowId).fetchHistory())),
+    );
     const [streamingHistory, quietHistory] = histories as [ReturnType<typeof summarizeHistory>, ReturnType<typeof summarizeHistory>];
     const perStep = (h: ReturnType<typeof summarizeHistory>) => [...h.steps.values()].reduce((s, st) => s + st.events, 0) / h.steps.size;
-    const bytesPerStep = (h: ReturnType<typeof summarizeHistory>) => [...h.steps.values()].reduce((s, st) => s + st.bytes, 0) / h.steps.size;
+    const bytesPerStep = (h: ReturnType<typeof summarizeHistory>) =>
+      [...h.steps.values()].reduce((s, st) => s + st.bytes, 0) / h.steps.size;
     log(
       table([
         ['', 'events', 'events/step', 'bytes/step'],
         ['streaming', num(streamingHistory.events), num(perStep(streamingHistory), 1), num(bytesPerStep(streamingHistory))],
         ['not streaming', num(quietHistory.events), num(perStep(quietHistory), 1), num(bytesPerStep(quietHistory))],
-        ['ratio', num(streamingHistory.events / quietHistory.events, 2), num(perStep(streamingHistory) / perStep(quietHistory), 2), num(bytesPerStep(streamingHistory) / bytesPerStep(quietHistory), 2)],
+        [
+          'ratio',
+          num(streamingHistory.events / quietHistory.events, 2),
+          num(perStep(streamingHistory) / perStep(quietHistory), 2),
+          num(bytesPerStep(streamingHistory) / bytesPerStep(quietHistory), 2),
+        ],
       ]),
     );
     log('(Redis Streams adds nothing to history either: its deltas never touch Temporal; the run above published to both)');
@@ -344,20 +399,32 @@ async function main(): Promise<void> {
         log('');
         log(`Part 3: ${settings.clients} clients watching one run, ${t.name} (ms)`);
         const many = await client.start(STREAMING, { input: 'stream', workflowId: `many-${randomUUID().slice(0, 8)}` });
-        const watchers = await Promise.all(Array.from({ length: settings.clients }, () => watch(client.get(many.workflowId), sent, t.feed)));
+        const watchers = await Promise.all(
+          Array.from({ length: settings.clients }, () => watch(client.get(many.workflowId), sent, t.feed)),
+        );
         const manyResult = await many.result();
         const sentMany = sent.countFor(many.workflowId);
         const all = watchers.flatMap((w) => w.latencies);
         const clientP50 = watchers.map((w) => p50(w.latencies));
         const received = watchers.map((w) => (100 * w.deltas) / sentMany);
         const durableCounts = new Set(watchers.map((w) => w.durable));
-        log(table([['', 'deltas', 'p50', 'p90', 'p99', 'max'], latencyRow(`${settings.clients} clients, all deltas`, all), latencyRow('one client (part 1)', single.get(t.name)!)]));
+        log(
+          table([
+            ['', 'deltas', 'p50', 'p90', 'p99', 'max'],
+            latencyRow(`${settings.clients} clients, all deltas`, all),
+            latencyRow('one client (part 1)', single.get(t.name)!),
+          ]),
+        );
         log(`p50 ratio, ${settings.clients} clients / one client: ${num(p50(all) / p50(single.get(t.name)!), 2)}`);
         const r = spread(received);
         const c = spread(clientP50);
-        log(`per client: deltas received ${num(r.min, 1)}% / ${num(r.median, 1)}% / ${num(r.max, 1)}% (min / median / max) of ${num(sentMany)} sent; every client got all of them: ${received.every((x) => x === 100)}`);
+        log(
+          `per client: deltas received ${num(r.min, 1)}% / ${num(r.median, 1)}% / ${num(r.max, 1)}% (min / median / max) of ${num(sentMany)} sent; every client got all of them: ${received.every((x) => x === 100)}`,
+        );
         log(`per client p50 latency ${num(c.min, 1)} / ${num(c.median, 1)} / ${num(c.max, 1)} ms (min / median / max)`);
-        log(`durable events: every client got the same ${[...durableCounts].join(', ')} (${durableCounts.size === 1 ? 'all equal' : 'DIFFERENT'}); text shown equals the transcript's for ${watchers.filter((w) => w.text === expectedText(settings)).length} of ${settings.clients} clients; run ${manyResult.status}`);
+        log(
+          `durable events: every client got the same ${[...durableCounts].join(', ')} (${durableCounts.size === 1 ? 'all equal' : 'DIFFERENT'}); text shown equals the transcript's for ${watchers.filter((w) => w.text === expectedText(settings)).length} of ${settings.clients} clients; run ${manyResult.status}`,
+        );
       }
     }
   } finally {

@@ -22,7 +22,9 @@ export interface BatchSize {
 export async function timeBatch(env: BenchEnvironment, side: Side, size: BatchSize): Promise<number> {
   const batch = randomUUID().slice(0, 8);
   const started = performance.now();
-  const work = Array.from({ length: size.runs }, (_, i) => (side === 'durable-agent' ? agentRun(env, size, `${batch}-${i}`) : baselineRun(env, size, `${batch}-${i}`)));
+  const work = Array.from({ length: size.runs }, (_, i) =>
+    side === 'durable-agent' ? agentRun(env, size, `${batch}-${i}`) : baselineRun(env, size, `${batch}-${i}`),
+  );
   await Promise.all(work);
   const seconds = (performance.now() - started) / 1000;
   return (size.runs * size.steps) / seconds;
@@ -35,7 +37,9 @@ async function agentRun(env: BenchEnvironment, size: BatchSize, id: string): Pro
   const result = await run.result();
   const tools = result.report.toolCalls.filter((c) => !c.isError).length;
   if (result.status !== 'success' || result.steps !== size.steps + 1 || tools !== size.steps) {
-    throw new Error(`agent run ${run.workflowId} did not do the expected work: status ${result.status}, ${result.steps} model calls, ${tools} tool calls`);
+    throw new Error(
+      `agent run ${run.workflowId} did not do the expected work: status ${result.status}, ${result.steps} model calls, ${tools} tool calls`,
+    );
   }
 }
 

@@ -15,7 +15,11 @@ export const WAITING_AGENT = 'bench_waiting';
 export const APPROVAL_CALL = 'approval';
 
 /** The agent and its scripted model: `steps` page reads of `bytes` each, then the approval. */
-export function waitingAgent(steps: number, bytes: number, hooks: { asked: () => void; executed: (workflowId: string) => void }): { agent: Agent; provider: ScriptedProvider } {
+export function waitingAgent(
+  steps: number,
+  bytes: number,
+  hooks: { asked: () => void; executed: (workflowId: string) => void },
+): { agent: Agent; provider: ScriptedProvider } {
   const readPage = defineTool({
     name: 'read_page',
     description: 'Read a page (read-only, instant)',
@@ -41,6 +45,11 @@ export function waitingAgent(steps: number, bytes: number, hooks: { asked: () =>
           ? (hooks.asked(), { toolCalls: [{ name: 'publish', args: { doc: 'manual' }, id: APPROVAL_CALL }] })
           : { text: 'published' },
   });
-  const agent = defineAgent({ name: WAITING_AGENT, model: { provider: 'scripted', model: WAITING_AGENT }, tools: [readPage, publish], maxSteps: steps + 2 });
+  const agent = defineAgent({
+    name: WAITING_AGENT,
+    model: { provider: 'scripted', model: WAITING_AGENT },
+    tools: [readPage, publish],
+    maxSteps: steps + 2,
+  });
   return { agent, provider };
 }

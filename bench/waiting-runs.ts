@@ -40,12 +40,19 @@ interface Variant {
 /** Worker configurations `--variants` can name (combine them with `+`, e.g. `preload+arena-2`). */
 const VARIANTS: Record<string, Variant> = {
   default: { about: "the SDK's defaults (reuseV8Context, workflows on one worker thread)" },
-  'main-thread': { about: "workflows on the main thread (Temporal's debugMode): the heap figures include them", env: { WAIT_MAIN_THREAD: '1' } },
+  'main-thread': {
+    about: "workflows on the main thread (Temporal's debugMode): the heap figures include them",
+    env: { WAIT_MAIN_THREAD: '1' },
+  },
   'arena-2': { about: 'MALLOC_ARENA_MAX=2 (glibc: at most 2 malloc arenas)', env: { MALLOC_ARENA_MAX: '2' } },
   'no-reuse': { about: 'reuseV8Context: false (a V8 context per run)', env: { WAIT_REUSE_V8: '0' } },
   'semi-1': { about: '--max-semi-space-size=1 (1 MiB young generation semi-spaces)', execArgv: ['--max-semi-space-size=1'] },
-  size: { about: "--optimize-for-size (V8: smaller heap growth, more frequent GC)", execArgv: ['--optimize-for-size'] },
-  preload: { about: "a bundle with bundlerOptions.preloadModules = the agent workflows: their modules shared by every run instead of evaluated per run", preload: true },
+  size: { about: '--optimize-for-size (V8: smaller heap growth, more frequent GC)', execArgv: ['--optimize-for-size'] },
+  preload: {
+    about:
+      'a bundle with bundlerOptions.preloadModules = the agent workflows: their modules shared by every run instead of evaluated per run',
+    preload: true,
+  },
 };
 
 /** The variant `name` names: one of {@link VARIANTS}, or several joined by `+`. */
@@ -76,7 +83,9 @@ const USAGE = `Usage: npx tsx bench/waiting-runs.ts [options]
   -r, --rate R          decisions per second (default 20)
       --variants LIST   worker configurations measured one after another on the same waiting runs, comma-
                         separated, each a name or names joined by +; each decides --decide runs of its own (default: default). Known:
-${Object.entries(VARIANTS).map(([name, v]) => `                          ${name}: ${v.about}`).join('\n')}
+${Object.entries(VARIANTS)
+  .map(([name, v]) => `                          ${name}: ${v.about}`)
+  .join('\n')}
   -h, --help            show this help`;
 
 interface Settings {
@@ -110,7 +119,10 @@ function parseSettings(argv: string[]): Settings | undefined {
   });
   if (values.help) return undefined;
   const runs = intFlag('runs', values.runs, 1);
-  const variants = values.variants.split(',').map((v) => v.trim()).filter(Boolean);
+  const variants = values.variants
+    .split(',')
+    .map((v) => v.trim())
+    .filter(Boolean);
   const unknown = variants.filter((v) => !variant(v));
   if (unknown.length > 0 || variants.length === 0) {
     throw new Error(`--variants: unknown ${JSON.stringify(unknown.join(','))}; name one or more of ${Object.keys(VARIANTS).join(', ')}`);
@@ -163,7 +175,15 @@ class WorkerProcess {
     this.child.on('message', (m: { type: string; workflowId?: string; at?: number } & Partial<Memory>) => {
       if (m.type === 'asked') this.asked++;
       else if (m.type === 'executed') this.executed.set(m.workflowId!, m.at!);
-      else if (m.type === 'memory') this.memoryWaiter?.({ rss: m.rss!, heapUsed: m.heapUsed!, heapTotal: m.heapTotal!, external: m.external!, anonymous: m.anonymous!, peakRss: m.peakRss! });
+      else if (m.type === 'memory')
+        this.memoryWaiter?.({
+          rss: m.rss!,
+          heapUsed: m.heapUsed!,
+          heapTotal: m.heapTotal!,
+          external: m.external!,
+          anonymous: m.anonymous!,
+          peakRss: m.peakRss!,
+        });
     });
   }
 
@@ -193,17 +213,24 @@ async function until(done: () => boolean, ms: number, what: string): Promise<voi
 }
 
 /** `items` through `fn`, at most `parallel` at a time; `progress(done)` every 10 s. */
-async function pool<T>(items: readonly T[], parallel: number, fn: (item: T) => Promise<void>, progress?: (done: number) => void): Promise<void> {
+async function pool<T>(
+  items: readonly T[],
+  parallel: number,
+  fn: (item: T) => Promise<void>,
+  progress?: (done: number) => void,
+): Promise<void> {
   let next = 0;
   let done = 0;
   const timer = progress ? setInterval(() => progress(done), 10_000) : undefined;
   try {
-    await Promise.all(Array.from({ length: Math.min(parallel, items.length) }, async () => {
-      while (next < items.length) {
-        await fn(items[next++]!);
-        done++;
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: Math.min(parallel, items.length) }, async () => {
+        while (next < items.length) {
+          await fn(items[next++]!);
+          done++;
+        }
+      }),
+    );
   } finally {
     if (timer) clearInterval(timer);
   }
@@ -259,7 +286,16 @@ interface PhaseResult {
 }
 
 /** One phase: `count` runs with `steps` page reads each brought to their wait, then each variant measured. */
-async function phase(address: string, bundles: { plain: string; preload?: string }, temporal: Client, s: Settings, label: string, count: number, steps: number, log: (l: string) => void): Promise<PhaseResult> {
+async function phase(
+  address: string,
+  bundles: { plain: string; preload?: string },
+  temporal: Client,
+  s: Settings,
+  label: string,
+  count: number,
+  steps: number,
+  log: (l: string) => void,
+): Promise<PhaseResult> {
   const taskQueue = `bench-waiting-${randomUUID().slice(0, 8)}`;
   const storeDir = mkdtempSync(join(tmpdir(), 'durable-agent-waiting-'));
   const env = (cache: number) => ({
@@ -290,7 +326,10 @@ async function phase(address: string, bundles: { plain: string; preload?: string
       },
       (started) => log(`  ${num(started)} started, ${num(driver.asked)} asking for approval (${num((Date.now() - began) / 1000)} s)`),
     );
-    const progress = setInterval(() => log(`  ${num(driver.asked)} of ${num(count)} asking for approval (${num((Date.now() - began) / 1000)} s)`), 10_000);
+    const progress = setInterval(
+      () => log(`  ${num(driver.asked)} of ${num(count)} asking for approval (${num((Date.now() - began) / 1000)} s)`),
+      10_000,
+    );
     try {
       await until(() => driver.asked >= count, 60 * 60_000, `${count} runs to ask for their approval`);
     } finally {
@@ -312,7 +351,10 @@ async function phase(address: string, bundles: { plain: string; preload?: string
     let waiting: readonly string[] = ids;
     for (const name of s.variants) {
       const spec = variant(name)!;
-      worker = new WorkerProcess({ ...env(s.cache), ...spec.env, ...(spec.preload ? { WAIT_WORKFLOW_BUNDLE: bundles.preload! } : {}) }, spec.execArgv);
+      worker = new WorkerProcess(
+        { ...env(s.cache), ...spec.env, ...(spec.preload ? { WAIT_WORKFLOW_BUNDLE: bundles.preload! } : {}) },
+        spec.execArgv,
+      );
       await worker.ready;
       await sleep(3000);
       const rest = await worker.memory();
@@ -353,7 +395,14 @@ async function phase(address: string, bundles: { plain: string; preload?: string
  * runs, then, when the cache is smaller than the runs, a sample of the first loaded (evicted) ones.
  * Each latency is decision sent → approved tool executed.
  */
-async function decide(worker: WorkerProcess, runs: Map<string, AgentRun>, ids: readonly string[], s: Settings, label: string, log: (l: string) => void): Promise<Latencies> {
+async function decide(
+  worker: WorkerProcess,
+  runs: Map<string, AgentRun>,
+  ids: readonly string[],
+  s: Settings,
+  label: string,
+  log: (l: string) => void,
+): Promise<Latencies> {
   // Loaded 20 at a time in order: the last half-cache of ids is surely cached, the first (runs − cache) surely not.
   const cachedPool = ids.slice(ids.length - Math.floor(Math.min(s.cache, ids.length) / 2));
   const evictedPool = s.cache < ids.length ? ids.slice(0, Math.max(0, ids.length - s.cache - 20)) : [];
@@ -391,14 +440,24 @@ async function main(): Promise<void> {
     const temporal = new Client({ connection });
     // Built once here, as production workers load it: the worker processes do not bundle at start.
     log('bundling workflows…');
-    const quiet = { log: () => undefined, trace: () => undefined, debug: () => undefined, info: () => undefined, warn: () => undefined, error: (m: string) => log(m) };
+    const quiet = {
+      log: () => undefined,
+      trace: () => undefined,
+      debug: () => undefined,
+      info: () => undefined,
+      warn: () => undefined,
+      error: (m: string) => log(m),
+    };
     const bundleDir = mkdtempSync(join(tmpdir(), 'durable-agent-waiting-bundle-'));
     cleanups.push(() => rmSync(bundleDir, { recursive: true, force: true }));
     const bundles: { plain: string; preload?: string } = { plain: join(bundleDir, 'workflows.js') };
     writeFileSync(bundles.plain, (await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quiet })).code);
     if (s.variants.some((v) => variant(v)!.preload)) {
       bundles.preload = join(bundleDir, 'workflows-preloaded.js');
-      writeFileSync(bundles.preload, (await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quiet, preloadModules: [WORKFLOWS_PATH] })).code);
+      writeFileSync(
+        bundles.preload,
+        (await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quiet, preloadModules: [WORKFLOWS_PATH] })).code,
+      );
     }
     console.log(`waiting runs on ${server}; measured workers: maxCachedWorkflows ${num(s.cache)}, variants ${s.variants.join(', ')}`);
     const results = [await phase(address, bundles, temporal, s, 'short', s.runs, 0, log)];
@@ -409,7 +468,21 @@ async function main(): Promise<void> {
     console.log('\nworker process memory after a forced GC of its main thread (MB; per cached run in KB):');
     console.log(
       table([
-        ['phase', 'variant', 'runs', 'cached', 'messages before the wait', 'RSS at rest', 'RSS, cache full', 'peak RSS', 'RSS/run', 'anonymous/run', 'heap used/run', 'heap total/run', 'load ms/run'],
+        [
+          'phase',
+          'variant',
+          'runs',
+          'cached',
+          'messages before the wait',
+          'RSS at rest',
+          'RSS, cache full',
+          'peak RSS',
+          'RSS/run',
+          'anonymous/run',
+          'heap used/run',
+          'heap total/run',
+          'load ms/run',
+        ],
         ...results.flatMap((r) =>
           r.measured.map((m) => [
             r.label,
@@ -432,7 +505,9 @@ async function main(): Promise<void> {
     const baseline = (r: PhaseResult) => r.measured.find((m) => m.variant === s.variants[0])!;
     for (const r of results) {
       for (const m of r.measured.filter((x) => x.variant !== s.variants[0])) {
-        console.log(`${r.label}: RSS per cached run, ${m.variant} / ${s.variants[0]}: ${num(perRun(m, 'rss') / perRun(baseline(r), 'rss'), 2)}`);
+        console.log(
+          `${r.label}: RSS per cached run, ${m.variant} / ${s.variants[0]}: ${num(perRun(m, 'rss') / perRun(baseline(r), 'rss'), 2)}`,
+        );
       }
     }
     console.log(`\nresumption after a decision (ms, decision sent → approved tool executed; ${s.rate} decisions/s):`);
@@ -445,16 +520,30 @@ async function main(): Promise<void> {
               .filter((g) => m.latencies[g].size > 0)
               .map((g) => {
                 const l = [...m.latencies[g].values()];
-                return [r.label, m.variant, g, num(l.length), num(quantile(l, 0.5)), num(quantile(l, 0.9)), num(quantile(l, 0.99)), num(Math.max(...l))];
+                return [
+                  r.label,
+                  m.variant,
+                  g,
+                  num(l.length),
+                  num(quantile(l, 0.5)),
+                  num(quantile(l, 0.9)),
+                  num(quantile(l, 0.99)),
+                  num(Math.max(...l)),
+                ];
               }),
           ),
         ),
       ]),
     );
-    if (results.length === 2) console.log(`RSS per cached run, long / short conversation: ${num(perRun(baseline(results[1]!), 'rss') / perRun(baseline(results[0]!), 'rss'), 2)}`);
+    if (results.length === 2)
+      console.log(
+        `RSS per cached run, long / short conversation: ${num(perRun(baseline(results[1]!), 'rss') / perRun(baseline(results[0]!), 'rss'), 2)}`,
+      );
     const short = baseline(results[0]!);
     const per = perRun(short, 'rss');
-    console.log(`sizing: RSS ≈ ${mb(short.rest.rss)} MB + cache × ${num(per / 1e3)} KB; a 1 GB worker caches about ${num(Math.max(0, (1e9 - short.rest.rss) / per))} such runs`);
+    console.log(
+      `sizing: RSS ≈ ${mb(short.rest.rss)} MB + cache × ${num(per / 1e3)} KB; a 1 GB worker caches about ${num(Math.max(0, (1e9 - short.rest.rss) / per))} such runs`,
+    );
   } finally {
     for (const cleanup of cleanups.reverse()) await cleanup();
   }

@@ -38,7 +38,11 @@ import { benchServer } from './environment';
 import { num, spread, table } from './stats';
 
 const { values } = parseArgs({
-  options: { runs: { type: 'string', short: 'n', default: '9' }, before: { type: 'string' }, 'no-bundling': { type: 'boolean', default: false } },
+  options: {
+    runs: { type: 'string', short: 'n', default: '9' },
+    before: { type: 'string' },
+    'no-bundling': { type: 'boolean', default: false },
+  },
 });
 const runs = Number(values.runs);
 if (!Number.isInteger(runs) || runs < 1) throw new Error('--runs must be a positive integer');
@@ -46,9 +50,13 @@ const root = resolve(__dirname, '..');
 const beforeRoot = values.before ? resolve(values.before) : undefined;
 /** The first of `paths` (under `checkout`) that exists: checkouts from before the apps/ + src/ layout have the old paths. */
 const firstIn = (checkout: string, ...paths: string[][]) => paths.map((p) => join(checkout, ...p)).find((p) => existsSync(p));
-const binOf = (checkout: string) => firstIn(checkout, ['apps', 'cli', 'bin', 'durable-agent.js'], ['bin', 'durable-agent.js']) ?? join(checkout, 'apps', 'cli', 'bin', 'durable-agent.js');
-const bundleBuilderOf = (checkout: string) => firstIn(checkout, ['dist', 'src', 'worker', 'build-bundle.js'], ['dist', 'worker', 'build-bundle.js']);
-if (beforeRoot && !existsSync(binOf(beforeRoot))) throw new Error(`--before ${beforeRoot}: no durable-agent launcher there (apps/cli/bin/ or bin/)`);
+const binOf = (checkout: string) =>
+  firstIn(checkout, ['apps', 'cli', 'bin', 'durable-agent.js'], ['bin', 'durable-agent.js']) ??
+  join(checkout, 'apps', 'cli', 'bin', 'durable-agent.js');
+const bundleBuilderOf = (checkout: string) =>
+  firstIn(checkout, ['dist', 'src', 'worker', 'build-bundle.js'], ['dist', 'worker', 'build-bundle.js']);
+if (beforeRoot && !existsSync(binOf(beforeRoot)))
+  throw new Error(`--before ${beforeRoot}: no durable-agent launcher there (apps/cli/bin/ or bin/)`);
 if (beforeRoot && !bundleBuilderOf(beforeRoot)) throw new Error(`--before ${beforeRoot}: not built (run npm run build there)`);
 
 const log = (line: string) => console.error(line);
@@ -111,7 +119,11 @@ async function phasesOfStart(connection: NativeConnection, bundle: string): Prom
     [Worker, 'getOrCreateBundle', 'read the bundle, extract its source map, compile it in the main thread'],
     [Worker, 'createWorkflowCreator', 'start the workflow thread: load the SDK there, evaluate the bundle'],
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- Temporal's internal class, looked up by name
-    [(require('@temporalio/worker/lib/worker') as { NativeWorker: object }).NativeWorker, 'create', 'register the worker with the native core'],
+    [
+      (require('@temporalio/worker/lib/worker') as { NativeWorker: object }).NativeWorker,
+      'create',
+      'register the worker with the native core',
+    ],
   ];
   const restore: Array<() => void> = [];
   for (const [owner, name, label] of targets) {
@@ -138,7 +150,10 @@ async function phasesOfStart(connection: NativeConnection, bundle: string): Prom
 }
 
 /** Spawn `node ...args` in `cwd`; milliseconds until stdout has a line matching `ready`, after which the process is stopped (Ctrl-C) or waited for. */
-function spawnUntil(args: string[], options: { env: NodeJS.ProcessEnv; ready: (line: string) => boolean; stop: boolean; cwd?: string }): Promise<number> {
+function spawnUntil(
+  args: string[],
+  options: { env: NodeJS.ProcessEnv; ready: (line: string) => boolean; stop: boolean; cwd?: string },
+): Promise<number> {
   return new Promise((resolvePromise, reject) => {
     const started = process.hrtime.bigint();
     const child = spawn(process.execPath, args, { env: options.env, cwd: options.cwd ?? root, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -202,20 +217,40 @@ async function main(): Promise<void> {
       await warmRunning.catch(() => undefined);
     });
 
-    const env = (workflowBundle: string): NodeJS.ProcessEnv => ({ ...process.env, [WORKFLOW_BUNDLE_ENV]: workflowBundle, TEMPORAL_ADDRESS: address, ANTHROPIC_API_KEY: '' });
+    const env = (workflowBundle: string): NodeJS.ProcessEnv => ({
+      ...process.env,
+      [WORKFLOW_BUNDLE_ENV]: workflowBundle,
+      TEMPORAL_ADDRESS: address,
+      ANTHROPIC_API_KEY: '',
+    });
     const firstEvent = (checkout: string, taskQueue: string, workflowBundle: string) =>
-      spawnUntil([binOf(checkout), 'run', 'What is 2+2?', '--json', '--address', address, '--task-queue', taskQueue], { env: env(workflowBundle), ready: (l) => l.startsWith('{'), stop: false });
+      spawnUntil([binOf(checkout), 'run', 'What is 2+2?', '--json', '--address', address, '--task-queue', taskQueue], {
+        env: env(workflowBundle),
+        ready: (l) => l.startsWith('{'),
+        stop: false,
+      });
     const workerProcess = (checkout: string, workflowBundle: string) =>
-      spawnUntil([binOf(checkout), 'worker', '--address', address, '--task-queue', queue('proc')], { env: env(workflowBundle), ready: (l) => l.includes('Press Ctrl-C'), stop: true });
+      spawnUntil([binOf(checkout), 'worker', '--address', address, '--task-queue', queue('proc')], {
+        env: env(workflowBundle),
+        ready: (l) => l.includes('Press Ctrl-C'),
+        stop: true,
+      });
     const bareWorkerProcess = () =>
-      spawnUntil(['-e', BARE_WORKER], { env: { ...process.env, BENCH_ADDRESS: address, BENCH_QUEUE: queue('bare'), BENCH_BUNDLE: bundle }, ready: (l) => l === 'ready', stop: true });
+      spawnUntil(['-e', BARE_WORKER], {
+        env: { ...process.env, BENCH_ADDRESS: address, BENCH_QUEUE: queue('bare'), BENCH_BUNDLE: bundle },
+        ready: (l) => l === 'ready',
+        stop: true,
+      });
     const nodeStart = () => spawnUntil(['-e', 'console.log(1)'], { env: process.env, ready: () => true, stop: false });
 
-    const builds = [`this checkout: ${chooseEntry(root).kind}`, ...(beforeRoot ? [`--before: ${chooseEntry(beforeRoot).kind}`] : [])].join(', ');
+    const builds = [`this checkout: ${chooseEntry(root).kind}`, ...(beforeRoot ? [`--before: ${chooseEntry(beforeRoot).kind}`] : [])].join(
+      ', ',
+    );
     console.log(
       `Worker start and first event: ${runs} reps each, interleaved; server: ${server}; node ${process.version}; CLI builds: ${builds}; demo model: ${demo.offline ? 'offline (scripted)' : `${demo.model.provider}/${demo.model.model}`}`,
     );
-    if (chooseEntry(root).kind !== 'dist' || (beforeRoot && chooseEntry(beforeRoot).kind !== 'dist')) console.log('note: a CLI runs from its TypeScript sources (tsx): run npm run build for the figures users get');
+    if (chooseEntry(root).kind !== 'dist' || (beforeRoot && chooseEntry(beforeRoot).kind !== 'dist'))
+      console.log('note: a CLI runs from its TypeScript sources (tsx): run npm run build for the figures users get');
 
     // Warm-up (file cache, JIT) of every path, not counted.
     await workerStart(connection, bundle);
@@ -228,7 +263,13 @@ async function main(): Promise<void> {
 
     const starts = { prebuilt: [] as number[], bundled: [] as number[], floor: [] as number[] };
     const procs = { worker: [] as number[], before: [] as number[], bare: [] as number[], node: [] as number[] };
-    const firsts = { warm: [] as number[], warmBefore: [] as number[], cold: [] as number[], coldBefore: [] as number[], coldBundled: [] as number[] };
+    const firsts = {
+      warm: [] as number[],
+      warmBefore: [] as number[],
+      cold: [] as number[],
+      coldBefore: [] as number[],
+      coldBundled: [] as number[],
+    };
     for (let i = 0; i < runs; i++) {
       starts.prebuilt.push(await workerStart(connection, bundle));
       if (!values['no-bundling']) starts.bundled.push(await workerStart(connection, 'off'));
@@ -248,46 +289,65 @@ async function main(): Promise<void> {
 
     const med = (sample: number[]) => spread(sample).median;
     const ratio = (sample: number[], base: number[]) => (base.length ? `${num(med(sample) / med(base), 2)}x` : '—');
-    const ratioP90 = (sample: number[], base: number[]) => (base.length ? `${num(percentile(sample, 0.9) / percentile(base, 0.9), 2)}x` : '—');
+    const ratioP90 = (sample: number[], base: number[]) =>
+      base.length ? `${num(percentile(sample, 0.9) / percentile(base, 0.9), 2)}x` : '—';
     const rows = (header: string[], lines: Array<[string, number[], ...number[][]]>) =>
       table([
         header,
         ...lines
           .filter(([, sample]) => sample.length > 0)
-          .map(([name, sample, ...bases]) => [name, num(med(sample)), num(percentile(sample, 0.9)), ...bases.flatMap((base) => [ratio(sample, base), ratioP90(sample, base)])]),
+          .map(([name, sample, ...bases]) => [
+            name,
+            num(med(sample)),
+            num(percentile(sample, 0.9)),
+            ...bases.flatMap((base) => [ratio(sample, base), ratioP90(sample, base)]),
+          ]),
       ]);
 
-    console.log("\n1. Worker start in this process (createWorker until RUNNING), against Temporal's Worker.create with the same bundle (floor):");
     console.log(
-      rows(['', 'median ms', 'p90 ms', 'ratio to floor, median', 'p90'], [
-        ["Temporal's Worker.create, same bundle, no plugin (floor)", starts.floor, starts.floor],
-        ['prebuilt bundle', starts.prebuilt, starts.floor],
-        ['bundling at start (before the prebuilt bundle)', starts.bundled, starts.floor],
-      ]),
+      "\n1. Worker start in this process (createWorker until RUNNING), against Temporal's Worker.create with the same bundle (floor):",
+    );
+    console.log(
+      rows(
+        ['', 'median ms', 'p90 ms', 'ratio to floor, median', 'p90'],
+        [
+          ["Temporal's Worker.create, same bundle, no plugin (floor)", starts.floor, starts.floor],
+          ['prebuilt bundle', starts.prebuilt, starts.floor],
+          ['bundling at start (before the prebuilt bundle)', starts.bundled, starts.floor],
+        ],
+      ),
     );
     console.log('\nWhere a prebuilt start goes (one start, after the reps):');
     console.log(table([['phase', 'ms'], ...Object.entries(phases).map(([phase, ms]) => [phase, num(ms)])]));
 
-    console.log('\n2. Worker process start, spawn to polling (durable-agent worker: its banner), against a bare Temporal worker process with the same bundle:');
     console.log(
-      rows(['', 'median ms', 'p90 ms', 'ratio to bare worker, median', 'p90', 'ratio to --before, median', 'p90'], [
-        ['node -e (process start only)', procs.node, procs.bare, procs.before],
-        ['bare Temporal worker process (floor)', procs.bare, procs.bare, procs.before],
-        ['durable-agent worker', procs.worker, procs.bare, procs.before],
-        ['durable-agent worker (--before)', procs.before, procs.bare, procs.before],
-      ]),
+      '\n2. Worker process start, spawn to polling (durable-agent worker: its banner), against a bare Temporal worker process with the same bundle:',
+    );
+    console.log(
+      rows(
+        ['', 'median ms', 'p90 ms', 'ratio to bare worker, median', 'p90', 'ratio to --before, median', 'p90'],
+        [
+          ['node -e (process start only)', procs.node, procs.bare, procs.before],
+          ['bare Temporal worker process (floor)', procs.bare, procs.bare, procs.before],
+          ['durable-agent worker', procs.worker, procs.bare, procs.before],
+          ['durable-agent worker (--before)', procs.before, procs.bare, procs.before],
+        ],
+      ),
     );
 
     console.log('\n3. `durable-agent run --json`, spawn to first event:');
     console.log(
-      rows(['', 'median ms', 'p90 ms', 'ratio to node -e, median', 'p90', 'ratio to --before, median', 'p90'], [
-        ['node -e (process start only)', procs.node, procs.node, []],
-        ['worker already up', firsts.warm, procs.node, firsts.warmBefore],
-        ['worker already up (--before)', firsts.warmBefore, procs.node, firsts.warmBefore],
-        ['no worker up: hosts one, prebuilt bundle', firsts.cold, procs.node, firsts.coldBefore],
-        ['no worker up: hosts one, prebuilt bundle (--before)', firsts.coldBefore, procs.node, firsts.coldBefore],
-        ['no worker up: hosts one, bundling at start', firsts.coldBundled, procs.node, firsts.coldBefore],
-      ]),
+      rows(
+        ['', 'median ms', 'p90 ms', 'ratio to node -e, median', 'p90', 'ratio to --before, median', 'p90'],
+        [
+          ['node -e (process start only)', procs.node, procs.node, []],
+          ['worker already up', firsts.warm, procs.node, firsts.warmBefore],
+          ['worker already up (--before)', firsts.warmBefore, procs.node, firsts.warmBefore],
+          ['no worker up: hosts one, prebuilt bundle', firsts.cold, procs.node, firsts.coldBefore],
+          ['no worker up: hosts one, prebuilt bundle (--before)', firsts.coldBefore, procs.node, firsts.coldBefore],
+          ['no worker up: hosts one, bundling at start', firsts.coldBundled, procs.node, firsts.coldBefore],
+        ],
+      ),
     );
   } finally {
     for (const cleanup of cleanups.reverse()) await cleanup();

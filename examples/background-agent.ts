@@ -62,7 +62,11 @@ export interface BackgroundOutcome {
 }
 
 /** Client side: start the run, then act as the person on call who answers its budget requests. */
-export async function main(client: AgentClient, log: (line: string) => void = console.log, workflowId = `manual-reader-${Date.now()}`): Promise<BackgroundOutcome> {
+export async function main(
+  client: AgentClient,
+  log: (line: string) => void = console.log,
+  workflowId = `manual-reader-${Date.now()}`,
+): Promise<BackgroundOutcome> {
   const run = await client.start(reader, { input: 'Read the whole manual.', workflowId });
   let extensions = 0;
   let executions = 1;
@@ -76,7 +80,9 @@ export async function main(client: AgentClient, log: (line: string) => void = co
     }
   }
   const result = await run.result(); // the result of the whole chain of executions
-  log(`${result.status} after ${result.steps} steps, ${result.usage.inputTokens + result.usage.outputTokens} tokens, ${executions} executions`);
+  log(
+    `${result.status} after ${result.steps} steps, ${result.usage.inputTokens + result.usage.outputTokens} tokens, ${executions} executions`,
+  );
   return { result, extensions, executions };
 }
 

@@ -25,7 +25,13 @@ import type { RefundOutcome, RefundRequest, RefundState } from './refund-workflo
 import { refundStateQuery, refundWorkflow, reviewSignal } from './refund-workflows';
 
 const ORDERS: Record<string, { items: Array<{ sku: string; price: number; damaged: boolean }> }> = {
-  '42': { items: [{ sku: 'mug', price: 12.5, damaged: true }, { sku: 'teapot', price: 30, damaged: false }, { sku: 'mug', price: 12.5, damaged: true }] },
+  '42': {
+    items: [
+      { sku: 'mug', price: 12.5, damaged: true },
+      { sku: 'teapot', price: 30, damaged: false },
+      { sku: 'mug', price: 12.5, damaged: true },
+    ],
+  },
 };
 
 const orderDetails = defineTool({
@@ -45,7 +51,14 @@ export function drafterModel(request: ModelRequest): ScriptedTurn {
     const order = JSON.parse(result.output.text) as (typeof ORDERS)[string];
     const damaged = order.items.filter((i) => i.damaged);
     const amount = damaged.reduce((sum, i) => sum + i.price, 0);
-    return { toolCalls: [{ name: 'final_answer', args: { amount, note: `Refund ${damaged.length} damaged item(s): ${damaged.map((i) => i.sku).join(', ')}` } }] };
+    return {
+      toolCalls: [
+        {
+          name: 'final_answer',
+          args: { amount, note: `Refund ${damaged.length} damaged item(s): ${damaged.map((i) => i.sku).join(', ')}` },
+        },
+      ],
+    };
   }
   const text = blocks.map((b) => (b.type === 'text' ? b.text : '')).join(' ');
   return { toolCalls: [{ name: 'order_details', args: { orderId: /order (\w+)/.exec(text)?.[1] ?? '' } }] };
@@ -77,19 +90,26 @@ export function refundActivities(ledger = new Map<string, { amount: number; paym
 export type RefundActivities = ReturnType<typeof refundActivities>;
 
 /** Path of the workflows file, for the worker's `workflowsPath`. */
-export const WORKFLOWS = ['.js', '.ts'].map((ext) => join(__dirname, `refund-workflows${ext}`)).find((p) => existsSync(p)) ?? join(__dirname, 'refund-workflows');
+export const WORKFLOWS =
+  ['.js', '.ts'].map((ext) => join(__dirname, `refund-workflows${ext}`)).find((p) => existsSync(p)) ?? join(__dirname, 'refund-workflows');
 
 /**
  * Client side: start the refund workflow, follow the agent it runs, approve the proposal as a person
  * would, and return how the refund ended.
  */
-export async function main(temporal: Client, taskQueue: string, log: (line: string) => void = console.log, workflowId = `refund-42-${Date.now()}`): Promise<RefundOutcome> {
+export async function main(
+  temporal: Client,
+  taskQueue: string,
+  log: (line: string) => void = console.log,
+  workflowId = `refund-42-${Date.now()}`,
+): Promise<RefundOutcome> {
   const request: RefundRequest = { orderId: '42', reason: 'two mugs arrived broken' };
   const order = await temporal.workflow.start(refundWorkflow, { workflowId, taskQueue, args: [request] });
   log(`refund workflow ${order.workflowId} started`);
   // The agent run is an ordinary run: its events, result and report are read as for any run.
   let state: RefundState = await order.query(refundStateQuery);
-  for (let i = 0; i < 300 && !state.agentRun; i++, await new Promise((r) => setTimeout(r, 100))) state = await order.query(refundStateQuery);
+  for (let i = 0; i < 300 && !state.agentRun; i++, await new Promise((r) => setTimeout(r, 100)))
+    state = await order.query(refundStateQuery);
   const agentClient = await AgentClient.connect({ client: temporal, taskQueue });
   const run = agentClient.get<typeof refundDrafter>(state.agentRun as string);
   for await (const event of run.events()) {
@@ -109,7 +129,10 @@ export async function main(temporal: Client, taskQueue: string, log: (line: stri
 async function runByHand(): Promise<void> {
   const { TEMPORAL_ADDRESS: address } = process.env;
   const taskQueue = 'durable-agent-refund-example';
-  const session = await Session.open(resolveTarget({ ...(address ? { address } : {}), taskQueue }), { embed: 'auto', log: (l) => console.error(l) });
+  const session = await Session.open(resolveTarget({ ...(address ? { address } : {}), taskQueue }), {
+    embed: 'auto',
+    log: (l) => console.error(l),
+  });
   const connection = session.server?.nativeConnection ?? (await NativeConnection.connect({ address: session.address }));
   try {
     const worker = await Worker.create({
@@ -120,7 +143,11 @@ async function runByHand(): Promise<void> {
       activities: refundActivities(),
       plugins: [durableAgents({ agents, providers })],
     });
-    const temporal = new Client({ connection: session.temporal.connection, namespace: session.temporal.options.namespace, plugins: [durableAgentsClient()] });
+    const temporal = new Client({
+      connection: session.temporal.connection,
+      namespace: session.temporal.options.namespace,
+      plugins: [durableAgentsClient()],
+    });
     await worker.runUntil(main(temporal, taskQueue));
   } finally {
     if (!session.server) await connection.close();

@@ -49,7 +49,9 @@ export async function refundWorkflow(request: RefundRequest): Promise<RefundOutc
   setHandler(refundStateQuery, () => state);
 
   // 1. The agent drafts the refund: a child workflow, typed by the agent (its output schema).
-  const agent = await startAgent<typeof refundDrafter>('refund-drafter', { input: `Draft a refund for order ${request.orderId}: ${request.reason}` });
+  const agent = await startAgent<typeof refundDrafter>('refund-drafter', {
+    input: `Draft a refund for order ${request.orderId}: ${request.reason}`,
+  });
   state.agentRun = agent.workflowId;
   const draft = await agent.result();
   if (draft.status !== 'success') return { status: 'no_proposal', reason: draft.error.message, agentRun: agent.workflowId };

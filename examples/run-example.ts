@@ -25,8 +25,16 @@ export const EXAMPLES_TASK_QUEUE = 'durable-agent-examples';
 export async function runExample<T>(example: Example<T>): Promise<void> {
   const log = (line: string) => console.log(line);
   const { TEMPORAL_ADDRESS: address, DURABLE_AGENT_DEV_PORT: port } = process.env;
-  const target = resolveTarget({ ...(address ? { address } : {}), ...(port ? { port: Number(port) } : {}), taskQueue: EXAMPLES_TASK_QUEUE });
-  const agents = { label: 'the example agents', names: example.agents.map((a) => a.name), load: () => ({ agents: example.agents, providers: example.providers }) };
+  const target = resolveTarget({
+    ...(address ? { address } : {}),
+    ...(port ? { port: Number(port) } : {}),
+    taskQueue: EXAMPLES_TASK_QUEUE,
+  });
+  const agents = {
+    label: 'the example agents',
+    names: example.agents.map((a) => a.name),
+    load: () => ({ agents: example.agents, providers: example.providers }),
+  };
   let session: Session | undefined;
   try {
     session = await Session.open(target, { embed: 'auto', agents, log: (l) => console.error(l) });

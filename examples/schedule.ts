@@ -49,7 +49,12 @@ export interface ScheduleOutcome {
 }
 
 /** Client side: schedule the reporter every `interval`, wait for its first run, then delete the schedule. */
-export async function main(client: AgentClient, log: (line: string) => void = console.log, scheduleId = `ticket-report-${Date.now()}`, interval = '5s'): Promise<ScheduleOutcome> {
+export async function main(
+  client: AgentClient,
+  log: (line: string) => void = console.log,
+  scheduleId = `ticket-report-${Date.now()}`,
+  interval = '5s',
+): Promise<ScheduleOutcome> {
   const schedule = await client.schedule(reporter, {
     scheduleId,
     interval, // or cron: '0 9 * * *' (UTC)
@@ -58,7 +63,12 @@ export async function main(client: AgentClient, log: (line: string) => void = co
     overlap: 'skip', // a firing while the previous run still runs is skipped
   });
   try {
-    log(`schedule ${scheduleId}: next runs at ${(await schedule.describe()).nextRunTimes.slice(0, 3).map((t) => t.toISOString()).join(', ')}`);
+    log(
+      `schedule ${scheduleId}: next runs at ${(await schedule.describe()).nextRunTimes
+        .slice(0, 3)
+        .map((t) => t.toISOString())
+        .join(', ')}`,
+    );
     let firstRun: ScheduledRun | undefined;
     for (const deadline = Date.now() + 60_000; !firstRun; await new Promise((r) => setTimeout(r, 250))) {
       if (Date.now() > deadline) throw new Error(`schedule ${scheduleId} did not fire within a minute`);

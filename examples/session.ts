@@ -49,7 +49,11 @@ export const agents = [support];
 export const providers = { scripted: new ScriptedProvider({ 'example-support': supportModel }) };
 
 /** Client side: one conversation of three user turns. */
-export async function main(client: AgentClient, log: (line: string) => void = console.log, workflowId = `support-chat-${Date.now()}`): Promise<AgentRunResult> {
+export async function main(
+  client: AgentClient,
+  log: (line: string) => void = console.log,
+  workflowId = `support-chat-${Date.now()}`,
+): Promise<AgentRunResult> {
   const run = await client.start(support, { input: 'Where is order 42?', session: { idleTimeout: '30m' }, workflowId });
   const next = ['And order 7?', 'Thanks, that is all.'];
   for await (const event of run.events()) {
@@ -59,7 +63,8 @@ export async function main(client: AgentClient, log: (line: string) => void = co
     if (event.type === 'awaiting_message') {
       // The session waits, durably and with no worker busy, for the next message.
       const message = next.shift();
-      if (message) await run.send(message); // resolves once the message is in the run's inbox
+      if (message)
+        await run.send(message); // resolves once the message is in the run's inbox
       else await run.end(); // the session ends; events() ends after `done`
     }
   }

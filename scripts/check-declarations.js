@@ -10,7 +10,16 @@ const ROOT = resolve(__dirname, '..');
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
 const peers = new Set(Object.keys(pkg.peerDependencies));
 /** The optional peers an entry's declarations may import. */
-const OWN = { worker: ['@temporalio/worker'], anthropic: ['@anthropic-ai/sdk'], openai: ['openai'], 'ai-sdk': ['@ai-sdk/provider'], redis: ['ioredis'], s3: ['@aws-sdk/client-s3'], postgres: ['pg'], mcp: ['@modelcontextprotocol/sdk'] };
+const OWN = {
+  worker: ['@temporalio/worker'],
+  anthropic: ['@anthropic-ai/sdk'],
+  openai: ['openai'],
+  'ai-sdk': ['@ai-sdk/provider'],
+  redis: ['ioredis'],
+  s3: ['@aws-sdk/client-s3'],
+  postgres: ['pg'],
+  mcp: ['@modelcontextprotocol/sdk'],
+};
 
 /** Optional peers imported by the declarations reachable from `file`: package → declaration files. */
 function peersOf(file) {
@@ -42,7 +51,9 @@ for (const [key, target] of Object.entries(pkg.exports)) {
   for (const [name, files] of peersOf(join(ROOT, target.types))) {
     if (allowed.includes(name)) continue;
     failed = true;
-    process.stderr.write(`durable-agent${key === '.' ? '' : key.slice(1)}: its declarations import the optional peer ${name} (${[...new Set(files)].join(', ')})\n`);
+    process.stderr.write(
+      `durable-agent${key === '.' ? '' : key.slice(1)}: its declarations import the optional peer ${name} (${[...new Set(files)].join(', ')})\n`,
+    );
   }
 }
 if (failed) process.exit(1);

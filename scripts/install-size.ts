@@ -23,7 +23,9 @@ import { installProject, installSize, npmPack, peerSpecs, run } from './package-
 /** What a typical worker imports besides durable-agent and zod. */
 export const WORKER_PEERS = ['@temporalio/worker', '@anthropic-ai/sdk'];
 /** Temporal's own packages a durable-agent install cannot do without (with zod: the reference). */
-export const TEMPORAL_PACKAGES = ['client', 'worker', 'workflow', 'activity', 'common', 'envconfig', 'plugin'].map((p) => `@temporalio/${p}`);
+export const TEMPORAL_PACKAGES = ['client', 'worker', 'workflow', 'activity', 'common', 'envconfig', 'plugin'].map(
+  (p) => `@temporalio/${p}`,
+);
 
 /** The package.json inside a tarball. */
 async function tarballPackageJson(tarball: string): Promise<PackageJson> {
@@ -46,17 +48,23 @@ async function measure(specs: string[]): Promise<InstallSize> {
 const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(0);
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { checkout: { type: 'string' }, tarball: { type: 'string' }, 'no-reference': { type: 'boolean' } } });
+  const { values } = parseArgs({
+    options: { checkout: { type: 'string' }, tarball: { type: 'string' }, 'no-reference': { type: 'boolean' } },
+  });
   const packDir = mkdtempSync(join(tmpdir(), 'durable-agent-pack-'));
   try {
     const tarball = values.tarball ? resolve(values.tarball) : await npmPack(resolve(values.checkout ?? join(__dirname, '..')), packDir);
     const pkg = await tarballPackageJson(tarball);
     const range = (name: string) => pkg.peerDependencies?.[name] ?? pkg.dependencies?.[name] ?? 'latest';
     const rows: Array<[string, string[]]> = [
-      [`${pkg.name} ${pkg.version}: worker (+ zod, ${WORKER_PEERS.join(', ')})`, [tarball, `zod@${range('zod')}`, ...peerSpecs(pkg, WORKER_PEERS)]],
+      [
+        `${pkg.name} ${pkg.version}: worker (+ zod, ${WORKER_PEERS.join(', ')})`,
+        [tarball, `zod@${range('zod')}`, ...peerSpecs(pkg, WORKER_PEERS)],
+      ],
       [`${pkg.name} ${pkg.version}: client only`, [tarball]],
     ];
-    if (!values['no-reference']) rows.push(['reference: Temporal packages + zod', [...TEMPORAL_PACKAGES.map((p) => `${p}@${range(p)}`), `zod@${range('zod')}`]]);
+    if (!values['no-reference'])
+      rows.push(['reference: Temporal packages + zod', [...TEMPORAL_PACKAGES.map((p) => `${p}@${range(p)}`), `zod@${range('zod')}`]]);
     console.log(`tarball: ${tarball}\n`);
     console.log('| install | packages | MB on disk |\n| --- | ---: | ---: |');
     for (const [label, specs] of rows) {

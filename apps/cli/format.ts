@@ -37,10 +37,11 @@ export function formatUsage(u: Usage): string {
 
 /** What a failure status means, for statuses whose name alone does not say enough. */
 export const STATUS_MEANINGS: Partial<Record<RunStatus, string>> = {
-  storage_error: "the worker could not read or write the run's content in its blob store (workers on several machines need one shared store)",
+  storage_error:
+    "the worker could not read or write the run's content in its blob store (workers on several machines need one shared store)",
   invalid_input: "the run's input was malformed, or names an agent the worker does not have",
   internal_error: 'an activity failed in a way the loop does not classify (a bug or an outage): see the error',
-  budget_exceeded: "a token, cost or turn budget of the run is spent (see the error)",
+  budget_exceeded: 'a token, cost or turn budget of the run is spent (see the error)',
   timeout: "the run's wall-clock budget ran out",
   guardrail: 'a guardrail with tripwire failed: the final text is its reason',
   output_invalid: "the final answer did not match the agent's output schema, after the corrections allowed (see the error)",
@@ -88,7 +89,12 @@ export function formatEvent(e: AgentEvent, s: Styles, context: FormatContext = {
       return [`[step ${e.step}] tool call ${s.bold(e.tool)} ${clip(JSON.stringify(e.args) ?? '', 200)} ${s.dim(`(${e.callId})`)}`];
     case 'tool_result': {
       const state = e.isError ? s.red('error') : s.green('ok');
-      const extra = [formatBytes(e.bytes), `${e.latencyMs} ms`, ...(e.stored ? ['stored by reference'] : []), ...(e.attempts > 1 ? [`${e.attempts} attempts`] : [])];
+      const extra = [
+        formatBytes(e.bytes),
+        `${e.latencyMs} ms`,
+        ...(e.stored ? ['stored by reference'] : []),
+        ...(e.attempts > 1 ? [`${e.attempts} attempts`] : []),
+      ];
       return [`[step ${e.step}] tool result ${s.bold(e.tool)} ${state} (${extra.join(', ')}): ${clip(e.preview, 160)}`];
     }
     case 'retrying':
@@ -102,9 +108,13 @@ export function formatEvent(e: AgentEvent, s: Styles, context: FormatContext = {
       const expires = e.expiresAt ? `, expires ${e.expiresAt}` : '';
       const who = e.approvers?.length ? `, approvers: ${e.approvers.join(' ')}` : '';
       return [
-        s.yellow(`[step ${e.step}] waiting for a person to approve ${s.bold(e.tool)} ${clip(JSON.stringify(e.args) ?? '', 160)} (${e.callId}${expires}${who})`),
+        s.yellow(
+          `[step ${e.step}] waiting for a person to approve ${s.bold(e.tool)} ${clip(JSON.stringify(e.args) ?? '', 160)} (${e.callId}${expires}${who})`,
+        ),
         ...(e.question ? [s.yellow(`    ${e.question}`)] : []),
-        s.dim(`    decide with: durable-agent approve ${id} ${e.callId}   (or deny / skip instead of approve; list: durable-agent approvals)`),
+        s.dim(
+          `    decide with: durable-agent approve ${id} ${e.callId}   (or deny / skip instead of approve; list: durable-agent approvals)`,
+        ),
       ];
     }
     case 'approval_decided': {
@@ -112,10 +122,16 @@ export function formatEvent(e: AgentEvent, s: Styles, context: FormatContext = {
       return [e.decision === 'approve' ? s.green(line) : s.yellow(line)];
     }
     case 'approval_expired':
-      return [s.red(`[step ${e.step}] approval of ${e.tool} (${e.callId}) expired: ${e.outcome === 'fail' ? 'the run fails' : 'the call is denied'}`)];
+      return [
+        s.red(
+          `[step ${e.step}] approval of ${e.tool} (${e.callId}) expired: ${e.outcome === 'fail' ? 'the run fails' : 'the call is denied'}`,
+        ),
+      ];
     case 'approval_queued':
       return [
-        s.yellow(`[approval] ${e.decision} of ${e.callId} by ${e.by} queued: the run has not reached this call yet, and applies the decision when the call asks for approval`),
+        s.yellow(
+          `[approval] ${e.decision} of ${e.callId} by ${e.by} queued: the run has not reached this call yet, and applies the decision when the call asks for approval`,
+        ),
       ];
     case 'approval_refused':
       return [s.red(`[approval] refused${e.callId ? ` for ${e.callId}` : ''}${e.by ? ` from ${e.by}` : ''}: ${clip(e.reason, 200)}`)];
@@ -124,19 +140,39 @@ export function formatEvent(e: AgentEvent, s: Styles, context: FormatContext = {
     case 'message_refused':
       return [s.red(`[message] refused${e.by ? ` from ${e.by}` : ''}: ${clip(e.reason, 200)}`)];
     case 'awaiting_message':
-      return [s.yellow(`[turn ${e.turn}] answered; waiting for the next message${e.idleUntil ? ` (ends if idle until ${e.idleUntil})` : ''} — durable-agent send ${id} "…" or end ${id}`)];
+      return [
+        s.yellow(
+          `[turn ${e.turn}] answered; waiting for the next message${e.idleUntil ? ` (ends if idle until ${e.idleUntil})` : ''} — durable-agent send ${id} "…" or end ${id}`,
+        ),
+      ];
     case 'tool_started':
       return [s.dim(`[step ${e.step}] ${e.tool} running (${e.callId})`)];
     case 'compacted':
-      return [s.yellow(`[context] compacted before step ${e.step} (${e.reason === 'overflow' ? 'the prompt was too long' : 'near the window'}): ~${e.tokensBefore} → ~${e.tokensAfter} tokens, ${e.messagesSummarized} messages summarised by ${e.summaryModel}`)];
+      return [
+        s.yellow(
+          `[context] compacted before step ${e.step} (${e.reason === 'overflow' ? 'the prompt was too long' : 'near the window'}): ~${e.tokensBefore} → ~${e.tokensAfter} tokens, ${e.messagesSummarized} messages summarised by ${e.summaryModel}`,
+        ),
+      ];
     case 'compaction_failed':
       return [s.red(`[context] compaction before step ${e.step} failed, going on unchanged: ${clip(e.error, 200)}`)];
     case 'guardrail':
-      return [(e.action === 'ended' ? s.red : s.yellow)(`[step ${e.step}] ${e.kind} guardrail ${e.name} failed${e.action === 'feedback' ? ' (sent back to the model)' : e.action === 'ended' ? ' (the run ends)' : ''}: ${clip(e.reason, 200)}`)];
+      return [
+        (e.action === 'ended' ? s.red : s.yellow)(
+          `[step ${e.step}] ${e.kind} guardrail ${e.name} failed${e.action === 'feedback' ? ' (sent back to the model)' : e.action === 'ended' ? ' (the run ends)' : ''}: ${clip(e.reason, 200)}`,
+        ),
+      ];
     case 'tool_hook':
-      return [s.yellow(`[step ${e.step}] ${e.hook} ${e.action} ${e.tool} (${e.callId})${e.reason ? `: ${clip(e.reason, 200)}` : ''}${e.args ? ` → ${clip(JSON.stringify(e.args) ?? '', 160)}` : ''}`)];
+      return [
+        s.yellow(
+          `[step ${e.step}] ${e.hook} ${e.action} ${e.tool} (${e.callId})${e.reason ? `: ${clip(e.reason, 200)}` : ''}${e.args ? ` → ${clip(JSON.stringify(e.args) ?? '', 160)}` : ''}`,
+        ),
+      ];
     case 'output_rejected':
-      return [s.red(`[step ${e.step}] the final answer does not match the output schema${e.retrying ? ': the model is asked to fix it' : ''}: ${clip(e.errors, 300)}`)];
+      return [
+        s.red(
+          `[step ${e.step}] the final answer does not match the output schema${e.retrying ? ': the model is asked to fix it' : ''}: ${clip(e.errors, 300)}`,
+        ),
+      ];
     case 'sub_agent_started':
       return [s.cyan(`[step ${e.step}] ${e.tool} (${e.callId}) started sub-agent ${e.agent}: run ${e.workflowId}`)];
     case 'sub_agent_finished':
@@ -146,7 +182,11 @@ export function formatEvent(e: AgentEvent, s: Styles, context: FormatContext = {
         ),
       ];
     case 'step_finished':
-      return [s.dim(`[step ${e.step}] finished: ${e.stopReason}, ${formatUsage(e.usage)}, ${e.latencyMs} ms${e.costUsd !== undefined ? `, ${formatUsd(e.costUsd)}` : ''}`)];
+      return [
+        s.dim(
+          `[step ${e.step}] finished: ${e.stopReason}, ${formatUsage(e.usage)}, ${e.latencyMs} ms${e.costUsd !== undefined ? `, ${formatUsd(e.costUsd)}` : ''}`,
+        ),
+      ];
     case 'done': {
       const line = `[done] ${e.status} after ${e.steps} step${e.steps === 1 ? '' : 's'}`;
       const meaning = STATUS_MEANINGS[e.status];
@@ -176,7 +216,7 @@ export function formatUsd(usd: number): string {
 /** The cost line of a result, saying when some steps had no known price. */
 function formatCost(r: AgentRunResult): string {
   const unpriced = r.report.unpricedSteps ?? 0;
-  if (r.costUsd === null || (r.steps > 0 && unpriced === r.steps)) return 'unknown (no price for this model in the worker\'s price table)';
+  if (r.costUsd === null || (r.steps > 0 && unpriced === r.steps)) return "unknown (no price for this model in the worker's price table)";
   return `${formatUsd(r.costUsd ?? 0)}${unpriced ? ` (+ ${unpriced} step${unpriced === 1 ? '' : 's'} with no known price)` : ''}`;
 }
 
@@ -214,12 +254,18 @@ export function formatResult(r: AgentRunResult, s: Styles, options: ResultFormat
   r.report.steps.forEach((st, i) => {
     const attempts = st.attempts > 1 ? `, ${st.attempts} attempts` : '';
     const cost = st.costUsd !== undefined ? `  ${formatUsd(st.costUsd)}` : '';
-    lines.push(`  step ${st.step}  ${pad(models[i] as string, modelWidth)}  ${pad(`${st.latencyMs} ms`, 8)}  ${st.stopReason}${attempts}  ${st.usage.inputTokens} in / ${st.usage.outputTokens} out${cost}`);
+    lines.push(
+      `  step ${st.step}  ${pad(models[i] as string, modelWidth)}  ${pad(`${st.latencyMs} ms`, 8)}  ${st.stopReason}${attempts}  ${st.usage.inputTokens} in / ${st.usage.outputTokens} out${cost}`,
+    );
   });
   if (r.report.toolCallsOmitted) lines.push(s.dim(`  (${r.report.toolCallsOmitted} earlier tool calls not in the result)`));
   const nameWidth = Math.max(0, ...r.report.toolCalls.map((c) => c.tool.length));
   for (const c of r.report.toolCalls) {
-    const flags = [...(c.isError ? [s.red('error')] : []), ...(c.stored ? ['stored'] : []), ...(c.attempts > 1 ? [`${c.attempts} attempts`] : [])];
+    const flags = [
+      ...(c.isError ? [s.red('error')] : []),
+      ...(c.stored ? ['stored'] : []),
+      ...(c.attempts > 1 ? [`${c.attempts} attempts`] : []),
+    ];
     lines.push(
       `  tool ${pad(c.tool, nameWidth)}  step ${c.step}  ${pad(`${c.latencyMs} ms`, 8)}  ${pad(formatBytes(c.resultBytes), 9)}${flags.length ? `  ${flags.join(', ')}` : ''}`.trimEnd(),
     );

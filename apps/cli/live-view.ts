@@ -164,7 +164,8 @@ export class LiveView {
       if (!replacement) this.lines([s.dim(`[step ${step}] ${attempt} withdrawn (${voidReason ?? 'replaced'})`)]);
     } else {
       this.block = undefined;
-      if (replacement) this.lines([s.yellow(`[step ${step}] ${attempt} above is incomplete; the step's whole text follows and replaces it`)]);
+      if (replacement)
+        this.lines([s.yellow(`[step ${step}] ${attempt} above is incomplete; the step's whole text follows and replaces it`)]);
       else this.lines([s.yellow(`[step ${step}] ${attempt} above is void: ${voidReason ?? 'replaced'}; it is not part of the answer`)]);
     }
     if (replacement) this.append(step, replacement, undefined);

@@ -19,7 +19,10 @@ let chosen: string | undefined;
 export function parseMetricsAddress(address: string, from = '--metrics'): string {
   const m = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(address.trim());
   if (!m || Number(m[2]) > 65535) {
-    throw new DurableAgentError('invalid_config', `${from} "${address}" is not host:port; give where the Prometheus endpoint listens, e.g. 0.0.0.0:9464 or 127.0.0.1:9464`);
+    throw new DurableAgentError(
+      'invalid_config',
+      `${from} "${address}" is not host:port; give where the Prometheus endpoint listens, e.g. 0.0.0.0:9464 or 127.0.0.1:9464`,
+    );
   }
   return address.trim();
 }

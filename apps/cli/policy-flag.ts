@@ -19,11 +19,15 @@ export function collectPolicy(value: string, previous: string[] | undefined): st
 export function parsePolicyFlag(values: readonly string[] | undefined): RunPolicy | undefined {
   if (!values?.length) return undefined;
   const policy: Record<string, PolicyRule> = {};
-  for (const entry of values.flatMap((v) => v.split(',')).map((e) => e.trim()).filter(Boolean)) {
+  for (const entry of values
+    .flatMap((v) => v.split(','))
+    .map((e) => e.trim())
+    .filter(Boolean)) {
     const eq = entry.lastIndexOf('=');
     const tool = entry.slice(0, eq).trim();
     const rule = entry.slice(eq + 1).trim() as PolicyRule;
-    if (eq < 1 || !tool || !RULES.includes(rule)) throw new CliError(`--policy "${entry}": give <tool>=allow|ask|deny (or *=<rule> for the other tools), e.g. --policy purge=deny`);
+    if (eq < 1 || !tool || !RULES.includes(rule))
+      throw new CliError(`--policy "${entry}": give <tool>=allow|ask|deny (or *=<rule> for the other tools), e.g. --policy purge=deny`);
     if (Object.hasOwn(policy, tool)) throw new CliError(`--policy names "${tool}" twice`);
     policy[tool] = rule;
   }

@@ -50,7 +50,10 @@ const commands = {
 /** The `--metrics <host:port>` option of the commands that host a worker. */
 function metricsOption(cmd: Command): Command {
   return cmd.addOption(
-    new Option('--metrics <host:port>', "serve Prometheus metrics (Temporal's and the agents': tokens, cost, steps, tool latency, approvals) at http://<host:port>/metrics")
+    new Option(
+      '--metrics <host:port>',
+      "serve Prometheus metrics (Temporal's and the agents': tokens, cost, steps, tool latency, approvals) at http://<host:port>/metrics",
+    )
       .env(METRICS_ENV)
       .argParser((value: string) => {
         try {
@@ -69,7 +72,10 @@ const POLICY_OPTION = [
   collectPolicy,
 ] as const;
 /** `--approval-waiver <identity>`. */
-const WAIVER_OPTION = ['--approval-waiver <identity>', 'the identity (e.g. ops:alice) allowed to approve, which lets --policy allow tools that need approval (recorded in the run)'] as const;
+const WAIVER_OPTION = [
+  '--approval-waiver <identity>',
+  'the identity (e.g. ops:alice) allowed to approve, which lets --policy allow tools that need approval (recorded in the run)',
+] as const;
 
 /** The `--agents <file>` option. */
 function agentsOption(cmd: Command, what: string): Command {
@@ -84,7 +90,8 @@ function positiveInt(value: string): number {
 
 function nonNegativeInt(value: string): number {
   const n = Number(value);
-  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n)) throw new InvalidArgumentError('must be a whole number (0 or more): the seq of the last event already seen.');
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n))
+    throw new InvalidArgumentError('must be a whole number (0 or more): the seq of the last event already seen.');
   return n;
 }
 
@@ -127,13 +134,24 @@ function connectionOptions(cmd: Command, withTaskQueue: boolean, redis?: string)
   cmd
     .addOption(new Option('--address <host:port>', 'Temporal frontend address (default: localhost:<port>)').env('TEMPORAL_ADDRESS'))
     .addOption(
-      new Option('--port <port>', 'port of the embedded dev server, when the CLI starts one (default: 7233)').env('DURABLE_AGENT_DEV_PORT').argParser(port),
+      new Option('--port <port>', 'port of the embedded dev server, when the CLI starts one (default: 7233)')
+        .env('DURABLE_AGENT_DEV_PORT')
+        .argParser(port),
     );
   if (withTaskQueue) {
-    cmd.addOption(new Option('--task-queue <name>', `task queue of the agent workers (default: each agent's own, ${DEFAULT_TASK_QUEUE}.<agent>)`).env('DURABLE_AGENT_TASK_QUEUE'));
+    cmd.addOption(
+      new Option('--task-queue <name>', `task queue of the agent workers (default: each agent's own, ${DEFAULT_TASK_QUEUE}.<agent>)`).env(
+        'DURABLE_AGENT_TASK_QUEUE',
+      ),
+    );
   }
   if (redis) {
-    cmd.addOption(new Option('--redis-url <url>', `Redis for live deltas over Redis Streams, redis://[user:password@]host:port (rediss:// for TLS): ${redis}`).env(REDIS_URL_ENV));
+    cmd.addOption(
+      new Option(
+        '--redis-url <url>',
+        `Redis for live deltas over Redis Streams, redis://[user:password@]host:port (rediss:// for TLS): ${redis}`,
+      ).env(REDIS_URL_ENV),
+    );
   }
   return cmd;
 }
@@ -156,10 +174,13 @@ export function buildProgram(ctx: ProgramContext): Command {
 
   connectionOptions(
     agentsOption(
-      metricsOption(program
-        .command('dev'))
-        .description('Start a Temporal dev server (unless one is reachable) and a worker hosting the demo agents (or yours); runs until Ctrl-C.')
-        .addOption(new Option('--ui-port <port>', 'port of the Temporal UI of the embedded server').default(DEFAULT_UI_PORT).argParser(port))
+      metricsOption(program.command('dev'))
+        .description(
+          'Start a Temporal dev server (unless one is reachable) and a worker hosting the demo agents (or yours); runs until Ctrl-C.',
+        )
+        .addOption(
+          new Option('--ui-port <port>', 'port of the Temporal UI of the embedded server').default(DEFAULT_UI_PORT).argParser(port),
+        )
         .addOption(new Option('--server-only', 'start (or find) the dev server only, without a worker: for your own workers')),
       'the worker hosts them instead of the demo agents',
     ),
@@ -171,7 +192,11 @@ export function buildProgram(ctx: ProgramContext): Command {
 
   connectionOptions(
     agentsOption(
-      metricsOption(program.command('worker').description('Run a worker hosting the demo agents (or yours) against a running Temporal server; runs until Ctrl-C.')),
+      metricsOption(
+        program
+          .command('worker')
+          .description('Run a worker hosting the demo agents (or yours) against a running Temporal server; runs until Ctrl-C.'),
+      ),
       'the worker hosts them instead of the demo agents',
     ),
     true,
@@ -184,13 +209,18 @@ export function buildProgram(ctx: ProgramContext): Command {
     agentsOption(
       program
         .command('run')
-        .description('Start a run of an agent (the demo agent unless told otherwise), show it live (events, the answer as it streams, running tools), then its summary and run report.')
+        .description(
+          'Start a run of an agent (the demo agent unless told otherwise), show it live (events, the answer as it streams, running tools), then its summary and run report.',
+        )
         .argument('<prompt...>', 'what to ask the agent')
         .option('--agent <name>', `agent to run (default: ${DEMO_AGENT_NAME}, or the only agent of --agents)`)
         .option('--max-steps <n>', 'lower the step cap of this run', positiveInt)
         .option('--workflow-id <id>', 'workflow id of the run (default: <agent>-<uuid>)')
         .option('--json', 'print one stream event per line (deltas included), then {"type":"result","result":…} (the AgentRunResult)')
-        .option('--local-model', 'run the demo agent on a tiny local model (Gemma 3 270M on llama.cpp, started for this run; install with `npm run setup:llama`): a real model, no key')
+        .option(
+          '--local-model',
+          'run the demo agent on a tiny local model (Gemma 3 270M on llama.cpp, started for this run; install with `npm run setup:llama`): a real model, no key',
+        )
         .option(...POLICY_OPTION)
         .option(...WAIVER_OPTION),
       'an in-process worker hosts them instead of the demo agents',
@@ -201,13 +231,16 @@ export function buildProgram(ctx: ProgramContext): Command {
     ctx.exitCode = await commands.run().runCommand(prompt, flags, ctx.signal);
   });
 
-  const hostsFor = 'when no worker polls the run\'s task queue, an in-process worker is started only for a run of one of these (or of the demo agents without --agents) on the --task-queue given';
+  const hostsFor =
+    "when no worker polls the run's task queue, an in-process worker is started only for a run of one of these (or of the demo agents without --agents) on the --task-queue given";
   connectionOptions(
     agentsOption(
       program
         .command('tail')
         .alias('watch')
-        .description("Follow a run live until it ends (its events, the model's answer as it streams, running tools), then print its summary.")
+        .description(
+          "Follow a run live until it ends (its events, the model's answer as it streams, running tools), then print its summary.",
+        )
         .argument('<workflowId>', 'workflow id of the run')
         .option('--after <seq>', 'show only events after this seq (where an interrupted tail or run left off)', nonNegativeInt)
         .option('--json', 'print one stream event per line (deltas included), then {"type":"result","result":…}'),
@@ -236,7 +269,10 @@ export function buildProgram(ctx: ProgramContext): Command {
 
   connectionOptions(
     agentsOption(
-      program.command('cancel').description('Cancel a run; it ends with status cancelled and its partial transcript.').argument('<workflowId>', 'workflow id of the run'),
+      program
+        .command('cancel')
+        .description('Cancel a run; it ends with status cancelled and its partial transcript.')
+        .argument('<workflowId>', 'workflow id of the run'),
       hostsFor,
     ),
     true,
@@ -250,7 +286,10 @@ export function buildProgram(ctx: ProgramContext): Command {
       .command('approvals')
       .description('List every tool call waiting for a person, across runs.')
       .option('--json', 'print the list as JSON (with --watch: one change per line)')
-      .option('--watch', 'keep the list current until Ctrl-C (redrawn on a terminal; otherwise only changes are printed: + waiting, - gone)'),
+      .option(
+        '--watch',
+        'keep the list current until Ctrl-C (redrawn on a terminal; otherwise only changes are printed: + waiting, - gone)',
+      ),
     false,
   ).action(async (flags) => {
     ctx.exitCode = await commands.approvals().approvalsCommand(flags, ctx.signal);
@@ -273,7 +312,9 @@ export function buildProgram(ctx: ProgramContext): Command {
   connectionOptions(
     program
       .command('report')
-      .description("Print a finished run's report as tables: its steps, its tool calls and the totals (a running run: what its snapshot knows; exit code 2).")
+      .description(
+        "Print a finished run's report as tables: its steps, its tool calls and the totals (a running run: what its snapshot knows; exit code 2).",
+      )
       .argument('<workflowId>', 'workflow id of the run')
       .option('--json', 'print the report as JSON'),
     false,
@@ -295,7 +336,10 @@ export function buildProgram(ctx: ProgramContext): Command {
       .option('--by <identity>', 'who decides, e.g. ops:alice (default: cli:<user>)')
       .option('--reason <text>', 'why, for the model and the record')
       .option('--json', 'print what happened as JSON')
-      .option('--queue', 'with no worker running: send the decision even for a call the run\'s recorded history does not hold yet (the run checks it when a worker starts)');
+      .option(
+        '--queue',
+        "with no worker running: send the decision even for a call the run's recorded history does not hold yet (the run checks it when a worker starts)",
+      );
     if (decision === 'approve') cmd.option('--all-calls', 'also approve every other call of this tool for the rest of the run');
     connectionOptions(cmd, false).action(async (workflowId: string, callId: string, flags) => {
       ctx.exitCode = await commands.approvals().decideCommand(decision, workflowId, callId, flags);
@@ -308,7 +352,9 @@ export function buildProgram(ctx: ProgramContext): Command {
   connectionOptions(
     schedule
       .command('create')
-      .description('Create a schedule that starts a run of an agent on a cron expression or every interval (overlapping firings are skipped).')
+      .description(
+        'Create a schedule that starts a run of an agent on a cron expression or every interval (overlapping firings are skipped).',
+      )
       .argument('<scheduleId>', 'id of the schedule; its runs are named <scheduleId>-<time>')
       .argument('<prompt...>', 'what each run asks the agent')
       .requiredOption('--agent <name>', 'agent each run starts')
@@ -320,19 +366,29 @@ export function buildProgram(ctx: ProgramContext): Command {
       .option('--json', 'print the created schedule as JSON')
       .option(...POLICY_OPTION)
       .option(...WAIVER_OPTION)
-      .option('--agents <file>', 'module exporting your agents: the --policy is checked against the agent now (without it, each run checks it)'),
+      .option(
+        '--agents <file>',
+        'module exporting your agents: the --policy is checked against the agent now (without it, each run checks it)',
+      ),
     true,
   ).action(async (scheduleId: string, prompt: string[], flags) => {
     ctx.exitCode = await commands.schedule().scheduleCreateCommand(scheduleId, prompt, flags);
   });
   connectionOptions(
-    schedule.command('list').description('List the schedules of agent runs on the task queue, with their next run times and recent runs.').option('--json', 'print the list as JSON'),
+    schedule
+      .command('list')
+      .description('List the schedules of agent runs on the task queue, with their next run times and recent runs.')
+      .option('--json', 'print the list as JSON'),
     true,
   ).action(async (flags) => {
     ctx.exitCode = await commands.schedule().scheduleListCommand(flags);
   });
   connectionOptions(
-    schedule.command('trigger').description('Start a run of a schedule now (even while paused).').argument('<scheduleId>', 'id of the schedule').option('--json', 'print what happened as JSON'),
+    schedule
+      .command('trigger')
+      .description('Start a run of a schedule now (even while paused).')
+      .argument('<scheduleId>', 'id of the schedule')
+      .option('--json', 'print what happened as JSON'),
     true,
   ).action(async (scheduleId: string, flags) => {
     ctx.exitCode = await commands.schedule().scheduleTriggerCommand(scheduleId, flags, ctx.signal);
@@ -350,7 +406,11 @@ export function buildProgram(ctx: ProgramContext): Command {
     });
   }
   connectionOptions(
-    schedule.command('delete').description('Delete a schedule (runs already started go on).').argument('<scheduleId>', 'id of the schedule').option('--json', 'print what happened as JSON'),
+    schedule
+      .command('delete')
+      .description('Delete a schedule (runs already started go on).')
+      .argument('<scheduleId>', 'id of the schedule')
+      .option('--json', 'print what happened as JSON'),
     true,
   ).action(async (scheduleId: string, flags) => {
     ctx.exitCode = await commands.schedule().scheduleDeleteCommand(scheduleId, flags);
@@ -373,12 +433,29 @@ export function buildProgram(ctx: ProgramContext): Command {
   connectionOptions(
     program
       .command('serve')
-      .description('Serve the HTTP API (start runs, read them, stream their events, send messages, cancel, decide approvals) with bearer tokens; runs until Ctrl-C.')
-      .addOption(new Option('--tokens <file>', 'JSON file of bearer tokens: { "tokens": { "<token>": { "identity": "ops:alice", "permissions": ["read", "start", "decide"] } } } (or DURABLE_AGENT_HTTP_TOKENS holding that JSON)').env('DURABLE_AGENT_HTTP_TOKENS_FILE'))
+      .description(
+        'Serve the HTTP API (start runs, read them, stream their events, send messages, cancel, decide approvals) with bearer tokens; runs until Ctrl-C.',
+      )
+      .addOption(
+        new Option(
+          '--tokens <file>',
+          'JSON file of bearer tokens: { "tokens": { "<token>": { "identity": "ops:alice", "permissions": ["read", "start", "decide"] } } } (or DURABLE_AGENT_HTTP_TOKENS holding that JSON)',
+        ).env('DURABLE_AGENT_HTTP_TOKENS_FILE'),
+      )
       .addOption(new Option('--http-port <port>', 'port of the HTTP API (default: 8080)').env('DURABLE_AGENT_HTTP_PORT').argParser(port))
-      .addOption(new Option('--host <host>', 'interface to listen on (default: 127.0.0.1; 0.0.0.0 for every interface)').env('DURABLE_AGENT_HTTP_HOST'))
-      .option('--metrics-public', 'serve GET /metrics (approvals waiting and their age, runs by phase, in Prometheus format) without a bearer token')
-      .option('--agents <file>', "module exporting your agents: POST /runs checks a run's policy against the agent's tools before starting it (400)"),
+      .addOption(
+        new Option('--host <host>', 'interface to listen on (default: 127.0.0.1; 0.0.0.0 for every interface)').env(
+          'DURABLE_AGENT_HTTP_HOST',
+        ),
+      )
+      .option(
+        '--metrics-public',
+        'serve GET /metrics (approvals waiting and their age, runs by phase, in Prometheus format) without a bearer token',
+      )
+      .option(
+        '--agents <file>',
+        "module exporting your agents: POST /runs checks a run's policy against the agent's tools before starting it (400)",
+      ),
     true,
     "the event streams (GET /runs/:id/events) read runs' live deltas from there (the workers must publish them there)",
   ).action(async (flags) => {
@@ -387,13 +464,16 @@ export function buildProgram(ctx: ProgramContext): Command {
 
   program
     .command('codec-server')
-    .description('Serve the codec endpoint (POST /encode, /decode) that decrypts runs for the Temporal UI and CLI (temporal --codec-endpoint), with the keys of DURABLE_AGENT_KEYS; runs until Ctrl-C.')
+    .description(
+      'Serve the codec endpoint (POST /encode, /decode) that decrypts runs for the Temporal UI and CLI (temporal --codec-endpoint), with the keys of DURABLE_AGENT_KEYS; runs until Ctrl-C.',
+    )
     .addOption(new Option('--port <port>', 'port to listen on (default: 8888)').env('DURABLE_AGENT_CODEC_PORT').argParser(port))
     .addOption(new Option('--host <host>', 'interface to listen on (default: 127.0.0.1)').env('DURABLE_AGENT_CODEC_HOST'))
     .addOption(
-      new Option('--cors-origin <origin>', 'browser origin allowed to call it, e.g. http://localhost:8233 (the Temporal UI); repeat for more, * for any').argParser(
-        (value: string, previous: string[] | undefined) => [...(previous ?? []), corsOrigin(value)],
-      ),
+      new Option(
+        '--cors-origin <origin>',
+        'browser origin allowed to call it, e.g. http://localhost:8233 (the Temporal UI); repeat for more, * for any',
+      ).argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), corsOrigin(value)]),
     )
     .action(async (flags) => {
       ctx.exitCode = await commands.codecServer().codecServerCommand(flags, ctx.signal);
@@ -407,16 +487,22 @@ export function buildProgram(ctx: ProgramContext): Command {
       )
       .option('--since <duration>', 'runs started within this long, e.g. 30m, 24h, 7d', '24h')
       .option('--agent <name>', 'only runs of this agent')
-      .option('--query <query>', "a visibility query the runs must also match, e.g. \"ExecutionStatus = 'Running'\"")
+      .option('--query <query>', 'a visibility query the runs must also match, e.g. "ExecutionStatus = \'Running\'"')
       .option('--limit <n>', 'at most this many runs, newest first', positiveInt, 100)
-      .option('--workflows <path>', 'replay against these workflows (a module exporting agentWorkflow, e.g. the entry your worker bundles) instead of durable-agent\'s own'),
+      .option(
+        '--workflows <path>',
+        "replay against these workflows (a module exporting agentWorkflow, e.g. the entry your worker bundles) instead of durable-agent's own",
+      ),
     false,
   ).action(async (flags) => {
     ctx.exitCode = await commands.replay().replayCommand(flags);
   });
 
   connectionOptions(
-    program.command('end').description('End a session once the model has answered what it was sent.').argument('<workflowId>', 'workflow id of the session'),
+    program
+      .command('end')
+      .description('End a session once the model has answered what it was sent.')
+      .argument('<workflowId>', 'workflow id of the session'),
     false,
   ).action(async (workflowId: string, flags) => {
     ctx.exitCode = await commands.messages().endCommand(workflowId, flags);

@@ -45,7 +45,8 @@ export async function readRecordedRun(client: Client, handle: WorkflowHandle): P
     const started = event.workflowExecutionStartedEventAttributes;
     if (started) run.input = await decode<AgentWorkflowInput>(started.input?.payloads?.[0]);
     const sched = event.activityTaskScheduledEventAttributes;
-    if (sched) scheduled.set(String(event.eventId), { type: sched.activityType?.name ?? '', input: sched.input?.payloads?.[0] ?? undefined });
+    if (sched)
+      scheduled.set(String(event.eventId), { type: sched.activityType?.name ?? '', input: sched.input?.payloads?.[0] ?? undefined });
     const done = event.activityTaskCompletedEventAttributes;
     if (!done) continue;
     const activity = scheduled.get(String(done.scheduledEventId));
@@ -103,8 +104,10 @@ export function checkDecision(run: RecordedRun, decision: Pick<ApprovalDecision,
   if (rule !== 'ask') {
     const mode = spec.approval?.mode ?? 'never';
     if (mode === 'never') return noApproval;
-    if (mode === 'conditional' && run.checks.get(callId) === false) return refused(`call "${callId}" (${tool}) needs no approval (the tool's check said so)`);
+    if (mode === 'conditional' && run.checks.get(callId) === false)
+      return refused(`call "${callId}" (${tool}) needs no approval (the tool's check said so)`);
   }
-  if (approvers.length && !approvers.includes(by)) return refused(`${by} may not decide calls of "${tool}" (allowed: ${approvers.join(', ')})`);
+  if (approvers.length && !approvers.includes(by))
+    return refused(`${by} may not decide calls of "${tool}" (allowed: ${approvers.join(', ')})`);
   return { kind: 'ok', tool };
 }

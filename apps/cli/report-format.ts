@@ -74,13 +74,20 @@ export function formatReport(r: Pick<AgentRunResult, 'status' | 'steps' | 'repor
   const report = r.report;
   const duration = runDurationMs(r);
   const lines = [
-    s.bold(`Run ${report.workflowId}`) + s.dim(` (agent ${report.agent}, ${report.startedAt} .. ${report.endedAt}${duration !== undefined ? `, ${formatDuration(duration)}` : ''})`),
+    s.bold(`Run ${report.workflowId}`) +
+      s.dim(
+        ` (agent ${report.agent}, ${report.startedAt} .. ${report.endedAt}${duration !== undefined ? `, ${formatDuration(duration)}` : ''})`,
+      ),
     `  status: ${formatStatus(r.status, s)}`,
     '',
     s.bold(`Steps (${r.steps})`),
   ];
   if (report.stepsOmitted) lines.push(s.dim(`  (${report.stepsOmitted} earlier steps not in the result; the totals count them)`));
-  lines.push(...(report.steps.length ? stepsTable(report) : ['  (no model calls)']), '', s.bold(`Tool calls (${report.toolCalls.length + report.toolCallsOmitted})`));
+  lines.push(
+    ...(report.steps.length ? stepsTable(report) : ['  (no model calls)']),
+    '',
+    s.bold(`Tool calls (${report.toolCalls.length + report.toolCallsOmitted})`),
+  );
   if (report.toolCallsOmitted) lines.push(s.dim(`  (${report.toolCallsOmitted} earlier tool calls not in the result)`));
   lines.push(...(report.toolCalls.length ? toolCallsTable(report) : ['  (no tool calls)']), '', s.bold('Totals'));
   // null: unknown; results recorded before it could be null say 0 when no step had a price.

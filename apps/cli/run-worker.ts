@@ -48,7 +48,10 @@ export async function whyNotHost(session: Session, description: WorkflowExecutio
   const given = session.target.taskQueue;
   const agent = await runAgentName(session, description);
   if (given !== undefined ? description.taskQueue !== given : !isAgentTaskQueue(description.taskQueue, agent)) {
-    const queues = given !== undefined ? `the task queue it is given ("${given}"; see --task-queue)` : `each agent's own queue (durable-agent.<agent>) unless given --task-queue`;
+    const queues =
+      given !== undefined
+        ? `the task queue it is given ("${given}"; see --task-queue)`
+        : `each agent's own queue (durable-agent.<agent>) unless given --task-queue`;
     return `the run is on task queue "${description.taskQueue}", and this command hosts workers only on ${queues}`;
   }
   const served = session.agents;

@@ -51,7 +51,9 @@ export interface SessionOptions {
 }
 
 /** The client interceptors of `tracing` (loaded only when tracing). */
-function tracingInterceptors(tracing: TracingOptions | undefined): { interceptors?: { workflow: ReturnType<typeof tracingClientInterceptors> } } {
+function tracingInterceptors(tracing: TracingOptions | undefined): {
+  interceptors?: { workflow: ReturnType<typeof tracingClientInterceptors> };
+} {
   if (!tracing) return {};
   return { interceptors: { workflow: tracingClientInterceptors(tracing) } };
 }
@@ -108,14 +110,23 @@ export class Session {
       } catch (err) {
         throw new CliError(`cannot reach Temporal at ${target.address}: ${errorMessage(err)}`);
       }
-      return new Session(target, target.address, new Client({ connection, dataConverter, ...tracingInterceptors(options.tracing) }), connection, undefined, agents, options.tracing, options.log);
+      return new Session(
+        target,
+        target.address,
+        new Client({ connection, dataConverter, ...tracingInterceptors(options.tracing) }),
+        connection,
+        undefined,
+        agents,
+        options.tracing,
+        options.log,
+      );
     }
     const canEmbed =
       options.embed === 'never'
         ? false
         : options.embed === 'always'
-        ? target.serverIp !== undefined
-        : !target.explicit && (options.embed === 'auto' || existsSync(serverDbFile()));
+          ? target.serverIp !== undefined
+          : !target.explicit && (options.embed === 'auto' || existsSync(serverDbFile()));
     if (!canEmbed) {
       const hint = target.explicit && options.embed !== 'never' ? '' : ' (start one with: durable-agent dev)';
       throw new CliError(`cannot reach Temporal at ${target.address}${hint}`);
@@ -130,9 +141,16 @@ export class Session {
         log: options.log,
       });
     } catch (err) {
-      throw new CliError(`could not start the Temporal dev server on port ${target.serverPort}: ${errorMessage(err)} (see ${displayPath(serverLogFile())})`);
+      throw new CliError(
+        `could not start the Temporal dev server on port ${target.serverPort}: ${errorMessage(err)} (see ${displayPath(serverLogFile())})`,
+      );
     }
-    const client = new Client({ connection: server.connection, ...(server.namespace ? { namespace: server.namespace } : {}), dataConverter, ...tracingInterceptors(options.tracing) });
+    const client = new Client({
+      connection: server.connection,
+      ...(server.namespace ? { namespace: server.namespace } : {}),
+      dataConverter,
+      ...tracingInterceptors(options.tracing),
+    });
     return new Session(target, server.address, client, undefined, server, agents, options.tracing, options.log);
   }
 
@@ -151,7 +169,10 @@ export class Session {
       this.feed = new RedisDeltaFeed({ url });
       // The feed waits through outages in silence: say once, at start, that this one may never end.
       this.redisCheck = redisUnreachable(url).then((why) => {
-        if (why) this.log(`warning: Redis at ${redactRedisUrl(url)} does not answer (${why}): live deltas will be missing until it does; runs and their durable events do not depend on it`);
+        if (why)
+          this.log(
+            `warning: Redis at ${redactRedisUrl(url)} does not answer (${why}): live deltas will be missing until it does; runs and their durable events do not depend on it`,
+          );
       });
     }
     return new AgentClient(this.temporal, taskQueue, this.feed ? { deltas: this.feed } : {});

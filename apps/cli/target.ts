@@ -49,7 +49,13 @@ export interface Target {
   redisUrl?: string;
 }
 
-const LOCAL_HOSTS: Record<string, string> = { localhost: '127.0.0.1', '127.0.0.1': '127.0.0.1', '0.0.0.0': '0.0.0.0', '[::1]': '::1', '::1': '::1' };
+const LOCAL_HOSTS: Record<string, string> = {
+  localhost: '127.0.0.1',
+  '127.0.0.1': '127.0.0.1',
+  '0.0.0.0': '0.0.0.0',
+  '[::1]': '::1',
+  '::1': '::1',
+};
 
 /** Split `host:port`, checking the port. */
 export function parseAddress(address: string): { host: string; port: number } {

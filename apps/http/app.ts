@@ -86,13 +86,17 @@ export interface HttpApi {
   inbox: InboxPoller;
 }
 
-
 /** The run's Temporal description and who started it (its memo); an unknown id is {@link RunNotFoundError}. */
 async function describe(run: AgentRun): Promise<{ runId: string; status: string; running: boolean; startedBy: string | undefined }> {
   try {
     const d = await run.handle.describe();
     const startedBy = d.memo?.[STARTED_BY_MEMO];
-    return { runId: d.runId, status: d.status.name.toLowerCase(), running: d.status.name === 'RUNNING', startedBy: typeof startedBy === 'string' ? startedBy : undefined };
+    return {
+      runId: d.runId,
+      status: d.status.name.toLowerCase(),
+      running: d.status.name === 'RUNNING',
+      startedBy: typeof startedBy === 'string' ? startedBy : undefined,
+    };
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) throw new RunNotFoundError(run.workflowId, { cause: err });
     throw err;
@@ -110,7 +114,13 @@ async function runningRun(client: AgentClient, id: string, caller?: Caller, own?
   if (!d.running) throw new HttpError(409, 'run_ended', `run "${id}" has already ended (${d.status})`, 'id', undefined, d.status);
   if (caller && own && !mayActOnRun(caller, d.startedBy)) {
     const whose = d.startedBy === undefined ? 'no starter is recorded for it' : `it was started by "${d.startedBy}"`;
-    throw new HttpError(403, 'forbidden', `"${caller.identity}" may not ${own.doing} run "${id}": ${whose}, and only its starter or a token with the "admin" permission may`, 'id', 'admin');
+    throw new HttpError(
+      403,
+      'forbidden',
+      `"${caller.identity}" may not ${own.doing} run "${id}": ${whose}, and only its starter or a token with the "admin" permission may`,
+      'id',
+      'admin',
+    );
   }
   return run;
 }
@@ -195,15 +205,24 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
     const id = checkId(c.req.param('id'), 'id');
     const run = client.get(id);
     const d = await describe(run);
-    const view: RunView = { workflowId: id, runId: d.runId, status: d.status, ...(d.startedBy !== undefined ? { startedBy: d.startedBy } : {}) };
+    const view: RunView = {
+      workflowId: id,
+      runId: d.runId,
+      status: d.status,
+      ...(d.startedBy !== undefined ? { startedBy: d.startedBy } : {}),
+    };
     // A running run answers its snapshot through a worker: without one the query would wait, so the
     // answer goes without the snapshot after SNAPSHOT_WAIT_MS (Temporal's status still says where it is).
     const snapshot = run.snapshot();
     snapshot.catch(() => undefined);
     let timer: NodeJS.Timeout | undefined;
     try {
-      const answered = await Promise.race([snapshot, new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), SNAPSHOT_WAIT_MS)))]);
-      if (answered === 'late') view.note = `No worker answered within ${SNAPSHOT_WAIT_MS} ms: the snapshot is left out (is a worker running on the run's task queue?).`;
+      const answered = await Promise.race([
+        snapshot,
+        new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), SNAPSHOT_WAIT_MS))),
+      ]);
+      if (answered === 'late')
+        view.note = `No worker answered within ${SNAPSHOT_WAIT_MS} ms: the snapshot is left out (is a worker running on the run's task queue?).`;
       else view.snapshot = answered;
     } catch (err) {
       if (d.running) throw err;

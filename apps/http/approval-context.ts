@@ -12,7 +12,6 @@ import type { ContextMessage } from '../../src/entry/client';
 
 export type { ContextMessage };
 
-
 /** Messages kept at most. */
 export const CONTEXT_MESSAGES = 6;
 /** Characters kept of each message's text. */

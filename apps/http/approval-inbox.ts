@@ -13,7 +13,6 @@ import type { InboxCall, InboxRun, InboxView } from '../../src/entry/client';
 
 export type { InboxCall, InboxRun, InboxView };
 
-
 /** A run of the inbox before it is shown to a caller. */
 export type AwaitingRunWithContext = AwaitingRun & { context: ContextMessage[] };
 

@@ -63,7 +63,11 @@ const CallerSchema = z.strictObject({
   identity: z.string().trim().min(1, 'must name who the token stands for, e.g. "ops:alice"'),
   approve: z.boolean().optional(),
   permissions: z
-    .array(z.string().refine(isPermission, { error: (issue) => `unknown permission ${JSON.stringify(issue.input)} (known: ${PERMISSIONS.join(', ')})` }))
+    .array(
+      z
+        .string()
+        .refine(isPermission, { error: (issue) => `unknown permission ${JSON.stringify(issue.input)} (known: ${PERMISSIONS.join(', ')})` }),
+    )
     .optional(),
 });
 
@@ -92,15 +96,19 @@ export function parseTokens(text: string, source: string): TokenAuth {
   const entries = Object.entries(tokens as Record<string, unknown>);
   if (!entries.length) throw new Error(`${source}: no tokens configured (every request would be refused)`);
   const parsed = entries.map(([token, value], i): [string, Caller] => {
-    if (token.length < MIN_TOKEN_LENGTH || /\s/.test(token)) throw new Error(`${source}: token #${i + 1} must be at least ${MIN_TOKEN_LENGTH} characters, without whitespace`);
+    if (token.length < MIN_TOKEN_LENGTH || /\s/.test(token))
+      throw new Error(`${source}: token #${i + 1} must be at least ${MIN_TOKEN_LENGTH} characters, without whitespace`);
     const caller = CallerSchema.safeParse(value);
     if (!caller.success) {
       const issue = caller.error.issues[0];
       const field = issue?.code === 'unrecognized_keys' ? issue.keys[0] : issue?.path.join('.');
-      throw new Error(`${source}: token #${i + 1} (${field ?? 'entry'}): ${issue?.message ?? 'malformed'}; expected { "identity": "ops:alice", "permissions": ["read", "start"] }`);
+      throw new Error(
+        `${source}: token #${i + 1} (${field ?? 'entry'}): ${issue?.message ?? 'malformed'}; expected { "identity": "ops:alice", "permissions": ["read", "start"] }`,
+      );
     }
     const { identity, approve, permissions } = caller.data as { identity: string; approve?: boolean; permissions?: Permission[] };
-    if (approve === false && permissions?.includes('decide')) throw new Error(`${source}: token #${i + 1} (approve): "approve": false contradicts "decide" in its permissions; remove one`);
+    if (approve === false && permissions?.includes('decide'))
+      throw new Error(`${source}: token #${i + 1} (approve): "approve": false contradicts "decide" in its permissions; remove one`);
     return [token, { identity, permissions: permissionsOf({ permissions, approve }) }];
   });
   return TokenAuth.fromEntries(parsed);
@@ -124,12 +132,16 @@ export function loadTokens(sources: TokenSources): TokenAuth {
     try {
       text = readFileSync(sources.file, 'utf8');
     } catch (err) {
-      throw new Error(`cannot read the token file ${sources.file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { cause: err });
+      throw new Error(`cannot read the token file ${sources.file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, {
+        cause: err,
+      });
     }
     return parseTokens(text, `token file ${sources.file}`);
   }
   if (sources.inline?.trim()) return parseTokens(sources.inline, 'DURABLE_AGENT_HTTP_TOKENS');
-  throw new Error('no bearer tokens configured: pass --tokens <file.json> (or set DURABLE_AGENT_HTTP_TOKENS_FILE, or DURABLE_AGENT_HTTP_TOKENS to the JSON)');
+  throw new Error(
+    'no bearer tokens configured: pass --tokens <file.json> (or set DURABLE_AGENT_HTTP_TOKENS_FILE, or DURABLE_AGENT_HTTP_TOKENS to the JSON)',
+  );
 }
 
 /** Variables the auth middleware sets on the request context. */
@@ -147,7 +159,12 @@ export function requireToken(auth: TokenAuth): MiddlewareHandler<{ Variables: Au
     const caller = auth.caller(header);
     if (!caller) {
       c.header('WWW-Authenticate', 'Bearer');
-      throw new HttpError(401, 'unauthorized', header ? 'the bearer token is not valid' : 'missing bearer token: send Authorization: Bearer <token>', 'Authorization');
+      throw new HttpError(
+        401,
+        'unauthorized',
+        header ? 'the bearer token is not valid' : 'missing bearer token: send Authorization: Bearer <token>',
+        'Authorization',
+      );
     }
     c.set('caller', caller);
     await next();
@@ -160,6 +177,12 @@ export function requireToken(auth: TokenAuth): MiddlewareHandler<{ Variables: Au
  */
 export function requirePermission(caller: Caller, permission: Permission, doing: string): void {
   if (!holds(caller, permission)) {
-    throw new HttpError(403, 'forbidden', `"${caller.identity}" may not ${doing}: its token lacks the "${permission}" permission`, undefined, permission);
+    throw new HttpError(
+      403,
+      'forbidden',
+      `"${caller.identity}" may not ${doing}: its token lacks the "${permission}" permission`,
+      undefined,
+      permission,
+    );
   }
 }

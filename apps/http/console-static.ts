@@ -18,7 +18,8 @@ export function defaultConsoleDir(from = __dirname): string {
 }
 
 /** What the console answers while its files are not built. */
-export const CONSOLE_NOT_BUILT = 'The web console assets are not built: run `npm run build:console` (they are served from apps/console/dist/).';
+export const CONSOLE_NOT_BUILT =
+  'The web console assets are not built: run `npm run build:console` (they are served from apps/console/dist/).';
 
 const CONTENT_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',

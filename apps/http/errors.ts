@@ -4,7 +4,14 @@
  */
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { ApprovalRefusedError, MessageRefusedError, NoWorkerError, RunEndedError, RunFilterError, RunNotFoundError } from '../../src/entry/client';
+import {
+  ApprovalRefusedError,
+  MessageRefusedError,
+  NoWorkerError,
+  RunEndedError,
+  RunFilterError,
+  RunNotFoundError,
+} from '../../src/entry/client';
 import { isDurableAgentError } from '../../src/entry/client';
 import { PolicyError } from '../../src/entry/client';
 

@@ -32,7 +32,8 @@ export function streamInbox(c: Context, caller: Caller, poller: InboxPoller, tra
     const keepAlive = setInterval(() => write(() => sse.write(': keep-alive\n\n')), KEEP_ALIVE_MS);
     keepAlive.unref();
     try {
-      if (!stop.signal.aborted) await new Promise<void>((resolve) => stop.signal.addEventListener('abort', () => resolve(), { once: true }));
+      if (!stop.signal.aborted)
+        await new Promise<void>((resolve) => stop.signal.addEventListener('abort', () => resolve(), { once: true }));
     } finally {
       clearInterval(keepAlive);
       unsubscribe();

@@ -34,9 +34,15 @@ export function approvalFamilies(runs: readonly AwaitingRun[], now: number): Met
     }
   }
   const entries = [...byKey.values()].sort((a, b) => a.agent.localeCompare(b.agent) || a.tool.localeCompare(b.tool));
-  const sample = (value: (e: (typeof entries)[number]) => number): Sample[] => entries.map((e) => ({ labels: { agent: e.agent, tool: e.tool }, value: value(e) }));
+  const sample = (value: (e: (typeof entries)[number]) => number): Sample[] =>
+    entries.map((e) => ({ labels: { agent: e.agent, tool: e.tool }, value: value(e) }));
   return [
-    { name: 'durable_agent_approvals_waiting', help: 'Tool calls waiting for a person now, across the namespace.', type: 'gauge', samples: sample((e) => e.waiting) },
+    {
+      name: 'durable_agent_approvals_waiting',
+      help: 'Tool calls waiting for a person now, across the namespace.',
+      type: 'gauge',
+      samples: sample((e) => e.waiting),
+    },
     {
       name: 'durable_agent_approval_oldest_age_seconds',
       help: 'Age of the oldest tool call waiting for a person (since it was requested), in seconds.',
@@ -54,7 +60,12 @@ async function runFamily(client: AgentClient): Promise<MetricFamily> {
       value: (await client.temporal.workflow.count(`ExecutionStatus = 'Running' AND ${RUN_STATUS.name} = '${status}'`)).count,
     })),
   );
-  return { name: 'durable_agent_runs', help: 'Agent runs still running, by phase (from visibility, which lags a moment).', type: 'gauge', samples: counts };
+  return {
+    name: 'durable_agent_runs',
+    help: 'Agent runs still running, by phase (from visibility, which lags a moment).',
+    type: 'gauge',
+    samples: counts,
+  };
 }
 
 /** The gauges of `GET /metrics`, read at most once per {@link METRICS_CACHE_MS} (a failed read is not kept). */
@@ -71,7 +82,10 @@ export class ServeMetrics {
   read(): Promise<MetricFamily[]> {
     const now = this.clock();
     if (this.cached && now - this.cached.at < this.cacheMs) return this.cached.families;
-    const families = Promise.all([this.client.awaitingApproval(), runFamily(this.client)]).then(([awaiting, running]) => [...approvalFamilies(awaiting, this.clock()), running]);
+    const families = Promise.all([this.client.awaitingApproval(), runFamily(this.client)]).then(([awaiting, running]) => [
+      ...approvalFamilies(awaiting, this.clock()),
+      running,
+    ]);
     const entry = { at: now, families };
     this.cached = entry;
     families.catch(() => {

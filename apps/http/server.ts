@@ -37,7 +37,12 @@ export interface Listening {
  * (default `127.0.0.1`); `beforeClose` runs first when it closes (e.g. to end open event streams).
  * @throws the listen error (e.g. `EADDRINUSE`).
  */
-export function listen(fetch: (request: Request) => Response | Promise<Response>, options: ListenOptions, defaultPort: number, beforeClose?: () => void): Promise<Listening> {
+export function listen(
+  fetch: (request: Request) => Response | Promise<Response>,
+  options: ListenOptions,
+  defaultPort: number,
+  beforeClose?: () => void,
+): Promise<Listening> {
   const hostname = options.hostname ?? '127.0.0.1';
   return new Promise((resolve, reject) => {
     let server: ServerType | undefined = undefined;

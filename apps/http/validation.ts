@@ -17,7 +17,8 @@ const ID = /^[^\s\p{Cc}]{1,255}$/u;
  * @throws {HttpError} 400 naming `field`.
  */
 export function checkId(value: string, field: string): string {
-  if (!ID.test(value)) throw new HttpError(400, 'invalid_request', `${field} must be 1 to 255 characters without whitespace or control characters`, field);
+  if (!ID.test(value))
+    throw new HttpError(400, 'invalid_request', `${field} must be 1 to 255 characters without whitespace or control characters`, field);
   return value;
 }
 
@@ -27,7 +28,8 @@ export function checkId(value: string, field: string): string {
  */
 export function checkSeq(value: string, field: string): number {
   const n = Number(value);
-  if (!/^\d{1,15}$/.test(value.trim()) || !Number.isSafeInteger(n)) throw new HttpError(400, 'invalid_request', `${field} must be an event's seq (a non-negative integer)`, field);
+  if (!/^\d{1,15}$/.test(value.trim()) || !Number.isSafeInteger(n))
+    throw new HttpError(400, 'invalid_request', `${field} must be an event's seq (a non-negative integer)`, field);
   return n;
 }
 
@@ -146,7 +148,8 @@ export function runFilterOf(c: Context): RunFilter {
   if (status !== undefined) filter.status = status;
   if (since !== undefined) filter.since = since;
   if (limit !== undefined) {
-    if (!/^\d{1,9}$/.test(limit)) throw new HttpError(400, 'invalid_request', `limit "${limit}" must be a whole number from 1 to ${MAX_RUNS_LIMIT}`, 'limit');
+    if (!/^\d{1,9}$/.test(limit))
+      throw new HttpError(400, 'invalid_request', `limit "${limit}" must be a whole number from 1 to ${MAX_RUNS_LIMIT}`, 'limit');
     filter.limit = Number(limit);
   }
   return filter;

@@ -100,7 +100,11 @@ export function chaosScript(n: number): ScriptedTurn[] {
       toolCalls: Array.from({ length: reads }, (_, i) => ({ name: 'lookup', args: { key: `k${n}-${i}`, ms: between(200, 900) } })),
       delayMs: delay(),
     },
-    { text: 'Transferring the first amount.', toolCalls: [{ name: AT_MOST_ONCE_TOOL, args: { ref: `t${n}-1`, amount: between(1, 500), ms: between(200, 600) } }], delayMs: delay() },
+    {
+      text: 'Transferring the first amount.',
+      toolCalls: [{ name: AT_MOST_ONCE_TOOL, args: { ref: `t${n}-1`, amount: between(1, 500), ms: between(200, 600) } }],
+      delayMs: delay(),
+    },
     {
       text: 'Deploying the API, then reading its state.',
       toolCalls: [
@@ -117,7 +121,11 @@ export function chaosScript(n: number): ScriptedTurn[] {
       ],
       delayMs: delay(),
     },
-    { text: 'Deploying the web front.', toolCalls: [{ name: 'deploy', args: { service: 'web', ms: between(100, 400) } }], delayMs: delay() },
+    {
+      text: 'Deploying the web front.',
+      toolCalls: [{ name: 'deploy', args: { service: 'web', ms: between(100, 400) } }],
+      delayMs: delay(),
+    },
     { text: `Run ${n} done: looked up, transferred twice, deployed.`, stream: { chunks: 8, intervalMs: between(50, 120) } },
   ];
 }

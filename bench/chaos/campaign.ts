@@ -94,7 +94,12 @@ export interface CampaignResult {
   baselineStatusCounts: Record<string, number>;
   completed: number;
   transcripts: { equal: number; outcomeUnknownOnly: number; different: Array<{ workflowId: string; why: string }> };
-  atMostOnce: { calls: number; maxExecutions: number; executedMoreThanOnce: Array<{ workflowId: string; callId: string; executions: number }>; neverExecuted: number };
+  atMostOnce: {
+    calls: number;
+    maxExecutions: number;
+    executedMoreThanOnce: Array<{ workflowId: string; callId: string; executions: number }>;
+    neverExecuted: number;
+  };
   /** Executions of ordinary (at-least-once) tools repeated after a kill: allowed, counted for information. */
   atLeastOnceRepeats: number;
   approvals: { decided: number; bySignal: number; byUpdate: number; lost: string[] };
@@ -145,7 +150,14 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
   mkdirSync(logDir, { recursive: true });
   const store = options.store ?? join(options.workDir, 'store');
   const id = randomUUID().slice(0, 8);
-  const chaosFleet: FleetSettings = { address: options.server.address, taskQueue: `chaos-${id}`, bundlePath: options.bundlePath, store, logDir, workDir: options.workDir };
+  const chaosFleet: FleetSettings = {
+    address: options.server.address,
+    taskQueue: `chaos-${id}`,
+    bundlePath: options.bundlePath,
+    store,
+    logDir,
+    workDir: options.workDir,
+  };
   const baselineFleet: FleetSettings = { ...chaosFleet, taskQueue: `chaos-baseline-${id}` };
 
   const started = Date.now();
@@ -153,7 +165,10 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
   const workers = new Map<number, WorkerProcess>();
   const everyWorker: WorkerProcess[] = [];
   const replacements: Array<Promise<void>> = [];
-  const [baselineWorker, ...first] = await Promise.all([startWorkerProcess(baselineFleet), ...Array.from({ length: options.workers }, () => startWorkerProcess(chaosFleet))]);
+  const [baselineWorker, ...first] = await Promise.all([
+    startWorkerProcess(baselineFleet),
+    ...Array.from({ length: options.workers }, () => startWorkerProcess(chaosFleet)),
+  ]);
   everyWorker.push(baselineWorker!, ...first);
   for (const w of first) workers.set(w.pid, w);
 
@@ -174,7 +189,13 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
   try {
     const baselineRuns = pool(options.runs, concurrency, (n) => {
       const workflowId = `chaos-baseline-${id}-${n}`;
-      return driveRun(baselineClient, n, workflowId, { n, workflowId, awaiting: new Map(), done: false }, { timeoutMs: runTimeoutMs, thinkMs });
+      return driveRun(
+        baselineClient,
+        n,
+        workflowId,
+        { n, workflowId, awaiting: new Map(), done: false },
+        { timeoutMs: runTimeoutMs, thinkMs },
+      );
     });
     const chaosRuns = pool(options.runs, concurrency, async (n) => {
       const workflowId = `chaos-${id}-${n}`;
@@ -202,7 +223,8 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
         const candidates: Candidate[] = [];
         for (const run of wanting) {
           const lines = readRunLog(logDir, run.workflowId);
-          for (const a of openActivities(lines)) if (workers.has(a.pid) && !workers.get(a.pid)!.dead) candidates.push({ phase: a.what, run, pid: a.pid });
+          for (const a of openActivities(lines))
+            if (workers.has(a.pid) && !workers.get(a.pid)!.dead) candidates.push({ phase: a.what, run, pid: a.pid });
           if (run.awaiting.size) {
             // The worker that last ran something of the run (likely the one caching its workflow), else any.
             const last = [...lines].reverse().find((l) => workers.has(l.pid) && !workers.get(l.pid)!.dead);
@@ -224,14 +246,17 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
         workers.delete(victim.pid);
         const interrupted: KillRecord['interrupted'] = [];
         for (const run of live.values()) {
-          for (const a of openActivities(readRunLog(logDir, run.workflowId))) if (a.pid === victim.pid && a.startedAt <= at) interrupted.push({ workflowId: run.workflowId, activity: a });
+          for (const a of openActivities(readRunLog(logDir, run.workflowId)))
+            if (a.pid === victim.pid && a.startedAt <= at) interrupted.push({ workflowId: run.workflowId, activity: a });
         }
         const hit = new Set(interrupted.map((i) => i.workflowId));
         if (phase === 'approval') hit.add(target.run.workflowId);
         for (const w of hit) hits.set(w, (hits.get(w) ?? 0) + 1);
         const kill: KillRecord = { at, pid: victim.pid, phase, target: target.run.workflowId, interrupted };
         killsDone.push(kill);
-        log(`kill -9 worker ${victim.pid} (${phase} of ${target.run.workflowId}; ${interrupted.length} activities of ${hit.size} runs cut)`);
+        log(
+          `kill -9 worker ${victim.pid} (${phase} of ${target.run.workflowId}; ${interrupted.length} activities of ${hit.size} runs cut)`,
+        );
         // A replacement after a short random delay.
         replacements.push(
           (async () => {
@@ -275,8 +300,14 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
     allDone = true;
     await Promise.all([killing, restarting, ...replacements]);
     await Promise.all([readMissingEvents(chaosClient, chaos), readMissingEvents(baselineClient, baseline)]);
-    const workflowTaskTimeouts = await countWorkflowTaskTimeouts(temporal, chaos.map((r) => r.workflowId));
-    return { ...analyse(options, { concurrency, store, wallMs, chaos, baseline, killsDone, serverRestartsDone, hits, logDir }), workflowTaskTimeouts };
+    const workflowTaskTimeouts = await countWorkflowTaskTimeouts(
+      temporal,
+      chaos.map((r) => r.workflowId),
+    );
+    return {
+      ...analyse(options, { concurrency, store, wallMs, chaos, baseline, killsDone, serverRestartsDone, hits, logDir }),
+      workflowTaskTimeouts,
+    };
   } finally {
     allDone = true;
     // Calls given up on may still be retrying: let them end while workers still answer, before closing.
@@ -287,7 +318,10 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
 }
 
 /** Workflow task timeouts in the histories of `workflowIds`, by kind. */
-async function countWorkflowTaskTimeouts(temporal: Client, workflowIds: readonly string[]): Promise<CampaignResult['workflowTaskTimeouts']> {
+async function countWorkflowTaskTimeouts(
+  temporal: Client,
+  workflowIds: readonly string[],
+): Promise<CampaignResult['workflowTaskTimeouts']> {
   const counts = { startToClose: 0, scheduleToStart: 0 };
   const { EventType, TimeoutType } = proto.api.enums.v1;
   for (const workflowId of workflowIds) {
@@ -313,7 +347,17 @@ function countStatuses(records: readonly RunRecord[]): Record<string, number> {
 
 function analyse(
   options: CampaignOptions,
-  m: { concurrency: number; store: string; wallMs: number; chaos: RunRecord[]; baseline: RunRecord[]; killsDone: KillRecord[]; serverRestartsDone: CampaignResult['serverRestartsDone']; hits: Map<string, number>; logDir: string },
+  m: {
+    concurrency: number;
+    store: string;
+    wallMs: number;
+    chaos: RunRecord[];
+    baseline: RunRecord[];
+    killsDone: KillRecord[];
+    serverRestartsDone: CampaignResult['serverRestartsDone'];
+    hits: Map<string, number>;
+    logDir: string;
+  },
 ): Omit<CampaignResult, 'workflowTaskTimeouts'> {
   const transcripts: CampaignResult['transcripts'] = { equal: 0, outcomeUnknownOnly: 0, different: [] };
   const atMostOnce: CampaignResult['atMostOnce'] = { calls: 0, maxExecutions: 0, executedMoreThanOnce: [], neverExecuted: 0 };
@@ -332,7 +376,10 @@ function analyse(
       else if (c.kind === 'outcome_unknown_only') transcripts.outcomeUnknownOnly++;
       else transcripts.different.push({ workflowId: record.workflowId, why: c.why });
     } else if (record.result) {
-      transcripts.different.push({ workflowId: record.workflowId, why: `its baseline run ${base?.workflowId} has no result: ${base?.stuck}` });
+      transcripts.different.push({
+        workflowId: record.workflowId,
+        why: `its baseline run ${base?.workflowId} has no result: ${base?.stuck}`,
+      });
     }
     const lines = readRunLog(m.logDir, record.workflowId);
     const executions = executionsPerCall(lines);
@@ -359,14 +406,25 @@ function analyse(
   for (const kill of m.killsDone) {
     for (const workflowId of new Set(kill.interrupted.map((i) => i.workflowId))) {
       const next = nextStart(readRunLog(m.logDir, workflowId), kill.at, kill.pid);
-      const cut = kill.interrupted.filter((i) => i.workflowId === workflowId).map((i) => `${i.activity.what} ${i.activity.id}${i.activity.tool ? ` (${i.activity.tool})` : ''}`).join(', ');
+      const cut = kill.interrupted
+        .filter((i) => i.workflowId === workflowId)
+        .map((i) => `${i.activity.what} ${i.activity.id}${i.activity.tool ? ` (${i.activity.tool})` : ''}`)
+        .join(', ');
       if (next === undefined) {
         resume.neverResumed.push(`${workflowId}: ${cut} (kill at ${new Date(kill.at).toISOString()})`);
         continue;
       }
       const acrossServerRestart = m.serverRestartsDone.some((x) => x.stoppedAt < next && x.startedAt > kill.at);
       const acrossOtherKill = m.killsDone.some((k) => k !== kill && k.at > kill.at && k.at < next);
-      const sample: ResumeSample = { workflowId, cut, killAt: kill.at, afterKillMs: next - kill.at, ...(kill.replacementReadyAt !== undefined ? { afterReplacementMs: next - kill.replacementReadyAt } : {}), acrossServerRestart, acrossOtherKill };
+      const sample: ResumeSample = {
+        workflowId,
+        cut,
+        killAt: kill.at,
+        afterKillMs: next - kill.at,
+        ...(kill.replacementReadyAt !== undefined ? { afterReplacementMs: next - kill.replacementReadyAt } : {}),
+        acrossServerRestart,
+        acrossOtherKill,
+      };
       resume.samples.push(sample);
       if (acrossServerRestart || acrossOtherKill) continue;
       resume.afterKill.push(sample.afterKillMs);
@@ -375,7 +433,14 @@ function analyse(
   }
 
   return {
-    options: { runs: options.runs, kills: options.kills, serverRestarts: options.serverRestarts, workers: options.workers, concurrency: m.concurrency, store: m.store },
+    options: {
+      runs: options.runs,
+      kills: options.kills,
+      serverRestarts: options.serverRestarts,
+      workers: options.workers,
+      concurrency: m.concurrency,
+      store: m.store,
+    },
     wallMs: m.wallMs,
     chaos: m.chaos,
     baseline: m.baseline,
@@ -419,13 +484,20 @@ export function formatCampaign(r: CampaignResult): string {
   const early = r.resume.afterReplacement.filter((ms) => ms < 0).length;
   const across = r.resume.samples.filter((x) => x.acrossServerRestart).length;
   const crossed = r.resume.samples.filter((x) => x.acrossOtherKill && !x.acrossServerRestart);
-  const slowest = r.resume.samples.filter((x) => !x.acrossServerRestart && !x.acrossOtherKill).sort((a, b) => b.afterKillMs - a.afterKillMs).slice(0, 3);
+  const slowest = r.resume.samples
+    .filter((x) => !x.acrossServerRestart && !x.acrossOtherKill)
+    .sort((a, b) => b.afterKillMs - a.afterKillMs)
+    .slice(0, 3);
   const lines = [
     `chaos campaign: ${o.runs} runs, ${o.workers} worker processes, concurrency ${o.concurrency}, store ${o.store}; ${seconds(r.wallMs)}`,
     `kills: ${r.killsDone.length} kill -9 (${byPhase('model')} aimed mid-model-call, ${byPhase('tool')} mid-tool, ${byPhase('approval')} awaiting approval); kills that hit a run: mean ${hitsMean.toFixed(1)}, min ${Math.min(...r.hitsPerRun)} (target ${o.kills})`,
     `run time: median ${duration(r.chaos)} under chaos, ${duration(r.baseline)} in the baseline`,
     `server restarts: ${r.serverRestartsDone.length} (down ${r.serverRestartsDone.map((x) => seconds(x.startedAt - x.stoppedAt)).join(', ') || '-'})`,
-    `runs completed: ${r.completed}/${o.runs} (${Object.entries(r.statusCounts).map(([k, v]) => `${k} ${v}`).join(', ')}); baseline: ${Object.entries(r.baselineStatusCounts).map(([k, v]) => `${k} ${v}`).join(', ')}`,
+    `runs completed: ${r.completed}/${o.runs} (${Object.entries(r.statusCounts)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}); baseline: ${Object.entries(r.baselineStatusCounts)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}`,
     `transcripts equal to the uninterrupted baseline: ${r.transcripts.equal}; equal but for outcome-unknown results: ${r.transcripts.outcomeUnknownOnly}; different: ${r.transcripts.different.length}`,
     `at-most-once "transfer": ${r.atMostOnce.calls} calls, max executions per call ${r.atMostOnce.maxExecutions}, calls executed more than once: ${r.atMostOnce.executedMoreThanOnce.length}, never executed (cut before execute): ${r.atMostOnce.neverExecuted}`,
     `outcome unknown: ${r.outcomeUnknown} calls; worker losses reported: ${r.workerLosses.tools} tool attempts, ${r.workerLosses.models} model attempts; at-least-once tools re-executed: ${r.atLeastOnceRepeats}`,
@@ -437,12 +509,17 @@ export function formatCampaign(r: CampaignResult): string {
   ];
   const counted = r.resume.samples.filter((x) => !x.acrossServerRestart && !x.acrossOtherKill && x.afterReplacementMs !== undefined);
   for (const what of ['model', 'tool'] as const) {
-    const xs = counted.filter((x) => x.cut.split(', ').some((c) => c.startsWith(`${what} `))).map((x) => Math.max(0, x.afterReplacementMs!));
+    const xs = counted
+      .filter((x) => x.cut.split(', ').some((c) => c.startsWith(`${what} `)))
+      .map((x) => Math.max(0, x.afterReplacementMs!));
     lines.push(`  ${what === 'model' ? 'model calls cut' : 'tools cut'}: ${s(xs)}`);
   }
   const overTarget = counted.filter((x) => x.afterReplacementMs! > RESUME_TARGET_MS).length;
   lines.push(`  over ${seconds(RESUME_TARGET_MS)} after the replacement was up: ${overTarget} of ${counted.length}`);
-  for (const x of slowest) lines.push(`  slowest resume: ${seconds(x.afterKillMs)} after the kill${x.afterReplacementMs === undefined ? '' : x.afterReplacementMs >= 0 ? ` (${seconds(x.afterReplacementMs)} after the replacement was up)` : ` (${seconds(-x.afterReplacementMs)} before the replacement was up)`}: ${x.workflowId}, cut ${x.cut}, kill at ${new Date(x.killAt).toISOString().slice(11, 23)}`);
+  for (const x of slowest)
+    lines.push(
+      `  slowest resume: ${seconds(x.afterKillMs)} after the kill${x.afterReplacementMs === undefined ? '' : x.afterReplacementMs >= 0 ? ` (${seconds(x.afterReplacementMs)} after the replacement was up)` : ` (${seconds(-x.afterReplacementMs)} before the replacement was up)`}: ${x.workflowId}, cut ${x.cut}, kill at ${new Date(x.killAt).toISOString().slice(11, 23)}`,
+    );
   for (const d of r.transcripts.different) lines.push(`  DIFFERENT ${d.workflowId}: ${d.why}`);
   for (const d of r.atMostOnce.executedMoreThanOnce) lines.push(`  EXECUTED ${d.executions}x ${d.workflowId} ${d.callId}`);
   for (const l of r.approvals.lost) lines.push(`  APPROVAL LOST ${l}`);

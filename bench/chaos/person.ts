@@ -127,7 +127,7 @@ export async function readMissingEvents(client: AgentClient, records: readonly R
 /** Every event of an ended run. */
 async function readAllEvents(run: AgentRun, deadline: number): Promise<AgentEvent[]> {
   const events: AgentEvent[] = [];
-  for (let cursor = 0; ; ) {
+  for (let cursor = 0; ;) {
     const page = await persist(`events of ${run.workflowId}`, deadline, () => run.readEvents(cursor));
     events.push(...page.events);
     if (page.events.length === 0) return events;
@@ -162,7 +162,13 @@ async function decide(run: AgentRun, n: number, callId: string, seenAt: number, 
  * Drive run `n` to its end as the person: start it, decide its approvals after a pause of
  * `thinkMs()` each, and wait for its result until `timeoutMs` has passed.
  */
-export async function driveRun(client: AgentClient, n: number, workflowId: string, live: LiveRun, options: { timeoutMs: number; thinkMs: () => number }): Promise<RunRecord> {
+export async function driveRun(
+  client: AgentClient,
+  n: number,
+  workflowId: string,
+  live: LiveRun,
+  options: { timeoutMs: number; thinkMs: () => number },
+): Promise<RunRecord> {
   const deadline = Date.now() + options.timeoutMs;
   const record: RunRecord = { n, workflowId, startedAt: Date.now(), decisions: [] };
   const run = await startRun(client, n, workflowId, deadline);
@@ -170,7 +176,10 @@ export async function driveRun(client: AgentClient, n: number, workflowId: strin
   const watching = (async () => {
     const handled = new Set<string>();
     while (!live.done && Date.now() < deadline) {
-      const pending = await within(5000, run.pendingApprovals().catch(() => 'failed' as const));
+      const pending = await within(
+        5000,
+        run.pendingApprovals().catch(() => 'failed' as const),
+      );
       if (Array.isArray(pending)) {
         for (const p of pending) {
           if (handled.has(p.callId)) continue;
@@ -222,8 +231,13 @@ export async function driveRun(client: AgentClient, n: number, workflowId: strin
 async function whereItStands(run: AgentRun): Promise<string> {
   try {
     const d = await run.handle.describe();
-    const activities = (d.raw.pendingActivities ?? []).map((a) => `${a.activityType?.name} attempt ${a.attempt}${a.lastFailure?.message ? ` (${a.lastFailure.message})` : ''}`);
-    const pending = await within(5000, run.pendingApprovals().catch((err: unknown) => `query failed: ${String(err)}`));
+    const activities = (d.raw.pendingActivities ?? []).map(
+      (a) => `${a.activityType?.name} attempt ${a.attempt}${a.lastFailure?.message ? ` (${a.lastFailure.message})` : ''}`,
+    );
+    const pending = await within(
+      5000,
+      run.pendingApprovals().catch((err: unknown) => `query failed: ${String(err)}`),
+    );
     return `; status ${d.status.name}, pending activities: ${activities.join('; ') || 'none'}; pending approvals: ${JSON.stringify(pending)}`;
   } catch (err) {
     return `; describe failed: ${String(err)}`;

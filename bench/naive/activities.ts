@@ -37,7 +37,9 @@ export const naiveActivities: NaiveActivities = {
   async naiveModel({ step, toolSteps, messages }) {
     const inputTokens = Math.ceil(JSON.stringify(messages).length / 4);
     const message: NaiveModelOutput['message'] =
-      step <= toolSteps ? { role: 'assistant', toolCall: { id: `call_${step}_0`, name: 'read_page', args: { doc: 'manual' } } } : { role: 'assistant', text: `done after ${toolSteps} tool steps` };
+      step <= toolSteps
+        ? { role: 'assistant', toolCall: { id: `call_${step}_0`, name: 'read_page', args: { doc: 'manual' } } }
+        : { role: 'assistant', text: `done after ${toolSteps} tool steps` };
     return { message, usage: { inputTokens, outputTokens: Math.ceil(JSON.stringify(message).length / 4) } };
   },
   async naiveTool({ step, doc, bytes }) {

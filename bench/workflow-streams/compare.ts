@@ -138,7 +138,10 @@ async function main(): Promise<void> {
   }
   const log = (line: string) => console.log(line);
   // The worker warns about poll updates still waiting when a run completes (they end with the run): noise here.
-  Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} } } });
+  Runtime.install({
+    logger: new DefaultLogger('ERROR'),
+    telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} } },
+  });
   const cleanups: Array<() => Promise<unknown> | unknown> = [];
   try {
     const server = await benchServer();
@@ -168,9 +171,15 @@ async function main(): Promise<void> {
     };
 
     log(`server: ${server.description}`);
-    log(`@temporalio/workflow-streams ${require('@temporalio/workflow-streams/package.json').version}, @temporalio/worker ${require('@temporalio/worker/package.json').version}`);
-    log(`each run: ${settings.steps} model steps (all but the last followed by a tool activity), each publishing ${num(settings.chunks)} deltas of 8 characters, ${settings.intervalMs} ms apart`);
-    log('publisher: WorkflowStreamClient.fromWithinActivity({ batchInterval }) (a signal per batch); subscriber: topic.subscribe(0) (a poll update at most every 100 ms, the default pollCooldown)');
+    log(
+      `@temporalio/workflow-streams ${require('@temporalio/workflow-streams/package.json').version}, @temporalio/worker ${require('@temporalio/worker/package.json').version}`,
+    );
+    log(
+      `each run: ${settings.steps} model steps (all but the last followed by a tool activity), each publishing ${num(settings.chunks)} deltas of 8 characters, ${settings.intervalMs} ms apart`,
+    );
+    log(
+      'publisher: WorkflowStreamClient.fromWithinActivity({ batchInterval }) (a signal per batch); subscriber: topic.subscribe(0) (a poll update at most every 100 ms, the default pollCooldown)',
+    );
 
     // Part 1: latency, one subscriber.
     log('');
@@ -185,7 +194,9 @@ async function main(): Promise<void> {
         const w = r.watched[0]!;
         const label = `batchInterval ${batchMs} ms${settings.reps > 1 ? `, rep ${rep}` : ''}`;
         rows.push(latencyRow(label, w.latencies));
-        notes.push(`${label}: received ${num(w.received)} of ${num(settings.steps * settings.chunks)} (missed ${num(w.missed)}, ${num(w.missedAtEnd)} of them the run's last); in order, none twice: ${w.ordered}; run took ${num(r.seconds, 1)} s`);
+        notes.push(
+          `${label}: received ${num(w.received)} of ${num(settings.steps * settings.chunks)} (missed ${num(w.missed)}, ${num(w.missedAtEnd)} of them the run's last); in order, none twice: ${w.ordered}; run took ${num(r.seconds, 1)} s`,
+        );
       }
     }
     log(table(rows));
@@ -212,7 +223,14 @@ async function main(): Promise<void> {
         ['', 'events', 'events/step', 'added/step', 'bytes/step', 'added bytes/step'],
         ...measured.map(([label], i) => {
           const s = sizes[i]!;
-          return [label, num(s.events), num(s.events / steps, 1), num((s.events - base.events) / steps, 1), num(s.bytes / steps), num((s.bytes - base.bytes) / steps)];
+          return [
+            label,
+            num(s.events),
+            num(s.events / steps, 1),
+            num((s.events - base.events) / steps, 1),
+            num(s.bytes / steps),
+            num((s.bytes - base.bytes) / steps),
+          ];
         }),
       ]),
     );
@@ -228,7 +246,9 @@ async function main(): Promise<void> {
       log('');
       log(table([['', 'deltas', 'p50', 'p90', 'p99', 'max'], latencyRow(`${settings.clients} subscribers, all deltas`, all)]));
       const missed = many.watched.map((w) => w.missed);
-      log(`per subscriber: missed ${num(Math.min(...missed))}–${num(Math.max(...missed))} of ${num(settings.steps * settings.chunks)} (${num(many.watched.reduce((s, w) => s + w.missedAtEnd, 0))} of the ${num(missed.reduce((a, b) => a + b, 0))} missed in all were the run's last); in order, none twice: ${many.watched.every((w) => w.ordered)}`);
+      log(
+        `per subscriber: missed ${num(Math.min(...missed))}–${num(Math.max(...missed))} of ${num(settings.steps * settings.chunks)} (${num(many.watched.reduce((s, w) => s + w.missedAtEnd, 0))} of the ${num(missed.reduce((a, b) => a + b, 0))} missed in all were the run's last); in order, none twice: ${many.watched.every((w) => w.ordered)}`,
+      );
     }
   } finally {
     for (const cleanup of cleanups.reverse()) await cleanup();

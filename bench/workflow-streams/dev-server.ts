@@ -21,9 +21,19 @@ function findCli(): string {
   const explicit = process.env.DURABLE_AGENT_TEMPORAL_CLI;
   if (explicit) return explicit;
   const root = join(__dirname, '..', '..', '.temporal');
-  const candidates = [join(root, 'venv', 'bin', 'temporal'), join(root, 'bin', 'temporal'), ...(process.env.PATH ?? '').split(delimiter).filter(Boolean).map((d) => join(d, 'temporal'))];
+  const candidates = [
+    join(root, 'venv', 'bin', 'temporal'),
+    join(root, 'bin', 'temporal'),
+    ...(process.env.PATH ?? '')
+      .split(delimiter)
+      .filter(Boolean)
+      .map((d) => join(d, 'temporal')),
+  ];
   const found = candidates.find((c) => existsSync(c));
-  if (!found) throw new Error('No Temporal CLI found: set DURABLE_AGENT_TEMPORAL_CLI, install the project\'s (npx durable-agent dev installs it into .temporal/), or set TEMPORAL_ADDRESS to a running server.');
+  if (!found)
+    throw new Error(
+      "No Temporal CLI found: set DURABLE_AGENT_TEMPORAL_CLI, install the project's (npx durable-agent dev installs it into .temporal/), or set TEMPORAL_ADDRESS to a running server.",
+    );
   return found;
 }
 
@@ -44,7 +54,9 @@ export async function benchServer(): Promise<BenchServer> {
   if (given) return { address: given, description: `${given} (TEMPORAL_ADDRESS)`, stop: async () => {} };
   const cli = findCli();
   const port = await freePort();
-  const child = spawn(cli, ['server', 'start-dev', '--headless', '--ip', '127.0.0.1', '--port', String(port), '--log-level', 'error'], { stdio: 'ignore' });
+  const child = spawn(cli, ['server', 'start-dev', '--headless', '--ip', '127.0.0.1', '--port', String(port), '--log-level', 'error'], {
+    stdio: 'ignore',
+  });
   const address = `127.0.0.1:${port}`;
   const stop = () =>
     new Promise<void>((resolve) => {

@@ -24,7 +24,8 @@ export function checkApprovalsActivity(registry: AgentRegistry, mcp?: McpCatalog
         if (!tool) return { callId: call.callId, needsApproval: false, note: 'unknown tool' };
         const predicate = tool.needsApproval;
         // Not a predicate: `true`, or approvers named (which implies approval).
-        if (typeof predicate !== 'function') return { callId: call.callId, needsApproval: Boolean(predicate) || Boolean(tool.approvers?.length) };
+        if (typeof predicate !== 'function')
+          return { callId: call.callId, needsApproval: Boolean(predicate) || Boolean(tool.approvers?.length) };
         const parsed = tool.input.safeParse(call.args);
         if (!parsed.success) return { callId: call.callId, needsApproval: false, note: 'invalid arguments' };
         try {

@@ -30,18 +30,31 @@ const UNKNOWN_WINDOW_TOKENS = 32_000;
  *
  * At-least-once like every activity: a retried attempt asks for the summary again (and is billed again).
  */
-export function compactContextActivity(providers: ProviderRegistry, store: TranscriptStore, prices: PriceTable = DEFAULT_PRICES, redact: RedactorSource = NO_SECRETS) {
+export function compactContextActivity(
+  providers: ProviderRegistry,
+  store: TranscriptStore,
+  prices: PriceTable = DEFAULT_PRICES,
+  redact: RedactorSource = NO_SECRETS,
+) {
   return async function compactContext(input: CompactContextInput): Promise<CompactContextOutput> {
     const ctx = Context.current();
     const provider = providerFor(providers, input.model.provider);
     const prompt = await withStore("read the agent's prompt", () => store.getJson<PromptSpec>(input.promptRef));
-    const head = await withStore('add the new messages to the transcript', () => store.append(input.transcript.head, input.transcript.append));
+    const head = await withStore('add the new messages to the transcript', () =>
+      store.append(input.transcript.head, input.transcript.append),
+    );
     const all = await withStore('load the transcript', () => store.load(head));
     const split = splitPoint(all, input.view.from, input.keepRecentTokens);
     if (split === undefined) {
-      return { compacted: false, head, reason: `Nothing to summarise: the messages since the last compaction (${all.length - input.view.from}) cannot be split without losing the most recent ones.` };
+      return {
+        compacted: false,
+        head,
+        reason: `Nothing to summarise: the messages since the last compaction (${all.length - input.view.from}) cannot be split without losing the most recent ones.`,
+      };
     }
-    const previous = input.view.summaryRef ? await withStore('read the previous summary', () => store.text(input.view.summaryRef!)) : undefined;
+    const previous = input.view.summaryRef
+      ? await withStore('read the previous summary', () => store.text(input.view.summaryRef!))
+      : undefined;
     const window = input.windowTokens ?? UNKNOWN_WINDOW_TOKENS;
     const text = summaryRequestText(previous, all.slice(input.view.from, split), window * SUMMARY_INPUT_SHARE * 4);
     const stop = keepAlive(ctx);
@@ -57,7 +70,13 @@ export function compactContextActivity(providers: ProviderRegistry, store: Trans
           maxTokens: input.model.maxTokens ?? DEFAULTS.maxTokens,
           ...(input.model.temperature !== undefined ? { temperature: input.model.temperature } : {}),
         },
-        { signal: ctx.cancellationSignal, heartbeat: (d) => ctx.heartbeat(d), attempt: ctx.info.attempt, step: input.step, purpose: 'summary' },
+        {
+          signal: ctx.cancellationSignal,
+          heartbeat: (d) => ctx.heartbeat(d),
+          attempt: ctx.info.attempt,
+          step: input.step,
+          purpose: 'summary',
+        },
       );
     } catch (err) {
       if (ctx.cancellationSignal.aborted) throw new CancelledFailure('compaction cancelled', [], err as Error);
@@ -67,7 +86,11 @@ export function compactContextActivity(providers: ProviderRegistry, store: Trans
     }
     const summary = redact().text(messageText(response.message).trim());
     if (!summary) {
-      throw ApplicationFailure.create({ message: `The summariser (${input.model.provider}:${response.model}) answered without text (stop reason ${response.stopReason}).`, type: 'EmptySummary', nonRetryable: true });
+      throw ApplicationFailure.create({
+        message: `The summariser (${input.model.provider}:${response.model}) answered without text (stop reason ${response.stopReason}).`,
+        type: 'EmptySummary',
+        nonRetryable: true,
+      });
     }
     const summaryRef = await withStore('store the summary', () => store.blobs.put(summary));
     const promptTokens = textTokens(jsonBytes(prompt));

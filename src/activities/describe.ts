@@ -19,7 +19,11 @@ import { withMcpTools } from '../integrations/mcp/activity';
  * The tools of every agent `agent` reaches through agent tools (as the worker serves them, MCP tools
  * listed now), for checking a run policy that its children get too.
  */
-async function subAgentTools(registry: AgentRegistry, agent: Agent, mcp: McpCatalog | undefined): Promise<NonNullable<AgentSpec['subAgentTools']>> {
+async function subAgentTools(
+  registry: AgentRegistry,
+  agent: Agent,
+  mcp: McpCatalog | undefined,
+): Promise<NonNullable<AgentSpec['subAgentTools']>> {
   const found: NonNullable<AgentSpec['subAgentTools']> = [];
   for (const sub of subAgentsOf([agent])) {
     const served = await withMcpTools(registry.get(sub.name), mcp);
@@ -35,7 +39,14 @@ async function subAgentTools(registry: AgentRegistry, agent: Agent, mcp: McpCata
  * Resolve an agent into the data the workflow runs on; the prompt and tool schemas are stored as one blob.
  * The spec carries the hash of the whole definition (prompt included), which the run records in its memo.
  */
-export function describeAgentActivity(registry: AgentRegistry, store: TranscriptStore, searchAttributes: boolean, windows?: ContextWindowTable, mcp?: McpCatalog, providers?: ProviderRegistry) {
+export function describeAgentActivity(
+  registry: AgentRegistry,
+  store: TranscriptStore,
+  searchAttributes: boolean,
+  windows?: ContextWindowTable,
+  mcp?: McpCatalog,
+  providers?: ProviderRegistry,
+) {
   return async function describeAgent(input: DescribeAgentInput): Promise<AgentSpec> {
     let agent;
     try {

@@ -39,7 +39,9 @@ export function checkGuardrailsActivity(registry: AgentRegistry, store: Transcri
         nonRetryable: true,
       });
     });
-    const head = await withStore('add the new messages to the transcript', () => store.append(input.transcript.head, input.transcript.append));
+    const head = await withStore('add the new messages to the transcript', () =>
+      store.append(input.transcript.head, input.transcript.append),
+    );
     const all = await withStore('load the transcript', () => store.load(head));
     const messages = await withStore('load what the model is shown', () => shownMessages(store, all, input.context, input.step));
     const checked = guardContext(input, messages, ctx);
@@ -48,11 +50,18 @@ export function checkGuardrailsActivity(registry: AgentRegistry, store: Transcri
       const results = await Promise.all(guards.map((g) => decide(g, checked)));
       const threw = results.find((r) => 'threw' in r);
       if (threw && 'threw' in threw) {
-        throw ApplicationFailure.create({ message: `The ${input.kind} guardrail "${threw.name}" threw: ${threw.threw}`, type: GUARDRAIL_THREW });
+        throw ApplicationFailure.create({
+          message: `The ${input.kind} guardrail "${threw.name}" threw: ${threw.threw}`,
+          type: GUARDRAIL_THREW,
+        });
       }
       const bad = results.find((r) => 'malformed' in r);
       if (bad && 'malformed' in bad) {
-        throw ApplicationFailure.create({ message: `The ${input.kind} guardrail "${bad.name}" ${bad.malformed}`, type: 'GuardrailVerdictInvalid', nonRetryable: true });
+        throw ApplicationFailure.create({
+          message: `The ${input.kind} guardrail "${bad.name}" ${bad.malformed}`,
+          type: 'GuardrailVerdictInvalid',
+          nonRetryable: true,
+        });
       }
       return results as GuardrailDecision[];
     } finally {
@@ -80,7 +89,10 @@ function guardContext(input: CheckGuardrailsInput, messages: Message[], ctx: Con
   };
 }
 
-async function decide(g: Guardrail, ctx: GuardrailContext): Promise<GuardrailDecision | { name: string; threw: string } | { name: string; malformed: string }> {
+async function decide(
+  g: Guardrail,
+  ctx: GuardrailContext,
+): Promise<GuardrailDecision | { name: string; threw: string } | { name: string; malformed: string }> {
   const started = Date.now();
   let verdict: GuardrailVerdict;
   try {
@@ -94,5 +106,8 @@ async function decide(g: Guardrail, ctx: GuardrailContext): Promise<GuardrailDec
   if (v && typeof v === 'object' && v.pass === false && typeof v.reason === 'string' && v.reason.trim()) {
     return { name: g.name, pass: false, reason: v.reason.trim(), latencyMs };
   }
-  return { name: g.name, malformed: `returned ${JSON.stringify(verdict) ?? String(verdict)}; return { pass: true } or { pass: false, reason: '<why, non-empty>' }` };
+  return {
+    name: g.name,
+    malformed: `returned ${JSON.stringify(verdict) ?? String(verdict)}; return { pass: true } or { pass: false, reason: '<why, non-empty>' }`,
+  };
 }

@@ -24,5 +24,5 @@ export function heartbeatEvery(timeoutMs: number): number {
 /** The message of anything thrown. */
 export function errorMessage(err: unknown): string {
   if (err instanceof Error) return err.message || err.name;
-  return typeof err === 'string' ? err : JSON.stringify(err) ?? String(err);
+  return typeof err === 'string' ? err : (JSON.stringify(err) ?? String(err));
 }

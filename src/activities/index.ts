@@ -35,7 +35,14 @@ export function createActivities(deps: {
   redact?: RedactorSource;
 }): AgentActivities {
   return {
-    describeAgent: describeAgentActivity(deps.registry, deps.store, deps.searchAttributes ?? false, deps.contextWindows, deps.mcp, deps.providers),
+    describeAgent: describeAgentActivity(
+      deps.registry,
+      deps.store,
+      deps.searchAttributes ?? false,
+      deps.contextWindows,
+      deps.mcp,
+      deps.providers,
+    ),
     callModel: callModelActivity(deps.providers, deps.store, deps.prices, deps.live, deps.registry, deps.redact),
     compactContext: compactContextActivity(deps.providers, deps.store, deps.prices, deps.redact),
     runTool: runToolActivity(deps.registry, deps.store, deps.mcp, deps.redact),

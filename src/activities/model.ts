@@ -41,7 +41,14 @@ export type ProviderRegistry = ReadonlyMap<string, ModelProvider>;
  * `ModelOutputTooLarge` (final). Known secrets in the answer (and in the live deltas) are redacted before
  * it is stored or sent anywhere.
  */
-export function callModelActivity(providers: ProviderRegistry, store: TranscriptStore, prices: PriceTable = DEFAULT_PRICES, live: LiveOptions = {}, registry?: AgentRegistry, redact: RedactorSource = NO_SECRETS) {
+export function callModelActivity(
+  providers: ProviderRegistry,
+  store: TranscriptStore,
+  prices: PriceTable = DEFAULT_PRICES,
+  live: LiveOptions = {},
+  registry?: AgentRegistry,
+  redact: RedactorSource = NO_SECRETS,
+) {
   return async function callModel(input: CallModelInput): Promise<CallModelOutput> {
     const ctx = Context.current();
     const stream = liveStream(ctx, input, live, redact);
@@ -49,7 +56,9 @@ export function callModelActivity(providers: ProviderRegistry, store: Transcript
     const stored = await withStore("read the agent's prompt", () => store.getJson<PromptSpec>(input.promptRef));
     const schema = input.output ? outputSchemaFor(registry, input.agent) : undefined;
     const prompt = input.output ? outputRequest(stored, input.output) : stored;
-    const head = await withStore('add the new messages to the transcript', () => store.append(input.transcript.head, input.transcript.append));
+    const head = await withStore('add the new messages to the transcript', () =>
+      store.append(input.transcript.head, input.transcript.append),
+    );
     const all = await withStore('load the transcript', () => store.load(head));
     const messages = await withStore('load what the model is shown', () => shownMessages(store, all, input.context, input.step));
     const stop = keepAlive(ctx, stream.details);
@@ -65,7 +74,13 @@ export function callModelActivity(providers: ProviderRegistry, store: Transcript
           ...(input.model.temperature !== undefined ? { temperature: input.model.temperature } : {}),
           ...(input.model.thinking ? { thinking: input.model.thinking } : {}),
         },
-        { signal: ctx.cancellationSignal, heartbeat: stream.heartbeat, attempt: input.attempt, step: input.step, ...(stream.onDelta ? { onDelta: stream.onDelta } : {}) },
+        {
+          signal: ctx.cancellationSignal,
+          heartbeat: stream.heartbeat,
+          attempt: input.attempt,
+          step: input.step,
+          ...(stream.onDelta ? { onDelta: stream.onDelta } : {}),
+        },
       );
     } catch (err) {
       if (ctx.cancellationSignal.aborted) throw new CancelledFailure('model call cancelled', [], err as Error);
@@ -111,7 +126,12 @@ export interface LiveOptions {
  * The call's live side: a heartbeat that carries the newest deltas (when the Temporal-native transport
  * is on), and the delta sink handed to the provider (absent when nobody listens).
  */
-function liveStream(ctx: Context, input: CallModelInput, live: LiveOptions, redact: RedactorSource): { heartbeat: () => void; details?: () => LiveDetails; onDelta?: (d: ModelDelta) => void } {
+function liveStream(
+  ctx: Context,
+  input: CallModelInput,
+  live: LiveOptions,
+  redact: RedactorSource,
+): { heartbeat: () => void; details?: () => LiveDetails; onDelta?: (d: ModelDelta) => void } {
   const window = live.heartbeat ? new LiveWindow(input.step, input.attempt) : undefined;
   const details = window ? () => redact().value(window.details()) : undefined;
   const heartbeat = details ? () => ctx.heartbeat(details()) : () => ctx.heartbeat();
@@ -146,7 +166,12 @@ export function providerFor(providers: ProviderRegistry, name: string): ModelPro
  * The messages a model call is sent: the view of the transcript (summary, recent messages, stubs of old
  * tool results) with stored tool outputs read back in full.
  */
-export async function shownMessages(store: TranscriptStore, all: readonly Message[], view: ContextView | undefined, step: number): Promise<Message[]> {
+export async function shownMessages(
+  store: TranscriptStore,
+  all: readonly Message[],
+  view: ContextView | undefined,
+  step: number,
+): Promise<Message[]> {
   if (!view) return store.resolve(all);
   const summary = view.summaryRef ? await store.text(view.summaryRef) : undefined;
   return store.resolve(contextView(all, view, step, summary));
@@ -208,7 +233,12 @@ export function modelFailure(err: unknown): ApplicationFailure {
   }
   // A provider's SDK that is not installed: no retry installs it.
   if (err instanceof MissingPeerError) {
-    return ApplicationFailure.create({ message: err.message, type: err.name, nonRetryable: true, details: [{ retryable: false } satisfies ModelFailureDetails] });
+    return ApplicationFailure.create({
+      message: err.message,
+      type: err.name,
+      nonRetryable: true,
+      details: [{ retryable: false } satisfies ModelFailureDetails],
+    });
   }
   // Unclassified errors (network faults, bugs in a provider) are treated as transient.
   return ApplicationFailure.create({

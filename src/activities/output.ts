@@ -15,7 +15,10 @@ import type { AgentRegistry } from '../agents/registry';
 
 /** The request's prompt and output fields for an agent with an output contract. */
 export function outputRequest(prompt: PromptSpec, output: OutputSpec): PromptSpec & Pick<ModelRequest, 'output'> {
-  return { ...promptWithOutput(prompt, output), ...(output.mode === 'native' ? { output: { name: FINAL_ANSWER_TOOL, schema: output.schema } } : {}) };
+  return {
+    ...promptWithOutput(prompt, output),
+    ...(output.mode === 'native' ? { output: { name: FINAL_ANSWER_TOOL, schema: output.schema } } : {}),
+  };
 }
 
 /** The verdict on a final answer: its validated value, or what is wrong with it; empty when the answer is not final. */
@@ -30,7 +33,8 @@ export function judgeAnswer(schema: z.ZodType, message: AssistantMessage, stopRe
   if (!answer) return {};
   let value: JsonValue;
   if (answer.kind === 'call') {
-    if (answer.inputError !== undefined) return { outputErrors: `- (the answer itself): the ${FINAL_ANSWER_TOOL} arguments are not valid JSON (${answer.inputError}).` };
+    if (answer.inputError !== undefined)
+      return { outputErrors: `- (the answer itself): the ${FINAL_ANSWER_TOOL} arguments are not valid JSON (${answer.inputError}).` };
     value = answer.input;
   } else {
     const parsed = parseJsonAnswer(answer.text);
@@ -38,7 +42,12 @@ export function judgeAnswer(schema: z.ZodType, message: AssistantMessage, stopRe
     value = parsed.value;
   }
   const checked = schema.safeParse(value);
-  if (!checked.success) return { outputErrors: formatIssues(checked.error.issues.map((i) => ({ path: i.path.map((p) => (typeof p === 'symbol' ? String(p) : p)), message: i.message }))) };
+  if (!checked.success)
+    return {
+      outputErrors: formatIssues(
+        checked.error.issues.map((i) => ({ path: i.path.map((p) => (typeof p === 'symbol' ? String(p) : p)), message: i.message })),
+      ),
+    };
   return { output: checked.data as JsonValue };
 }
 

@@ -20,7 +20,13 @@ export function storageFailure(err: unknown, what: string): ApplicationFailure {
   const message = missing
     ? `This worker could not ${what}: ${errorMessage(err)}. ${SHARED_STORE_HINT}`
     : `This worker could not ${what}: the blob store failed: ${errorMessage(err)}`;
-  return ApplicationFailure.create({ message, type: STORAGE_ERROR, nonRetryable: true, details: [details], ...(err instanceof Error ? { cause: err } : {}) });
+  return ApplicationFailure.create({
+    message,
+    type: STORAGE_ERROR,
+    nonRetryable: true,
+    details: [details],
+    ...(err instanceof Error ? { cause: err } : {}),
+  });
 }
 
 /** Run a blob-store operation; its failure becomes {@link storageFailure}. */

@@ -66,7 +66,8 @@ function lossyKind(value: unknown): string | undefined {
 function faithful(this: unknown, key: string, value: unknown): unknown {
   const kind = lossyKind(value);
   if (kind === undefined) return value;
-  const where = key === '' ? 'it is' : Array.isArray(this) ? `it contains, at index ${key},` : `it contains, under the key ${JSON.stringify(key)},`;
+  const where =
+    key === '' ? 'it is' : Array.isArray(this) ? `it contains, at index ${key},` : `it contains, under the key ${JSON.stringify(key)},`;
   throw new UnrepresentableValueError(`${where} ${kind}, which JSON cannot represent`);
 }
 
@@ -128,7 +129,11 @@ export async function toolResult(
 export function fitted(result: RunToolOutput): RunToolOutput {
   const size = jsonBytes(result);
   if (size <= MAX_TOOL_ACTIVITY_RESULT_BYTES) return result;
-  return unrecordableResult(`its result is ${size} bytes, over the ${MAX_TOOL_ACTIVITY_RESULT_BYTES}-byte limit of a recorded result`, result.latencyMs, result.attempt);
+  return unrecordableResult(
+    `its result is ${size} bytes, over the ${MAX_TOOL_ACTIVITY_RESULT_BYTES}-byte limit of a recorded result`,
+    result.latencyMs,
+    result.attempt,
+  );
 }
 
 /** The claim store behind a transcript store, when its blob store keeps claims. */
@@ -174,7 +179,12 @@ export function runToolActivity(registry: AgentRegistry, store: TranscriptStore,
     try {
       tool = registry.tool(input.agent, input.tool);
     } catch (err) {
-      throw ApplicationFailure.create({ message: errorMessage(err), type: 'UnknownAgent', nonRetryable: true, details: [{ attempt, latencyMs: 0 }] });
+      throw ApplicationFailure.create({
+        message: errorMessage(err),
+        type: 'UnknownAgent',
+        nonRetryable: true,
+        details: [{ attempt, latencyMs: 0 }],
+      });
     }
     tool ??= await mcpToolOf(registry.get(input.agent), input.tool, mcp, { attempt, latencyMs: 0 }, ctx);
     if (!tool) {
@@ -196,12 +206,33 @@ export function runToolActivity(registry: AgentRegistry, store: TranscriptStore,
     const idempotencyKey = input.idempotencyKey ?? `${workflowId}/${input.callId}`;
     // The agent's hooks: block or rewrite the call before anything runs (or is claimed).
     const hooks = registry.get(input.agent).hooks;
-    const hookCall: ToolHookContext = { tool: tool.name, args: input.args, callId: input.callId, agent: input.agent, workflowId, runId: info?.runId ?? '', step: input.step, attempt, signal: ctx.cancellationSignal };
+    const hookCall: ToolHookContext = {
+      tool: tool.name,
+      args: input.args,
+      callId: input.callId,
+      agent: input.agent,
+      workflowId,
+      runId: info?.runId ?? '',
+      step: input.step,
+      attempt,
+      signal: ctx.cancellationSignal,
+    };
     const beating = keepAlive(ctx);
     const before = await beforeToolCall(hooks, tool.input, hookCall).finally(beating);
-    if (!before.run) return fitted({ output: { type: 'text', text: before.text }, isError: true, error: before.text, latencyMs: 0, attempt, hooks: before.notes });
+    if (!before.run)
+      return fitted({
+        output: { type: 'text', text: before.text },
+        isError: true,
+        error: before.text,
+        latencyMs: 0,
+        attempt,
+        hooks: before.notes,
+      });
     const args = before.ranArgs ? (before.data as typeof parsed.data) : parsed.data;
-    const hooked = (notes: ToolHookNote[]): Partial<RunToolOutput> => ({ ...(before.ranArgs ? { ranArgs: before.ranArgs } : {}), ...(notes.length ? { hooks: notes } : {}) });
+    const hooked = (notes: ToolHookNote[]): Partial<RunToolOutput> => ({
+      ...(before.ranArgs ? { ranArgs: before.ranArgs } : {}),
+      ...(notes.length ? { hooks: notes } : {}),
+    });
     let claim: { claims: ClaimStore; key: string } | undefined;
     if (tool.atMostOnce) {
       const claims = claimsOf(store);
@@ -256,7 +287,17 @@ export function runToolActivity(registry: AgentRegistry, store: TranscriptStore,
       const notes = [...before.notes, ...after.notes];
       const result = fitted(
         after.ok
-          ? { ...(await toolResult(store, redact().value(after.value), input.inlineLimitBytes, latencyMs, attempt, tool.untrusted ? tool.name : undefined)), ...hooked(notes) }
+          ? {
+              ...(await toolResult(
+                store,
+                redact().value(after.value),
+                input.inlineLimitBytes,
+                latencyMs,
+                attempt,
+                tool.untrusted ? tool.name : undefined,
+              )),
+              ...hooked(notes),
+            }
           : { output: { type: 'text', text: after.text }, isError: true, error: after.text, latencyMs, attempt, ...hooked(notes) },
       );
       // Best effort: if it fails and this attempt's completion is lost too, the next attempt reports "unknown".

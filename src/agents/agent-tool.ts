@@ -40,15 +40,21 @@ const input: AgentToolInput = z.object({
  * const writer = defineAgent({ name: 'writer', model, tools: [agentTool(researcher, { description: 'Research a topic' })] });
  * ```
  */
-export function agentTool<const N extends string = string>(agent: AnyAgent, options: AgentToolOptions<N> = {}): Tool<N, AgentToolInput, never> {
+export function agentTool<const N extends string = string>(
+  agent: AnyAgent,
+  options: AgentToolOptions<N> = {},
+): Tool<N, AgentToolInput, never> {
   if (!agent || typeof agent !== 'object' || agent.kind !== 'agent' || typeof agent.name !== 'string') {
     throw new DefinitionError('agentTool(agent): agent must be an agent made by defineAgent({ name, model, ... })');
   }
   const name = (options.name ?? agent.name) as N;
-  if (!NAME.test(name)) throw new DefinitionError(`agentTool("${agent.name}"): tool name ${JSON.stringify(name)} must be 1-64 letters, digits, _ or -`);
+  if (!NAME.test(name))
+    throw new DefinitionError(`agentTool("${agent.name}"): tool name ${JSON.stringify(name)} must be 1-64 letters, digits, _ or -`);
   const tool = defineTool({
     name,
-    description: options.description ?? `Ask the "${agent.name}" agent to do a task. Give it the whole task as "input"; its final answer is the result.`,
+    description:
+      options.description ??
+      `Ask the "${agent.name}" agent to do a task. Give it the whole task as "input"; its final answer is the result.`,
     input,
     ...(options.readOnly !== undefined ? { readOnly: options.readOnly } : {}),
     execute: (): never => {

@@ -54,7 +54,8 @@ export function budgetOptionsProblems(value: unknown, where: string): string[] {
   if (given.timeout !== undefined) {
     const ms = durationMs(given.timeout);
     if (!Number.isFinite(ms) || ms <= 0) {
-      const shown = typeof given.timeout === 'string' || typeof given.timeout === 'number' ? JSON.stringify(given.timeout) : String(given.timeout);
+      const shown =
+        typeof given.timeout === 'string' || typeof given.timeout === 'number' ? JSON.stringify(given.timeout) : String(given.timeout);
       problems.push(`${where}.timeout must be a positive duration (e.g. "30m", "2h" or milliseconds), got ${shown}`);
     }
   }

@@ -24,10 +24,13 @@ export interface Chain<L extends AnyAgent = AnyAgent> {
  * const result = await run.result(); // the writer's answer; usage and costUsd of both
  * ```
  */
-export function chain<const A extends readonly [AnyAgent, ...AnyAgent[]]>(...agents: A): Chain<A extends readonly [...AnyAgent[], infer L extends AnyAgent] ? L : AnyAgent> {
+export function chain<const A extends readonly [AnyAgent, ...AnyAgent[]]>(
+  ...agents: A
+): Chain<A extends readonly [...AnyAgent[], infer L extends AnyAgent] ? L : AnyAgent> {
   if (agents.length === 0) throw new DefinitionError('chain(...agents): give at least one agent made by defineAgent');
   agents.forEach((a, i) => {
-    if (!a || typeof a !== 'object' || a.kind !== 'agent' || typeof a.name !== 'string') throw new DefinitionError(`chain(...agents): item ${i} is not an agent made by defineAgent`);
+    if (!a || typeof a !== 'object' || a.kind !== 'agent' || typeof a.name !== 'string')
+      throw new DefinitionError(`chain(...agents): item ${i} is not an agent made by defineAgent`);
   });
   return Object.freeze({ kind: 'chain' as const, agents: [...agents], last: agents[agents.length - 1] as never });
 }

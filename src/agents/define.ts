@@ -14,7 +14,19 @@ import type { Agent, AgentConfig, AnyTool, OutputSchema, Tool } from './types';
 
 export type { BudgetOptions } from './budget-options';
 export type { RetryOptions, ToolConfig, ToolContext, ToolInputSchema } from './tool-config';
-export type { Agent, AgentConfig, AnyAgent, AnyTool, ContextOptions, OutputOf, OutputSchema, Tool, ToolCallOf, ToolCallsOf, ToolNamesOf } from './types';
+export type {
+  Agent,
+  AgentConfig,
+  AnyAgent,
+  AnyTool,
+  ContextOptions,
+  OutputOf,
+  OutputSchema,
+  Tool,
+  ToolCallOf,
+  ToolCallsOf,
+  ToolNamesOf,
+} from './types';
 
 /**
  * Thrown by a tool to fail its call; `retryable: false` skips the remaining attempts.
@@ -55,9 +67,11 @@ export function defineTool<const N extends string, I extends ToolInputSchema, O>
  *
  * @throws {DefinitionError} naming the agent (and tool) and the field that is wrong, and how to fix it.
  */
-export function defineAgent<const N extends string, const T extends readonly AnyTool[] = readonly [], S extends OutputSchema | undefined = undefined>(
-  config: AgentConfig<N, T, S>,
-): Agent<N, T, S> {
+export function defineAgent<
+  const N extends string,
+  const T extends readonly AnyTool[] = readonly [],
+  S extends OutputSchema | undefined = undefined,
+>(config: AgentConfig<N, T, S>): Agent<N, T, S> {
   const tools = checkAgentConfig(config as AgentConfig<string, readonly AnyTool[]>) as unknown as T;
   checkAgentMcp(config.name, config.mcp);
   const outputSchema = config.output !== undefined ? outputSchemaOf(config as AgentConfig) : undefined;

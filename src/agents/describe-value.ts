@@ -14,7 +14,8 @@ export function describeValue(value: unknown): string {
   if (typeof value === 'object') {
     const kind = (value as Fields).kind;
     const name = (value as Fields).name;
-    if ((kind === 'tool' || kind === 'agent') && typeof name === 'string') return `${kind === 'tool' ? 'a tool' : 'an agent'} named "${name}"`;
+    if ((kind === 'tool' || kind === 'agent') && typeof name === 'string')
+      return `${kind === 'tool' ? 'a tool' : 'an agent'} named "${name}"`;
     return 'a plain object';
   }
   if (typeof value === 'string') return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;

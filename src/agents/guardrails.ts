@@ -91,15 +91,25 @@ function checkGuardrail(value: unknown, where: string, kind?: GuardrailKind): as
     throw new DefinitionError(`${where} must be a guardrail made by defineGuardrail({ name, check }), got ${describeValue(value)}`);
   }
   const g = value as Record<string, unknown>;
-  if (typeof g.name !== 'string' || !NAME.test(g.name)) throw new DefinitionError(`${where}: name ${JSON.stringify(g.name) ?? describeValue(g.name)} must be 1-64 letters, digits, _ or -`);
+  if (typeof g.name !== 'string' || !NAME.test(g.name))
+    throw new DefinitionError(`${where}: name ${JSON.stringify(g.name) ?? describeValue(g.name)} must be 1-64 letters, digits, _ or -`);
   const at = `${where} "${g.name}"`;
-  if (typeof g.check !== 'function') throw new DefinitionError(`${at}: check must be a function ({ messages, text, ... }) => ({ pass: true } | { pass: false, reason }), got ${describeValue(g.check)}`);
-  if (g.kind !== undefined && g.kind !== 'input' && g.kind !== 'output') throw new DefinitionError(`${at}: kind must be "input" or "output", got ${JSON.stringify(g.kind) ?? describeValue(g.kind)}`);
-  if (kind && g.kind !== undefined && g.kind !== kind) throw new DefinitionError(`${at} is an ${g.kind} guardrail: put it in guardrails.${g.kind}, not guardrails.${kind}`);
+  if (typeof g.check !== 'function')
+    throw new DefinitionError(
+      `${at}: check must be a function ({ messages, text, ... }) => ({ pass: true } | { pass: false, reason }), got ${describeValue(g.check)}`,
+    );
+  if (g.kind !== undefined && g.kind !== 'input' && g.kind !== 'output')
+    throw new DefinitionError(`${at}: kind must be "input" or "output", got ${JSON.stringify(g.kind) ?? describeValue(g.kind)}`);
+  if (kind && g.kind !== undefined && g.kind !== kind)
+    throw new DefinitionError(`${at} is an ${g.kind} guardrail: put it in guardrails.${g.kind}, not guardrails.${kind}`);
   for (const flag of ['tripwire', 'feedback'] as const) {
-    if (g[flag] !== undefined && typeof g[flag] !== 'boolean') throw new DefinitionError(`${at}: ${flag} must be true or false, got ${describeValue(g[flag])}`);
+    if (g[flag] !== undefined && typeof g[flag] !== 'boolean')
+      throw new DefinitionError(`${at}: ${flag} must be true or false, got ${describeValue(g[flag])}`);
   }
-  if (kind === 'input' && g.feedback !== undefined) throw new DefinitionError(`${at}: feedback applies to output guardrails only (an input failure is an event, or ends the run with tripwire); remove it`);
+  if (kind === 'input' && g.feedback !== undefined)
+    throw new DefinitionError(
+      `${at}: feedback applies to output guardrails only (an input failure is an event, or ends the run with tripwire); remove it`,
+    );
 }
 
 /**
@@ -110,20 +120,25 @@ function checkGuardrail(value: unknown, where: string, kind?: GuardrailKind): as
 export function checkGuardrails(agent: string, value: unknown): void {
   if (value === undefined) return;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new DefinitionError(`agent "${agent}": guardrails must be an object { input?: [...], output?: [...] }, got ${describeValue(value)}`);
+    throw new DefinitionError(
+      `agent "${agent}": guardrails must be an object { input?: [...], output?: [...] }, got ${describeValue(value)}`,
+    );
   }
   const given = value as Record<string, unknown>;
   for (const key of Object.keys(given)) {
-    if (key !== 'input' && key !== 'output') throw new DefinitionError(`agent "${agent}": guardrails has an unknown list "${key}" (known: input, output)`);
+    if (key !== 'input' && key !== 'output')
+      throw new DefinitionError(`agent "${agent}": guardrails has an unknown list "${key}" (known: input, output)`);
   }
   for (const kind of ['input', 'output'] as const) {
     const list = given[kind];
     if (list === undefined) continue;
-    if (!Array.isArray(list)) throw new DefinitionError(`agent "${agent}": guardrails.${kind} must be an array of guardrails, got ${describeValue(list)}`);
+    if (!Array.isArray(list))
+      throw new DefinitionError(`agent "${agent}": guardrails.${kind} must be an array of guardrails, got ${describeValue(list)}`);
     const seen = new Set<string>();
     list.forEach((g: unknown, i) => {
       checkGuardrail(g, `agent "${agent}": guardrails.${kind}[${i}]`, kind);
-      if (seen.has(g.name)) throw new DefinitionError(`agent "${agent}" has two ${kind} guardrails named "${g.name}": names must be unique per kind`);
+      if (seen.has(g.name))
+        throw new DefinitionError(`agent "${agent}" has two ${kind} guardrails named "${g.name}": names must be unique per kind`);
       seen.add(g.name);
     });
   }
@@ -131,7 +146,11 @@ export function checkGuardrails(agent: string, value: unknown): void {
 
 /** The data form of an agent's guardrails, as a spec field: none when it has none (its spec stays as it was). */
 export function guardrailsField(options: GuardrailsOptions | undefined): { guardrails?: GuardrailsSpec } {
-  const spec = (g: Guardrail, kind: GuardrailKind): GuardrailSpec => ({ name: g.name, tripwire: g.tripwire ?? false, feedback: kind === 'output' ? (g.feedback ?? true) : false });
+  const spec = (g: Guardrail, kind: GuardrailKind): GuardrailSpec => ({
+    name: g.name,
+    tripwire: g.tripwire ?? false,
+    feedback: kind === 'output' ? (g.feedback ?? true) : false,
+  });
   const input = (options?.input ?? []).map((g) => spec(g, 'input'));
   const output = (options?.output ?? []).map((g) => spec(g, 'output'));
   return input.length || output.length ? { guardrails: { input, output } } : {};

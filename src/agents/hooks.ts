@@ -53,8 +53,10 @@ export function checkHooks(agent: string, value: unknown): void {
     throw new DefinitionError(`agent "${agent}": hooks must be an object { beforeToolCall?, afterToolCall? }, got ${describeValue(value)}`);
   }
   for (const [key, fn] of Object.entries(value)) {
-    if (key !== 'beforeToolCall' && key !== 'afterToolCall') throw new DefinitionError(`agent "${agent}": hooks has an unknown hook "${key}" (known: beforeToolCall, afterToolCall)`);
-    if (fn !== undefined && typeof fn !== 'function') throw new DefinitionError(`agent "${agent}": hooks.${key} must be a function, got ${describeValue(fn)}`);
+    if (key !== 'beforeToolCall' && key !== 'afterToolCall')
+      throw new DefinitionError(`agent "${agent}": hooks has an unknown hook "${key}" (known: beforeToolCall, afterToolCall)`);
+    if (fn !== undefined && typeof fn !== 'function')
+      throw new DefinitionError(`agent "${agent}": hooks.${key} must be a function, got ${describeValue(fn)}`);
   }
 }
 
@@ -83,30 +85,52 @@ export async function beforeToolCall(
     decided = await hooks.beforeToolCall(call);
   } catch (err) {
     const reason = message(err);
-    return { run: false, text: hookFailedText(call.tool, 'beforeToolCall', reason), notes: [{ hook: 'beforeToolCall', action: 'failed', reason }] };
+    return {
+      run: false,
+      text: hookFailedText(call.tool, 'beforeToolCall', reason),
+      notes: [{ hook: 'beforeToolCall', action: 'failed', reason }],
+    };
   }
   if (decided === undefined || decided === null) return { run: true, notes: [] };
   if (typeof decided === 'object' && 'block' in decided) {
     const reason = typeof decided.block === 'string' ? decided.block : String(decided.block);
     return { run: false, text: blockedText(call.tool, reason), notes: [{ hook: 'beforeToolCall', action: 'blocked', reason }] };
   }
-  if (typeof decided === 'object' && 'args' in decided && decided.args && typeof decided.args === 'object' && !Array.isArray(decided.args)) {
+  if (
+    typeof decided === 'object' &&
+    'args' in decided &&
+    decided.args &&
+    typeof decided.args === 'object' &&
+    !Array.isArray(decided.args)
+  ) {
     let ranArgs: JsonObject;
     try {
       ranArgs = JSON.parse(JSON.stringify(decided.args)) as JsonObject;
     } catch (err) {
       const reason = `it rewrote the arguments to a value JSON cannot encode (${message(err)})`;
-      return { run: false, text: hookFailedText(call.tool, 'beforeToolCall', reason), notes: [{ hook: 'beforeToolCall', action: 'failed', reason }] };
+      return {
+        run: false,
+        text: hookFailedText(call.tool, 'beforeToolCall', reason),
+        notes: [{ hook: 'beforeToolCall', action: 'failed', reason }],
+      };
     }
     const parsed = schema.safeParse(ranArgs);
     if (!parsed.success) {
       const reason = `it rewrote the arguments to ones the tool's schema refuses:\n${z.prettifyError(parsed.error)}`;
-      return { run: false, text: hookFailedText(call.tool, 'beforeToolCall', reason), notes: [{ hook: 'beforeToolCall', action: 'failed', reason }] };
+      return {
+        run: false,
+        text: hookFailedText(call.tool, 'beforeToolCall', reason),
+        notes: [{ hook: 'beforeToolCall', action: 'failed', reason }],
+      };
     }
     return { run: true, data: parsed.data, ranArgs, notes: [{ hook: 'beforeToolCall', action: 'rewritten' }] };
   }
   const reason = `it returned ${describeValue(decided)}; return nothing, { block: reason } or { args }`;
-  return { run: false, text: hookFailedText(call.tool, 'beforeToolCall', reason), notes: [{ hook: 'beforeToolCall', action: 'failed', reason }] };
+  return {
+    run: false,
+    text: hookFailedText(call.tool, 'beforeToolCall', reason),
+    notes: [{ hook: 'beforeToolCall', action: 'failed', reason }],
+  };
 }
 
 /** Run `afterToolCall` on what the tool returned: the value to record, or the error result the model reads instead. */
@@ -121,10 +145,19 @@ export async function afterToolCall(
     decided = await hooks.afterToolCall({ ...call, result });
   } catch (err) {
     const reason = message(err);
-    return { ok: false, text: hookFailedText(call.tool, 'afterToolCall', reason), notes: [{ hook: 'afterToolCall', action: 'failed', reason }] };
+    return {
+      ok: false,
+      text: hookFailedText(call.tool, 'afterToolCall', reason),
+      notes: [{ hook: 'afterToolCall', action: 'failed', reason }],
+    };
   }
   if (decided === undefined || decided === null) return { ok: true, value: result, notes: [] };
-  if (typeof decided === 'object' && 'result' in decided) return { ok: true, value: decided.result, notes: [{ hook: 'afterToolCall', action: 'transformed' }] };
+  if (typeof decided === 'object' && 'result' in decided)
+    return { ok: true, value: decided.result, notes: [{ hook: 'afterToolCall', action: 'transformed' }] };
   const reason = `it returned ${describeValue(decided)}; return nothing or { result }`;
-  return { ok: false, text: hookFailedText(call.tool, 'afterToolCall', reason), notes: [{ hook: 'afterToolCall', action: 'failed', reason }] };
+  return {
+    ok: false,
+    text: hookFailedText(call.tool, 'afterToolCall', reason),
+    notes: [{ hook: 'afterToolCall', action: 'failed', reason }],
+  };
 }

@@ -21,22 +21,29 @@ export function checkOutputOptions(config: AgentConfig): void {
   const where = `agent "${config.name}"`;
   if (config.output === undefined) {
     for (const key of ['outputRetries', 'outputMode'] as const) {
-      if (config[key] !== undefined) throw new DefinitionError(`${where}: ${key} applies to a structured output; set output to a z.object(...) schema too`);
+      if (config[key] !== undefined)
+        throw new DefinitionError(`${where}: ${key} applies to a structured output; set output to a z.object(...) schema too`);
     }
     return;
   }
   if (!isZodObject(config.output)) {
-    throw new DefinitionError(`${where}: output must be a zod object schema, e.g. output: z.object({ answer: z.string() }) (the final answer is a JSON object)`);
+    throw new DefinitionError(
+      `${where}: output must be a zod object schema, e.g. output: z.object({ answer: z.string() }) (the final answer is a JSON object)`,
+    );
   }
   const retries = config.outputRetries;
   if (retries !== undefined && !(Number.isInteger(retries) && retries >= 0)) {
-    throw new DefinitionError(`${where}: outputRetries must be a whole number of at least 0 (how many times an invalid answer is fed back), got ${JSON.stringify(retries)}`);
+    throw new DefinitionError(
+      `${where}: outputRetries must be a whole number of at least 0 (how many times an invalid answer is fed back), got ${JSON.stringify(retries)}`,
+    );
   }
   if (config.outputMode !== undefined && !MODES.includes(config.outputMode)) {
     throw new DefinitionError(`${where}: outputMode must be "native" or "tool", got ${JSON.stringify(config.outputMode)}`);
   }
   if ((config.tools ?? []).some((t) => t?.name === FINAL_ANSWER_TOOL)) {
-    throw new DefinitionError(`${where}: a tool is named "${FINAL_ANSWER_TOOL}", the name of the tool an agent with output answers through; rename it`);
+    throw new DefinitionError(
+      `${where}: a tool is named "${FINAL_ANSWER_TOOL}", the name of the tool an agent with output answers through; rename it`,
+    );
   }
 }
 
@@ -47,10 +54,16 @@ export function checkOutputOptions(config: AgentConfig): void {
  */
 export function outputSchemaOf(config: AgentConfig): JsonObject {
   try {
-    const { $schema: _ignored, ...schema } = z.toJSONSchema(config.output as z.ZodObject, { io: 'input', unrepresentable: 'any' }) as JsonObject;
+    const { $schema: _ignored, ...schema } = z.toJSONSchema(config.output as z.ZodObject, {
+      io: 'input',
+      unrepresentable: 'any',
+    }) as JsonObject;
     return schema;
   } catch (err) {
-    throw new DefinitionError(`agent "${config.name}": its output schema cannot be expressed as JSON Schema: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    throw new DefinitionError(
+      `agent "${config.name}": its output schema cannot be expressed as JSON Schema: ${err instanceof Error ? err.message : String(err)}`,
+      { cause: err },
+    );
   }
 }
 
@@ -59,7 +72,10 @@ export function outputSchemaOf(config: AgentConfig): JsonObject {
  * agent's `outputMode`, else `native` when every model's provider supports it, else `tool`) and how
  * many times an invalid answer is fed back.
  */
-export function outputSpec(agent: AgentConfig & { outputSchema?: JsonObject }, supportsNative: (provider: string) => boolean): OutputSpec | undefined {
+export function outputSpec(
+  agent: AgentConfig & { outputSchema?: JsonObject },
+  supportsNative: (provider: string) => boolean,
+): OutputSpec | undefined {
   if (agent.output === undefined) return undefined;
   const models = [agent.model, ...(agent.fallbackModels ?? [])];
   const mode = agent.outputMode ?? (models.every((m) => supportsNative(m.provider)) ? 'native' : 'tool');

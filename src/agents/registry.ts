@@ -36,7 +36,8 @@ export class AgentRegistry {
    * same shape, tools included), or two agents share a name.
    */
   constructor(agents: readonly Agent[]) {
-    if (!Array.isArray(agents)) throw new DefinitionError(`agents must be an array of agents made by defineAgent, got ${describeValue(agents)}`);
+    if (!Array.isArray(agents))
+      throw new DefinitionError(`agents must be an array of agents made by defineAgent, got ${describeValue(agents)}`);
     agents.forEach((given: unknown, i) => {
       const a = checkWorkerAgent(given, i);
       checkAgentMcp(a.name, a.mcp);
@@ -135,7 +136,9 @@ export function contextSpec(agent: Agent, windows: ContextWindowTable = DEFAULT_
   return {
     ...(windowTokens !== undefined ? { windowTokens } : {}),
     compactAt: o.compactAt ?? CONTEXT_DEFAULTS.compactAt,
-    keepRecentTokens: o.keepRecentTokens ?? (windowTokens !== undefined ? Math.floor(windowTokens * CONTEXT_DEFAULTS.keepRecentShare) : CONTEXT_DEFAULTS.keepRecentTokens),
+    keepRecentTokens:
+      o.keepRecentTokens ??
+      (windowTokens !== undefined ? Math.floor(windowTokens * CONTEXT_DEFAULTS.keepRecentShare) : CONTEXT_DEFAULTS.keepRecentTokens),
     keepToolResults: o.keepToolResults ?? CONTEXT_DEFAULTS.keepToolResults,
     summarize: o.summarize ?? true,
     ...(o.summaryModel ? { summaryModel: { ...o.summaryModel, maxTokens: o.summaryModel.maxTokens ?? DEFAULTS.maxTokens } } : {}),
@@ -144,7 +147,12 @@ export function contextSpec(agent: Agent, windows: ContextWindowTable = DEFAULT_
 }
 
 /** The data form of an agent, given where its prompt is stored, whether search attributes are registered, and the worker's context windows. */
-export function agentSpec(agent: Agent, promptRef: string, searchAttributes = false, windows: ContextWindowTable = DEFAULT_CONTEXT_WINDOWS): AgentSpec {
+export function agentSpec(
+  agent: Agent,
+  promptRef: string,
+  searchAttributes = false,
+  windows: ContextWindowTable = DEFAULT_CONTEXT_WINDOWS,
+): AgentSpec {
   return {
     name: agent.name,
     models: [agent.model, ...(agent.fallbackModels ?? [])].map((m) => ({ ...m, maxTokens: m.maxTokens ?? DEFAULTS.maxTokens })),

@@ -36,7 +36,11 @@ export type OutputSchema = z.ZodObject;
  * How an agent is declared. `N` is its name, `T` its tools and `S` its output schema, so names, argument
  * types and the output type flow to runs.
  */
-export interface AgentConfig<N extends string = string, T extends readonly AnyTool[] = readonly AnyTool[], S extends OutputSchema | undefined = OutputSchema | undefined> {
+export interface AgentConfig<
+  N extends string = string,
+  T extends readonly AnyTool[] = readonly AnyTool[],
+  S extends OutputSchema | undefined = OutputSchema | undefined,
+> {
   /** Name clients start runs by. */
   name: N;
   /** The model to call. Credentials are configured on the worker's provider, never here. */
@@ -161,8 +165,11 @@ export interface ContextOptions {
 }
 
 /** A defined agent. */
-export interface Agent<N extends string = string, T extends readonly AnyTool[] = readonly AnyTool[], S extends OutputSchema | undefined = OutputSchema | undefined>
-  extends AgentConfig<N, T, S> {
+export interface Agent<
+  N extends string = string,
+  T extends readonly AnyTool[] = readonly AnyTool[],
+  S extends OutputSchema | undefined = OutputSchema | undefined,
+> extends AgentConfig<N, T, S> {
   readonly kind: 'agent';
   readonly tools: T;
   /** JSON Schema of the output, from zod (set when `output` is). */
@@ -181,7 +188,8 @@ export type ToolCallOf<T> = T extends Tool<infer N, infer I, infer _O> ? { tool:
  * (A call the model got wrong — unknown tool, invalid arguments — is reported with `isError` and its
  * arguments exactly as sent.)
  */
-export type ToolCallsOf<A> = A extends Agent<string, infer T> ? (T[number] extends never ? AnyToolCall : ToolCallOf<T[number]>) : AnyToolCall;
+export type ToolCallsOf<A> =
+  A extends Agent<string, infer T> ? (T[number] extends never ? AnyToolCall : ToolCallOf<T[number]>) : AnyToolCall;
 
 /** The names of an agent's tools. */
 export type ToolNamesOf<A> = ToolCallsOf<A>['tool'];
@@ -190,5 +198,5 @@ export type ToolNamesOf<A> = ToolCallsOf<A>['tool'];
  * The type of a successful run's `output` for agent `A`: what its output schema parses to; for an agent
  * without one (or not known statically), any JSON or nothing.
  */
-export type OutputOf<A> = A extends Agent<string, readonly AnyTool[], infer S> ? ([S] extends [OutputSchema] ? z.output<S> : UnknownOutput) : UnknownOutput;
-
+export type OutputOf<A> =
+  A extends Agent<string, readonly AnyTool[], infer S> ? ([S] extends [OutputSchema] ? z.output<S> : UnknownOutput) : UnknownOutput;

@@ -43,15 +43,21 @@ function checkDuration(where: string, field: string, value: Duration | undefined
   } catch {
     ms = Number.NaN;
   }
-  if (!Number.isFinite(ms) || ms <= 0) throw new DefinitionError(`${where}: ${field} must be a positive duration (${hint}), got ${JSON.stringify(value) ?? describeValue(value)}`);
+  if (!Number.isFinite(ms) || ms <= 0)
+    throw new DefinitionError(
+      `${where}: ${field} must be a positive duration (${hint}), got ${JSON.stringify(value) ?? describeValue(value)}`,
+    );
 }
 
 function checkRetry(where: string, field: string, retry: unknown): void {
   if (retry === undefined) return;
-  if (!isPlainObject(retry)) throw new DefinitionError(`${where}: ${field} must be an object such as { maximumAttempts: 3 }, got ${describeValue(retry)}`);
+  if (!isPlainObject(retry))
+    throw new DefinitionError(`${where}: ${field} must be an object such as { maximumAttempts: 3 }, got ${describeValue(retry)}`);
   const { maximumAttempts, backoffCoefficient } = retry;
   if (maximumAttempts !== undefined && (!Number.isInteger(maximumAttempts) || (maximumAttempts as number) < 1)) {
-    throw new DefinitionError(`${where}: ${field}.maximumAttempts must be a positive integer (attempts in all; 1 = no retry), got ${String(maximumAttempts)}`);
+    throw new DefinitionError(
+      `${where}: ${field}.maximumAttempts must be a positive integer (attempts in all; 1 = no retry), got ${String(maximumAttempts)}`,
+    );
   }
   if (backoffCoefficient !== undefined && (typeof backoffCoefficient !== 'number' || !(backoffCoefficient >= 1))) {
     throw new DefinitionError(`${where}: ${field}.backoffCoefficient must be a number of at least 1, got ${String(backoffCoefficient)}`);
@@ -67,7 +73,9 @@ function checkRetry(where: string, field: string, retry: unknown): void {
 function checkApproval(where: string, t: Fields): void {
   const { needsApproval, approvers, approvalTimeout, onApprovalTimeout } = t;
   if (needsApproval !== undefined && typeof needsApproval !== 'boolean' && typeof needsApproval !== 'function') {
-    throw new DefinitionError(`${where}: needsApproval must be true, false or a predicate of the arguments, got ${describeValue(needsApproval)}`);
+    throw new DefinitionError(
+      `${where}: needsApproval must be true, false or a predicate of the arguments, got ${describeValue(needsApproval)}`,
+    );
   }
   if (approvers !== undefined) {
     if (!Array.isArray(approvers) || approvers.length === 0 || approvers.some((a) => typeof a !== 'string' || !a.trim())) {
@@ -77,7 +85,9 @@ function checkApproval(where: string, t: Fields): void {
     }
   }
   if (onApprovalTimeout !== undefined && onApprovalTimeout !== 'deny' && onApprovalTimeout !== 'fail') {
-    throw new DefinitionError(`${where}: onApprovalTimeout must be "deny" or "fail", got ${JSON.stringify(onApprovalTimeout) ?? describeValue(onApprovalTimeout)}`);
+    throw new DefinitionError(
+      `${where}: onApprovalTimeout must be "deny" or "fail", got ${JSON.stringify(onApprovalTimeout) ?? describeValue(onApprovalTimeout)}`,
+    );
   }
   checkDuration(where, 'approvalTimeout', approvalTimeout as Duration | undefined);
   const settings = (['approvers', 'approvalTimeout', 'onApprovalTimeout'] as const).filter((k) => t[k] !== undefined);
@@ -100,7 +110,11 @@ function checkApproval(where: string, t: Fields): void {
  *
  * @throws {DefinitionError} naming the tool, the field and how to fix it.
  */
-export function checkToolConfig(value: unknown, agent?: string, index?: number): asserts value is ToolConfig<string, ToolInputSchema, unknown> {
+export function checkToolConfig(
+  value: unknown,
+  agent?: string,
+  index?: number,
+): asserts value is ToolConfig<string, ToolInputSchema, unknown> {
   if (!isPlainObject(value)) {
     throw new DefinitionError(`${toolLabel(undefined, agent, index)} is not a tool (got ${describeValue(value)}). ${DEFINE_TOOL_HINT}`);
   }
@@ -109,7 +123,9 @@ export function checkToolConfig(value: unknown, agent?: string, index?: number):
   }
   const { name } = value;
   if (typeof name !== 'string' || !NAME.test(name)) {
-    throw new DefinitionError(`${agent !== undefined ? `agent "${agent}", ` : ''}tool name ${JSON.stringify(name) ?? describeValue(name)} must be 1-64 letters, digits, _ or -`);
+    throw new DefinitionError(
+      `${agent !== undefined ? `agent "${agent}", ` : ''}tool name ${JSON.stringify(name) ?? describeValue(name)} must be 1-64 letters, digits, _ or -`,
+    );
   }
   const where = toolLabel(name, agent, index);
   if (typeof value.description !== 'string' || !value.description.trim()) {
@@ -125,7 +141,9 @@ export function checkToolConfig(value: unknown, agent?: string, index?: number):
     );
   }
   if (typeof value.execute !== 'function') {
-    throw new DefinitionError(`${where}: execute must be a function (args, ctx) => result, got ${describeValue(value.execute)}. ${DEFINE_TOOL_HINT}`);
+    throw new DefinitionError(
+      `${where}: execute must be a function (args, ctx) => result, got ${describeValue(value.execute)}. ${DEFINE_TOOL_HINT}`,
+    );
   }
   if (value.readOnly !== undefined && typeof value.readOnly !== 'boolean') {
     throw new DefinitionError(`${where}: readOnly must be true or false, got ${describeValue(value.readOnly)}`);
@@ -137,10 +155,14 @@ export function checkToolConfig(value: unknown, agent?: string, index?: number):
     throw new DefinitionError(`${where}: untrusted must be true or false, got ${describeValue(value.untrusted)}`);
   }
   if (value.atMostOnce === true && value.readOnly === true) {
-    throw new DefinitionError(`${where}: a tool cannot be both readOnly and atMostOnce (a read-only call has no effect to protect); drop one`);
+    throw new DefinitionError(
+      `${where}: a tool cannot be both readOnly and atMostOnce (a read-only call has no effect to protect); drop one`,
+    );
   }
   if (value.onError !== undefined && value.onError !== 'report' && value.onError !== 'fail') {
-    throw new DefinitionError(`${where}: onError must be "report" or "fail", got ${JSON.stringify(value.onError) ?? describeValue(value.onError)}`);
+    throw new DefinitionError(
+      `${where}: onError must be "report" or "fail", got ${JSON.stringify(value.onError) ?? describeValue(value.onError)}`,
+    );
   }
   checkDuration(where, 'timeout', value.timeout as Duration | undefined);
   checkDuration(where, 'heartbeatTimeout', value.heartbeatTimeout as Duration | undefined);
@@ -158,7 +180,10 @@ export function inputSchemaOf(input: ToolInputSchema, where: string): JsonObject
     const { $schema: _ignored, ...schema } = z.toJSONSchema(input, { io: 'input', unrepresentable: 'any' }) as JsonObject;
     return schema;
   } catch (err) {
-    throw new DefinitionError(`${where}: its input schema cannot be expressed as JSON Schema: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    throw new DefinitionError(
+      `${where}: its input schema cannot be expressed as JSON Schema: ${err instanceof Error ? err.message : String(err)}`,
+      { cause: err },
+    );
   }
 }
 
@@ -175,7 +200,9 @@ export function checkAgentTool(value: unknown, agent: string, index: number): An
   if (tool.inputSchema !== undefined) {
     const schema = tool.inputSchema;
     if (!isPlainObject(schema) || schema.type !== 'object') {
-      throw new DefinitionError(`${where}: inputSchema must be the JSON Schema of an object (type "object"), got ${describeValue(schema)}. ${DEFINE_TOOL_HINT}`);
+      throw new DefinitionError(
+        `${where}: inputSchema must be the JSON Schema of an object (type "object"), got ${describeValue(schema)}. ${DEFINE_TOOL_HINT}`,
+      );
     }
     if (tool.kind === 'tool') return tool as AnyTool;
   }
@@ -185,7 +212,8 @@ export function checkAgentTool(value: unknown, agent: string, index: number): An
 
 function checkLimit(agent: string, field: string, value: unknown, max?: number): void {
   if (value === undefined) return;
-  if (!Number.isInteger(value) || (value as number) < 1) throw new DefinitionError(`agent "${agent}": ${field} must be a positive integer, got ${String(value)}`);
+  if (!Number.isInteger(value) || (value as number) < 1)
+    throw new DefinitionError(`agent "${agent}": ${field} must be a positive integer, got ${String(value)}`);
   if (max !== undefined && (value as number) > max) {
     throw new DefinitionError(
       `agent "${agent}": ${field} must be at most ${max} (${max / 1024} KiB) so results stay well under Temporal's payload limit, got ${String(value)}; ` +
@@ -206,7 +234,10 @@ export function checkAgentConfig(config: AgentConfig<string, readonly AnyTool[]>
     throw new DefinitionError(`agent name ${JSON.stringify(name) ?? describeValue(name)} must be 1-64 letters, digits, _ or -`);
   }
   for (const m of [config.model, ...(Array.isArray(config.fallbackModels) ? config.fallbackModels : [])]) {
-    if (!m?.provider || !m?.model) throw new DefinitionError(`agent "${name}": every model needs a provider and a model, e.g. { provider: 'anthropic', model: 'claude-sonnet-4-5' }`);
+    if (!m?.provider || !m?.model)
+      throw new DefinitionError(
+        `agent "${name}": every model needs a provider and a model, e.g. { provider: 'anthropic', model: 'claude-sonnet-4-5' }`,
+      );
   }
   if (config.tools !== undefined && !Array.isArray(config.tools)) {
     throw new DefinitionError(`agent "${name}": tools must be an array of tools, got ${describeValue(config.tools)}. ${DEFINE_TOOL_HINT}`);
@@ -214,23 +245,29 @@ export function checkAgentConfig(config: AgentConfig<string, readonly AnyTool[]>
   const tools = (config.tools ?? []).map((t: unknown, i: number) => checkAgentTool(t, name, i));
   const seen = new Set<string>();
   for (const t of tools) {
-    if (seen.has(t.name)) throw new DefinitionError(`agent "${name}" has two tools named "${t.name}": tool names must be unique within an agent`);
+    if (seen.has(t.name))
+      throw new DefinitionError(`agent "${name}" has two tools named "${t.name}": tool names must be unique within an agent`);
     seen.add(t.name);
   }
   checkLimit(name, 'maxSteps', config.maxSteps);
   checkLimit(name, 'toolResultInlineBytes', config.toolResultInlineBytes, MAX_TOOL_RESULT_INLINE_BYTES);
   checkLimit(name, 'resultMessagesInlineBytes', config.resultMessagesInlineBytes);
-  if (config.maxTokensRecoveries !== undefined && config.maxTokensRecoveries !== 0) checkLimit(name, 'maxTokensRecoveries', config.maxTokensRecoveries);
+  if (config.maxTokensRecoveries !== undefined && config.maxTokensRecoveries !== 0)
+    checkLimit(name, 'maxTokensRecoveries', config.maxTokensRecoveries);
   checkLimit(name, 'continueAsNewAfterEvents', config.continueAsNewAfterEvents);
   checkLimit(name, 'recoveryMaxTokens', config.recoveryMaxTokens);
   if (config.recoveryMaxTokens !== undefined && !config.maxTokensRecoveries) {
-    throw new DefinitionError(`agent "${name}": recoveryMaxTokens raises the output limit after a cut-off answer is continued; set maxTokensRecoveries too (how many times to continue)`);
+    throw new DefinitionError(
+      `agent "${name}": recoveryMaxTokens raises the output limit after a cut-off answer is continued; set maxTokensRecoveries too (how many times to continue)`,
+    );
   }
   if (config.onBudgetExhausted !== undefined && config.onBudgetExhausted !== 'end' && config.onBudgetExhausted !== 'ask') {
     throw new DefinitionError(`agent "${name}": onBudgetExhausted must be "end" or "ask", got ${JSON.stringify(config.onBudgetExhausted)}`);
   }
   if (config.continueAsNewAfterEvents !== undefined && config.continueAsNewAfterEvents < 50) {
-    throw new DefinitionError(`agent "${name}": continueAsNewAfterEvents must be at least 50 (a step takes about 12 events), got ${config.continueAsNewAfterEvents}`);
+    throw new DefinitionError(
+      `agent "${name}": continueAsNewAfterEvents must be at least 50 (a step takes about 12 events), got ${config.continueAsNewAfterEvents}`,
+    );
   }
   checkRetry(`agent "${name}"`, 'modelRetry', config.modelRetry);
   checkDuration(`agent "${name}"`, 'modelTimeout', config.modelTimeout);
@@ -250,30 +287,47 @@ const CONTEXT_KEYS = ['windowTokens', 'compactAt', 'keepRecentTokens', 'keepTool
 /** What is wrong with an agent's context options, one message per problem starting with `where`; empty when fine. */
 export function contextOptionsProblems(value: unknown, where: string): string[] {
   if (value === undefined) return [];
-  if (!isPlainObject(value)) return [`${where} must be an object such as { windowTokens: 128000, compactAt: 0.8 }, got ${describeValue(value)}`];
+  if (!isPlainObject(value))
+    return [`${where} must be an object such as { windowTokens: 128000, compactAt: 0.8 }, got ${describeValue(value)}`];
   const problems: string[] = [];
   for (const key of Object.keys(value)) {
     if (!CONTEXT_KEYS.includes(key)) problems.push(`${where} has an unknown option "${key}" (known: ${CONTEXT_KEYS.join(', ')})`);
   }
   const positiveInt = (key: string, min = 1) => {
     const v = value[key];
-    if (v !== undefined && !(Number.isInteger(v) && (v as number) >= min)) problems.push(`${where}.${key} must be an integer of at least ${min}, got ${JSON.stringify(v) ?? describeValue(v)}`);
+    if (v !== undefined && !(Number.isInteger(v) && (v as number) >= min))
+      problems.push(`${where}.${key} must be an integer of at least ${min}, got ${JSON.stringify(v) ?? describeValue(v)}`);
   };
   positiveInt('windowTokens', 256);
   positiveInt('keepRecentTokens');
   positiveInt('keepToolResults', 0);
   const at = value.compactAt;
-  if (at !== undefined && !(typeof at === 'number' && at > 0 && at <= 1)) problems.push(`${where}.compactAt must be a fraction of the window in (0, 1], e.g. 0.8, got ${JSON.stringify(at) ?? describeValue(at)}`);
-  if (value.summarize !== undefined && typeof value.summarize !== 'boolean') problems.push(`${where}.summarize must be true or false, got ${describeValue(value.summarize)}`);
+  if (at !== undefined && !(typeof at === 'number' && at > 0 && at <= 1))
+    problems.push(
+      `${where}.compactAt must be a fraction of the window in (0, 1], e.g. 0.8, got ${JSON.stringify(at) ?? describeValue(at)}`,
+    );
+  if (value.summarize !== undefined && typeof value.summarize !== 'boolean')
+    problems.push(`${where}.summarize must be true or false, got ${describeValue(value.summarize)}`);
   const model = value.summaryModel as { provider?: unknown; model?: unknown } | undefined;
-  if (model !== undefined && !(isPlainObject(model) && typeof model.provider === 'string' && model.provider && typeof model.model === 'string' && model.model)) {
+  if (
+    model !== undefined &&
+    !(isPlainObject(model) && typeof model.provider === 'string' && model.provider && typeof model.model === 'string' && model.model)
+  ) {
     problems.push(`${where}.summaryModel needs a provider and a model, e.g. { provider: 'anthropic', model: 'claude-haiku-4-5' }`);
   }
-  if (value.summaryPrompt !== undefined && !(typeof value.summaryPrompt === 'string' && value.summaryPrompt.trim())) problems.push(`${where}.summaryPrompt must be a non-empty string`);
+  if (value.summaryPrompt !== undefined && !(typeof value.summaryPrompt === 'string' && value.summaryPrompt.trim()))
+    problems.push(`${where}.summaryPrompt must be a non-empty string`);
   const window = value.windowTokens;
   const keep = value.keepRecentTokens;
-  if (problems.length === 0 && typeof window === 'number' && typeof keep === 'number' && keep >= window * ((at as number | undefined) ?? 0.8)) {
-    problems.push(`${where}.keepRecentTokens (${keep}) must be less than compactAt × windowTokens (${Math.floor(window * ((at as number | undefined) ?? 0.8))}): compaction must leave room to summarise`);
+  if (
+    problems.length === 0 &&
+    typeof window === 'number' &&
+    typeof keep === 'number' &&
+    keep >= window * ((at as number | undefined) ?? 0.8)
+  ) {
+    problems.push(
+      `${where}.keepRecentTokens (${keep}) must be less than compactAt × windowTokens (${Math.floor(window * ((at as number | undefined) ?? 0.8))}): compaction must leave room to summarise`,
+    );
   }
   return problems;
 }

@@ -33,7 +33,8 @@ const input = z.object({
  */
 export function waitTool<const N extends string = 'wait'>(options: WaitToolOptions<N> = {}): Tool<N, typeof input, never> {
   const maxWaitMs = msToNumber(options.maxWait ?? '7 days');
-  if (!Number.isFinite(maxWaitMs) || maxWaitMs <= 0) throw new DefinitionError(`waitTool: maxWait must be a positive duration (got ${String(options.maxWait)})`);
+  if (!Number.isFinite(maxWaitMs) || maxWaitMs <= 0)
+    throw new DefinitionError(`waitTool: maxWait must be a positive duration (got ${String(options.maxWait)})`);
   const tool = defineTool({
     name: (options.name ?? 'wait') as N,
     description:

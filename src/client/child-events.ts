@@ -14,7 +14,10 @@ export type ChildAgentEvent = AgentEvent & { child: string };
  * Merge `parent` with the events of every child it starts, read with `open(workflowId)` (which should
  * itself follow that child's children). Exact: every event of each source once, in its source's order.
  */
-export function withChildEvents<E extends AgentEvent>(parent: AsyncIterable<E>, open: (workflowId: string) => AsyncIterable<AgentEvent>): AsyncGenerator<E | ChildAgentEvent> {
+export function withChildEvents<E extends AgentEvent>(
+  parent: AsyncIterable<E>,
+  open: (workflowId: string) => AsyncIterable<AgentEvent>,
+): AsyncGenerator<E | ChildAgentEvent> {
   const tagged = async function* (workflowId: string): AsyncGenerator<ChildAgentEvent> {
     for await (const e of open(workflowId)) yield { ...e, child: (e as Partial<ChildAgentEvent>).child ?? workflowId } as ChildAgentEvent;
   };

@@ -48,7 +48,10 @@ export const DEFAULT_NAMESPACE = 'default';
  * @throws {DurableAgentError} code `invalid_input` when the config file cannot be read or parsed, or
  * names no profile called `profile` / `TEMPORAL_PROFILE`.
  */
-export function resolveConnectionSettings(options: ConnectionSettings = {}, env: NodeJS.ProcessEnv = process.env): ResolvedConnectionSettings {
+export function resolveConnectionSettings(
+  options: ConnectionSettings = {},
+  env: NodeJS.ProcessEnv = process.env,
+): ResolvedConnectionSettings {
   let fromEnv: ReturnType<typeof loadClientConnectConfig> = { connectionOptions: {} };
   if (options.envConfig !== false) {
     try {

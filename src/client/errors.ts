@@ -73,8 +73,14 @@ export class NoWorkerError extends DurableAgentError {
    * @param options `ended`: the run has ended without recording its events in history (terminated, or ended before runs did): a worker replays it to answer.
    */
   constructor(workflowId: string, taskQueue: string, options?: { cause?: unknown; ended?: boolean }) {
-    const which = options?.ended ? 'which ended without recording its events in history (terminated, or older than that)' : 'which is still running';
-    super('no_worker', `no worker polls task queue "${taskQueue}": the events of run "${workflowId}", ${which}, are read by a query a worker answers (start a worker for its agent)`, options);
+    const which = options?.ended
+      ? 'which ended without recording its events in history (terminated, or older than that)'
+      : 'which is still running';
+    super(
+      'no_worker',
+      `no worker polls task queue "${taskQueue}": the events of run "${workflowId}", ${which}, are read by a query a worker answers (start a worker for its agent)`,
+      options,
+    );
     this.taskQueue = taskQueue;
   }
 }

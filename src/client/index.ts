@@ -275,7 +275,8 @@ export class AgentClient {
    * ```
    */
   static async connect(options: AgentClientOptions = {}): Promise<AgentClient> {
-    if (options.client) return new AgentClient(options.client, options.taskQueue, options.deltas !== undefined ? { deltas: options.deltas } : {});
+    if (options.client)
+      return new AgentClient(options.client, options.taskQueue, options.deltas !== undefined ? { deltas: options.deltas } : {});
     const settings = resolveConnectionSettings(options);
     const codec = new EncryptionCodec(resolveKeyring(options.encryption)); // before connecting: bad keys open nothing
     const interceptors = options.tracing ? { interceptors: { workflow: tracingClientInterceptors(options.tracing) } } : {};
@@ -289,7 +290,10 @@ export class AgentClient {
         ...(settings.metadata ? { metadata: settings.metadata } : {}),
       }));
     const client = new Client({ connection, namespace: settings.namespace, dataConverter: { payloadCodecs: [codec] }, ...interceptors });
-    return new AgentClient(client, options.taskQueue, { ownsConnection, ...(options.deltas !== undefined ? { deltas: options.deltas } : {}) });
+    return new AgentClient(client, options.taskQueue, {
+      ownsConnection,
+      ...(options.deltas !== undefined ? { deltas: options.deltas } : {}),
+    });
   }
 
   /**
@@ -337,9 +341,17 @@ export class AgentClient {
    * const run = await client.startChain(chain(researcher, writer), { input: 'Durable execution' });
    * ```
    */
-  async startChain<L extends AnyAgent>(agents: Chain<L>, options: { input: string; policy?: RunPolicy; approvalWaiver?: ApprovalWaiver; workflowId?: string }): Promise<AgentRunOf<L>> {
-    if (agents?.kind !== 'chain' || !Array.isArray(agents.agents)) throw new DurableAgentError('invalid_input', 'startChain(chain, options): pass a chain made by chain(a, b, …)');
-    if (typeof options?.input !== 'string' || !options.input) throw new DurableAgentError('invalid_input', "startChain(chain, options): options.input must be the first agent's prompt as a non-empty string");
+  async startChain<L extends AnyAgent>(
+    agents: Chain<L>,
+    options: { input: string; policy?: RunPolicy; approvalWaiver?: ApprovalWaiver; workflowId?: string },
+  ): Promise<AgentRunOf<L>> {
+    if (agents?.kind !== 'chain' || !Array.isArray(agents.agents))
+      throw new DurableAgentError('invalid_input', 'startChain(chain, options): pass a chain made by chain(a, b, …)');
+    if (typeof options?.input !== 'string' || !options.input)
+      throw new DurableAgentError(
+        'invalid_input',
+        "startChain(chain, options): options.input must be the first agent's prompt as a non-empty string",
+      );
     const names = agents.agents.map((a) => a.name);
     checkPolicyEarly('chain', undefined, options.approvalWaiver, 'startChain(chain, options)');
     checkPolicyAgainst(agents.agents, options.policy, options.approvalWaiver);
@@ -382,8 +394,13 @@ export class AgentClient {
     options: Omit<RunOptions<A>, 'workflowId'> & { agent: A | A['name']; idleTimeout?: Duration },
   ): Promise<AgentRunOf<A>> {
     const name = typeof options?.agent === 'string' ? options.agent : (options?.agent as { name?: unknown } | undefined)?.name;
-    if (typeof name !== 'string' || !name.trim()) throw new DurableAgentError('invalid_input', 'send(conversationId, message, { agent }): agent must be an agent definition or a non-empty agent name');
-    if (typeof conversationId !== 'string' || !conversationId.trim()) throw new DurableAgentError('invalid_input', 'send(conversationId, …): the conversation id must be a non-empty string');
+    if (typeof name !== 'string' || !name.trim())
+      throw new DurableAgentError(
+        'invalid_input',
+        'send(conversationId, message, { agent }): agent must be an agent definition or a non-empty agent name',
+      );
+    if (typeof conversationId !== 'string' || !conversationId.trim())
+      throw new DurableAgentError('invalid_input', 'send(conversationId, …): the conversation id must be a non-empty string');
     const parsed = parseUserMessage(message);
     if (!parsed.ok) throw new DurableAgentError('invalid_input', `send("${conversationId}", …): ${parsed.error}`);
     checkPolicyEarly(options.agent, options.policy as RunPolicy | undefined, options.approvalWaiver, `send("${conversationId}", …)`);
@@ -425,7 +442,13 @@ export class AgentClient {
       throw new DurableAgentError('invalid_input', 'schedule(agent, options): agent must be an agent definition or a non-empty agent name');
     }
     checkPolicyEarly(agent, options?.policy as RunPolicy | undefined, options?.approvalWaiver, `schedule("${name}", options)`);
-    return createAgentSchedule(this.temporal, this.taskQueueOf(name), name, options as AgentScheduleOptions, () => `${name}-schedule-${randomUUID().slice(0, 8)}`);
+    return createAgentSchedule(
+      this.temporal,
+      this.taskQueueOf(name),
+      name,
+      options as AgentScheduleOptions,
+      () => `${name}-schedule-${randomUUID().slice(0, 8)}`,
+    );
   }
 
   /**
@@ -433,7 +456,8 @@ export class AgentClient {
    * `ScheduleNotFoundError`).
    */
   getSchedule(scheduleId: string): AgentSchedule {
-    if (typeof scheduleId !== 'string' || !scheduleId.trim()) throw new DurableAgentError('invalid_input', 'getSchedule(scheduleId): scheduleId must be a non-empty string');
+    if (typeof scheduleId !== 'string' || !scheduleId.trim())
+      throw new DurableAgentError('invalid_input', 'getSchedule(scheduleId): scheduleId must be a non-empty string');
     return new AgentSchedule(this.temporal.schedule.getHandle(scheduleId), this.temporal);
   }
 
@@ -460,7 +484,11 @@ export class AgentClient {
     // Runs whose task queue no worker polls would each hold the listing up for the query's wait.
     const served = new Map<string, Promise<boolean>>();
     const isServed = (queue: string): Promise<boolean> => {
-      if (!served.has(queue)) served.set(queue, this.recentPoller(queue).catch(() => true));
+      if (!served.has(queue))
+        served.set(
+          queue,
+          this.recentPoller(queue).catch(() => true),
+        );
       return served.get(queue)!;
     };
     const read = async (w: VisibleRun): Promise<AwaitingRun | undefined> => {
@@ -481,7 +509,10 @@ export class AgentClient {
       const parent = w.parentExecution ? { parent: w.parentExecution } : {};
       const listedRun = { workflowId: w.workflowId, runId: w.runId, agent: w.typedSearchAttributes.get(AGENT_NAME), ...parent };
       try {
-        pending = await Promise.race([query, new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), APPROVALS_QUERY_WAIT_MS)))]);
+        pending = await Promise.race([
+          query,
+          new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), APPROVALS_QUERY_WAIT_MS))),
+        ]);
       } catch (err) {
         // Sealed with a key this process lacks (or altered): listed with why; closed since visibility was written: left out.
         const unreadable = unreadableReason(err);
@@ -571,14 +602,18 @@ export class AgentClient {
 /** The start option recording who starts a run (none without `startedBy`). @throws {DurableAgentError} `invalid_input` for a blank one. */
 function startedByMemo(startedBy: string | undefined, call: 'start' | 'send'): { memo?: Record<string, string> } {
   if (startedBy === undefined) return {};
-  if (typeof startedBy !== 'string' || !startedBy.trim()) throw new DurableAgentError('invalid_input', `${call}(…, options): options.startedBy must be a non-empty identity such as "ops:alice"`);
+  if (typeof startedBy !== 'string' || !startedBy.trim())
+    throw new DurableAgentError('invalid_input', `${call}(…, options): options.startedBy must be a non-empty identity such as "ops:alice"`);
   return { memo: { [STARTED_BY_MEMO]: startedBy } };
 }
 
 function workflowInput<A extends AnyAgent>(agent: string, options: StartOptions<A>, call: 'start' | 'send'): AgentWorkflowInput {
   const session = options?.session;
   if (options?.input !== undefined ? typeof options.input !== 'string' : !session) {
-    throw new DurableAgentError('invalid_input', `${call}("${agent}", options): options.input must be the user's request as a string (only a session may start without one)`);
+    throw new DurableAgentError(
+      'invalid_input',
+      `${call}("${agent}", options): options.input must be the user's request as a string (only a session may start without one)`,
+    );
   }
   const idleTimeout = typeof session === 'object' && session ? session.idleTimeout : undefined;
   const budget = runBudget(options.budget, `${call}("${agent}", options): options.budget`);

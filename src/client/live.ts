@@ -33,9 +33,11 @@ export class LiveFilter<C extends ToolCallShape = AnyToolCall> {
       for (const [k, a] of this.open) if (a.step === e.step) this.open.delete(k);
     } else if (e.type === 'guardrail' && e.kind === 'output' && e.action === 'ended') {
       // The step's answer was rejected: what was streamed of it is void too.
-      for (const attempt of this.streamed.get(e.step) ?? []) out.push(...this.void(e.step, attempt, `the answer failed the output guardrail "${e.name}": ${e.reason}`));
+      for (const attempt of this.streamed.get(e.step) ?? [])
+        out.push(...this.void(e.step, attempt, `the answer failed the output guardrail "${e.name}": ${e.reason}`));
     } else if (e.type === 'done') {
-      for (const a of [...this.open.values()]) out.push(...this.void(a.step, a.attempt, `the run ended (${e.status}) before the answer was complete`));
+      for (const a of [...this.open.values()])
+        out.push(...this.void(a.step, a.attempt, `the run ended (${e.status}) before the answer was complete`));
     }
     return out;
   }
@@ -115,10 +117,17 @@ export function merge<T>(...sources: Array<AsyncIterable<T>>): AsyncGenerator<T>
  * each value, the index of its source, and `add`). Every value of each source once, in its source's order;
  * ends when all sources end (or when the consumer stops, which closes them all).
  */
-export async function* mergeGrowing<T>(sources: ReadonlyArray<AsyncIterable<T>>, seen?: (value: T, from: number, add: (source: AsyncIterable<T>) => void) => void): AsyncGenerator<T> {
+export async function* mergeGrowing<T>(
+  sources: ReadonlyArray<AsyncIterable<T>>,
+  seen?: (value: T, from: number, add: (source: AsyncIterable<T>) => void) => void,
+): AsyncGenerator<T> {
   const iterators: Array<AsyncIterator<T>> = [];
   const pending = new Map<number, Promise<{ i: number; r: IteratorResult<T> }>>();
-  const pull = (i: number) => pending.set(i, iterators[i]!.next().then((r) => ({ i, r })));
+  const pull = (i: number) =>
+    pending.set(
+      i,
+      iterators[i]!.next().then((r) => ({ i, r })),
+    );
   const add = (source: AsyncIterable<T>) => {
     iterators.push(source[Symbol.asyncIterator]());
     pull(iterators.length - 1);

@@ -15,8 +15,10 @@ import { waiverProblem } from '../core/approvals/run-policy';
 /** A tool's name and approval settings, as the policy check sees them. */
 function policyTool(tool: AnyTool): PolicyTool {
   const approvers = tool.approvers?.length ? { approvers: [...tool.approvers] } : {};
-  if (typeof tool.needsApproval === 'function') return { name: tool.name, approval: { mode: 'conditional', onTimeout: 'deny', ...approvers } };
-  if (tool.needsApproval || tool.approvers?.length) return { name: tool.name, approval: { mode: 'always', onTimeout: 'deny', ...approvers } };
+  if (typeof tool.needsApproval === 'function')
+    return { name: tool.name, approval: { mode: 'conditional', onTimeout: 'deny', ...approvers } };
+  if (tool.needsApproval || tool.approvers?.length)
+    return { name: tool.name, approval: { mode: 'always', onTimeout: 'deny', ...approvers } };
   return { name: tool.name };
 }
 
@@ -26,7 +28,12 @@ function policyTool(tool: AnyTool): PolicyTool {
  * @throws {PolicyError} a key that names no tool, or `allow` on a tool that needs approval without `waiver`.
  * @throws {DurableAgentError} code `invalid_input` for a malformed `waiver`.
  */
-export function checkPolicyEarly(agent: AnyAgent | string, policy: RunPolicy | undefined, waiver: ApprovalWaiver | undefined, where: string): void {
+export function checkPolicyEarly(
+  agent: AnyAgent | string,
+  policy: RunPolicy | undefined,
+  waiver: ApprovalWaiver | undefined,
+  where: string,
+): void {
   const bad = waiverProblem(waiver);
   if (bad) throw new DurableAgentError('invalid_input', `${where}: options.${bad}`);
   if (typeof agent === 'string' || !policy || typeof policy !== 'object' || !Array.isArray(agent?.tools)) return;

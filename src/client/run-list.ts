@@ -42,7 +42,6 @@ export interface RunFilter {
   limit?: number;
 }
 
-
 /**
  * A filter of {@link RunFilter} that cannot be used; `field` names it (`agent`, `status`, `since`, `limit`)
  * and the message says why and what to give instead. Code `invalid_input`.
@@ -69,11 +68,13 @@ export function runsQuery(filter: Pick<RunFilter, 'agent' | 'status' | 'since'>,
   const clauses = [`WorkflowType = '${AGENT_WORKFLOW_TYPE}'`];
   if (filter.agent !== undefined) {
     // eslint-disable-next-line no-control-regex -- control characters are what it rejects
-    if (!/^[^'"\\\u0000-\u001f]+$/.test(filter.agent)) throw new RunFilterError('agent', `agent "${filter.agent}" is not an agent name (no quotes, backslashes or control characters)`);
+    if (!/^[^'"\\\u0000-\u001f]+$/.test(filter.agent))
+      throw new RunFilterError('agent', `agent "${filter.agent}" is not an agent name (no quotes, backslashes or control characters)`);
     clauses.push(`${AGENT_NAME.name} = '${filter.agent}'`);
   }
   if (filter.status !== undefined) {
-    if (!LISTED_STATUSES.includes(filter.status)) throw new RunFilterError('status', `status "${filter.status}" is not a run status; use one of: ${LISTED_STATUSES.join(', ')}`);
+    if (!LISTED_STATUSES.includes(filter.status))
+      throw new RunFilterError('status', `status "${filter.status}" is not a run status; use one of: ${LISTED_STATUSES.join(', ')}`);
     // Every run not yet ended, whatever its phase (and runs of workers that keep no search attributes).
     if (filter.status === 'running') clauses.push(`ExecutionStatus = 'Running'`);
     else clauses.push(`${RUN_STATUS.name} = '${filter.status}'`);
@@ -85,7 +86,8 @@ export function runsQuery(filter: Pick<RunFilter, 'agent' | 'status' | 'since'>,
     } catch {
       ms = NaN;
     }
-    if (!Number.isFinite(ms) || ms <= 0) throw new RunFilterError('since', `since "${filter.since}" is not a duration: give one like 30m, 24h or 7d`);
+    if (!Number.isFinite(ms) || ms <= 0)
+      throw new RunFilterError('since', `since "${filter.since}" is not a duration: give one like 30m, 24h or 7d`);
     clauses.push(`StartTime > '${new Date(now - ms).toISOString()}'`);
   }
   return clauses.join(' AND ');
@@ -97,7 +99,8 @@ export function runsQuery(filter: Pick<RunFilter, 'agent' | 'status' | 'since'>,
  */
 export function runsLimit(limit: number | undefined): number {
   if (limit === undefined) return DEFAULT_RUNS_LIMIT;
-  if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_RUNS_LIMIT) throw new RunFilterError('limit', `limit "${limit}" must be a whole number from 1 to ${MAX_RUNS_LIMIT}`);
+  if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_RUNS_LIMIT)
+    throw new RunFilterError('limit', `limit "${limit}" must be a whole number from 1 to ${MAX_RUNS_LIMIT}`);
   return limit;
 }
 
@@ -127,7 +130,12 @@ export interface ListRunsOptions {
 }
 
 /** Steps and cost of one run, from what the run itself records; nothing when it cannot tell. */
-async function detailsOf(run: AgentRun, w: VisibleRun, workers: Map<string, Promise<boolean>>, hasWorker: (taskQueue: string) => Promise<boolean>): Promise<Partial<ListedRun>> {
+async function detailsOf(
+  run: AgentRun,
+  w: VisibleRun,
+  workers: Map<string, Promise<boolean>>,
+  hasWorker: (taskQueue: string) => Promise<boolean>,
+): Promise<Partial<ListedRun>> {
   try {
     if (w.status === 'COMPLETED') {
       const r = await run.result();
@@ -137,7 +145,11 @@ async function detailsOf(run: AgentRun, w: VisibleRun, workers: Map<string, Prom
       return { steps: r.steps, unpricedSteps: unpriced, ...(cost !== undefined ? { costUsd: cost } : {}) };
     }
     if (w.status === 'RUNNING') {
-      if (!workers.has(w.taskQueue)) workers.set(w.taskQueue, hasWorker(w.taskQueue).catch(() => false));
+      if (!workers.has(w.taskQueue))
+        workers.set(
+          w.taskQueue,
+          hasWorker(w.taskQueue).catch(() => false),
+        );
       if (await workers.get(w.taskQueue)) {
         const snapshot = await within(run.snapshot(), SNAPSHOT_WAIT_MS);
         if (snapshot) return { steps: snapshot.step };
@@ -154,7 +166,12 @@ async function detailsOf(run: AgentRun, w: VisibleRun, workers: Map<string, Prom
  * execution (to read its result or snapshot).
  * @throws {RunFilterError} a bad filter, before anything is asked of the server.
  */
-export async function listRuns(client: Client, runOf: (workflowId: string, runId: string) => AgentRun, filter: RunFilter = {}, options: ListRunsOptions = {}): Promise<ListedRun[]> {
+export async function listRuns(
+  client: Client,
+  runOf: (workflowId: string, runId: string) => AgentRun,
+  filter: RunFilter = {},
+  options: ListRunsOptions = {},
+): Promise<ListedRun[]> {
   const query = runsQuery(filter);
   const limit = runsLimit(filter.limit);
   const hasWorker = options.hasWorker ?? ((q: string) => anyWorkflowPoller(client, q));

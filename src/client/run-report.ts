@@ -10,7 +10,6 @@ import type { EndedRunReport, FailedRunReport, RunningRunReport, RunReportView }
 
 export type { EndedRunReport, FailedRunReport, RunningRunReport, RunReportView };
 
-
 /** Options of {@link readRunReport}. */
 export interface ReadRunReportOptions {
   /** Is a worker polling this task queue (so the snapshot can be asked)? Default: ask, waiting at most `snapshotWaitMs`. */
@@ -36,7 +35,12 @@ export async function readRunReport(run: AgentRun, options: ReadRunReportOptions
     if (err instanceof WorkflowNotFoundError) throw new RunNotFoundError(run.workflowId, { cause: err });
     throw err;
   }
-  const common = { workflowId: run.workflowId, runId: d.runId, startedAt: d.startTime.toISOString(), ...(d.closeTime ? { closedAt: d.closeTime.toISOString() } : {}) };
+  const common = {
+    workflowId: run.workflowId,
+    runId: d.runId,
+    startedAt: d.startTime.toISOString(),
+    ...(d.closeTime ? { closedAt: d.closeTime.toISOString() } : {}),
+  };
   if (d.status.name === 'RUNNING') {
     const view: RunningRunReport = { ended: false, ...common, status: 'running', taskQueue: d.taskQueue };
     if (options.hasWorker && !(await options.hasWorker(d.taskQueue).catch(() => false))) return view;
@@ -44,7 +48,10 @@ export async function readRunReport(run: AgentRun, options: ReadRunReportOptions
     snapshot.catch(() => undefined);
     let timer: NodeJS.Timeout | undefined;
     try {
-      const answered = await Promise.race([snapshot, new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), options.snapshotWaitMs ?? 3_000)))]);
+      const answered = await Promise.race([
+        snapshot,
+        new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), options.snapshotWaitMs ?? 3_000))),
+      ]);
       if (answered) Object.assign(view, { status: answered.status, step: answered.step, usage: answered.usage, snapshot: answered });
     } catch {
       // the run ended meanwhile, or its worker could not answer: nothing more is known
@@ -54,10 +61,18 @@ export async function readRunReport(run: AgentRun, options: ReadRunReportOptions
     return view;
   }
   const status = d.status.name.toLowerCase();
-  if (d.status.name !== 'COMPLETED') return { ended: true, ...common, status, failure: `the run ended ${status} without a result, so it has no report` };
+  if (d.status.name !== 'COMPLETED')
+    return { ended: true, ...common, status, failure: `the run ended ${status} without a result, so it has no report` };
   try {
     const result = await run.result();
-    return { ended: true, ...common, status: result.status, report: result.report, steps: result.steps, ...(result.finalText ? { finalText: result.finalText } : {}) };
+    return {
+      ended: true,
+      ...common,
+      status: result.status,
+      report: result.report,
+      steps: result.steps,
+      ...(result.finalText ? { finalText: result.finalText } : {}),
+    };
   } catch (err) {
     if (!(err instanceof WorkflowFailedError)) throw err;
     return { ended: true, ...common, status, failure: err.cause?.message ?? err.message };

@@ -16,7 +16,16 @@ import type { AgentRunResult, AnyToolCall, ToolCallShape, UnknownOutput } from '
 import type { BudgetRequest } from '../core/tool-calls/tool-call';
 import type { agentWorkflow } from '../workflows/agent';
 import type { MessageReceipt, UserMessageInput } from '../core/messages/user-messages';
-import { approvalSignal, decideUpdate, endSignal, eventsQuery, messageSignal, pendingApprovalsQuery, sendUpdate, snapshotQuery } from '../workflows/definitions';
+import {
+  approvalSignal,
+  decideUpdate,
+  endSignal,
+  eventsQuery,
+  messageSignal,
+  pendingApprovalsQuery,
+  sendUpdate,
+  snapshotQuery,
+} from '../workflows/definitions';
 import { ABORTED, sleep, untilAborted } from './abortable';
 import { emptyPollWait } from './poll-delay';
 import type { ChildAgentEvent } from './child-events';
@@ -347,9 +356,12 @@ export class AgentRun<C extends ToolCallShape = AnyToolCall, out O = UnknownOutp
     if (!options.children) return this.ownRunEvents(options);
     const { children: _children, ...rest } = options;
     const client = this.handle.client;
-    const open = (workflowId: string) => new AgentRun(client.getHandle<typeof agentWorkflow>(workflowId), { deltas: false }).events({ ...rest, from: 0, children: true });
+    const open = (workflowId: string) =>
+      new AgentRun(client.getHandle<typeof agentWorkflow>(workflowId), { deltas: false }).events({ ...rest, from: 0, children: true });
     // The parent's events are of shape C; the merge only looks at their `type`.
-    return withChildEvents(this.ownRunEvents(rest) as unknown as AsyncIterable<AgentEvent>, open) as AsyncGenerator<AgentEvent<C> | ChildAgentEvent>;
+    return withChildEvents(this.ownRunEvents(rest) as unknown as AsyncIterable<AgentEvent>, open) as AsyncGenerator<
+      AgentEvent<C> | ChildAgentEvent
+    >;
   }
 
   private async *ownRunEvents(options: EventsOptions): AsyncGenerator<AgentEvent<C>> {
@@ -432,13 +444,26 @@ export class AgentRun<C extends ToolCallShape = AnyToolCall, out O = UnknownOutp
     const stop = new AbortController();
     const onAbort = () => stop.abort();
     options.signal?.addEventListener('abort', onAbort, { once: true });
-    const feed = options.deltas ?? this.options.deltas ?? new TemporalDeltaFeed(this.handle.client, options.pollMs !== undefined ? { pollMs: options.pollMs } : {});
+    const feed =
+      options.deltas ??
+      this.options.deltas ??
+      new TemporalDeltaFeed(this.handle.client, options.pollMs !== undefined ? { pollMs: options.pollMs } : {});
     const filter = new LiveFilter<C>();
-    const durable = tagged('durable' as const, this.events({ from: options.after ?? 0, signal: stop.signal, pollMs: options.pollMs ?? 100, ...(options.children ? { children: true as const } : {}) }));
+    const durable = tagged(
+      'durable' as const,
+      this.events({
+        from: options.after ?? 0,
+        signal: stop.signal,
+        pollMs: options.pollMs ?? 100,
+        ...(options.children ? { children: true as const } : {}),
+      }),
+    );
     // Deltas stop with the run's `done`; with children, their events may still be coming then.
     const liveStop = new AbortController();
     stop.signal.addEventListener('abort', () => liveStop.abort(), { once: true });
-    const live = feed ? tagged('live' as const, feed.follow(this.workflowId, { signal: liveStop.signal })) : tagged('live' as const, nothing<LiveDelta>());
+    const live = feed
+      ? tagged('live' as const, feed.follow(this.workflowId, { signal: liveStop.signal }))
+      : tagged('live' as const, nothing<LiveDelta>());
     try {
       for await (const item of merge<Tagged<'durable', AgentEvent<C>> | Tagged<'live', LiveDelta>>(durable, live)) {
         if (item.tag === 'durable') {
@@ -493,7 +518,8 @@ export class AgentRun<C extends ToolCallShape = AnyToolCall, out O = UnknownOutp
   /** What "workflow not found" means for this run: ended (with its status), or no such run. */
   private async notFound(err: WorkflowNotFoundError): Promise<RunEndedError | RunNotFoundError> {
     const described = await this.handle.describe().catch(() => undefined);
-    if (described && described.status.name !== 'RUNNING') return new RunEndedError(this.workflowId, runEndedStatus(described.status.name), { cause: err });
+    if (described && described.status.name !== 'RUNNING')
+      return new RunEndedError(this.workflowId, runEndedStatus(described.status.name), { cause: err });
     return new RunNotFoundError(this.workflowId, { cause: err });
   }
 }

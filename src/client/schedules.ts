@@ -155,7 +155,12 @@ function invalid(message: string, cause?: unknown): DurableAgentError {
 
 /** `5m`, `1h30m`, `45s`, `250ms`: a short human form of a duration. */
 export function formatInterval(ms: number): string {
-  const units: Array<[string, number]> = [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000]];
+  const units: Array<[string, number]> = [
+    ['d', 86_400_000],
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1000],
+  ];
   let rest = ms;
   let text = '';
   for (const [unit, size] of units) {
@@ -179,10 +184,15 @@ function intervalMs(where: string, interval: Duration): number {
   try {
     ms = msToNumber(interval);
   } catch (err) {
-    throw invalid(`${where}: interval ${JSON.stringify(interval)} is not a duration: give milliseconds or a string like '30s', '5m', '1h', '1 day'`, err);
+    throw invalid(
+      `${where}: interval ${JSON.stringify(interval)} is not a duration: give milliseconds or a string like '30s', '5m', '1h', '1 day'`,
+      err,
+    );
   }
   if (!Number.isFinite(ms) || ms < MIN_SCHEDULE_INTERVAL_MS) {
-    throw invalid(`${where}: interval ${JSON.stringify(interval)} is too short: a schedule fires at most once a second (give at least '1s')`);
+    throw invalid(
+      `${where}: interval ${JSON.stringify(interval)} is too short: a schedule fires at most once a second (give at least '1s')`,
+    );
   }
   return ms;
 }
@@ -196,14 +206,17 @@ export function scheduleRequest(
   const where = `schedule("${name}", options)`;
   if (!options || typeof options !== 'object') throw invalid(`${where}: options must be an object { input, cron | interval, … }`);
   const scheduleId = options.scheduleId ?? defaultId();
-  if (typeof scheduleId !== 'string' || !scheduleId.trim()) throw invalid(`${where}: scheduleId must be a non-empty string (or leave it out for a generated one)`);
-  if (typeof options.input !== 'string' || !options.input.trim()) throw invalid(`${where}: input must be the user's request as a non-empty string`);
+  if (typeof scheduleId !== 'string' || !scheduleId.trim())
+    throw invalid(`${where}: scheduleId must be a non-empty string (or leave it out for a generated one)`);
+  if (typeof options.input !== 'string' || !options.input.trim())
+    throw invalid(`${where}: input must be the user's request as a non-empty string`);
   const hasCron = options.cron !== undefined;
   const hasInterval = options.interval !== undefined;
   if (hasCron === hasInterval) {
     throw invalid(`${where}: give exactly one of cron (e.g. '0 9 * * *') and interval (e.g. '5m')${hasCron ? ', not both' : ''}`);
   }
-  if (hasCron && (typeof options.cron !== 'string' || !options.cron.trim())) throw invalid(`${where}: cron must be a non-empty cron expression such as '0 9 * * *'`);
+  if (hasCron && (typeof options.cron !== 'string' || !options.cron.trim()))
+    throw invalid(`${where}: cron must be a non-empty cron expression such as '0 9 * * *'`);
   const overlap = options.overlap ?? 'skip';
   if (!Object.hasOwn(OVERLAP_POLICIES, overlap)) {
     throw invalid(`${where}: overlap ${JSON.stringify(overlap)} is not one of ${Object.keys(OVERLAP_POLICIES).join(', ')}`);
@@ -237,10 +250,10 @@ function specOf(memo: Partial<ScheduleMemo>, server: ScheduleSummary['spec']): A
     memo.cron !== undefined
       ? { cron: memo.cron }
       : memo.intervalMs !== undefined
-      ? { intervalMs: memo.intervalMs }
-      : server?.intervals?.[0] !== undefined
-      ? { intervalMs: server.intervals[0].every }
-      : {};
+        ? { intervalMs: memo.intervalMs }
+        : server?.intervals?.[0] !== undefined
+          ? { intervalMs: server.intervals[0].every }
+          : {};
   return { ...spec, text: specText(spec) };
 }
 
@@ -404,7 +417,14 @@ export async function createAgentSchedule(
     const handle = await temporal.schedule.create({
       scheduleId,
       spec: memo.cron !== undefined ? { cronExpressions: [memo.cron] } : { intervals: [{ every: memo.intervalMs as number }] },
-      action: { type: 'startWorkflow', workflowType: AGENT_WORKFLOW, taskQueue, workflowId: scheduleId, workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT, args: [input] },
+      action: {
+        type: 'startWorkflow',
+        workflowType: AGENT_WORKFLOW,
+        taskQueue,
+        workflowId: scheduleId,
+        workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT,
+        args: [input],
+      },
       policies: { overlap: OVERLAP_POLICIES[overlap] },
       memo: { [SCHEDULE_MEMO_KEY]: { ...memo, taskQueue } },
       state: {
@@ -415,10 +435,16 @@ export async function createAgentSchedule(
     return new AgentSchedule(handle, temporal);
   } catch (err) {
     if (err instanceof ScheduleAlreadyRunning) {
-      throw invalid(`${where}: a schedule with id "${scheduleId}" already exists: choose another scheduleId, or delete that schedule first`, err);
+      throw invalid(
+        `${where}: a schedule with id "${scheduleId}" already exists: choose another scheduleId, or delete that schedule first`,
+        err,
+      );
     }
     if (err instanceof TypeError && memo.cron !== undefined) {
-      throw invalid(`${where}: invalid cron expression "${memo.cron}": ${err.message} (expected 5-7 fields such as '0 9 * * *', or @daily, @hourly, @every 10m)`, err);
+      throw invalid(
+        `${where}: invalid cron expression "${memo.cron}": ${err.message} (expected 5-7 fields such as '0 9 * * *', or @daily, @hourly, @every 10m)`,
+        err,
+      );
     }
     throw err;
   }
@@ -430,7 +456,8 @@ export async function createAgentSchedule(
  * undefined, those on their agent's own queue (`agentTaskQueue`).
  */
 export async function listAgentSchedules(temporal: Client, taskQueue: string | undefined): Promise<AgentScheduleSummary[]> {
-  const wanted = (queue: string | undefined, agent: string | undefined) => (taskQueue === undefined ? queue !== undefined && isAgentTaskQueue(queue, agent) : queue === taskQueue);
+  const wanted = (queue: string | undefined, agent: string | undefined) =>
+    taskQueue === undefined ? queue !== undefined && isAgentTaskQueue(queue, agent) : queue === taskQueue;
   const found: AgentScheduleSummary[] = [];
   for await (const s of temporal.schedule.list()) {
     if (s.action?.workflowType !== AGENT_WORKFLOW) continue;

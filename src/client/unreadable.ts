@@ -9,7 +9,8 @@ import { KEYS_ENV } from '../integrations/encryption/keyring';
 export function unreadableReason(err: unknown): string | undefined {
   for (let e: unknown = err, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
     if (!(e instanceof DecryptionError)) continue;
-    if (e.code === 'invalid_config' && e.keyId !== undefined) return `sealed with key ${e.keyId}, which this process does not hold: add it to ${KEYS_ENV}`;
+    if (e.code === 'invalid_config' && e.keyId !== undefined)
+      return `sealed with key ${e.keyId}, which this process does not hold: add it to ${KEYS_ENV}`;
     return e.message;
   }
   return undefined;

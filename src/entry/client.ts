@@ -75,7 +75,16 @@ export type { EncryptionSetting } from '../integrations/encryption';
 // used by the CLI and HTTP API
 // Listing runs and reading their reports (`durable-agent runs`, `durable-agent report`, `GET /runs`).
 export { DEFAULT_RUNS_LIMIT, LISTED_STATUSES, MAX_RUNS_LIMIT, RunFilterError, readRunReport, runsQuery } from '../client';
-export type { EndedRunReport, FailedRunReport, ListedRun, ListRunsOptions, ReadRunReportOptions, RunFilter, RunningRunReport, RunReportView } from '../client';
+export type {
+  EndedRunReport,
+  FailedRunReport,
+  ListedRun,
+  ListRunsOptions,
+  ReadRunReportOptions,
+  RunFilter,
+  RunningRunReport,
+  RunReportView,
+} from '../client';
 export type { CallerView, ContextMessage, InboxCall, InboxRun, InboxView, RunView } from '../core/run/run-views';
 export { MIN_SCHEDULE_INTERVAL_MS, scheduledRunStatuses } from '../client/schedules';
 export { checkPolicyEarly } from '../client/policy-check';
@@ -84,7 +93,14 @@ export { parseUserMessage } from '../core/messages/user-messages';
 export type { UserMessageInput } from '../core/messages/user-messages';
 // Names a run is found by: its task queue, its search attributes and memo fields.
 export { AGENT_WORKFLOW, DEFAULT_TASK_QUEUE, agentTaskQueue, isAgentTaskQueue } from '../core/run/contract';
-export { AGENT_NAME, AWAITING_APPROVAL, AWAITING_APPROVAL_QUERY, PENDING_APPROVALS, RUN_STATUS, SEARCH_ATTRIBUTE_KEYS } from '../workflows/search-attributes';
+export {
+  AGENT_NAME,
+  AWAITING_APPROVAL,
+  AWAITING_APPROVAL_QUERY,
+  PENDING_APPROVALS,
+  RUN_STATUS,
+  SEARCH_ATTRIBUTE_KEYS,
+} from '../workflows/search-attributes';
 export { AGENT_MEMO, DEFINITION_HASH_MEMO, STARTED_BY_MEMO } from '../core/run/definition';
 // What a run's history records (activity inputs and outputs), for tools that read histories without a worker.
 export type { CallModelOutput, CheckApprovalsOutput, RunToolInput } from '../core/run/contract';

@@ -13,4 +13,13 @@
  * ```
  */
 export { mcpServer, mcpTools, McpServerError } from '../integrations/mcp/server';
-export type { McpHttpServerConfig, McpServer, McpServerConfig, McpSource, McpStdioServerConfig, McpToolOptions, McpToolset, McpToolsetOptions } from '../integrations/mcp/server';
+export type {
+  McpHttpServerConfig,
+  McpServer,
+  McpServerConfig,
+  McpSource,
+  McpStdioServerConfig,
+  McpToolOptions,
+  McpToolset,
+  McpToolsetOptions,
+} from '../integrations/mcp/server';

@@ -3,13 +3,29 @@
  * `durable-agent/client` re-export it with `export type *`. A module of types only, so that ESM importers
  * of the CommonJS build are not promised names (the functions of the modules listed) that only exist as types.
  */
-export type { McpHttpServerConfig, McpServer, McpServerConfig, McpSource, McpStdioServerConfig, McpToolOptions, McpToolset, McpToolsetOptions } from '../integrations/mcp/server';
+export type {
+  McpHttpServerConfig,
+  McpServer,
+  McpServerConfig,
+  McpSource,
+  McpStdioServerConfig,
+  McpToolOptions,
+  McpToolset,
+  McpToolsetOptions,
+} from '../integrations/mcp/server';
 export type { AgentToolInput, AgentToolOptions } from '../agents/agent-tool';
 export type { Chain } from '../agents/chain';
 export type { ChildRunSummary, SubAgentSpend } from '../core/sub-agents/child-run';
 export type { ChildPendingApproval, ChildTag } from '../core/sub-agents/sub-agent';
 export type { ChildAgentEvent } from '../client/child-events';
-export type { Guardrail, GuardrailConfig, GuardrailContext, GuardrailKind, GuardrailsOptions, GuardrailVerdict } from '../agents/guardrails';
+export type {
+  Guardrail,
+  GuardrailConfig,
+  GuardrailContext,
+  GuardrailKind,
+  GuardrailsOptions,
+  GuardrailVerdict,
+} from '../agents/guardrails';
 export type { AfterToolCallResult, BeforeToolCallResult, ToolHookContext, ToolHooks } from '../agents/hooks';
 export type { WaitToolOptions } from '../agents/wait';
 export type {
@@ -33,9 +49,39 @@ export type {
 export type { ApprovalWaiver, PolicyProblem } from '../core/approvals/run-policy';
 export type { DurableAgentErrorCode } from '../core/run/errors';
 // Listed (not `export type *`): the module also holds functions, which ESM importers of this CommonJS build would not get.
-export type { AssistantContent, AssistantMessage, BlobRef, ContentBlock, Message, RedactedThinkingBlock, TextBlock, ThinkingBlock, ToolOutput, ToolResultBlock, ToolUseBlock, UserContent, UserMessage } from '../core/messages/messages';
+export type {
+  AssistantContent,
+  AssistantMessage,
+  BlobRef,
+  ContentBlock,
+  Message,
+  RedactedThinkingBlock,
+  TextBlock,
+  ThinkingBlock,
+  ToolOutput,
+  ToolResultBlock,
+  ToolUseBlock,
+  UserContent,
+  UserMessage,
+} from '../core/messages/messages';
 export type * from '../core/events/events';
-export type { AgentRunResult, CancelledResult, FailedResult, FailureStatus, LimitResult, LimitStatus, RunError, RunReport, RunResultBase, RunStatus, StepReport, SuccessResult, SuccessStatus, ToolCallReport, UnknownOutput } from '../core/run/result'; // listed: it also holds RUN_STATUSES
+export type {
+  AgentRunResult,
+  CancelledResult,
+  FailedResult,
+  FailureStatus,
+  LimitResult,
+  LimitStatus,
+  RunError,
+  RunReport,
+  RunResultBase,
+  RunStatus,
+  StepReport,
+  SuccessResult,
+  SuccessStatus,
+  ToolCallReport,
+  UnknownOutput,
+} from '../core/run/result'; // listed: it also holds RUN_STATUSES
 export type { Usage } from '../core/budget/usage';
 export type { JsonObject, JsonValue } from '../core/messages/json';
 export type * from '../core/events/stream';
@@ -48,7 +94,21 @@ export type * from '../core/approvals/approval-requests';
 export type { ModelCallContext, ModelProvider, ProviderErrorKind, ProviderErrorOptions } from '../integrations/providers/types';
 export type { ModelPrice, PriceTable } from '../integrations/providers/pricing';
 export type { BlobStore } from '../integrations/store/blob-store';
-export type { AgentClientOptions, AgentRunOf, AwaitingRun, ConnectionSettings, DeltaFeed, DeltaPublisher, EventsOptions, RunCallsOf, RunOptions, SessionOption, StartOptions, StreamEvent, StreamOptions } from '../client';
+export type {
+  AgentClientOptions,
+  AgentRunOf,
+  AwaitingRun,
+  ConnectionSettings,
+  DeltaFeed,
+  DeltaPublisher,
+  EventsOptions,
+  RunCallsOf,
+  RunOptions,
+  SessionOption,
+  StartOptions,
+  StreamEvent,
+  StreamOptions,
+} from '../client';
 export type { AgentRun, AgentClient } from '../client';
 export type { ListedRun } from '../core/run/run-views';
 export type { ListRunsOptions, RunFilter } from '../client/run-list';

@@ -56,7 +56,18 @@ export { ScriptedProvider } from '../integrations/providers/scripted';
 export { defaultProviders } from '../integrations/providers/defaults';
 export type { Script, ScriptedFailure, ScriptedToolCall, ScriptedTurn } from '../integrations/providers/scripted';
 export { AgentStore, BlobIntegrityError, BlobNotFoundError, FileBlobStore, MemoryBlobStore } from '../integrations/store/blob-store';
-export type { AgentStoreOptions, BlobCipher, BlobStore, ClaimInDoubt, ClaimRecord, ClaimSettled, ClaimState, ClaimStore, ClaimTaken, Store } from '../integrations/store/blob-store';
+export type {
+  AgentStoreOptions,
+  BlobCipher,
+  BlobStore,
+  ClaimInDoubt,
+  ClaimRecord,
+  ClaimSettled,
+  ClaimState,
+  ClaimStore,
+  ClaimTaken,
+  Store,
+} from '../integrations/store/blob-store';
 export { StoreConfigError, objectStoreFor, openStore } from '../integrations/store/open';
 export type { ObjectKind, ObjectStore } from '../integrations/store/objects';
 export { FileObjectStore } from '../integrations/store/file-objects';

@@ -28,7 +28,10 @@ const quietLogger = { log: noop, trace: noop, debug: noop, info: noop, warn: noo
  * @returns the manifest written.
  * @throws the bundler's error when the workflow code does not bundle.
  */
-export async function buildAgentBundle(outPath = defaultBundlePath(), options: { entry?: string; root?: string } = {}): Promise<BundleManifest> {
+export async function buildAgentBundle(
+  outPath = defaultBundlePath(),
+  options: { entry?: string; root?: string } = {},
+): Promise<BundleManifest> {
   const modules: string[] = [];
   const collect = {
     apply(compiler: Compiler) {
@@ -76,7 +79,10 @@ if (require.main === module) {
   const out = process.argv[2] ?? defaultBundlePath();
   const started = Date.now();
   buildAgentBundle(out).then(
-    (manifest) => console.log(`durable-agent: wrote ${out} (${Object.keys(manifest.files).length} workflow files, ${Object.keys(manifest.packages).join(', ')}) in ${((Date.now() - started) / 1000).toFixed(1)} s`),
+    (manifest) =>
+      console.log(
+        `durable-agent: wrote ${out} (${Object.keys(manifest.files).length} workflow files, ${Object.keys(manifest.packages).join(', ')}) in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+      ),
     (err: unknown) => {
       console.error(`durable-agent: could not build the workflow bundle: ${(err as Error).message}`);
       process.exit(1);

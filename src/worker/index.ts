@@ -119,7 +119,9 @@ export interface AgentWorkerOptions extends ConnectionSettings {
    * to about 0.76×. Runs past the cache wait evicted and replay their history when woken. See the README's
    * "Many waiting runs on one worker: the workflow cache".
    */
-  temporal?: Partial<Omit<TemporalWorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'activities' | 'workflowBundle' | 'workflowsPath'>>;
+  temporal?: Partial<
+    Omit<TemporalWorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'activities' | 'workflowBundle' | 'workflowsPath'>
+  >;
 }
 
 /**
@@ -199,13 +201,18 @@ export async function createWorker(options: AgentWorkerOptions): Promise<AgentWo
   const taskQueues = options.taskQueue !== undefined ? [options.taskQueue] : plugin.registry.names().map(agentTaskQueue);
   if (taskQueues.length === 0) {
     await plugin.close();
-    throw new DurableAgentError('invalid_input', 'createWorker: no agents to serve: give agents (each gets its own task queue), or a taskQueue');
+    throw new DurableAgentError(
+      'invalid_input',
+      'createWorker: no agents to serve: give agents (each gets its own task queue), or a taskQueue',
+    );
   }
   const settings = resolveConnectionSettings(options);
   const namespace = settings.namespace;
   const warning = localStoreWarning(plugin.store, settings.address);
   if (warning) console.warn(warning);
-  const workflowCode: WorkflowCodeSource = options.workflowBundle ? { kind: 'given' } : agentWorkflowCode({ tracing: options.tracing !== undefined, stackTraceSources: options.temporal?.showStackTraceSources === true });
+  const workflowCode: WorkflowCodeSource = options.workflowBundle
+    ? { kind: 'given' }
+    : agentWorkflowCode({ tracing: options.tracing !== undefined, stackTraceSources: options.temporal?.showStackTraceSources === true });
   if (workflowCode.kind === 'bundled') noteBundling(workflowCode.reason);
   let ownedConnection: NativeConnection | undefined;
   const workers: Worker[] = [];
@@ -223,7 +230,9 @@ export async function createWorker(options: AgentWorkerOptions): Promise<AgentWo
           settings.address,
           options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
         );
-    const bundle = options.workflowBundle ?? (workflowCode.kind === 'prebuilt' ? { codePath: workflowCode.path } : await sharedBundle(taskQueues.length, options));
+    const bundle =
+      options.workflowBundle ??
+      (workflowCode.kind === 'prebuilt' ? { codePath: workflowCode.path } : await sharedBundle(taskQueues.length, options));
     for (const taskQueue of taskQueues) {
       workers.push(
         await Worker.create({
@@ -253,7 +262,11 @@ export async function createWorker(options: AgentWorkerOptions): Promise<AgentWo
  */
 async function sharedBundle(workers: number, options: AgentWorkerOptions): Promise<{ code: string } | undefined> {
   if (workers < 2 || options.tracing || options.temporal?.showStackTraceSources) return undefined;
-  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, preloadModules: withAgentPreload(), logger: Runtime.instance().logger });
+  const { code } = await bundleWorkflowCode({
+    workflowsPath: WORKFLOWS_PATH,
+    preloadModules: withAgentPreload(),
+    logger: Runtime.instance().logger,
+  });
   return { code };
 }
 
@@ -305,7 +318,10 @@ class WorkerLifecycle implements AgentWorker {
     if (this.workers.length === 1) return this.track(this.worker.runUntil(promise));
     const all = this.track(this.runAll());
     try {
-      const value = await Promise.race([typeof promise === 'function' ? promise() : promise, all.then(() => Promise.reject(new Error('the worker stopped before the promise settled')))]);
+      const value = await Promise.race([
+        typeof promise === 'function' ? promise() : promise,
+        all.then(() => Promise.reject(new Error('the worker stopped before the promise settled'))),
+      ]);
       return value;
     } finally {
       this.shutdown();

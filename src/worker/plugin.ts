@@ -164,7 +164,14 @@ export class DurableAgentsPlugin implements WorkerPlugin, BundlerPlugin, ClientP
     const based = this.keepBundle(options, this.base.configureWorker(options));
     const configured = this.tracing ? this.tracing.configureWorker(based) : based;
     const searchAttributes = this.settings.searchAttributes !== false && (await this.registerSearchAttributes(options));
-    const streaming = this.settings.streaming === false ? undefined : { heartbeat: this.settings.streaming?.heartbeat ?? true, intervalMs: this.settings.streaming?.intervalMs ?? DEFAULT_LIVE_INTERVAL_MS, publisher: this.settings.streaming?.publisher };
+    const streaming =
+      this.settings.streaming === false
+        ? undefined
+        : {
+            heartbeat: this.settings.streaming?.heartbeat ?? true,
+            intervalMs: this.settings.streaming?.intervalMs ?? DEFAULT_LIVE_INTERVAL_MS,
+            publisher: this.settings.streaming?.publisher,
+          };
     const plain = createActivities({
       registry: this.registry,
       providers: this.providers,
@@ -181,7 +188,10 @@ export class DurableAgentsPlugin implements WorkerPlugin, BundlerPlugin, ClientP
     const activities = this.tracing ? this.tracing.wrapActivities(metered, this.transcripts) : metered;
     const clash = Object.keys(options.activities ?? {}).filter((name) => name in activities);
     if (clash.length) {
-      throw new DurableAgentError('invalid_config', `durable-agent: your worker's activities ${clash.map((n) => `"${n}"`).join(', ')} have the names of agent activities; rename them (durable-agent adds ${Object.keys(activities).join(', ')})`);
+      throw new DurableAgentError(
+        'invalid_config',
+        `durable-agent: your worker's activities ${clash.map((n) => `"${n}"`).join(', ')} have the names of agent activities; rename them (durable-agent adds ${Object.keys(activities).join(', ')})`,
+      );
     }
     return {
       // Heartbeats reach Temporal at least every second (the default throttle is 80% of the heartbeat

@@ -7,7 +7,11 @@ import { SEARCH_ATTRIBUTE_KEYS } from '../workflows/search-attributes';
  * Make sure durable-agent's search attributes exist in the namespace, registering the missing ones.
  * Returns false (runs then skip search attributes) when the server refuses, e.g. for lack of permission.
  */
-export async function ensureSearchAttributes(connection: NativeConnection, namespace: string, warn: (message: string) => void): Promise<boolean> {
+export async function ensureSearchAttributes(
+  connection: NativeConnection,
+  namespace: string,
+  warn: (message: string) => void,
+): Promise<boolean> {
   try {
     const existing = await connection.operatorService.listSearchAttributes({ namespace });
     const known = new Set([...Object.keys(existing.customAttributes ?? {}), ...Object.keys(existing.systemAttributes ?? {})]);

@@ -12,7 +12,8 @@ import type { McpServer } from '../integrations/mcp/server';
 import type { ModelProvider } from '../integrations/providers/types';
 
 /** Names of environment variables whose values are credentials (not `PWD`, `SSH_AUTH_SOCK`: paths). */
-export const CREDENTIAL_ENV = /(?:^|_)(?:API_?KEYS?|KEYS?|TOKENS?|SECRETS?|PASSWORD|PASSWD|PASS|CREDENTIALS?)(?:_|$)|SECRET|PASSWORD|^PGPASS/i;
+export const CREDENTIAL_ENV =
+  /(?:^|_)(?:API_?KEYS?|KEYS?|TOKENS?|SECRETS?|PASSWORD|PASSWD|PASS|CREDENTIALS?)(?:_|$)|SECRET|PASSWORD|^PGPASS/i;
 
 const decoded = (raw: string): string => {
   try {

@@ -7,7 +7,19 @@
  * limit, cancellation, a failure of the model, a tool, the store or an activity — returns an
  * `AgentRunResult`, emits `done` and leaves the snapshot and search attributes final.
  */
-import { allHandlersFinished, CancellationScope, condition, continueAsNew, isCancellation, patched, proxyActivities, setHandler, sleep, upsertMemo, workflowInfo } from '@temporalio/workflow';
+import {
+  allHandlersFinished,
+  CancellationScope,
+  condition,
+  continueAsNew,
+  isCancellation,
+  patched,
+  proxyActivities,
+  setHandler,
+  sleep,
+  upsertMemo,
+  workflowInfo,
+} from '@temporalio/workflow';
 import { compactionDue } from '../core/context/compaction';
 import { AGENT_MEMO, DEFINITION_HASH_MEMO } from '../core/run/definition';
 import type { TrimMark } from '../core/run/continuation';
@@ -17,7 +29,15 @@ import { budgetMessage, effectiveBudget } from '../core/budget/budget';
 import type { AgentActivities, AgentWorkflowInput, ContinuedRun, RunSnapshot } from '../core/run/contract';
 import { STORAGE_ERROR } from '../core/run/contract';
 import type { Ending, Interruption } from '../core/run/ending';
-import { CANCELLED, finished, interruptedCallReason, maxStepsEnding, modelFailureEnding, overBudgetCallReason, timeoutEnding } from '../core/run/ending';
+import {
+  CANCELLED,
+  finished,
+  interruptedCallReason,
+  maxStepsEnding,
+  modelFailureEnding,
+  overBudgetCallReason,
+  timeoutEnding,
+} from '../core/run/ending';
 import { EventLog } from '../core/events/event-log';
 import { applyOutputAnswer } from '../core/output/output';
 import { doneEvent, finishRun } from '../core/run/report';
@@ -117,12 +137,21 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
         if (ending.status !== 'storage_error') {
           const failed = failureEnding(err, 'store the final messages of the transcript');
           status = failed.status;
-          error = { ...failed.error, message: `The run ended (${ending.status}), but ${failed.error.message.charAt(0).toLowerCase()}${failed.error.message.slice(1)}` };
+          error = {
+            ...failed.error,
+            message: `The run ended (${ending.status}), but ${failed.error.message.charAt(0).toLowerCase()}${failed.error.message.slice(1)}`,
+          };
         }
       }
     }
     const inlineBytes = spec?.limits.resultMessagesInlineBytes ?? DEFAULTS.resultMessagesInlineBytes;
-    const result = finishRun(run.loop, status, { workflowId: info.workflowId, runId: info.runId, startedAt, endedAt: new Date().toISOString() }, error, inlineBytes);
+    const result = finishRun(
+      run.loop,
+      status,
+      { workflowId: info.workflowId, runId: info.runId, startedAt, endedAt: new Date().toISOString() },
+      error,
+      inlineBytes,
+    );
     phase = status;
     visibility.update(run.loop.agent, status, 0);
     log.push(doneEvent(result));
@@ -169,7 +198,8 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
   }
 
   // The run's agent definition, readable with describe() (runs recorded before this keep replaying: patched).
-  if (spec.definitionHash && patched('definition-hash-memo')) upsertMemo({ [AGENT_MEMO]: spec.name, [DEFINITION_HASH_MEMO]: spec.definitionHash });
+  if (spec.definitionHash && patched('definition-hash-memo'))
+    upsertMemo({ [AGENT_MEMO]: spec.name, [DEFINITION_HASH_MEMO]: spec.definitionHash });
   phase = 'running';
   visibility = new Visibility(spec.searchAttributes === true);
   visibility.update(spec.name, phase, 0);
@@ -183,14 +213,28 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
     log.push({ type: 'run_started', agent: spec.name, model: modelLabel(modelForAttempt(spec.models, 1)), maxSteps: run.loop.maxSteps });
   }
 
-  const tools: ToolCallContext = { spec, policy: input.policy, ...(input.approvalWaiver ? { approvalWaiver: input.approvalWaiver } : {}), desk, log, running, proxies: new Map(), messageWaiting: () => inbox.size > 0, children };
+  const tools: ToolCallContext = {
+    spec,
+    policy: input.policy,
+    ...(input.approvalWaiver ? { approvalWaiver: input.approvalWaiver } : {}),
+    desk,
+    log,
+    running,
+    proxies: new Map(),
+    messageWaiting: () => inbox.size > 0,
+    children,
+  };
   // Extended by people when the agent asks (onBudgetExhausted: 'ask'); carried across continue-as-new in the input.
   let budget: Budget = continued?.budget ?? effectiveBudget(spec.budget, input.budget);
   let step: ToolStep | undefined;
   // What the loop state held after its last trim (a continued run starts from what it carried).
   let trimMark: TrimMark = { messages: run.loop.messages.length, steps: run.loop.steps.length, toolCalls: run.loop.toolCalls.length };
   let timedOut = false;
-  const deadline = continued ? continued.deadline : budget.timeoutMs !== undefined ? new Date(Date.now() + budget.timeoutMs).toISOString() : undefined;
+  const deadline = continued
+    ? continued.deadline
+    : budget.timeoutMs !== undefined
+      ? new Date(Date.now() + budget.timeoutMs).toISOString()
+      : undefined;
 
   // 2. Steps, until a transition, a limit, the time budget or a cancellation ends them; 3. the ending.
   let ending: Ending;
@@ -199,7 +243,11 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
   } catch (err) {
     const cancelled = isCancellation(err);
     if (!cancelled && !isActivityFailure(err)) throw err;
-    const why: Interruption = timedOut ? { kind: 'timeout' } : cancelled ? { kind: 'cancelled' } : { kind: 'failed', ending: failureEnding(err, 'run the step') };
+    const why: Interruption = timedOut
+      ? { kind: 'timeout' }
+      : cancelled
+        ? { kind: 'cancelled' }
+        : { kind: 'failed', ending: failureEnding(err, 'run the step') };
     run.apply(closeOpenCalls(run.loop, step?.completed() ?? [], interruptedCallReason(why)));
     ending = why.kind === 'timeout' ? timeoutEnding(budget.timeoutMs) : why.kind === 'failed' ? why.ending : CANCELLED;
   }
@@ -273,7 +321,8 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
       return 'again';
     }
     if (run.loop.step >= run.loop.maxSteps) return maxStepsEnding(run.loop.maxSteps);
-    if (compactionDue(run.loop, spec.context) && patched('context-compaction')) run.replace((await compactContext(spec, run.loop, log, 'threshold')).loop);
+    if (compactionDue(run.loop, spec.context) && patched('context-compaction'))
+      run.replace((await compactContext(spec, run.loop, log, 'threshold')).loop);
     if (hasGuardrails(spec, 'input')) {
       const g = await inputGuardrails(spec, run.loop);
       run.apply(g);
@@ -308,7 +357,11 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
     desk.beginGating(t.events.flatMap((e) => (e.type === 'tool_call' ? [e.callId] : [])));
     if (judged) {
       t = await outputGuardrails(spec, t);
-      const released = held ? (t.next.type === 'finish' && t.next.status === 'guardrail' ? held.filter((e) => e.type !== 'text') : held) : [];
+      const released = held
+        ? t.next.type === 'finish' && t.next.status === 'guardrail'
+          ? held.filter((e) => e.type !== 'text')
+          : held
+        : [];
       run.apply(t, [...released, ...t.events]);
     }
     keepStateSmall();
@@ -354,7 +407,10 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
   /** True when this execution's history is long enough to continue as new (checked at step boundaries). */
   function historyIsLong(): boolean {
     const current = workflowInfo();
-    return shouldContinueAsNew({ length: current.historyLength, suggested: current.continueAsNewSuggested }, spec.limits.continueAsNewAfterEvents ?? CONTINUE_AS_NEW_AFTER_EVENTS);
+    return shouldContinueAsNew(
+      { length: current.historyLength, suggested: current.continueAsNewSuggested },
+      spec.limits.continueAsNewAfterEvents ?? CONTINUE_AS_NEW_AFTER_EVENTS,
+    );
   }
 
   /**
@@ -368,9 +424,21 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
       if (!spent) return undefined;
       const ending: Ending = { status: 'budget_exceeded', error: { message: budgetMessage(spent), type: 'BudgetExceeded' } };
       if (spec.limits.onBudgetExhausted !== 'ask') return ending;
-      const decided = await desk.askBudget(run.loop.step, { budget: spent.budget, limit: spent.limit, spent: spent.spent, message: budgetMessage(spent) });
+      const decided = await desk.askBudget(run.loop.step, {
+        budget: spent.budget,
+        limit: spent.limit,
+        spent: spent.spent,
+        message: budgetMessage(spent),
+      });
       if (decided?.decision !== 'approve') {
-        return { ...ending, error: { ...ending.error!, message: `${budgetMessage(spent)} ${decided ? `Not extended: ${decided.decision} by ${decided.by}${decided.reason ? ` (${decided.reason})` : ''}.` : ''}`.trim() } };
+        return {
+          ...ending,
+          error: {
+            ...ending.error!,
+            message:
+              `${budgetMessage(spent)} ${decided ? `Not extended: ${decided.decision} by ${decided.by}${decided.reason ? ` (${decided.reason})` : ''}.` : ''}`.trim(),
+          },
+        };
       }
       budget = { ...budget, [spent.budget]: spent.limit + (decided.extendBy ?? spent.limit) };
     }
@@ -408,7 +476,11 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
     const idleMs = input.session?.idleTimeoutMs;
     phase = 'awaiting_message';
     visibility.update(spec.name, phase, desk.pending().length);
-    log.push({ type: 'awaiting_message', turn: run.loop.turn, ...(idleMs !== undefined ? { idleUntil: new Date(Date.now() + idleMs).toISOString() } : {}) });
+    log.push({
+      type: 'awaiting_message',
+      turn: run.loop.turn,
+      ...(idleMs !== undefined ? { idleUntil: new Date(Date.now() + idleMs).toISOString() } : {}),
+    });
     const wake = () => inbox.size > 0 || inbox.ended;
     if (idleMs !== undefined) await condition(wake, idleMs);
     else await condition(wake);

@@ -18,7 +18,6 @@ import { eventsQuery } from './definitions';
 import { inputProblems } from './run-input';
 import { ApprovalDesk, ChildApprovals, childSummary, startSubAgent } from './tool-call';
 
-
 /** Patch: a chain on its first agent's own task queue starts every agent on that agent's own queue. */
 export const CHAIN_AGENT_QUEUES_PATCH = 'chain-agent-queues';
 
@@ -28,20 +27,35 @@ export async function chainWorkflow(input: ChainWorkflowInput): Promise<AgentRun
   const startedAt = new Date().toISOString();
   const log = new EventLog(() => new Date());
   setHandler(eventsQuery, (cursor, limit) => log.page(cursor, limit));
-  const desk = new ApprovalDesk(log, () => undefined, () => false);
+  const desk = new ApprovalDesk(
+    log,
+    () => undefined,
+    () => false,
+  );
   desk.install();
   const children = new ChildApprovals(() => undefined);
   children.install();
   desk.forwardTo(children);
 
   const fail = (status: 'invalid_input' | 'internal_error' | 'cancelled', message: string, prompt = ''): AgentRunResult => {
-    const result = finishRun(startLoop({ name: 'chain', limits: { maxSteps: 1, toolResultInlineBytes: 0 } }, prompt), status, { workflowId: info.workflowId, runId: info.runId, startedAt, endedAt: new Date().toISOString() }, { message, type: status === 'invalid_input' ? 'InvalidInput' : status === 'cancelled' ? 'CancelledFailure' : 'ChildWorkflowFailure' });
+    const result = finishRun(
+      startLoop({ name: 'chain', limits: { maxSteps: 1, toolResultInlineBytes: 0 } }, prompt),
+      status,
+      { workflowId: info.workflowId, runId: info.runId, startedAt, endedAt: new Date().toISOString() },
+      { message, type: status === 'invalid_input' ? 'InvalidInput' : status === 'cancelled' ? 'CancelledFailure' : 'ChildWorkflowFailure' },
+    );
     log.push(doneEvent(result));
     return result;
   };
   const agents = input?.agents;
-  if (!Array.isArray(agents) || agents.length === 0 || agents.some((a) => typeof a !== 'string' || !a)) return fail('invalid_input', 'Invalid chain input: agents must be a non-empty list of agent names');
-  const problems = inputProblems({ agent: agents[0] as string, prompt: input.prompt, ...(input.policy ? { policy: input.policy } : {}), ...(input.approvalWaiver !== undefined ? { approvalWaiver: input.approvalWaiver } : {}) });
+  if (!Array.isArray(agents) || agents.length === 0 || agents.some((a) => typeof a !== 'string' || !a))
+    return fail('invalid_input', 'Invalid chain input: agents must be a non-empty list of agent names');
+  const problems = inputProblems({
+    agent: agents[0] as string,
+    prompt: input.prompt,
+    ...(input.policy ? { policy: input.policy } : {}),
+    ...(input.approvalWaiver !== undefined ? { approvalWaiver: input.approvalWaiver } : {}),
+  });
   if (problems) return fail('invalid_input', `Invalid chain input: ${problems}`);
 
   let prompt = input.prompt;
@@ -56,18 +70,36 @@ export async function chainWorkflow(input: ChainWorkflowInput): Promise<AgentRun
     try {
       // A chain on its first agent's own queue (a client with default queues) starts each agent on that agent's queue, where its workers are.
       const ownQueues = isAgentTaskQueue(info.taskQueue, agents[0] as string) && patched(CHAIN_AGENT_QUEUES_PATCH);
-      const child = await startSubAgent(agent, { input: prompt, ...(input.policy ? { policy: input.policy } : {}), ...(input.approvalWaiver ? { approvalWaiver: input.approvalWaiver } : {}), workflowId, parent: { workflowId: info.workflowId, callId }, ...(ownQueues ? { taskQueue: agentTaskQueue(agent) } : {}) });
+      const child = await startSubAgent(agent, {
+        input: prompt,
+        ...(input.policy ? { policy: input.policy } : {}),
+        ...(input.approvalWaiver ? { approvalWaiver: input.approvalWaiver } : {}),
+        workflowId,
+        parent: { workflowId: info.workflowId, callId },
+        ...(ownQueues ? { taskQueue: agentTaskQueue(agent) } : {}),
+      });
       log.push({ type: 'sub_agent_started', ...base });
       last = await child.result();
     } catch (err) {
       children.drop(workflowId);
-      const message = err instanceof Error ? (err.cause instanceof Error ? `${err.message}: ${err.cause.message}` : err.message) : String(err);
+      const message =
+        err instanceof Error ? (err.cause instanceof Error ? `${err.message}: ${err.cause.message}` : err.message) : String(err);
       log.push({ type: 'sub_agent_finished', ...base, error: message });
-      return fail(isCancellation(err) ? 'cancelled' : 'internal_error', `Agent "${agent}" (step ${i + 1} of the chain) could not run: ${message}`, prompt);
+      return fail(
+        isCancellation(err) ? 'cancelled' : 'internal_error',
+        `Agent "${agent}" (step ${i + 1} of the chain) could not run: ${message}`,
+        prompt,
+      );
     }
     children.drop(workflowId);
     const summary = childSummary(workflowId, agent, last);
-    log.push({ type: 'sub_agent_finished', ...base, status: summary.status, usage: summary.usage, ...(summary.costUsd !== null ? { costUsd: summary.costUsd } : {}) });
+    log.push({
+      type: 'sub_agent_finished',
+      ...base,
+      status: summary.status,
+      usage: summary.usage,
+      ...(summary.costUsd !== null ? { costUsd: summary.costUsd } : {}),
+    });
     usage = addUsage(usage, last.usage);
     if (last.costUsd !== null) priced = true;
     costUsd = Math.round((costUsd + (last.costUsd ?? 0)) * 1e8) / 1e8;

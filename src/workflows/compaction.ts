@@ -17,7 +17,12 @@ import { addUsage } from '../core/budget/usage';
 import { isActivityFailure, modelAttemptFailure } from './failures';
 
 /** Compact the context before the model call of step `loop.step + 1`; the new state, and whether it compacted. */
-export async function compactContext(spec: AgentSpec, loop: LoopState, log: EventLog, reason: CompactionReason): Promise<{ loop: LoopState; compacted: boolean }> {
+export async function compactContext(
+  spec: AgentSpec,
+  loop: LoopState,
+  log: EventLog,
+  reason: CompactionReason,
+): Promise<{ loop: LoopState; compacted: boolean }> {
   const context = spec.context;
   const step = loop.step + 1;
   if (!context) return { loop, compacted: false };

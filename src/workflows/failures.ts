@@ -28,7 +28,13 @@ export function modelAttemptFailure(err: unknown): AttemptFailure {
     };
   }
   if (cause instanceof TimeoutFailure) {
-    if (workerLost(cause)) return { message: 'the worker running the model call was lost (no heartbeat)', type: 'worker_lost', retryable: true, workerLost: true };
+    if (workerLost(cause))
+      return {
+        message: 'the worker running the model call was lost (no heartbeat)',
+        type: 'worker_lost',
+        retryable: true,
+        workerLost: true,
+      };
     return { message: `model call timed out (${String(cause.timeoutType)})`, type: 'timeout', retryable: true };
   }
   return { message: messageOf(cause), retryable: true };
@@ -59,11 +65,33 @@ export function toolFailure(err: unknown): ToolFailure {
   const cause = causeOf(err);
   if (cause instanceof ApplicationFailure) {
     const details = cause.details?.[0] as ToolFailureDetails | undefined;
-    return { message: cause.message, ...(cause.type ? { type: cause.type } : {}), attempts: details?.attempt ?? 0, latencyMs: details?.latencyMs ?? 0, nonRetryable: cause.nonRetryable || cause.type === STORAGE_ERROR, workerLost: false };
+    return {
+      message: cause.message,
+      ...(cause.type ? { type: cause.type } : {}),
+      attempts: details?.attempt ?? 0,
+      latencyMs: details?.latencyMs ?? 0,
+      nonRetryable: cause.nonRetryable || cause.type === STORAGE_ERROR,
+      workerLost: false,
+    };
   }
   if (cause instanceof TimeoutFailure) {
-    if (workerLost(cause)) return { message: 'the worker running it was lost (no heartbeat)', type: 'worker_lost', attempts: 0, latencyMs: 0, nonRetryable: false, workerLost: true };
-    return { message: `timed out (${String(cause.timeoutType)})`, type: 'timeout', attempts: 0, latencyMs: 0, nonRetryable: false, workerLost: false };
+    if (workerLost(cause))
+      return {
+        message: 'the worker running it was lost (no heartbeat)',
+        type: 'worker_lost',
+        attempts: 0,
+        latencyMs: 0,
+        nonRetryable: false,
+        workerLost: true,
+      };
+    return {
+      message: `timed out (${String(cause.timeoutType)})`,
+      type: 'timeout',
+      attempts: 0,
+      latencyMs: 0,
+      nonRetryable: false,
+      workerLost: false,
+    };
   }
   return { message: messageOf(cause), attempts: 0, latencyMs: 0, nonRetryable: false, workerLost: false };
 }
@@ -80,9 +108,12 @@ export function isActivityFailure(err: unknown): boolean {
  */
 export function failureEnding(err: unknown, doing: string): { status: FailureStatus; error: RunError } {
   const cause = causeOf(err);
-  const type = cause instanceof ApplicationFailure ? cause.type ?? undefined : undefined;
+  const type = cause instanceof ApplicationFailure ? (cause.type ?? undefined) : undefined;
   const message = cause instanceof TimeoutFailure ? `timed out (${String(cause.timeoutType)})` : messageOf(cause);
   if (type === STORAGE_ERROR) return { status: 'storage_error', error: { message, type } };
   if (type === 'UnknownAgent') return { status: 'invalid_input', error: { message, type } };
-  return { status: 'internal_error', error: { message: `Could not ${doing}: ${message}`, type: type ?? (cause instanceof Error ? cause.name : 'Error') } };
+  return {
+    status: 'internal_error',
+    error: { message: `Could not ${doing}: ${message}`, type: type ?? (cause instanceof Error ? cause.name : 'Error') },
+  };
 }

@@ -25,11 +25,25 @@ const { checkGuardrails } = proxyActivities<AgentActivities>({
 });
 
 /** Run the guardrails of `kind` for `step` on `loop`'s conversation: their decisions, or how the run ends. */
-async function decisions(spec: AgentSpec, loop: LoopState, kind: GuardrailKind, step: number): Promise<{ decided: GuardrailDecision[] } | { failed: { status: FailureStatus; error: RunError } }> {
+async function decisions(
+  spec: AgentSpec,
+  loop: LoopState,
+  kind: GuardrailKind,
+  step: number,
+): Promise<{ decided: GuardrailDecision[] } | { failed: { status: FailureStatus; error: RunError } }> {
   const context = viewOf(loop.context, spec.context);
   try {
     const names = (spec.guardrails?.[kind] ?? []).map((g) => g.name);
-    return { decided: await checkGuardrails({ agent: spec.name, kind, step, names, transcript: modelInput(loop), ...(context ? { context } : {}) }) };
+    return {
+      decided: await checkGuardrails({
+        agent: spec.name,
+        kind,
+        step,
+        names,
+        transcript: modelInput(loop),
+        ...(context ? { context } : {}),
+      }),
+    };
   } catch (err) {
     if (isCancellation(err) || !isActivityFailure(err)) throw err;
     return { failed: failureEnding(err, `run the ${kind} guardrails`) };

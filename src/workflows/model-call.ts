@@ -16,7 +16,11 @@ function withRaisedLimit(model: ModelRef, raised: number | undefined): ModelRef 
 }
 
 /** Call the model for the next step, retrying per the agent's policy (Retry-After honoured up to the maximum interval, durable timers). */
-export async function callModelWithRetries(spec: AgentSpec, loop: LoopState, log: EventLog): Promise<{ step: ModelStep } | { failure: AttemptFailure }> {
+export async function callModelWithRetries(
+  spec: AgentSpec,
+  loop: LoopState,
+  log: EventLog,
+): Promise<{ step: ModelStep } | { failure: AttemptFailure }> {
   const { callModel } = proxyActivities<AgentActivities>({
     startToCloseTimeout: spec.modelTimeoutMs,
     heartbeatTimeout: spec.modelHeartbeatTimeoutMs,
@@ -34,7 +38,16 @@ export async function callModelWithRetries(spec: AgentSpec, loop: LoopState, log
     log.push({ type: 'step_started', step, provider: model.provider, model: model.model, attempt });
     try {
       const context = viewOf(loop.context, spec.context);
-      const out = await callModel({ agent: spec.name, model, promptRef: spec.promptRef, step, attempt, transcript: modelInput(loop), ...(context ? { context } : {}), ...(spec.output ? { output: spec.output } : {}) });
+      const out = await callModel({
+        agent: spec.name,
+        model,
+        promptRef: spec.promptRef,
+        step,
+        attempt,
+        transcript: modelInput(loop),
+        ...(context ? { context } : {}),
+        ...(spec.output ? { output: spec.output } : {}),
+      });
       return { step: { ...out, attempts: counted, ...(losses ? { workerLosses: losses } : {}) } };
     } catch (err) {
       if (isCancellation(err)) throw err;
@@ -42,7 +55,15 @@ export async function callModelWithRetries(spec: AgentSpec, loop: LoopState, log
       // Runs recorded before worker losses were told apart spent an attempt on each: keep that on replay.
       if (failure.workerLost && losses < MAX_WORKER_LOSSES && patched('worker-loss-free-retry')) {
         losses++;
-        log.push({ type: 'retrying', step, attempt, error: failure.message, errorType: 'worker_lost', delayMs: 0, nextModel: modelLabel(model) });
+        log.push({
+          type: 'retrying',
+          step,
+          attempt,
+          error: failure.message,
+          errorType: 'worker_lost',
+          delayMs: 0,
+          nextModel: modelLabel(model),
+        });
         continue;
       }
       if (!shouldRetry(failure, counted, spec.modelRetry)) return { failure };

@@ -70,7 +70,8 @@ export interface AgentChild<A = AnyAgent> {
  */
 export async function startAgent<A extends AnyAgent = AnyAgent>(agent: string, options: RunAgentOptions<A>): Promise<AgentChild<A>> {
   const where = `runAgent("${String(agent)}", options)`;
-  if (typeof agent !== 'string' || !agent) throw invalid(`runAgent(agent, options): agent must be the agent's name, got ${JSON.stringify(agent)}`);
+  if (typeof agent !== 'string' || !agent)
+    throw invalid(`runAgent(agent, options): agent must be the agent's name, got ${JSON.stringify(agent)}`);
   if (!options || typeof options.input !== 'string') throw invalid(`${where}: options.input must be the user's request as a string`);
   const problems = budgetOptionsProblems(options.budget, `${where}: options.budget`);
   if (problems.length) throw invalid(problems.join('; '));

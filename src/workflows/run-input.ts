@@ -30,10 +30,12 @@ export function inputProblems(input: AgentWorkflowInput): string | undefined {
       problems.push('maxSteps must be a positive integer');
     }
     if (input.policy !== undefined) {
-      if (!input.policy || typeof input.policy !== 'object' || Array.isArray(input.policy)) problems.push('policy must be an object of tool name → allow | ask | deny');
+      if (!input.policy || typeof input.policy !== 'object' || Array.isArray(input.policy))
+        problems.push('policy must be an object of tool name → allow | ask | deny');
       else {
         for (const [tool, rule] of Object.entries(input.policy)) {
-          if (!POLICY_RULES.has(rule as string)) problems.push(`policy for "${tool}" must be allow, ask or deny (got ${JSON.stringify(rule)})`);
+          if (!POLICY_RULES.has(rule as string))
+            problems.push(`policy for "${tool}" must be allow, ask or deny (got ${JSON.stringify(rule)})`);
         }
       }
     }

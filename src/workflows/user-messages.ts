@@ -40,23 +40,30 @@ export class Inbox {
       const parsed = parseUserMessage(payload);
       const why = parsed.ok ? this.refusal() : parsed.error;
       if (why || !parsed.ok) {
-        const by = payload && typeof payload === 'object' && typeof (payload as { by?: unknown }).by === 'string' ? (payload as { by: string }).by : undefined;
+        const by =
+          payload && typeof payload === 'object' && typeof (payload as { by?: unknown }).by === 'string'
+            ? (payload as { by: string }).by
+            : undefined;
         this.log.push({ type: 'message_refused', ...(by ? { by } : {}), reason: why ?? 'malformed message' });
         return;
       }
       this.queue.push({ message: parsed.value, via: 'signal' });
     });
-    setHandler(sendUpdate, (payload: unknown): MessageReceipt => {
-      this.queue.push({ message: (parseUserMessage(payload) as { value: UserMessageInput }).value, via: 'update' });
-      return { turn: this.turn() + 1, queued: this.queue.length };
-    }, {
-      validator: (payload: unknown) => {
-        const parsed = parseUserMessage(payload);
-        if (!parsed.ok) throw ApplicationFailure.nonRetryable(parsed.error, MESSAGE_REFUSED);
-        const why = this.refusal();
-        if (why) throw ApplicationFailure.nonRetryable(why, MESSAGE_REFUSED);
+    setHandler(
+      sendUpdate,
+      (payload: unknown): MessageReceipt => {
+        this.queue.push({ message: (parseUserMessage(payload) as { value: UserMessageInput }).value, via: 'update' });
+        return { turn: this.turn() + 1, queued: this.queue.length };
       },
-    });
+      {
+        validator: (payload: unknown) => {
+          const parsed = parseUserMessage(payload);
+          if (!parsed.ok) throw ApplicationFailure.nonRetryable(parsed.error, MESSAGE_REFUSED);
+          const why = this.refusal();
+          if (why) throw ApplicationFailure.nonRetryable(why, MESSAGE_REFUSED);
+        },
+      },
+    );
     setHandler(endSignal, () => {
       this.endRequested = true;
     });

@@ -17,7 +17,14 @@ export interface CliResult {
 }
 
 /** Variables of the parent environment that would change what the CLI does; removed from the child's. */
-const SCRUBBED = ['ANTHROPIC_API_KEY', 'TEMPORAL_ADDRESS', 'DURABLE_AGENT_DEV_PORT', 'DURABLE_AGENT_TASK_QUEUE', 'DURABLE_AGENT_MODEL', 'FORCE_COLOR'];
+const SCRUBBED = [
+  'ANTHROPIC_API_KEY',
+  'TEMPORAL_ADDRESS',
+  'DURABLE_AGENT_DEV_PORT',
+  'DURABLE_AGENT_TASK_QUEUE',
+  'DURABLE_AGENT_MODEL',
+  'FORCE_COLOR',
+];
 
 /** A fresh state folder for one test file. */
 export function tempHome(): string {
@@ -50,7 +57,11 @@ export function startCli(args: string[], options: CliOptions): RunningCli {
   for (const name of SCRUBBED) delete env[name];
   // Always the TypeScript sources of this tree, never a dist/ build that may be stale (see bin/entry.js).
   Object.assign(env, { DURABLE_AGENT_HOME: options.home, DURABLE_AGENT_FROM_SOURCE: '1' }, options.env);
-  const child = spawn(process.execPath, [CLI_BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'], timeout: options.timeoutMs ?? 90_000 });
+  const child = spawn(process.execPath, [CLI_BIN, ...args], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    timeout: options.timeoutMs ?? 90_000,
+  });
   let stdout = '';
   let stderr = '';
   const waiters: Array<() => void> = [];

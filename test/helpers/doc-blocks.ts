@@ -76,7 +76,11 @@ export function headingAnchors(text: string): Set<string> {
     if (FENCE.test(line)) inFence = !inFence;
     const m = inFence ? null : /^#{1,6}\s+(.*)$/.exec(line);
     if (!m) continue;
-    const base = (m[1] as string).trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
+    const base = (m[1] as string)
+      .trim()
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+      .replace(/\s/g, '-');
     const n = seen.get(base) ?? 0;
     seen.set(base, n + 1);
     out.add(n === 0 ? base : `${base}-${n}`);

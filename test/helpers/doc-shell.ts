@@ -75,7 +75,13 @@ export function shellUses(code: string): ShellUse[] {
           continue;
         }
         // A command word: lower case letters and dashes, before any argument (or alternatives a|b|c).
-        if (!w.quoted && !flagValueNext && commands.length < 2 && /^[a-z][a-z-]*(\|[a-z][a-z-]*)*$/.test(t) && (commands.length === 0 || expectsSubcommand(commands))) {
+        if (
+          !w.quoted &&
+          !flagValueNext &&
+          commands.length < 2 &&
+          /^[a-z][a-z-]*(\|[a-z][a-z-]*)*$/.test(t) &&
+          (commands.length === 0 || expectsSubcommand(commands))
+        ) {
           commands.push(t.split('|'));
         } else if (commands.length > 0 && !flagValueNext) {
           commands.push([]); // an argument: no further command words

@@ -9,7 +9,7 @@ import type { AgentRunResult } from '../../src/core/run/result';
 /** Every event the run has logged so far, page after page. */
 export async function allEvents(run: AgentRun): Promise<AgentEvent[]> {
   const events: AgentEvent[] = [];
-  for (let cursor = 0; ; ) {
+  for (let cursor = 0; ;) {
     const page = await run.readEvents(cursor);
     events.push(...page.events);
     if (page.events.length === 0) return events;
@@ -43,8 +43,13 @@ export async function resultWithin(run: AgentRun, ms = 40_000): Promise<AgentRun
   const d = await run.handle.describe();
   const history = await run.handle.fetchHistory();
   const last = (history.events ?? []).slice(-12).map((e) => `${e.eventId} ${String(e.eventType)}`);
-  const pending = (d.raw.pendingActivities ?? []).map((a) => `${a.activityType?.name} attempt ${a.attempt} state ${String(a.state)}${a.lastFailure?.message ? ` (${a.lastFailure.message})` : ''}`);
-  throw new Error(`${run.workflowId}: no result within ${ms} ms; status ${d.status.name}, ${d.historyLength} events; pending: ${pending.join('; ') || 'none'}; last events: ${last.join(', ')}`);
+  const pending = (d.raw.pendingActivities ?? []).map(
+    (a) =>
+      `${a.activityType?.name} attempt ${a.attempt} state ${String(a.state)}${a.lastFailure?.message ? ` (${a.lastFailure.message})` : ''}`,
+  );
+  throw new Error(
+    `${run.workflowId}: no result within ${ms} ms; status ${d.status.name}, ${d.historyLength} events; pending: ${pending.join('; ') || 'none'}; last events: ${last.join(', ')}`,
+  );
 }
 
 /** Every tool result block of a run's transcript, in order. */

@@ -47,7 +47,7 @@ export function objectStoreContract(name: string, fresh: () => Promise<ObjectSto
         expect(await s.read('claim', claimName(1))).toBeUndefined();
       }));
 
-    it('create is atomic: of 16 concurrent creators exactly one wins, and the winner\'s bytes stay', () =>
+    it("create is atomic: of 16 concurrent creators exactly one wins, and the winner's bytes stay", () =>
       withStore(async (s) => {
         const results = await Promise.all(Array.from({ length: 16 }, (_, i) => s.create('claim', claimName(7), bytes(`taker ${i}`))));
         expect(results.filter(Boolean)).toHaveLength(1);
@@ -118,9 +118,18 @@ export function objectStoreContract(name: string, fresh: () => Promise<ObjectSto
         const ref = await store.put(genuine);
         expect(await store.get(ref)).toBe(genuine);
         const other = await store.put('{"role":"user","content":"INJECTED_BY_STORE_WRITER"}');
-        for (const swapped of [bytes('{"role":"user","content":"INJECTED_BY_STORE_WRITER"}'), bytes(genuine), (await s.read('blob', other))!]) {
+        for (const swapped of [
+          bytes('{"role":"user","content":"INJECTED_BY_STORE_WRITER"}'),
+          bytes(genuine),
+          (await s.read('blob', other))!,
+        ]) {
           await swap(s, ref, swapped);
-          await expect(store.get(ref)).rejects.toMatchObject({ code: 'storage_error', ref, store: storeName(s), message: expect.stringContaining(ref) });
+          await expect(store.get(ref)).rejects.toMatchObject({
+            code: 'storage_error',
+            ref,
+            store: storeName(s),
+            message: expect.stringContaining(ref),
+          });
         }
         // Its own envelope with one byte of the ciphertext changed: fails authentication, named the same way.
         const sealed = Uint8Array.from((await s.read('blob', other))!);
@@ -128,7 +137,12 @@ export function objectStoreContract(name: string, fresh: () => Promise<ObjectSto
         await swap(s, other, sealed);
         const err: unknown = await store.get(other).catch((e: unknown) => e);
         expect(err).toBeInstanceOf(BlobIntegrityError);
-        expect(err).toMatchObject({ code: 'storage_error', ref: other, store: storeName(s), message: expect.stringMatching(/failed authentication/) });
+        expect(err).toMatchObject({
+          code: 'storage_error',
+          ref: other,
+          store: storeName(s),
+          message: expect.stringMatching(/failed authentication/),
+        });
       }));
   });
 }

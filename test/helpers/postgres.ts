@@ -22,7 +22,8 @@ import { freePort, terminate, watchChild } from '../../apps/cli/dev-server/proce
 export const PG_BIN_ENV = 'DURABLE_AGENT_PG_BIN';
 
 /** What to install when PostgreSQL is missing. */
-export const PG_INSTALL_HINT = 'install PostgreSQL (Debian/Ubuntu: apt-get install postgresql; macOS: brew install postgresql) or set DURABLE_AGENT_PG_BIN to the folder holding initdb and postgres';
+export const PG_INSTALL_HINT =
+  'install PostgreSQL (Debian/Ubuntu: apt-get install postgresql; macOS: brew install postgresql) or set DURABLE_AGENT_PG_BIN to the folder holding initdb and postgres';
 
 /** The folder holding `initdb` and `postgres`, or undefined when there is none. */
 export function findPostgresBin(env: NodeJS.ProcessEnv = process.env): string | undefined {
@@ -43,7 +44,8 @@ export function findPostgresBin(env: NodeJS.ProcessEnv = process.env): string | 
 /** Why this machine cannot run a throwaway server, or undefined when it can. */
 function missing(): string | undefined {
   if (!findPostgresBin()) return `PostgreSQL (initdb, postgres) not found: ${PG_INSTALL_HINT}`;
-  if (process.getuid?.() === 0 && !systemUser('postgres')) return 'running as root, and PostgreSQL refuses root: create a `postgres` system user (Debian\'s postgresql package does) or run the tests as another user';
+  if (process.getuid?.() === 0 && !systemUser('postgres'))
+    return "running as root, and PostgreSQL refuses root: create a `postgres` system user (Debian's postgresql package does) or run the tests as another user";
   return undefined;
 }
 
@@ -93,12 +95,45 @@ export async function startPostgres(): Promise<PostgresServer> {
     const pwfile = join(dir, 'pwfile');
     writeFileSync(pwfile, `${password}\n`, { mode: 0o600 });
     if (owner) chownSync(pwfile, owner.uid, owner.gid);
-    await runToEnd(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', `--pwfile=${pwfile}`, '--auth-local=trust', '--auth-host=scram-sha-256', '-E', 'UTF8', '--locale=C', '--no-sync'], owner);
+    await runToEnd(
+      join(bin, 'initdb'),
+      [
+        '-D',
+        data,
+        '-U',
+        'postgres',
+        `--pwfile=${pwfile}`,
+        '--auth-local=trust',
+        '--auth-host=scram-sha-256',
+        '-E',
+        'UTF8',
+        '--locale=C',
+        '--no-sync',
+      ],
+      owner,
+    );
     rmSync(pwfile, { force: true });
     const port = await freePort();
     child = spawn(
       join(bin, 'postgres'),
-      ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=200'],
+      [
+        '-D',
+        data,
+        '-p',
+        String(port),
+        '-k',
+        dir,
+        '-c',
+        'listen_addresses=127.0.0.1',
+        '-c',
+        'fsync=off',
+        '-c',
+        'synchronous_commit=off',
+        '-c',
+        'full_page_writes=off',
+        '-c',
+        'max_connections=200',
+      ],
       { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], ...(owner ? { uid: owner.uid, gid: owner.gid } : {}) },
     );
     process.once('exit', cleanup);
@@ -148,10 +183,16 @@ function systemUser(name: string): { uid: number; gid: number } | undefined {
 
 function runToEnd(bin: string, args: string[], owner: { uid: number; gid: number } | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(bin, args, { cwd: tmpdir(), stdio: ['ignore', 'pipe', 'pipe'], ...(owner ? { uid: owner.uid, gid: owner.gid } : {}) });
+    const child = spawn(bin, args, {
+      cwd: tmpdir(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      ...(owner ? { uid: owner.uid, gid: owner.gid } : {}),
+    });
     const watched = watchChild(child);
     child.once('error', reject);
-    child.once('exit', (code, signal) => (code === 0 ? resolve() : reject(new Error(`${bin} ${args.join(' ')} ${code ?? signal}:\n${watched.output()}`))));
+    child.once('exit', (code, signal) =>
+      code === 0 ? resolve() : reject(new Error(`${bin} ${args.join(' ')} ${code ?? signal}:\n${watched.output()}`)),
+    );
   });
 }
 
@@ -168,5 +209,3 @@ async function accepts(url: string): Promise<boolean> {
     await client.end().catch(() => undefined);
   }
 }
-
-

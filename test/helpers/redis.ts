@@ -19,7 +19,8 @@ import { freePort, terminate, watchChild } from '../../apps/cli/dev-server/proce
 export const REDIS_SERVER_ENV = 'DURABLE_AGENT_REDIS_SERVER';
 
 /** What to install when redis-server is missing. */
-export const REDIS_INSTALL_HINT = 'install redis-server (Debian/Ubuntu: apt-get install redis-server; macOS: brew install redis) or set DURABLE_AGENT_REDIS_SERVER to its path';
+export const REDIS_INSTALL_HINT =
+  'install redis-server (Debian/Ubuntu: apt-get install redis-server; macOS: brew install redis) or set DURABLE_AGENT_REDIS_SERVER to its path';
 
 /** The redis-server binary, or undefined when there is none. */
 export function findRedisServer(env: NodeJS.ProcessEnv = process.env): string | undefined {
@@ -85,7 +86,11 @@ export async function startRedisServer(): Promise<RedisServer> {
 }
 
 async function launch(bin: string, port: number, dir: string): Promise<ChildProcess> {
-  const child = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    bin,
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   const watched = watchChild(child);
   const deadline = Date.now() + 10_000;
   while (Date.now() < deadline) {
@@ -98,7 +103,14 @@ async function launch(bin: string, port: number, dir: string): Promise<ChildProc
 }
 
 async function answersPing(port: number): Promise<boolean> {
-  const redis = new Redis({ host: '127.0.0.1', port, lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0, enableOfflineQueue: false });
+  const redis = new Redis({
+    host: '127.0.0.1',
+    port,
+    lazyConnect: true,
+    retryStrategy: () => null,
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+  });
   redis.on('error', () => undefined);
   try {
     await redis.connect();
@@ -109,6 +121,3 @@ async function answersPing(port: number): Promise<boolean> {
     redis.disconnect();
   }
 }
-
-
-

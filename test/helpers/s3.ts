@@ -13,7 +13,11 @@ import { findS3Server, S3_INSTALL_HINT } from '../../scripts/s3-test-server';
 import { freePort, terminate, watchChild } from '../../apps/cli/dev-server/processes';
 
 /** Credentials the test server accepts (any will do); tests put them in the environment, as users would. */
-export const TEST_S3_CREDENTIALS = { AWS_ACCESS_KEY_ID: 'durable-agent-test', AWS_SECRET_ACCESS_KEY: 'durable-agent-test-secret', AWS_REGION: 'us-east-1' } as const;
+export const TEST_S3_CREDENTIALS = {
+  AWS_ACCESS_KEY_ID: 'durable-agent-test',
+  AWS_SECRET_ACCESS_KEY: 'durable-agent-test-secret',
+  AWS_REGION: 'us-east-1',
+} as const;
 
 /**
  * `describe(name, fn)` when an S3 test server is there. Otherwise, under CI, a suite whose one test fails
@@ -105,5 +109,3 @@ async function answers(endpoint: string): Promise<boolean> {
     return false;
   }
 }
-
-

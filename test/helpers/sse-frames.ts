@@ -13,7 +13,11 @@ export interface Frame {
  * Read server-sent events from `res` until the response ends or `stop(frame)` says so (the connection is
  * then closed by aborting `controller`).
  */
-export async function readFrames(res: Response, controller?: AbortController, stop?: (f: Frame, all: Frame[]) => boolean): Promise<Frame[]> {
+export async function readFrames(
+  res: Response,
+  controller?: AbortController,
+  stop?: (f: Frame, all: Frame[]) => boolean,
+): Promise<Frame[]> {
   expect(res.status).toBe(200);
   expect(res.headers.get('content-type')).toMatch(/text\/event-stream/);
   const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();

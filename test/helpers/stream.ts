@@ -35,7 +35,9 @@ export function expectVoidedFirstAttempt(events: readonly StreamEvent[], chunks:
   const voidedText = events.map((e) => (e.type === 'delta' && e.attempt === 1 && e.delta.type === 'text' ? e.delta.text : '')).join('');
   expect(voidedText.length).toBeGreaterThan(0);
   expect(result.messagesOmitted).toBe(0);
-  const assistantTexts = result.messages.flatMap((m) => (m.role === 'assistant' ? [m.content.map((b) => (b.type === 'text' ? b.text : '')).join('')] : []));
+  const assistantTexts = result.messages.flatMap((m) =>
+    m.role === 'assistant' ? [m.content.map((b) => (b.type === 'text' ? b.text : '')).join('')] : [],
+  );
   expect(assistantTexts).toEqual([result.finalText]);
 }
 
@@ -59,7 +61,10 @@ export async function expectSlowReaderNotInTheWay(run: AgentRun, msPerEvent = 30
   })();
   const result = await run.result();
   const readWhenEnded = events.length;
-  expect(events.some((e) => e.type === 'done'), 'the reader had read `done` before the run ended: it was not behind').toBe(false);
+  expect(
+    events.some((e) => e.type === 'done'),
+    'the reader had read `done` before the run ended: it was not behind',
+  ).toBe(false);
   await reading;
   expect(events.length).toBeGreaterThan(readWhenEnded);
   const seqs = events.flatMap((e) => ('seq' in e ? [e.seq] : []));
@@ -76,6 +81,11 @@ export async function expectSlowReaderNotInTheWay(run: AgentRun, msPerEvent = 30
   expect(recorded.size).toBeGreaterThan(0);
   for (const [step, recordedText] of recorded) expect(text.textOf(step)).toBe(recordedText);
   expect(text.textOf(Math.max(...recorded.keys()))).toBe(result.finalText);
-  expect(shown(chunks)).toBe([...recorded.keys()].sort((a, b) => a - b).map((s) => recorded.get(s)).join(''));
+  expect(shown(chunks)).toBe(
+    [...recorded.keys()]
+      .sort((a, b) => a - b)
+      .map((s) => recorded.get(s))
+      .join(''),
+  );
   return events;
 }

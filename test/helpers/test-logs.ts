@@ -132,7 +132,11 @@ export class TestLogs implements Logger {
   private print(buffer: LogBuffer, title: string): void {
     if (buffer.entries.length === 0) return;
     const dropped = buffer.dropped > 0 ? `, the first ${buffer.dropped} dropped` : '';
-    this.write([`${title} (${count(buffer.entries.length + buffer.dropped)} from ${this.keep}${dropped}):`, ...buffer.entries.map(formatEntry)].join('\n'));
+    this.write(
+      [`${title} (${count(buffer.entries.length + buffer.dropped)} from ${this.keep}${dropped}):`, ...buffer.entries.map(formatEntry)].join(
+        '\n',
+      ),
+    );
   }
 }
 
@@ -152,7 +156,8 @@ export function testLogsOptionsFromEnv(value: string | undefined): TestLogsOptio
   if (value === undefined || value === '' || value === '0') return {};
   if (value === '1') return { live: 'WARN' };
   const level = value.toUpperCase() as LogLevel;
-  if (!LEVELS.includes(level)) throw new Error(`DURABLE_AGENT_TEST_LOGS must be 0, 1 or one of ${LEVELS.join(', ')}; got ${JSON.stringify(value)}`);
+  if (!LEVELS.includes(level))
+    throw new Error(`DURABLE_AGENT_TEST_LOGS must be 0, 1 or one of ${LEVELS.join(', ')}; got ${JSON.stringify(value)}`);
   return { live: level };
 }
 

@@ -64,7 +64,11 @@ function echoTurn(options: LanguageModelV2CallOptions): LanguageModelV2StreamPar
 
 const stream = (parts: LanguageModelV2StreamPart[]) => ({ stream: simulateReadableStream({ chunks: parts, chunkDelayInMs: 5 }) });
 
-const echoModel = new MockLanguageModelV2({ provider: 'mock.chat', modelId: 'mock-echo', doStream: async (options) => stream(echoTurn(options)) });
+const echoModel = new MockLanguageModelV2({
+  provider: 'mock.chat',
+  modelId: 'mock-echo',
+  doStream: async (options) => stream(echoTurn(options)),
+});
 
 /** Rate limited on its first call (429, Retry-After 1 s), then the echo model's answers. */
 let limitedCalls = 0;
@@ -79,7 +83,9 @@ const limitedModel = new MockLanguageModelV2({
         requestBodyValues: {},
         statusCode: 429,
         responseHeaders: { 'retry-after': '1' },
-        responseBody: JSON.stringify({ error: { message: 'Rate limit reached for requests', type: 'requests', code: 'rate_limit_exceeded' } }),
+        responseBody: JSON.stringify({
+          error: { message: 'Rate limit reached for requests', type: 'requests', code: 'rate_limit_exceeded' },
+        }),
       });
     }
     return stream(echoTurn(options));
@@ -105,7 +111,13 @@ const deniedModel = new MockLanguageModelV2({
 });
 
 const agents = [
-  defineAgent({ name: 'aisdk_echo', model: { provider: 'aisdk', model: 'echo' }, system: 'You echo things.', tools: [echo], modelRetry: fast }),
+  defineAgent({
+    name: 'aisdk_echo',
+    model: { provider: 'aisdk', model: 'echo' },
+    system: 'You echo things.',
+    tools: [echo],
+    modelRetry: fast,
+  }),
   defineAgent({ name: 'aisdk_limited', model: { provider: 'aisdk', model: 'limited' }, tools: [echo], modelRetry: fast }),
   defineAgent({ name: 'aisdk_denied', model: { provider: 'aisdk', model: 'denied' }, modelRetry: fast }),
 ];
@@ -126,7 +138,12 @@ const getDate = defineTool({
   readOnly: true,
   execute: ({ fmt }) => (ran.push(`get_date(${fmt})`), `2026-01-01 (${fmt})`),
 });
-const compatAgent = defineAgent({ name: 'aisdk_compat', model: { provider: 'compat', model: 'gpt-compat-loop' }, tools: [getTime, getDate], modelRetry: fast });
+const compatAgent = defineAgent({
+  name: 'aisdk_compat',
+  model: { provider: 'compat', model: 'gpt-compat-loop' },
+  tools: [getTime, getDate],
+  modelRetry: fast,
+});
 
 let h: Harness;
 let server: ReplayServer;
@@ -137,8 +154,13 @@ beforeAll(async () => {
     const answered = (req.body.messages ?? []).some((m) => (m as { role?: string }).role === 'tool');
     return { sse: sseFrames(fixture(answered ? 'openai/text.sse' : 'openai/tool_calls_interleaved.sse')), frameDelayMs: 2 };
   });
-  const compat = aiSdkProvider(createOpenAICompatible({ name: 'replay', baseURL: `${server.origin}/v1`, apiKey: 'test-key-aisdk-loop', includeUsage: true }));
-  h = await startHarness({ agents: [...agents, compatAgent], providers: { aisdk: aiSdkProvider({ echo: echoModel, limited: limitedModel, denied: deniedModel }), compat } });
+  const compat = aiSdkProvider(
+    createOpenAICompatible({ name: 'replay', baseURL: `${server.origin}/v1`, apiKey: 'test-key-aisdk-loop', includeUsage: true }),
+  );
+  h = await startHarness({
+    agents: [...agents, compatAgent],
+    providers: { aisdk: aiSdkProvider({ echo: echoModel, limited: limitedModel, denied: deniedModel }), compat },
+  });
 });
 afterAll(async () => {
   await h?.stop();
@@ -162,7 +184,9 @@ describe('an AI SDK model in the agent loop (real dev server)', () => {
         { type: 'tool_use', id: 'call_echo_1', name: 'echo', input: { text: 'ping' } },
       ],
     });
-    expect(toolResults(result)).toEqual([{ type: 'tool_result', toolUseId: 'call_echo_1', output: { type: 'text', text: 'ping' }, isError: false }]);
+    expect(toolResults(result)).toEqual([
+      { type: 'tool_result', toolUseId: 'call_echo_1', output: { type: 'text', text: 'ping' }, isError: false },
+    ]);
     expect(result.usage).toEqual({ inputTokens: 110, outputTokens: 18, cacheReadTokens: 0, cacheWriteTokens: 0 });
     // The report names the model that answered (the mock's modelId: it streams no response metadata).
     expect(result.report.steps.map((s) => [s.provider, s.model, s.stopReason, s.attempts])).toEqual([
@@ -181,7 +205,10 @@ describe('an AI SDK model in the agent loop (real dev server)', () => {
           { type: 'tool-call', toolCallId: 'call_echo_1', toolName: 'echo', input: { text: 'ping' } },
         ],
       },
-      { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'call_echo_1', toolName: 'echo', output: { type: 'text', value: 'ping' } }] },
+      {
+        role: 'tool',
+        content: [{ type: 'tool-result', toolCallId: 'call_echo_1', toolName: 'echo', output: { type: 'text', value: 'ping' } }],
+      },
     ]);
     const events = await allEvents(run);
     expect(events.map((e) => e.type)).toContain('tool_call');

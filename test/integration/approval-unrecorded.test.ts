@@ -45,7 +45,12 @@ describe('a decision for a call the run has not recorded yet', () => {
   it('run.decide() asks again until the run reaches the call, and the decision is applied once', async () => {
     const storeDir = mkdtempSync(join(tmpdir(), 'durable-agent-store-'));
     const started = new Promise<void>((resolve) => (modelStarted = resolve));
-    const first = await startHarness({ agents: S.agents, providers: { scripted: S.provider }, storeDir, temporal: { shutdownGraceTime: '10s' } });
+    const first = await startHarness({
+      agents: S.agents,
+      providers: { scripted: S.provider },
+      storeDir,
+      temporal: { shutdownGraceTime: '10s' },
+    });
     const workflowId = testId('unrecorded');
     await first.client.start('unrecorded_call', { input: 'deploy web', workflowId });
     await started;

@@ -74,7 +74,12 @@ S.add('offline', oneDeploy, tools);
 S.add(
   'sticky',
   [
-    { toolCalls: [{ name: 'deploy', args: { service: 'a' } }, { name: 'deploy', args: { service: 'b' } }] },
+    {
+      toolCalls: [
+        { name: 'deploy', args: { service: 'a' } },
+        { name: 'deploy', args: { service: 'b' } },
+      ],
+    },
     { toolCalls: [{ name: 'deploy', args: { service: 'c' } }] },
     { text: 'all deployed' },
   ],
@@ -108,11 +113,35 @@ S.add(
   ],
   { ...tools, tools: [lookup, defineTool({ ...refund, readOnly: true })] },
 );
-S.add('conditional', [{ toolCalls: [{ name: 'refund', args: { amount: 50 } }, { name: 'refund', args: { amount: 500 } }] }, { text: 'refunds handled' }], tools);
+S.add(
+  'conditional',
+  [
+    {
+      toolCalls: [
+        { name: 'refund', args: { amount: 50 } },
+        { name: 'refund', args: { amount: 500 } },
+      ],
+    },
+    { text: 'refunds handled' },
+  ],
+  tools,
+);
 S.add('refusals', oneDeploy, tools);
 S.add('expire_deny', [{ toolCalls: [{ name: 'refund', args: { amount: 900 } }] }, { text: 'ok, not refunded' }], tools);
 S.add('expire_fail', [{ toolCalls: [{ name: 'wire', args: { amount: 900 } }] }, { text: 'never reached' }], tools);
-S.add('policy', [{ toolCalls: [{ name: 'deploy', args: { service: 'api' } }, { name: 'lookup', args: { key: 'k' } }] }, { text: 'done' }], tools);
+S.add(
+  'policy',
+  [
+    {
+      toolCalls: [
+        { name: 'deploy', args: { service: 'api' } },
+        { name: 'lookup', args: { key: 'k' } },
+      ],
+    },
+    { text: 'done' },
+  ],
+  tools,
+);
 
 let h: Harness;
 beforeAll(async () => {
@@ -164,7 +193,9 @@ describe('approvals', () => {
     // Visibility: the run shows up among runs waiting for people (search attributes are eventually consistent).
     let listed = false;
     for (let i = 0; i < 100 && !listed; i++) {
-      listed = (await h.client.awaitingApproval()).some((r) => r.workflowId === run.workflowId && r.agent === 'approve_one' && r.pending.length === 1);
+      listed = (await h.client.awaitingApproval()).some(
+        (r) => r.workflowId === run.workflowId && r.agent === 'approve_one' && r.pending.length === 1,
+      );
       if (!listed) await new Promise((r) => setTimeout(r, 100));
     }
     expect(listed).toBe(true);
@@ -224,8 +255,13 @@ describe('approvals', () => {
     expect(result.status).toBe('success');
     expect(results(result).map((b) => outputText(b.output))).toEqual(['deployed a', 'deployed b', 'deployed c']);
     const evts = await events(run);
-    expect(evts.filter((e) => e.type === 'approval_requested').map((e) => (e as { callId: string }).callId)).toEqual(['call_1_0', 'call_1_1']);
-    expect(evts.filter((e) => e.type === 'approval_decided').map((e) => [(e as { callId: string }).callId, (e as { sticky: boolean }).sticky])).toEqual([
+    expect(evts.filter((e) => e.type === 'approval_requested').map((e) => (e as { callId: string }).callId)).toEqual([
+      'call_1_0',
+      'call_1_1',
+    ]);
+    expect(
+      evts.filter((e) => e.type === 'approval_decided').map((e) => [(e as { callId: string }).callId, (e as { sticky: boolean }).sticky]),
+    ).toEqual([
       ['call_1_0', false],
       ['call_1_1', true],
     ]);
@@ -275,7 +311,9 @@ describe('approvals', () => {
     const run = await h.client.start('refusals', { input: 'deploy', workflowId: testId('refuse') });
     await waitForPending(run);
     const before = (await run.handle.fetchHistory()).events?.length ?? 0;
-    await expect(run.decide({ callId: 'call_9_9', decision: 'approve', by: 'ops:alice' })).rejects.toThrow('no approval is pending for call "call_9_9"');
+    await expect(run.decide({ callId: 'call_9_9', decision: 'approve', by: 'ops:alice' })).rejects.toThrow(
+      'no approval is pending for call "call_9_9"',
+    );
     await expect(run.decide({ callId: 'call_1_0', decision: 'maybe' as 'approve', by: 'ops:alice' })).rejects.toThrow(
       'malformed decision: decision must be one of approve, deny, skip',
     );
@@ -308,7 +346,11 @@ describe('approvals', () => {
       'malformed decision: callId must be a non-empty string; by must name who decided (e.g. "ops:alice")',
     ]);
     // "nope" may be a call of a step not reached yet: it is kept, not applied.
-    expect((await events(run)).find((e) => e.type === 'approval_queued')).toMatchObject({ callId: 'nope', by: 'ops:alice', decision: 'approve' });
+    expect((await events(run)).find((e) => e.type === 'approval_queued')).toMatchObject({
+      callId: 'nope',
+      by: 'ops:alice',
+      decision: 'approve',
+    });
     expect(await run.pendingApprovals()).toHaveLength(1);
     await run.signalDecision({ callId: 'call_1_0', decision: 'approve', by: 'ops:alice' });
     expect((await run.result()).status).toBe('success');
@@ -339,11 +381,21 @@ describe('approvals', () => {
   });
 
   it('the run policy overrides tools: allow (with an approval waiver) skips approval, deny refuses, ask asks', async () => {
-    const allowed = await h.client.start('policy', { input: 'go', workflowId: testId('pol-allow'), policy: { deploy: 'allow' }, approvalWaiver: { by: 'ops:root' } });
+    const allowed = await h.client.start('policy', {
+      input: 'go',
+      workflowId: testId('pol-allow'),
+      policy: { deploy: 'allow' },
+      approvalWaiver: { by: 'ops:root' },
+    });
     const a = await allowed.result();
     expect(results(a).map((b) => outputText(b.output))).toEqual(['deployed api', 'value of k']);
 
-    const denied = await h.client.start('policy', { input: 'go', workflowId: testId('pol-deny'), policy: { deploy: 'deny', '*': 'allow' }, approvalWaiver: { by: 'ops:root' } });
+    const denied = await h.client.start('policy', {
+      input: 'go',
+      workflowId: testId('pol-deny'),
+      policy: { deploy: 'deny', '*': 'allow' },
+      approvalWaiver: { by: 'ops:root' },
+    });
     const d = await denied.result();
     expect(outputText(results(d)[0]!.output)).toMatch(/Denied by the run's policy/);
     expect(ranFor(denied)).toEqual([`${denied.workflowId}/call_1_1`]);
@@ -362,11 +414,26 @@ describe('approvals', () => {
     const cli = inject('temporalCliPath');
     expect(cli).not.toBe('');
     const decision = JSON.stringify({ callId: 'call_1_0', decision: 'approve', by: 'ops:cli', reason: 'from the terminal' });
-    await exec(cli, ['workflow', 'signal', '--address', inject('temporalAddress'), '--workflow-id', run.workflowId, '--name', 'approval', '--input', decision]);
+    await exec(cli, [
+      'workflow',
+      'signal',
+      '--address',
+      inject('temporalAddress'),
+      '--workflow-id',
+      run.workflowId,
+      '--name',
+      'approval',
+      '--input',
+      decision,
+    ]);
     const result = await run.result();
     expect(result.status).toBe('success');
     expect(ranFor(run)).toEqual([`${run.workflowId}/call_1_0`]);
-    expect((await events(run)).find((e) => e.type === 'approval_decided')).toMatchObject({ by: 'ops:cli', reason: 'from the terminal', via: 'signal' });
+    expect((await events(run)).find((e) => e.type === 'approval_decided')).toMatchObject({
+      by: 'ops:cli',
+      reason: 'from the terminal',
+      via: 'signal',
+    });
   });
 
   it('the real temporal CLI can list pending calls (query) and decide by update; a refused update fails the command', async () => {
@@ -376,9 +443,16 @@ describe('approvals', () => {
     const common = ['--address', inject('temporalAddress'), '--workflow-id', run.workflowId];
     const query = await exec(cli, ['workflow', 'query', ...common, '--name', 'pendingApprovals', '--output', 'json']);
     expect(query.stdout).toContain('"callId": "call_1_0"');
-    const refused = await exec(cli, ['workflow', 'update', 'execute', ...common, '--name', 'decide', '--input', JSON.stringify({ callId: 'call_7_7', decision: 'deny', by: 'ops:cli' })]).catch(
-      (e: { code?: number; stderr?: string }) => e,
-    );
+    const refused = await exec(cli, [
+      'workflow',
+      'update',
+      'execute',
+      ...common,
+      '--name',
+      'decide',
+      '--input',
+      JSON.stringify({ callId: 'call_7_7', decision: 'deny', by: 'ops:cli' }),
+    ]).catch((e: { code?: number; stderr?: string }) => e);
     expect((refused as { code?: number }).code).not.toBe(0);
     const stderr = String((refused as { stderr?: string }).stderr);
     expect(stderr).toContain('no approval is pending for call "call_7_7"');
@@ -410,7 +484,12 @@ describe('approvals', () => {
     // No worker polls this task queue now; the server still accepts the signal.
     await run.signalDecision({ callId: 'call_1_0', decision: 'approve', by: 'ops:night-shift' });
     expect(ranFor(run)).toEqual([]);
-    const again = await startHarness({ agents: S.agents, providers: { scripted: S.provider }, storeDir: h.storeDir, taskQueue: local.taskQueue });
+    const again = await startHarness({
+      agents: S.agents,
+      providers: { scripted: S.provider },
+      storeDir: h.storeDir,
+      taskQueue: local.taskQueue,
+    });
     try {
       const result = await again.client.get(run.workflowId).result();
       expect(result.status).toBe('success');

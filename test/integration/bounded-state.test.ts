@@ -25,7 +25,9 @@ S.add(
   (request: ModelRequest): ScriptedTurn => {
     const step = request.messages.filter((m) => m.role === 'assistant').length + 1;
     if (step === STEPS) return { toolCalls: [{ name: 'deploy', args: { service: 'api' }, id: 'late_deploy' }] };
-    return step < STEPS ? { toolCalls: [{ name: 'echo', args: { text: `step ${step} ${'x'.repeat(100)}` } }] } : { text: `done after ${step - 1} tool steps` };
+    return step < STEPS
+      ? { toolCalls: [{ name: 'echo', args: { text: `step ${step} ${'x'.repeat(100)}` } }] }
+      : { text: `done after ${step - 1} tool steps` };
   },
   { tools: [echo, deploy], maxSteps: STEPS + 1, resultMessagesInlineBytes: INLINE },
 );
@@ -45,7 +47,8 @@ async function patches(workflowId: string): Promise<string[]> {
   for (const e of history.events ?? []) {
     const marker = e.markerRecordedEventAttributes;
     if (marker?.markerName !== 'core_patch') continue;
-    for (const p of marker.details?.['patch-data']?.payloads ?? []) ids.push((JSON.parse(Buffer.from(p.data ?? []).toString('utf8')) as { id: string }).id);
+    for (const p of marker.details?.['patch-data']?.payloads ?? [])
+      ids.push((JSON.parse(Buffer.from(p.data ?? []).toString('utf8')) as { id: string }).id);
   }
   return ids;
 }

@@ -18,7 +18,10 @@ S.add('time_budget', [{ toolCalls: [{ name: 'wait_forever', args: {} }] }, { tex
 // Six echo steps, then an answer; its token budget runs out on the way, and it asks a person.
 S.add(
   'asks_budget',
-  (request) => (request.messages.filter((m) => m.role === 'assistant').length < 6 ? { toolCalls: [{ name: 'echo', args: { text: 'x'.repeat(400) } }] } : { text: 'finished' }),
+  (request) =>
+    request.messages.filter((m) => m.role === 'assistant').length < 6
+      ? { toolCalls: [{ name: 'echo', args: { text: 'x'.repeat(400) } }] }
+      : { text: 'finished' },
   { tools: [echo], maxSteps: 50, budget: { maxTokens: 800 }, onBudgetExhausted: 'ask' },
 );
 S.add('turn_budget', () => ({ text: 'noted' }), { tools: [] });
@@ -26,7 +29,11 @@ S.add('turn_budget', () => ({ text: 'noted' }), { tools: [] });
 let h: Harness;
 beforeAll(async () => {
   // A price for the cost budget's model: $1,000 per million tokens in and out.
-  h = await startHarness({ agents: S.agents, providers: { scripted: S.provider }, prices: { cost_budget: { input: 1000, output: 1000, cacheRead: 0, cacheWrite: 0 } } });
+  h = await startHarness({
+    agents: S.agents,
+    providers: { scripted: S.provider },
+    prices: { cost_budget: { input: 1000, output: 1000, cacheRead: 0, cacheWrite: 0 } },
+  });
 });
 afterAll(async () => {
   await h?.stop();
@@ -37,7 +44,10 @@ describe('budgets', () => {
     const run = await h.client.start('token_budget', { input: 'loop', budget: { maxTokens: 1_500 }, workflowId: testId('tokens') });
     const result = await run.result();
     expect(result.status).toBe('budget_exceeded');
-    expect(result.error).toMatchObject({ type: 'BudgetExceeded', message: expect.stringMatching(/^The run's token budget is spent: [\d,]+ of 1,500 tokens\.$/) });
+    expect(result.error).toMatchObject({
+      type: 'BudgetExceeded',
+      message: expect.stringMatching(/^The run's token budget is spent: [\d,]+ of 1,500 tokens\.$/),
+    });
     const total = result.usage.inputTokens + result.usage.outputTokens;
     expect(total).toBeGreaterThanOrEqual(1_500);
     // The last step's call was closed, not run: every call has a result, the last one says why.
@@ -50,8 +60,12 @@ describe('budgets', () => {
 
   it("an agent's own budget applies, and a run may only lower it", async () => {
     const own = await (await h.client.start('agent_budget', { input: 'loop', workflowId: testId('agent-budget') })).result();
-    const lowered = await (await h.client.start('agent_budget', { input: 'loop', budget: { maxTokens: 700 }, workflowId: testId('lowered') })).result();
-    const raised = await (await h.client.start('agent_budget', { input: 'loop', budget: { maxTokens: 1_000_000 }, workflowId: testId('raised') })).result();
+    const lowered = await (
+      await h.client.start('agent_budget', { input: 'loop', budget: { maxTokens: 700 }, workflowId: testId('lowered') })
+    ).result();
+    const raised = await (
+      await h.client.start('agent_budget', { input: 'loop', budget: { maxTokens: 1_000_000 }, workflowId: testId('raised') })
+    ).result();
     expect([own.status, lowered.status, raised.status]).toEqual(['budget_exceeded', 'budget_exceeded', 'budget_exceeded']);
     expect(own.error?.message).toMatch(/of 2,000 tokens/);
     expect(lowered.error?.message).toMatch(/of 700 tokens/);
@@ -60,7 +74,9 @@ describe('budgets', () => {
   });
 
   it('maxCostUsd: priced steps count; the run ends when the cost is spent', async () => {
-    const result = await (await h.client.start('cost_budget', { input: 'loop', budget: { maxCostUsd: 0.5 }, workflowId: testId('cost') })).result();
+    const result = await (
+      await h.client.start('cost_budget', { input: 'loop', budget: { maxCostUsd: 0.5 }, workflowId: testId('cost') })
+    ).result();
     expect(result.status).toBe('budget_exceeded');
     expect(result.costUsd).toBeGreaterThanOrEqual(0.5);
     expect(result.error?.message).toMatch(/^The run's cost budget is spent: \$[\d.]+ of \$0\.5000 \(USD\)\.$/);
@@ -82,12 +98,23 @@ describe('budgets', () => {
   it('timeout across a worker restart: the durable timer fires while no worker runs, and the next worker ends the run on it', async () => {
     // A worker of its own, stopped mid-run; a new one takes over on the same task queue.
     const first = await startHarness({ agents: S.agents, providers: { scripted: S.provider } });
-    const run = await first.client.start('turn_budget', { input: 'one', session: true, budget: { timeout: '2s' }, workflowId: testId('timeout-restart') });
-    for (let i = 0; i < 200 && !(await allEvents(run)).some((e) => e.type === 'awaiting_message'); i++) await new Promise((r) => setTimeout(r, 50));
+    const run = await first.client.start('turn_budget', {
+      input: 'one',
+      session: true,
+      budget: { timeout: '2s' },
+      workflowId: testId('timeout-restart'),
+    });
+    for (let i = 0; i < 200 && !(await allEvents(run)).some((e) => e.type === 'awaiting_message'); i++)
+      await new Promise((r) => setTimeout(r, 50));
     await first.stop();
     await new Promise((r) => setTimeout(r, 3_000));
     const restartedAt = Date.now();
-    const second = await startHarness({ agents: S.agents, providers: { scripted: S.provider }, storeDir: first.storeDir, taskQueue: first.taskQueue });
+    const second = await startHarness({
+      agents: S.agents,
+      providers: { scripted: S.provider },
+      storeDir: first.storeDir,
+      taskQueue: first.taskQueue,
+    });
     try {
       const again = second.client.get(run.workflowId);
       const result = await again.result();
@@ -117,21 +144,27 @@ describe('budgets', () => {
     const result = await run.result();
     expect(result.status).toBe('success');
     expect(result.finalText).toBe('finished');
-    expect((await allEvents(run)).filter((e) => e.type === 'approval_decided')).toMatchObject([{ tool: 'budget', decision: 'approve', by: 'ops:alice' }]);
+    expect((await allEvents(run)).filter((e) => e.type === 'approval_decided')).toMatchObject([
+      { tool: 'budget', decision: 'approve', by: 'ops:alice' },
+    ]);
 
     const denied = await h.client.start('asks_budget', { input: 'loop', workflowId: testId('deny-budget') });
     const pending = await waitForPending(denied);
     await denied.decide({ callId: pending[0]!.callId, decision: 'deny', by: 'ops:bob', reason: 'too expensive' });
     const ended = await denied.result();
     expect(ended.status).toBe('budget_exceeded');
-    expect(ended.error?.message).toMatch(/token budget is spent: [\d,]+ of 800 tokens\. Not extended: deny by ops:bob \(too expensive\)\.$/);
+    expect(ended.error?.message).toMatch(
+      /token budget is spent: [\d,]+ of 800 tokens\. Not extended: deny by ops:bob \(too expensive\)\.$/,
+    );
   });
 
   it('maxTurns: a session answers its turns, and a turn beyond the budget ends it budget_exceeded', async () => {
     const run = await h.client.start('turn_budget', { input: 'one', session: true, budget: { maxTurns: 2 }, workflowId: testId('turns') });
-    for (let i = 0; i < 200 && !(await allEvents(run)).some((e) => e.type === 'awaiting_message'); i++) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 200 && !(await allEvents(run)).some((e) => e.type === 'awaiting_message'); i++)
+      await new Promise((r) => setTimeout(r, 50));
     await run.send('two');
-    for (let i = 0; i < 200 && (await allEvents(run)).filter((e) => e.type === 'awaiting_message').length < 2; i++) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 200 && (await allEvents(run)).filter((e) => e.type === 'awaiting_message').length < 2; i++)
+      await new Promise((r) => setTimeout(r, 50));
     await run.send('three');
     const result = await run.result();
     expect(result.status).toBe('budget_exceeded');

@@ -22,10 +22,14 @@ describe('the built package', () => {
     // A copy of the package root: its package.json, the build output, and the dependencies.
     copyFileSync(join(ROOT, 'package.json'), join(dir, 'package.json'));
     symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
-    await exec(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', join(dir, 'dist')], {
-      cwd: ROOT,
-      timeout: 240_000,
-    });
+    await exec(
+      process.execPath,
+      [require.resolve('typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', join(dir, 'dist')],
+      {
+        cwd: ROOT,
+        timeout: 240_000,
+      },
+    );
     writeFileSync(
       join(dir, 'probe.js'),
       `

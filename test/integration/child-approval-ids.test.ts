@@ -24,13 +24,20 @@ import { launch } from '../fixtures/sub-agents';
 
 const { deploy } = recordingDeploy();
 const S = new ScriptedAgents();
-const launcher = S.add('cq_launcher', [{ toolCalls: [{ name: 'launch', args: { rocket: 'r1' } }] }, { text: 'rocket launched' }], { tools: [launch] });
+const launcher = S.add('cq_launcher', [{ toolCalls: [{ name: 'launch', args: { rocket: 'r1' } }] }, { text: 'rocket launched' }], {
+  tools: [launch],
+});
 // The parent's own call_1_0 asks (deploy); then two children run in parallel, each waiting on its own call_1_0.
 S.add(
   'cq_parent',
   [
     { toolCalls: [{ name: 'deploy', args: { service: 'api' } }] },
-    { toolCalls: [{ name: 'cq_launcher', args: { input: 'launch a' } }, { name: 'cq_launcher', args: { input: 'launch b' } }] },
+    {
+      toolCalls: [
+        { name: 'cq_launcher', args: { input: 'launch a' } },
+        { name: 'cq_launcher', args: { input: 'launch b' } },
+      ],
+    },
     { text: 'both launched' },
   ],
   { tools: [deploy, agentTool(launcher, { readOnly: true })] },
@@ -41,7 +48,10 @@ let h: Harness;
 let server: HttpApiServer;
 beforeAll(async () => {
   h = await startHarness({ agents: S.agents.filter((a) => a.name === 'cq_parent'), providers: { scripted: S.provider } });
-  const api = createHttpApi({ client: h.client, auth: parseTokens(JSON.stringify({ tokens: { [TOKEN]: { identity: 'ops:http', approve: true } } }), 'test tokens') });
+  const api = createHttpApi({
+    client: h.client,
+    auth: parseTokens(JSON.stringify({ tokens: { [TOKEN]: { identity: 'ops:http', approve: true } } }), 'test tokens'),
+  });
   server = await serveHttpApi(api, { port: 0 });
 });
 afterAll(async () => {
@@ -97,7 +107,9 @@ describe("children's approvals decided through the parent by qualified ids", () 
   it('are decided by qualified id with the CLI and over HTTP', { timeout: 90_000 }, async () => {
     const run = await h.client.start('cq_parent', { input: 'go', workflowId: testId('cq-cli') });
     await bothChildrenWaiting(run);
-    const cli = await runCli(['approve', run.workflowId, 'call_2_0/call_1_0', '--by', 'ops:cli', '--address', inject('temporalAddress')], { home: tempHome() });
+    const cli = await runCli(['approve', run.workflowId, 'call_2_0/call_1_0', '--by', 'ops:cli', '--address', inject('temporalAddress')], {
+      home: tempHome(),
+    });
     expect(cli.code, cli.stderr).toBe(0);
     expect(await decidedBy(`${run.workflowId}--call_2_0`)).toBe('ops:cli');
     const res = await fetch(`${server.url}/runs/${run.workflowId}/approvals/${encodeURIComponent('call_2_1/call_1_0')}`, {

@@ -17,9 +17,11 @@ const dir = writeModules({
 const agentsTs = join(dir, 'agents.ts');
 
 describe('--agents <file>', () => {
-  it('run hosts the module\'s agents with its providers (TypeScript module, named exports)', async () => {
+  it("run hosts the module's agents with its providers (TypeScript module, named exports)", async () => {
     const taskQueue = `cli-agents-${randomUUID()}`;
-    const r = await runCli(['run', 'say hi', '--agents', agentsTs, '--agent', 'greeter', '--address', address, '--task-queue', taskQueue], { home });
+    const r = await runCli(['run', 'say hi', '--agents', agentsTs, '--agent', 'greeter', '--address', address, '--task-queue', taskQueue], {
+      home,
+    });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`worker: starting an in-process worker on task queue "${taskQueue}" (agents: greeter, wiper)`);
@@ -30,8 +32,11 @@ describe('--agents <file>', () => {
     expect(r.stdout).not.toContain('offline demo model');
   });
 
-  it('an ES module with a default export array (and the module\'s only agent is the default --agent)', async () => {
-    const r = await runCli(['run', 'hi', '--agents', join(dir, 'plain.mjs'), '--address', address, '--task-queue', `cli-agents-${randomUUID()}`], { home });
+  it("an ES module with a default export array (and the module's only agent is the default --agent)", async () => {
+    const r = await runCli(
+      ['run', 'hi', '--agents', join(dir, 'plain.mjs'), '--address', address, '--task-queue', `cli-agents-${randomUUID()}`],
+      { home },
+    );
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('[run] agent plain, model plain/plain-1');
@@ -40,11 +45,17 @@ describe('--agents <file>', () => {
 
   it('worker --agents serves a run that run --agents starts on the same task queue', { timeout: 120_000 }, async () => {
     const taskQueue = `cli-agents-worker-${randomUUID()}`;
-    const worker = startCli(['worker', '--agents', agentsTs, '--address', address, '--task-queue', taskQueue], { home, timeoutMs: 110_000 });
+    const worker = startCli(['worker', '--agents', agentsTs, '--address', address, '--task-queue', taskQueue], {
+      home,
+      timeoutMs: 110_000,
+    });
     try {
       await worker.waitFor('Press Ctrl-C to stop.');
       expect(worker.stdout()).toContain(`Worker:            task queue "${taskQueue}", agents: greeter, wiper`);
-      const r = await runCli(['run', 'say hi', '--agents', agentsTs, '--agent', 'greeter', '--address', address, '--task-queue', taskQueue], { home });
+      const r = await runCli(
+        ['run', 'say hi', '--agents', agentsTs, '--agent', 'greeter', '--address', address, '--task-queue', taskQueue],
+        { home },
+      );
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
       expect(r.stdout).toContain(`worker: using the worker(s) already polling task queue "${taskQueue}"`);
@@ -59,7 +70,9 @@ describe('--agents <file>', () => {
   });
 
   it('worker with no server reachable is one error line', async () => {
-    expect(soleError(await runCli(['worker', '--address', '127.0.0.1:1'], { home }))).toBe('error: cannot reach Temporal at 127.0.0.1:1 (start one with: durable-agent dev)');
+    expect(soleError(await runCli(['worker', '--address', '127.0.0.1:1'], { home }))).toBe(
+      'error: cannot reach Temporal at 127.0.0.1:1 (start one with: durable-agent dev)',
+    );
   });
 
   it('bad modules are one clear error line each', async () => {
@@ -71,7 +84,9 @@ describe('--agents <file>', () => {
       `error: --agents ${join(dir, 'none.js')}: the module exports no agents (export an array of agents as default, or agents made with defineAgent as named exports)`,
     );
     expect(soleError(await runCli(['run', 'hi', '--agents', join(dir, 'broken.ts'), ...onServer], { home }))).toMatch(
-      new RegExp(`^error: --agents ${join(dir, 'broken.ts').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: could not load the module: .*Unexpected ";"`),
+      new RegExp(
+        `^error: --agents ${join(dir, 'broken.ts').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: could not load the module: .*Unexpected ";"`,
+      ),
     );
     expect(soleError(await runCli(['run', 'hi', '--agents', join(dir, 'agents.txt'), ...onServer], { home }))).toBe(
       `error: --agents ${join(dir, 'agents.txt')}: expected a .ts, .js, .mjs, .cjs module`,

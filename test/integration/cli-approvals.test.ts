@@ -28,7 +28,9 @@ describe('durable-agent approvals from the command line', () => {
     expect(listed).toContain(`${workflowId}  (agent assistant, 1 pending)`);
     expect(listed).toContain(`${callId}  clear_notes({})  step 1`);
 
-    expect(soleError(await cli(['approve', workflowId, 'call_9_9']))).toBe('error: refused: no approval is pending for call "call_9_9": the run has no such call (yet)');
+    expect(soleError(await cli(['approve', workflowId, 'call_9_9']))).toBe(
+      'error: refused: no approval is pending for call "call_9_9": the run has no such call (yet)',
+    );
     expect(soleError(await cli(['deny', workflowId, callId as string, '--all-calls']))).toMatch(/^error: unknown option '--all-calls'/);
     expect(soleError(await cli(['approve', 'no-such-run', callId as string]))).toBe('error: no run with workflow id "no-such-run"');
     expect(soleError(await cli(['approve', workflowId]))).toMatch(/^error: missing required argument 'callId'/);

@@ -34,9 +34,25 @@ beforeAll(async () => {
   connection = await Connection.connect({ address });
   temporal = new Client({ connection });
   // A run waits for approval of `wipe` (approvers: ops:alice); then its only worker (the CLI's) goes away.
-  const run = startCli(['run', 'wipe it', '--agents', agentsTs, '--agent', 'wiper', '--workflow-id', workflowId, '--address', address, '--task-queue', taskQueue], {
-    home,
-  });
+  const run = startCli(
+    [
+      'run',
+      'wipe it',
+      '--agents',
+      agentsTs,
+      '--agent',
+      'wiper',
+      '--workflow-id',
+      workflowId,
+      '--address',
+      address,
+      '--task-queue',
+      taskQueue,
+    ],
+    {
+      home,
+    },
+  );
   await run.waitFor('waiting for a person to approve wipe');
   run.child.kill('SIGINT');
   expect((await run.done).code).toBe(130);
@@ -54,7 +70,7 @@ afterAll(async () => {
 });
 
 describe('deciding with no worker running', () => {
-  it('refuses a decider who is not among the tool\'s approvers; nothing is sent', async () => {
+  it("refuses a decider who is not among the tool's approvers; nothing is sent", async () => {
     expect(soleError(await cli(['approve', workflowId, 'call_wipe', '--by', 'ops:mallory']))).toBe(
       'error: refused: ops:mallory may not decide calls of "wipe" (allowed: ops:alice) (nothing was sent)',
     );
@@ -89,10 +105,20 @@ describe('deciding with no worker running', () => {
     const r = await cli(['approve', workflowId, 'call_wipe', '--by', 'ops:alice', '--json']);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toEqual({ callId: 'call_wipe', decision: 'approve', by: 'ops:alice', sent: 'signal', validated: true, tool: 'wipe' });
+    expect(JSON.parse(r.stdout)).toEqual({
+      callId: 'call_wipe',
+      decision: 'approve',
+      by: 'ops:alice',
+      sent: 'signal',
+      validated: true,
+      tool: 'wipe',
+    });
     expect((await signalsSent()).at(-1)).toEqual({ callId: 'call_wipe', decision: 'approve', by: 'ops:alice' });
 
-    const worker = startCli(['worker', '--agents', agentsTs, '--address', address, '--task-queue', taskQueue], { home, timeoutMs: 110_000 });
+    const worker = startCli(['worker', '--agents', agentsTs, '--address', address, '--task-queue', taskQueue], {
+      home,
+      timeoutMs: 110_000,
+    });
     try {
       const done = await cli(['result', workflowId, '--json', '--task-queue', taskQueue, '--agents', agentsTs]);
       expect(done.code).toBe(0);

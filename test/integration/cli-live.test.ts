@@ -106,7 +106,10 @@ describe('durable-agent run, rendered live (not a terminal)', () => {
       '[done] success after 2 steps',
       'Result',
     ].map((s) => out.indexOf(s));
-    expect(order.every((i) => i >= 0), JSON.stringify(order) + '\n' + out).toBe(true);
+    expect(
+      order.every((i) => i >= 0),
+      JSON.stringify(order) + '\n' + out,
+    ).toBe(true);
     expect([...order].sort((a, b) => a - b)).toEqual(order);
     // Each text reads whole, however its pieces were split, and shows where it belongs.
     expect(streamedText(out, '[step 1] text'), out).toBe('Let me take a moment.');
@@ -130,10 +133,13 @@ describe('durable-agent run, rendered live (not a terminal)', () => {
     expect(out).toMatch(/step 2 +scripted\/teller +\d+ ms +end_turn, 2 attempts/);
   });
 
-  it('tail --after <seq> goes on from an event: later events only, the late step\'s text whole', async () => {
+  it("tail --after <seq> goes on from an event: later events only, the late step's text whole", async () => {
     const all = await runCli(['tail', workflowId, '--json', '--agents', live, ...onServer(taskQueue)], { home });
     expect(all.code).toBe(0);
-    const events = all.stdout.trim().split('\n').map((l) => JSON.parse(l) as StreamEvent | { type: 'result' });
+    const events = all.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as StreamEvent | { type: 'result' });
     const toolResult = events.find((e): e is Extract<StreamEvent, { type: 'tool_result' }> => e.type === 'tool_result');
     expect(toolResult).toBeDefined();
     const r = await runCli(['tail', workflowId, '--after', String(toolResult!.seq), '--agents', live, ...onServer(taskQueue)], { home });
@@ -145,7 +151,9 @@ describe('durable-agent run, rendered live (not a terminal)', () => {
     expect(r.stdout).toContain('[done] success after 2 steps');
     expect(r.stdout).toContain('final text: shown above');
     // `watch` is the same command.
-    const watched = await runCli(['watch', workflowId, '--after', String(toolResult!.seq), '--agents', live, ...onServer(taskQueue)], { home });
+    const watched = await runCli(['watch', workflowId, '--after', String(toolResult!.seq), '--agents', live, ...onServer(taskQueue)], {
+      home,
+    });
     expect(watched.stdout).toBe(r.stdout);
   });
 
@@ -185,7 +193,10 @@ describe('an approval while following live', () => {
     const workflowId = `cli-live-approve-${randomUUID().slice(0, 8)}`;
     const taskQueue = `cli-live-approve-${randomUUID()}`;
     const agents = join(dir, 'agents.ts');
-    const running = startCli(['run', 'wipe it', '--agents', agents, '--agent', 'wiper', '--workflow-id', workflowId, ...onServer(taskQueue)], { home, timeoutMs: 110_000 });
+    const running = startCli(
+      ['run', 'wipe it', '--agents', agents, '--agent', 'wiper', '--workflow-id', workflowId, ...onServer(taskQueue)],
+      { home, timeoutMs: 110_000 },
+    );
     const command = `durable-agent approve ${workflowId} call_wipe`;
     await running.waitFor(command);
     const decided = await runCli(['approve', workflowId, 'call_wipe', '--by', 'ops:alice', '--address', address], { home });

@@ -16,7 +16,8 @@ import { startHarness } from '../helpers/harness';
 const home = tempHome();
 const address = inject('temporalAddress');
 
-const lastUserText = (messages: readonly Message[]) => messageText([...messages].reverse().find((m) => m.role === 'user') ?? { role: 'user', content: [] });
+const lastUserText = (messages: readonly Message[]) =>
+  messageText([...messages].reverse().find((m) => m.role === 'user') ?? { role: 'user', content: [] });
 const S = new ScriptedAgents();
 S.add('cli_chat', (request: ModelRequest): ScriptedTurn => ({ text: `re: ${lastUserText(request.messages)}` }), { tools: [] });
 
@@ -53,7 +54,9 @@ describe('durable-agent send / end', () => {
     const result = await h.client.get(workflowId).result();
     expect(result.status).toBe('success');
     expect(result.finalText).toBe('re: how are you?');
-    expect(soleError(await cli(['send', workflowId, 'too late']))).toMatch(new RegExp(`^error: run "${workflowId}" has already ended \\(completed\\)`));
+    expect(soleError(await cli(['send', workflowId, 'too late']))).toMatch(
+      new RegExp(`^error: run "${workflowId}" has already ended \\(completed\\)`),
+    );
   });
 
   it('send --agent starts the session of a new conversation (send-or-start)', async () => {
@@ -81,14 +84,22 @@ describe('durable-agent send / end', () => {
     await waitForEvent(workflowId, (e) => e.type === 'awaiting_message');
     const temporal = inject('temporalCliPath');
     const common = ['workflow', 'signal', '--address', address, '--workflow-id', workflowId];
-    await promisify(execFile)(temporal, [...common, '--name', 'message', '--input', JSON.stringify({ text: 'from the terminal', by: 'user:cli' })]);
+    await promisify(execFile)(temporal, [
+      ...common,
+      '--name',
+      'message',
+      '--input',
+      JSON.stringify({ text: 'from the terminal', by: 'user:cli' }),
+    ]);
     await waitForEvent(workflowId, (e) => e.type === 'text' && e.text === 're: from the terminal');
     await promisify(execFile)(temporal, [...common, '--name', 'end']);
     const result = await h.client.get(workflowId).result();
     expect(result.status).toBe('success');
     expect(result.report.steps.map((s) => s.turn)).toEqual([1, 2]);
     const events = (await h.client.get(workflowId).readEvents(0)).events;
-    expect(events.filter((e) => e.type === 'user_message')).toMatchObject([{ text: 'from the terminal', by: 'user:cli', via: 'signal', turn: 2 }]);
+    expect(events.filter((e) => e.type === 'user_message')).toMatchObject([
+      { text: 'from the terminal', by: 'user:cli', via: 'signal', turn: 2 },
+    ]);
   });
 
   it('an empty message is one error line', async () => {

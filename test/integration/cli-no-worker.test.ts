@@ -27,14 +27,20 @@ afterAll(async () => {
 /** A run on a fresh task queue that no worker polls. */
 async function orphanRun(agent: string): Promise<{ run: AgentRun; taskQueue: string }> {
   const taskQueue = `cli-no-worker-${randomUUID()}`;
-  const run = await new AgentClient(temporal, taskQueue).start(agent, { input: 'hello', workflowId: `cli-orphan-${randomUUID().slice(0, 8)}` });
+  const run = await new AgentClient(temporal, taskQueue).start(agent, {
+    input: 'hello',
+    workflowId: `cli-orphan-${randomUUID().slice(0, 8)}`,
+  });
   return { run, taskQueue };
 }
 
 /** Every poller the server lists for the queue (workflow and activity tasks), ghosts of exited processes included. */
 async function pollers(taskQueue: string): Promise<string[]> {
   const ids: string[] = [];
-  for (const type of [proto.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW, proto.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY]) {
+  for (const type of [
+    proto.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+    proto.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
+  ]) {
     const r = await temporal.workflowService.describeTaskQueue({
       namespace: 'default',
       taskQueue: { name: taskQueue, kind: proto.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },

@@ -61,7 +61,11 @@ describe('durable-agent replay', () => {
     expect(r.code).toBe(1);
     const broken = r.stdout.split('\n').filter((l) => l.startsWith('would break:'));
     expect(broken).toHaveLength(2);
-    for (const runId of runIds) expect(broken.some((l) => l.includes(runId) && /[Nn]ondetermin/.test(l)), runId).toBe(true);
+    for (const runId of runIds)
+      expect(
+        broken.some((l) => l.includes(runId) && /[Nn]ondetermin/.test(l)),
+        runId,
+      ).toBe(true);
     expect(r.stdout).toMatch(/replayed 2 runs against .*unpatched\.ts: 2 would break/);
   });
 

@@ -18,7 +18,14 @@ const cli = (args: string[]) => runCli([...args, '--address', address], { home }
 
 const S = new ScriptedAgents();
 // Two steps and a tool call, priced (below); the second agent runs out of steps, unpriced.
-S.add('cli_runs_alpha', [{ toolCalls: [{ name: 'echo', args: { text: 'hi' } }], usage: { inputTokens: 120, outputTokens: 30 } }, { text: 'done', usage: { inputTokens: 200, outputTokens: 10 } }], { tools: [echo] });
+S.add(
+  'cli_runs_alpha',
+  [
+    { toolCalls: [{ name: 'echo', args: { text: 'hi' } }], usage: { inputTokens: 120, outputTokens: 30 } },
+    { text: 'done', usage: { inputTokens: 200, outputTokens: 10 } },
+  ],
+  { tools: [echo] },
+);
 S.add('cli_runs_beta', () => ({ toolCalls: [{ name: 'echo', args: { text: 'again' } }] }), { tools: [echo], maxSteps: 1 });
 S.add('cli_runs_gate', [{ toolCalls: [{ name: 'deploy', args: { service: 'api' } }] }, { text: 'deployed' }], { tools: [deploy] });
 
@@ -27,7 +34,11 @@ let alpha: { id: string; result: AgentRunResult };
 let beta: { id: string; result: AgentRunResult };
 
 beforeAll(async () => {
-  h = await startHarness({ agents: S.agents, providers: { scripted: S.provider }, prices: { cli_runs_alpha: { input: 1000, output: 2000, cacheRead: 0, cacheWrite: 0 } } });
+  h = await startHarness({
+    agents: S.agents,
+    providers: { scripted: S.provider },
+    prices: { cli_runs_alpha: { input: 1000, output: 2000, cacheRead: 0, cacheWrite: 0 } },
+  });
   const a = await h.client.start('cli_runs_alpha', { input: 'go', workflowId: testId('cli-runs-alpha') });
   alpha = { id: a.workflowId, result: await a.result() };
   const b = await h.client.start('cli_runs_beta', { input: 'go', workflowId: testId('cli-runs-beta') });
@@ -62,7 +73,9 @@ async function listed(args: string[], ready: (runs: Listed[]) => boolean): Promi
 /** `promise`, or a failure showing `output()` when it takes longer than `ms`. */
 async function within<T>(ms: number, promise: Promise<T>, output: () => string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`not within ${ms} ms; output so far:\n${output()}`)), ms)));
+  const late = new Promise<never>(
+    (_, reject) => (timer = setTimeout(() => reject(new Error(`not within ${ms} ms; output so far:\n${output()}`)), ms)),
+  );
   try {
     return await Promise.race([promise, late]);
   } finally {
@@ -78,19 +91,31 @@ describe('durable-agent runs', () => {
     // time), so each check is filtered by this file's agents: a later alpha run shows the order.
     const later = await h.client.start('cli_runs_alpha', { input: 'go', workflowId: testId('cli-runs-alpha-later') });
     expect((await later.result()).status).toBe('success');
-    const alphas = await listed(['--agent', 'cli_runs_alpha'], (runs) => [alpha.id, later.workflowId].every((id) => runs.some((r) => r.workflowId === id && r.status !== 'running')));
+    const alphas = await listed(['--agent', 'cli_runs_alpha'], (runs) =>
+      [alpha.id, later.workflowId].every((id) => runs.some((r) => r.workflowId === id && r.status !== 'running')),
+    );
     // Newest first: the later run started after alpha.
     expect(alphas.map((r) => r.workflowId)).toEqual([later.workflowId, alpha.id]);
-    expect(alphas[1]).toMatchObject({ workflowId: alpha.id, agent: 'cli_runs_alpha', status: 'success', steps: 2, costUsd: alpha.result.costUsd });
+    expect(alphas[1]).toMatchObject({
+      workflowId: alpha.id,
+      agent: 'cli_runs_alpha',
+      status: 'success',
+      steps: 2,
+      costUsd: alpha.result.costUsd,
+    });
     expect(alpha.result.costUsd).toBeGreaterThan(0);
-    const betas = await listed(['--agent', 'cli_runs_beta'], (runs) => runs.some((r) => r.workflowId === beta.id && r.status !== 'running'));
+    const betas = await listed(['--agent', 'cli_runs_beta'], (runs) =>
+      runs.some((r) => r.workflowId === beta.id && r.status !== 'running'),
+    );
     expect(betas.map((r) => r.workflowId)).toEqual([beta.id]);
     // No price for beta's model: its cost is unknown, not zero.
     expect(betas[0]).toMatchObject({ workflowId: beta.id, agent: 'cli_runs_beta', status: 'max_steps', steps: 1 });
     expect(betas[0]).not.toHaveProperty('costUsd');
 
     // A status filter alone: beta (and other files' runs that ended max_steps), never alpha.
-    const byStatus = await listed(['--status', 'max_steps', '--since', '1h', '--limit', '100'], (runs) => runs.some((r) => r.workflowId === beta.id));
+    const byStatus = await listed(['--status', 'max_steps', '--since', '1h', '--limit', '100'], (runs) =>
+      runs.some((r) => r.workflowId === beta.id),
+    );
     expect(byStatus.map((r) => r.workflowId)).toContain(beta.id);
     expect(byStatus.map((r) => r.workflowId)).not.toContain(alpha.id);
     expect(byStatus.every((r) => r.status === 'max_steps')).toBe(true);
@@ -106,8 +131,12 @@ describe('durable-agent runs', () => {
 
   it('rejects an unknown status, naming the valid ones, and a bad --since', async () => {
     const bad = soleError(await cli(['runs', '--status', 'finished']));
-    expect(bad).toMatch(/^error: --status "finished" is not a run status; use one of: running, awaiting_approval, awaiting_message, success, max_steps, .*budget_exceeded/);
-    expect(soleError(await cli(['runs', '--since', 'yesterday']))).toBe('error: --since "yesterday" is not a duration: give one like 30m, 24h or 7d');
+    expect(bad).toMatch(
+      /^error: --status "finished" is not a run status; use one of: running, awaiting_approval, awaiting_message, success, max_steps, .*budget_exceeded/,
+    );
+    expect(soleError(await cli(['runs', '--since', 'yesterday']))).toBe(
+      'error: --since "yesterday" is not a duration: give one like 30m, 24h or 7d',
+    );
     expect(soleError(await cli(['runs', '--limit', '0']))).toMatch(/^error: option '--limit <n>' argument '0' is invalid/);
   }, 60_000);
 });
@@ -115,9 +144,15 @@ describe('durable-agent runs', () => {
 describe('start time', () => {
   it('runs and report load no worker code (they only talk to the server)', async () => {
     const preload = resolve(__dirname, '..', 'fixtures', 'report-modules.js');
-    for (const args of [['runs', '--agent', 'cli_runs_alpha'], ['report', alpha.id]]) {
+    for (const args of [
+      ['runs', '--agent', 'cli_runs_alpha'],
+      ['report', alpha.id],
+    ]) {
       const file = join(home, `modules-${randomUUID()}.json`);
-      const r = await runCli([...args, '--address', address], { home, env: { NODE_OPTIONS: `--require ${preload}`, REPORT_MODULES_FILE: file } });
+      const r = await runCli([...args, '--address', address], {
+        home,
+        env: { NODE_OPTIONS: `--require ${preload}`, REPORT_MODULES_FILE: file },
+      });
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
       const modules = JSON.parse(readFileSync(file, 'utf8')) as string[];
@@ -165,7 +200,14 @@ describe('durable-agent report', () => {
     const toolsAt = out.indexOf('Tool calls (1)');
     expect(out[toolsAt + 1]).toMatch(/^\s+step\s+call id\s+tool\s+latency\s+status\s+attempts$/);
     const call = report.toolCalls[0]!;
-    expect((out[toolsAt + 3] as string).trim().split(/\s{2,}/)).toEqual([String(call.step), call.callId, 'echo', `${call.latencyMs} ms`, 'ok', String(call.attempts)]);
+    expect((out[toolsAt + 3] as string).trim().split(/\s{2,}/)).toEqual([
+      String(call.step),
+      call.callId,
+      'echo',
+      `${call.latencyMs} ms`,
+      'ok',
+      String(call.attempts),
+    ]);
     expect(out).toContain(`  usage:          320 input / 40 output tokens`);
     expect(out).toContain(`  cost:           $${report.costUsd!.toFixed(4)}`);
     expect(out).toContain('  unpriced steps: 0');
@@ -190,8 +232,14 @@ describe('durable-agent approvals --watch', () => {
       await watcher.waitFor(`+ ${run.workflowId}  (agent cli_runs_gate)  ${callId}  deploy({"service":"api"})`);
 
       // While it waits, `runs` knows it as awaiting approval, and as not ended.
-      const awaiting = await listed(['--agent', 'cli_runs_gate', '--status', 'awaiting_approval'], (runs) => runs.some((r) => r.workflowId === run.workflowId));
-      expect(awaiting.find((r) => r.workflowId === run.workflowId)).toMatchObject({ status: 'awaiting_approval', agent: 'cli_runs_gate', steps: 1 });
+      const awaiting = await listed(['--agent', 'cli_runs_gate', '--status', 'awaiting_approval'], (runs) =>
+        runs.some((r) => r.workflowId === run.workflowId),
+      );
+      expect(awaiting.find((r) => r.workflowId === run.workflowId)).toMatchObject({
+        status: 'awaiting_approval',
+        agent: 'cli_runs_gate',
+        steps: 1,
+      });
       expect(awaiting.find((r) => r.workflowId === run.workflowId)).not.toHaveProperty('costUsd');
       const notEnded = await listed(['--status', 'running'], (runs) => runs.some((r) => r.workflowId === run.workflowId));
       expect(notEnded.map((r) => r.workflowId)).toContain(run.workflowId);
@@ -240,7 +288,10 @@ describe('durable-agent approvals --watch', () => {
       const entry = `${run.workflowId}  (agent cli_runs_gate, 1 pending)\n  ${callId}  deploy({"service":"api"})`;
       await until(() => (out.split(CLEAR).at(-1) ?? '').replace(/\r/g, '').includes(entry), 'drawing with the waiting call');
       await run.decide({ callId, decision: 'deny', by: 'ops:tester', reason: 'not now' });
-      await until(() => !(out.split(CLEAR).at(-1) ?? '').includes(run.workflowId) && (out.split(CLEAR).at(-1) ?? '').includes('watching:'), 'drawing without the decided call');
+      await until(
+        () => !(out.split(CLEAR).at(-1) ?? '').includes(run.workflowId) && (out.split(CLEAR).at(-1) ?? '').includes('watching:'),
+        'drawing without the decided call',
+      );
       await run.result();
     } finally {
       child.kill('SIGTERM');

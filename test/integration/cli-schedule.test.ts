@@ -23,7 +23,11 @@ beforeAll(async () => {
   h = await startHarness({ agents: S.agents, providers: { scripted: S.provider } });
 });
 afterAll(async () => {
-  for (const id of created) await h.client.getSchedule(id).delete().catch(() => undefined);
+  for (const id of created)
+    await h.client
+      .getSchedule(id)
+      .delete()
+      .catch(() => undefined);
   await h?.stop();
 });
 
@@ -32,7 +36,10 @@ function schedule(...args: string[]): Promise<CliResult> {
   return runCli(['schedule', ...args, '--address', address, '--task-queue', h.taskQueue], { home });
 }
 
-type Listed = Omit<AgentScheduleSummary, 'recentRuns' | 'nextRunTimes'> & { nextRunTimes: string[]; recentRuns: Array<Omit<ScheduledRunStatus, 'takenAt' | 'scheduledAt'>> };
+type Listed = Omit<AgentScheduleSummary, 'recentRuns' | 'nextRunTimes'> & {
+  nextRunTimes: string[];
+  recentRuns: Array<Omit<ScheduledRunStatus, 'takenAt' | 'scheduledAt'>>;
+};
 
 /** `schedule list --json` until `done` holds, at most 20 s. */
 async function listUntil(what: string, done: (list: Listed[]) => boolean): Promise<Listed[]> {
@@ -51,15 +58,35 @@ describe('durable-agent schedule', () => {
   it('create, list, trigger, pause, unpause and delete', async () => {
     const id = testId('cli-sched');
     created.push(id);
-    const create = await schedule('create', id, '--agent', 'reporter', '--cron', '0 9 * * *', 'write', 'the', 'report', '--max-steps', '4', '--paused');
+    const create = await schedule(
+      'create',
+      id,
+      '--agent',
+      'reporter',
+      '--cron',
+      '0 9 * * *',
+      'write',
+      'the',
+      'report',
+      '--max-steps',
+      '4',
+      '--paused',
+    );
     expect(create.stderr).toBe('');
     expect(create.code).toBe(0);
-    expect(create.stdout).toContain(`created schedule ${id}: agent reporter, cron "0 9 * * *", paused; runs are named ${id}-<time> on task queue "${h.taskQueue}"`);
+    expect(create.stdout).toContain(
+      `created schedule ${id}: agent reporter, cron "0 9 * * *", paused; runs are named ${id}-<time> on task queue "${h.taskQueue}"`,
+    );
     const d = await h.client.getSchedule(id).describe();
     expect(d).toMatchObject({ agent: 'reporter', input: 'write the report', maxSteps: 4, paused: true, overlap: 'skip' });
 
     const listed = await listUntil('the new schedule', (l) => l.some((s) => s.scheduleId === id));
-    expect(listed.find((s) => s.scheduleId === id)).toMatchObject({ agent: 'reporter', paused: true, spec: { cron: '0 9 * * *' }, recentRuns: [] });
+    expect(listed.find((s) => s.scheduleId === id)).toMatchObject({
+      agent: 'reporter',
+      paused: true,
+      spec: { cron: '0 9 * * *' },
+      recentRuns: [],
+    });
 
     const trigger = await schedule('trigger', id);
     expect(trigger.stderr).toBe('');
@@ -97,7 +124,9 @@ describe('durable-agent schedule', () => {
     const create = await schedule('create', id, '--agent', 'reporter', '--every', '1s', 'tick');
     expect(create.stderr).toBe('');
     expect(create.stdout).toContain(`created schedule ${id}: agent reporter, every 1s, next run `);
-    await listUntil('a firing that succeeded', (l) => l.some((s) => s.scheduleId === id && s.recentRuns.some((r) => r.status === 'success')));
+    await listUntil('a firing that succeeded', (l) =>
+      l.some((s) => s.scheduleId === id && s.recentRuns.some((r) => r.status === 'success')),
+    );
     expect((await schedule('delete', id)).code).toBe(0);
   });
 
@@ -107,7 +136,9 @@ describe('durable-agent schedule', () => {
     expect(soleError(await schedule('create', id, '--agent', 'reporter', 'hi'))).toBe(
       'error: give exactly one of --cron "<expression>" (e.g. --cron "0 9 * * *") and --every <duration> (e.g. --every 5m)',
     );
-    expect(soleError(await schedule('create', id, '--agent', 'reporter', '--cron', '* * * * *', '--every', '5m', 'hi'))).toContain(', not both');
+    expect(soleError(await schedule('create', id, '--agent', 'reporter', '--cron', '* * * * *', '--every', '5m', 'hi'))).toContain(
+      ', not both',
+    );
     expect(soleError(await schedule('create', id, '--agent', 'reporter', '--every', 'soon', 'hi'))).toBe(
       'error: --every "soon" is not a duration: give one like 30s, 5m, 1h or "1 day"',
     );
@@ -115,7 +146,9 @@ describe('durable-agent schedule', () => {
     expect(soleError(await schedule('create', id, '--every', '5m', 'hi'))).toBe("error: required option '--agent <name>' not specified");
     expect(soleError(await schedule('create', id, '--agent', 'reporter', '--every', '5m', ' '))).toContain('the prompt is empty');
     const cron = soleError(await schedule('create', id, '--agent', 'reporter', '--cron', 'every tuesday', 'hi'));
-    expect(cron).toMatch(new RegExp(`^error: cannot create schedule "${id}": invalid cron expression "every tuesday": .+ \\(expected 5-7 fields`));
+    expect(cron).toMatch(
+      new RegExp(`^error: cannot create schedule "${id}": invalid cron expression "every tuesday": .+ \\(expected 5-7 fields`),
+    );
 
     expect((await schedule('create', id, '--agent', 'reporter', '--every', '1h', '--paused', 'hi')).code).toBe(0);
     expect(soleError(await schedule('create', id, '--agent', 'reporter', '--every', '1h', 'hi'))).toBe(
@@ -123,7 +156,9 @@ describe('durable-agent schedule', () => {
     );
 
     for (const cmd of ['trigger', 'pause', 'unpause', 'delete']) {
-      expect(soleError(await schedule(cmd, `missing-${id}`))).toBe(`error: no schedule with id "missing-${id}" (list them with: durable-agent schedule list)`);
+      expect(soleError(await schedule(cmd, `missing-${id}`))).toBe(
+        `error: no schedule with id "missing-${id}" (list them with: durable-agent schedule list)`,
+      );
     }
   });
 });

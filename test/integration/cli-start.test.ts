@@ -31,7 +31,10 @@ afterAll(async () => {
   await connection?.close();
 });
 
-async function loadedModules(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; modules: string[]; stdout: string; stderr: string }> {
+async function loadedModules(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; modules: string[]; stdout: string; stderr: string }> {
   const file = join(home, `modules-${randomUUID()}.json`);
   const r = await runCli(args, { home, env: { ...env, NODE_OPTIONS: `--require ${preload}`, REPORT_MODULES_FILE: file } });
   return { ...r, modules: JSON.parse(readFileSync(file, 'utf8')) as string[] };
@@ -43,15 +46,27 @@ function heavy(modules: string[], packages: readonly string[] = WORKER_ONLY): st
 }
 
 /** Heavy modules a worker loads only when its agents use them: model SDKs, MCP, tracing, the spinner of a terminal, and Redis (`--redis-url`). */
-const LOADED_ON_USE = ['@anthropic-ai/sdk', 'openai', '@modelcontextprotocol/sdk', 'ajv', '@opentelemetry/sdk-trace-base', '@temporalio/interceptors-opentelemetry', 'ora', 'ioredis'];
+const LOADED_ON_USE = [
+  '@anthropic-ai/sdk',
+  'openai',
+  '@modelcontextprotocol/sdk',
+  'ajv',
+  '@opentelemetry/sdk-trace-base',
+  '@temporalio/interceptors-opentelemetry',
+  'ora',
+  'ioredis',
+];
 
 describe('client-only commands load no worker code', () => {
-  it.each([[['--version']], [['--help']], [['approvals', '--help']], [['result', '--help']], [['schedule', 'list', '--help']]])('%j', async (args) => {
-    const r = await loadedModules(args);
-    expect(r.code).toBe(0);
-    expect(r.modules.length).toBeGreaterThan(0);
-    expect(heavy(r.modules)).toEqual([]);
-  });
+  it.each([[['--version']], [['--help']], [['approvals', '--help']], [['result', '--help']], [['schedule', 'list', '--help']]])(
+    '%j',
+    async (args) => {
+      const r = await loadedModules(args);
+      expect(r.code).toBe(0);
+      expect(r.modules.length).toBeGreaterThan(0);
+      expect(heavy(r.modules)).toEqual([]);
+    },
+  );
 
   it('approvals, schedule list and result against the server', async () => {
     const approvals = await loadedModules(['approvals', '--address', address]);
@@ -78,7 +93,10 @@ describe('a command hosting a worker loads only what its agents use', () => {
     });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    const last = JSON.parse(r.stdout.trim().split('\n').at(-1) as string) as { type: string; result: { status: string; finalText: string } };
+    const last = JSON.parse(r.stdout.trim().split('\n').at(-1) as string) as {
+      type: string;
+      result: { status: string; finalText: string };
+    };
     expect(last.type).toBe('result');
     expect(last.result.status).toBe('success');
     expect(last.result.finalText).toContain('5');

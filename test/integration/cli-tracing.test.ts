@@ -17,7 +17,10 @@ interface PostedSpan {
   attributes?: Array<{ key: string; value: { stringValue?: string } }>;
 }
 interface PostedTraces {
-  resourceSpans: Array<{ resource?: { attributes?: Array<{ key: string; value: { stringValue?: string } }> }; scopeSpans: Array<{ spans: PostedSpan[] }> }>;
+  resourceSpans: Array<{
+    resource?: { attributes?: Array<{ key: string; value: { stringValue?: string } }> };
+    scopeSpans: Array<{ spans: PostedSpan[] }>;
+  }>;
 }
 
 const home = tempHome();
@@ -53,17 +56,37 @@ describe.concurrent('durable-agent run and worker with OTEL_EXPORTER_OTLP_ENDPOI
   it('exports the run as one trace over OTLP/HTTP, flushed before the command exits', async () => {
     const taskQueue = `cli-tracing-${randomUUID()}`;
     const workflowId = `cli-tracing-${randomUUID()}`;
-    const r = await runCli(['run', 'say hi', '--agents', agentsTs, '--agent', 'greeter', '--workflow-id', workflowId, '--address', address, '--task-queue', taskQueue], {
-      home,
-      env: { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_SERVICE_NAME: 'cli-tracing-test' },
-    });
+    const r = await runCli(
+      [
+        'run',
+        'say hi',
+        '--agents',
+        agentsTs,
+        '--agent',
+        'greeter',
+        '--workflow-id',
+        workflowId,
+        '--address',
+        address,
+        '--task-queue',
+        taskQueue,
+      ],
+      {
+        home,
+        env: { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_SERVICE_NAME: 'cli-tracing-test' },
+      },
+    );
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`traces: OTLP/HTTP to ${endpoint}/v1/traces (service.name cli-tracing-test)`);
     expect(posted.length).toBeGreaterThan(0);
     expect(posted.every((p) => p.path === '/v1/traces' && p.contentType.startsWith('application/json'))).toBe(true);
     const all = spansOf('cli-tracing-test');
-    const start = all.find((s) => s.name === 'StartWorkflow:agentWorkflow' && s.attributes?.some((a) => a.key === 'temporalWorkflowId' && a.value.stringValue === workflowId));
+    const start = all.find(
+      (s) =>
+        s.name === 'StartWorkflow:agentWorkflow' &&
+        s.attributes?.some((a) => a.key === 'temporalWorkflowId' && a.value.stringValue === workflowId),
+    );
     expect(start, `no StartWorkflow span of ${workflowId} among ${all.map((s) => s.name).join(', ')}`).toBeDefined();
     const trace = all.filter((s) => s.traceId === start!.traceId).map((s) => s.name);
     expect(trace).toContain('invoke_agent greeter');
@@ -71,18 +94,38 @@ describe.concurrent('durable-agent run and worker with OTEL_EXPORTER_OTLP_ENDPOI
     expect(trace).toContain('execute_tool greet');
   });
 
-  it('worker: its spans continue the client\'s trace, and Ctrl-C flushes them', { timeout: 30_000 }, async () => {
+  it("worker: its spans continue the client's trace, and Ctrl-C flushes them", { timeout: 30_000 }, async () => {
     const taskQueue = `cli-tracing-worker-${randomUUID()}`;
     const workflowId = `cli-tracing-worker-${randomUUID()}`;
     const traced = (service: string) => ({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${endpoint}/v1/traces`, OTEL_SERVICE_NAME: service });
-    const worker = startCli(['worker', '--agents', agentsTs, '--address', address, '--task-queue', taskQueue], { home, env: traced('cli-tracing-worker'), timeoutMs: 28_000 });
+    const worker = startCli(['worker', '--agents', agentsTs, '--address', address, '--task-queue', taskQueue], {
+      home,
+      env: traced('cli-tracing-worker'),
+      timeoutMs: 28_000,
+    });
     try {
       await worker.waitFor('Press Ctrl-C to stop.');
       expect(worker.stdout()).toContain(`traces: OTLP/HTTP to ${endpoint}/v1/traces (service.name cli-tracing-worker)`);
-      const r = await runCli(['run', 'say hi', '--agents', agentsTs, '--agent', 'greeter', '--workflow-id', workflowId, '--address', address, '--task-queue', taskQueue], {
-        home,
-        env: traced('cli-tracing-client'),
-      });
+      const r = await runCli(
+        [
+          'run',
+          'say hi',
+          '--agents',
+          agentsTs,
+          '--agent',
+          'greeter',
+          '--workflow-id',
+          workflowId,
+          '--address',
+          address,
+          '--task-queue',
+          taskQueue,
+        ],
+        {
+          home,
+          env: traced('cli-tracing-client'),
+        },
+      );
       expect(r.code).toBe(0);
       expect(r.stdout).toContain(`worker: using the worker(s) already polling task queue "${taskQueue}"`);
     } finally {
@@ -91,9 +134,15 @@ describe.concurrent('durable-agent run and worker with OTEL_EXPORTER_OTLP_ENDPOI
     const stopped = await worker.done;
     expect(stopped.stderr).toBe('');
     expect(stopped.code).toBe(0);
-    const start = spansOf('cli-tracing-client').find((s) => s.name === 'StartWorkflow:agentWorkflow' && s.attributes?.some((a) => a.key === 'temporalWorkflowId' && a.value.stringValue === workflowId));
+    const start = spansOf('cli-tracing-client').find(
+      (s) =>
+        s.name === 'StartWorkflow:agentWorkflow' &&
+        s.attributes?.some((a) => a.key === 'temporalWorkflowId' && a.value.stringValue === workflowId),
+    );
     expect(start).toBeDefined();
-    const onWorker = spansOf('cli-tracing-worker').filter((s) => s.traceId === start!.traceId).map((s) => s.name);
+    const onWorker = spansOf('cli-tracing-worker')
+      .filter((s) => s.traceId === start!.traceId)
+      .map((s) => s.name);
     expect(onWorker).toContain('invoke_agent greeter');
     expect(onWorker).toContain('chat greeter');
     expect(onWorker).toContain('execute_tool greet');

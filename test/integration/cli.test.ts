@@ -101,7 +101,10 @@ describe('durable-agent run', () => {
     const r = await cli(['run', 'hello there', '--max-steps', '1', '--json', ...onServer]);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(1);
-    const records = r.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as { type: string; result?: AgentRunResult });
+    const records = r.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; result?: AgentRunResult });
     expect(records[0]?.type).toBe('run_started');
     expect(records.at(-2)?.type).toBe('done');
     expect(records.at(-1)?.type).toBe('result');
@@ -140,7 +143,9 @@ describe('durable-agent bad input: one line on stderr, non-zero exit', () => {
     expect(soleError(await cli(['frobnicate']))).toBe("error: unknown command 'frobnicate'");
     expect(soleError(await cli(['rn', 'hi']))).toMatch(/^error: unknown command 'rn' \(Did you mean run\?\)$/);
     expect(soleError(await cli(['run', 'hi', '--bogus']))).toBe("error: unknown option '--bogus'");
-    expect(soleError(await cli(['run', 'hi', '--max-steps', 'zero']))).toMatch(/^error: option '--max-steps <n>' argument 'zero' is invalid/);
+    expect(soleError(await cli(['run', 'hi', '--max-steps', 'zero']))).toMatch(
+      /^error: option '--max-steps <n>' argument 'zero' is invalid/,
+    );
   });
 });
 
@@ -165,7 +170,9 @@ describe('durable-agent with an external worker', () => {
   it('cancel of a run that has ended is one error line', async () => {
     const run = await h.client.start('assistant', { input: 'what is 1+1', workflowId: `cli-ended-${randomUUID().slice(0, 8)}` });
     await run.result();
-    expect(soleError(await cli(['cancel', run.workflowId, '--address', address]))).toBe(`error: run "${run.workflowId}" has already ended (completed)`);
+    expect(soleError(await cli(['cancel', run.workflowId, '--address', address]))).toBe(
+      `error: run "${run.workflowId}" has already ended (completed)`,
+    );
   });
 });
 

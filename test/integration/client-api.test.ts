@@ -30,7 +30,14 @@ afterAll(async () => {
 });
 
 /** Every Temporal connection variable, restored after each test that changes them. */
-const TEMPORAL_VARS = ['TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'TEMPORAL_PROFILE', 'TEMPORAL_CONFIG_FILE', 'TEMPORAL_API_KEY', 'TEMPORAL_TLS'];
+const TEMPORAL_VARS = [
+  'TEMPORAL_ADDRESS',
+  'TEMPORAL_NAMESPACE',
+  'TEMPORAL_PROFILE',
+  'TEMPORAL_CONFIG_FILE',
+  'TEMPORAL_API_KEY',
+  'TEMPORAL_TLS',
+];
 const savedEnv = Object.fromEntries(TEMPORAL_VARS.map((k) => [k, process.env[k]]));
 afterEach(() => {
   for (const [k, v] of Object.entries(savedEnv)) {
@@ -132,9 +139,15 @@ describe('typed errors', () => {
   });
 
   it('start() rejects a missing agent name or input before calling the server', async () => {
-    await expect(h.client.start('', { input: 'x' })).rejects.toMatchObject({ code: 'invalid_input', message: expect.stringMatching(/agent/) });
+    await expect(h.client.start('', { input: 'x' })).rejects.toMatchObject({
+      code: 'invalid_input',
+      message: expect.stringMatching(/agent/),
+    });
     // @ts-expect-error -- input missing on purpose
-    await expect(h.client.start(plain, {})).rejects.toMatchObject({ code: 'invalid_input', message: expect.stringMatching(/options\.input/) });
+    await expect(h.client.start(plain, {})).rejects.toMatchObject({
+      code: 'invalid_input',
+      message: expect.stringMatching(/options\.input/),
+    });
   });
 });
 
@@ -194,7 +207,13 @@ describe('AgentWorker.close', () => {
   it('a worker connected from the environment runs a run; close() stops it and closes its connection', async () => {
     useEnv({ TEMPORAL_ADDRESS: inject('temporalAddress'), TEMPORAL_NAMESPACE: 'default' });
     const taskQueue = testId('env-worker');
-    const worker = await createWorker({ agents: S.agents, providers: { scripted: S.provider }, store: new MemoryBlobStore(), taskQueue, workflowBundle: bundle() });
+    const worker = await createWorker({
+      agents: S.agents,
+      providers: { scripted: S.provider },
+      store: new MemoryBlobStore(),
+      taskQueue,
+      workflowBundle: bundle(),
+    });
     expect(worker.namespace).toBe('default');
     const connection = worker.worker.connection;
     const running = worker.run();
@@ -209,7 +228,12 @@ describe('AgentWorker.close', () => {
   });
 
   it('run() ending (shutdown) closes the connection the worker opened', async () => {
-    const worker = await createWorker({ agents: S.agents, address: inject('temporalAddress'), taskQueue: testId('shutdown-worker'), workflowBundle: bundle() });
+    const worker = await createWorker({
+      agents: S.agents,
+      address: inject('temporalAddress'),
+      taskQueue: testId('shutdown-worker'),
+      workflowBundle: bundle(),
+    });
     const connection = worker.worker.connection;
     const running = worker.run();
     await new Promise((r) => setTimeout(r, 200));
@@ -219,14 +243,24 @@ describe('AgentWorker.close', () => {
   });
 
   it('close() of a worker that never ran releases its connection', async () => {
-    const worker = await createWorker({ agents: S.agents, address: inject('temporalAddress'), taskQueue: testId('idle-worker'), workflowBundle: bundle() });
+    const worker = await createWorker({
+      agents: S.agents,
+      address: inject('temporalAddress'),
+      taskQueue: testId('idle-worker'),
+      workflowBundle: bundle(),
+    });
     const connection = worker.worker.connection;
     await worker.close();
     expect(await connectionClosed(connection)).toBe(true);
   });
 
   it('a connection passed in stays open', async () => {
-    const worker = await createWorker({ agents: S.agents, connection: h.worker.worker.connection!, taskQueue: testId('shared-conn'), workflowBundle: bundle() });
+    const worker = await createWorker({
+      agents: S.agents,
+      connection: h.worker.worker.connection!,
+      taskQueue: testId('shared-conn'),
+      workflowBundle: bundle(),
+    });
     const running = worker.run();
     await worker.close();
     await running;

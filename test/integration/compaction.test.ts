@@ -24,8 +24,14 @@ const splitPairs: string[] = [];
 function checkPairs(messages: Message[], where: string): void {
   messages.forEach((m, i) => {
     for (const b of m.content) {
-      if (b.type === 'tool_result' && !messages[i - 1]?.content.some((u) => u.type === 'tool_use' && u.id === b.toolUseId)) splitPairs.push(`${where}: result ${b.toolUseId} without its call`);
-      if (b.type === 'tool_use' && i < messages.length - 1 && !messages[i + 1]?.content.some((r) => r.type === 'tool_result' && r.toolUseId === b.id)) splitPairs.push(`${where}: call ${b.id} without its result`);
+      if (b.type === 'tool_result' && !messages[i - 1]?.content.some((u) => u.type === 'tool_use' && u.id === b.toolUseId))
+        splitPairs.push(`${where}: result ${b.toolUseId} without its call`);
+      if (
+        b.type === 'tool_use' &&
+        i < messages.length - 1 &&
+        !messages[i + 1]?.content.some((r) => r.type === 'tool_result' && r.toolUseId === b.id)
+      )
+        splitPairs.push(`${where}: call ${b.id} without its result`);
     }
   });
 }
@@ -43,11 +49,20 @@ function reader(steps: number, name: string) {
 let seenAtStep9: Message[] | undefined;
 
 const S = new ScriptedAgents();
-S.add('compacting', reader(30, 'compacting'), { tools: [big], maxSteps: 40, context: { windowTokens: WINDOW, keepRecentTokens: 1_500, keepToolResults: 0 } });
+S.add('compacting', reader(30, 'compacting'), {
+  tools: [big],
+  maxSteps: 40,
+  context: { windowTokens: WINDOW, keepRecentTokens: 1_500, keepToolResults: 0 },
+});
 S.add('failing_summary', reader(20, 'failing_summary'), {
   tools: [big],
   maxSteps: 40,
-  context: { windowTokens: WINDOW, keepRecentTokens: 1_500, keepToolResults: 0, summaryModel: { provider: 'scripted', model: 'broken_summarizer' } },
+  context: {
+    windowTokens: WINDOW,
+    keepRecentTokens: 1_500,
+    keepToolResults: 0,
+    summaryModel: { provider: 'scripted', model: 'broken_summarizer' },
+  },
 });
 S.provider.set('broken_summarizer', () => ({ failures: [{ message: 'summariser down', retryable: false, status: 400 }] }));
 S.add('overflowing', reader(14, 'overflowing'), { tools: [big], maxSteps: 40, context: { keepRecentTokens: 1_500, keepToolResults: 0 } });
@@ -70,11 +85,14 @@ afterAll(async () => {
   await h?.stop();
 });
 
-const ofType = <T extends AgentEvent['type']>(events: AgentEvent[], type: T) => events.filter((e): e is Extract<AgentEvent, { type: T }> => e.type === type);
+const ofType = <T extends AgentEvent['type']>(events: AgentEvent[], type: T) =>
+  events.filter((e): e is Extract<AgentEvent, { type: T }> => e.type === type);
 
 async function activityTypes(workflowId: string): Promise<string[]> {
   const history = await h.temporal.workflow.getHandle(workflowId).fetchHistory();
-  return (history.events ?? []).flatMap((e) => (e.activityTaskScheduledEventAttributes?.activityType?.name ? [e.activityTaskScheduledEventAttributes.activityType.name] : []));
+  return (history.events ?? []).flatMap((e) =>
+    e.activityTaskScheduledEventAttributes?.activityType?.name ? [e.activityTaskScheduledEventAttributes.activityType.name] : [],
+  );
 }
 
 describe('compaction', () => {
@@ -143,10 +161,16 @@ describe('compaction', () => {
   it('shows old tool results as stubs and the recent ones whole (micro-compaction)', async () => {
     const result = await (await h.client.start('stubbing', { input: 'Read the manual.', workflowId: testId('stubbing') })).result();
     expect(result.status).toBe('success');
-    const outputs = (seenAtStep9 ?? []).flatMap((m) => m.content.flatMap((b) => (b.type === 'tool_result' && b.output.type === 'text' ? [b.output.text] : [])));
+    const outputs = (seenAtStep9 ?? []).flatMap((m) =>
+      m.content.flatMap((b) => (b.type === 'tool_result' && b.output.type === 'text' ? [b.output.text] : [])),
+    );
     expect(outputs).toHaveLength(8);
     // Step 9 keeps whole the results of steps 7 and 8 (the last 2, moved in blocks of 2); 1-6 are stubs.
-    expect(outputs.slice(0, 6).every((t) => /^\[Earlier tool result omitted to save context: 2048 characters, kept in the run's transcript \(call .+\)/.test(t))).toBe(true);
+    expect(
+      outputs
+        .slice(0, 6)
+        .every((t) => /^\[Earlier tool result omitted to save context: 2048 characters, kept in the run's transcript \(call .+\)/.test(t)),
+    ).toBe(true);
     expect(outputs.slice(6).every((t) => t.length === 2048 && t.endsWith('END-OF-BLOB!'))).toBe(true);
   });
 });

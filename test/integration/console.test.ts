@@ -57,7 +57,10 @@ const S = new ScriptedAgents();
 S.add(
   'console_deployer',
   [
-    { text: 'The fix is merged and tested; rolling it out needs an approval.', toolCalls: [{ name: 'rollout', args: { service: 'checkout', version: '2.14.1', regions: ['eu-west-1', 'us-east-1'] } }] },
+    {
+      text: 'The fix is merged and tested; rolling it out needs an approval.',
+      toolCalls: [{ name: 'rollout', args: { service: 'checkout', version: '2.14.1', regions: ['eu-west-1', 'us-east-1'] } }],
+    },
     { text: 'Done: checkout 2.14.1 is handled.' },
   ],
   { tools: [rollout] },
@@ -68,7 +71,10 @@ const STREAMED = 'Done: checkout 2.14.1 is live in eu-west-1 and us-east-1, and 
 S.add(
   'console_streamer',
   [
-    { text: 'The fix is merged and tested; rolling it out needs an approval.', toolCalls: [{ name: 'rollout', args: { service: 'checkout', version: '2.14.1', regions: ['eu-west-1', 'us-east-1'] } }] },
+    {
+      text: 'The fix is merged and tested; rolling it out needs an approval.',
+      toolCalls: [{ name: 'rollout', args: { service: 'checkout', version: '2.14.1', regions: ['eu-west-1', 'us-east-1'] } }],
+    },
     { text: STREAMED, failures: [{ message: 'overloaded', retryable: true, status: 529 }], stream: { chunks: 30, intervalMs: 150 } },
   ],
   { tools: [rollout] },
@@ -88,7 +94,11 @@ const cspViolations: string[] = [];
 
 /** A run waiting for the rollout's approval, started by ops:alice (so her token may cancel it). */
 async function startDeploy(name: string, agent = 'console_deployer'): Promise<AgentRun> {
-  const run = await h.client.start(agent, { input: `Roll out the checkout fix (${name})`, workflowId: testId(`console-${name}`), startedBy: 'ops:alice' });
+  const run = await h.client.start(agent, {
+    input: `Roll out the checkout fix (${name})`,
+    workflowId: testId(`console-${name}`),
+    startedBy: 'ops:alice',
+  });
   await waitForPending(run);
   return run;
 }
@@ -141,7 +151,8 @@ async function layoutProblems(p: Page, scope: string): Promise<string[]> {
     const buttons = [...root.querySelectorAll('button')].map((b) => ({ text: b.textContent ?? '', r: b.getBoundingClientRect() }));
     for (const b of buttons) {
       if (b.r.width < 24 || b.r.height < 24) problems.push(`button "${b.text}" is ${b.r.width}×${b.r.height}`);
-      if (b.r.left < 0 || b.r.right > w.innerWidth) problems.push(`button "${b.text}" sticks out (${b.r.left}..${b.r.right} of ${w.innerWidth})`);
+      if (b.r.left < 0 || b.r.right > w.innerWidth)
+        problems.push(`button "${b.text}" sticks out (${b.r.left}..${b.r.right} of ${w.innerWidth})`);
     }
     buttons.forEach((a, i) =>
       buttons.slice(i + 1).forEach((b) => {
@@ -153,9 +164,11 @@ async function layoutProblems(p: Page, scope: string): Promise<string[]> {
       const style = w.getComputedStyle(el);
       if (style.display === 'none' || el.closest('pre, .scroll')) continue;
       const text = (el.textContent ?? '').slice(0, 40);
-      if (el.scrollWidth > el.clientWidth + 1 && style.overflowX !== 'visible' && el.clientWidth > 0) problems.push(`"${text}" is cut (${el.scrollWidth} > ${el.clientWidth})`);
+      if (el.scrollWidth > el.clientWidth + 1 && style.overflowX !== 'visible' && el.clientWidth > 0)
+        problems.push(`"${text}" is cut (${el.scrollWidth} > ${el.clientWidth})`);
       const r = el.getBoundingClientRect();
-      if (r.width > 0 && (r.left < -1 || r.right > w.innerWidth + 1)) problems.push(`"${text}" runs off the screen (${Math.round(r.left)}..${Math.round(r.right)})`);
+      if (r.width > 0 && (r.left < -1 || r.right > w.innerWidth + 1))
+        problems.push(`"${text}" runs off the screen (${Math.round(r.left)}..${Math.round(r.right)})`);
     }
     return problems;
   }, scope);
@@ -166,7 +179,17 @@ describeNeeding('web console in Chromium', 'Chromium', missing, () => {
     mkdirSync(SHOTS, { recursive: true });
     [h, browser] = await Promise.all([
       startHarness({ agents: S.agents, providers: { scripted: S.provider } }),
-      chromium.launch({ executablePath: CHROMIUM!, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] }),
+      chromium.launch({
+        executablePath: CHROMIUM!,
+        args: [
+          '--no-sandbox',
+          '--disable-gpu',
+          '--disable-background-networking',
+          '--disable-component-update',
+          '--disable-sync',
+          '--no-first-run',
+        ],
+      }),
     ]);
     api = createHttpApi({ client: h.client, auth: parseTokens(JSON.stringify(TOKEN_CONFIG), 'test tokens') });
     server = await serveHttpApi(api, { port: 0 });
@@ -202,7 +225,9 @@ describeNeeding('web console in Chromium', 'Chromium', missing, () => {
     await page.goto(`${server.url}/console/#/runs/${encodeURIComponent(run.workflowId)}`);
     await page.waitForFunction(
       (full) => {
-        const text = (globalThis as unknown as { document: { querySelectorAll(s: string): ArrayLike<{ textContent: string | null }> } }).document.querySelectorAll('.timeline li.step .text')[1]?.textContent;
+        const text = (
+          globalThis as unknown as { document: { querySelectorAll(s: string): ArrayLike<{ textContent: string | null }> } }
+        ).document.querySelectorAll('.timeline li.step .text')[1]?.textContent;
         return !!text && text.length < full.length && full.startsWith(text);
       },
       STREAMED,
@@ -231,7 +256,9 @@ describeNeeding('web console in Chromium', 'Chromium', missing, () => {
     await c.locator('input.reason').fill('change freeze until Monday');
     await c.getByRole('button', { name: 'Deny' }).click();
     const result = await resultWithin(run, 20_000);
-    const toolResults = result.messages.flatMap((m): ContentBlock[] => (Array.isArray(m.content) ? m.content : [])).filter((b) => b.type === 'tool_result');
+    const toolResults = result.messages
+      .flatMap((m): ContentBlock[] => (Array.isArray(m.content) ? m.content : []))
+      .filter((b) => b.type === 'tool_result');
     expect(JSON.stringify(toolResults)).toContain('change freeze until Monday');
     expect(result.report.toolCalls[0]).toMatchObject({ tool: 'rollout', isError: true });
     await c.waitFor({ state: 'detached', timeout: 5_000 });
@@ -241,10 +268,18 @@ describeNeeding('web console in Chromium', 'Chromium', missing, () => {
     // A run waiting for a person whose worker is gone never answers the inbox's query: the inbox must
     // not wait for it (the shared namespace holds such runs of other files too).
     const gone = await startHarness({ agents: S.agents, providers: { scripted: S.provider } });
-    const orphan = await gone.client.start('console_deployer', { input: 'Roll out (its worker is gone)', workflowId: testId('console-orphan') });
+    const orphan = await gone.client.start('console_deployer', {
+      input: 'Roll out (its worker is gone)',
+      workflowId: testId('console-orphan'),
+    });
     await waitForPending(orphan);
     await gone.stop();
-    onTestFinished(() => h.client.get(orphan.workflowId).handle.terminate('console test cleanup').then(() => undefined));
+    onTestFinished(() =>
+      h.client
+        .get(orphan.workflowId)
+        .handle.terminate('console test cleanup')
+        .then(() => undefined),
+    );
 
     await page.goto(`${server.url}/console/#/`);
     const run = await startDeploy('elsewhere');
@@ -262,7 +297,9 @@ describeNeeding('web console in Chromium', 'Chromium', missing, () => {
     // A stale page (its inbox stream replaced by the one captured before the decision) shows the refusal.
     const stale = await signedInPage(context);
     try {
-      await stale.route('**/approvals/events', (route) => route.fulfill({ status: 200, contentType: 'text/event-stream', body: `event: inbox\ndata: ${before}\n\n` }));
+      await stale.route('**/approvals/events', (route) =>
+        route.fulfill({ status: 200, contentType: 'text/event-stream', body: `event: inbox\ndata: ${before}\n\n` }),
+      );
       await stale.goto(`${server.url}/console/#/runs`);
       await stale.goto(`${server.url}/console/#/`);
       const old = card(stale, run);
@@ -290,21 +327,29 @@ describeNeeding('web console in Chromium', 'Chromium', missing, () => {
     const result = await resultWithin(run, 20_000);
     expect(result.status).toBe('cancelled');
     // The waiting call never ran: the report records it as cut by the cancellation.
-    expect(result.report.toolCalls).toMatchObject([{ tool: 'rollout', attempts: 0, isError: true, error: expect.stringContaining('Cancelled') }]);
+    expect(result.report.toolCalls).toMatchObject([
+      { tool: 'rollout', attempts: 0, isError: true, error: expect.stringContaining('Cancelled') },
+    ]);
     await page.locator('.run-head .status[data-status="cancelled"]').waitFor({ timeout: 30_000 });
     expect(await page.getByRole('button', { name: /Cancel/ }).count()).toBe(0);
   });
 
   it('holds its layout at phone and desktop widths (screenshots of the inbox and a run page)', async () => {
     const waiting = await startDeploy('layout');
-    const finished = await h.client.start('console_streamer', { input: 'Roll out the checkout fix', workflowId: testId('console-layout-done') });
+    const finished = await h.client.start('console_streamer', {
+      input: 'Roll out the checkout fix',
+      workflowId: testId('console-layout-done'),
+    });
     await waitForPending(finished);
     const [call] = await finished.pendingApprovals();
     await finished.decide({ callId: call!.callId, decision: 'approve', by: 'ops:alice', reason: 'tested on staging' });
     await resultWithin(finished, 20_000);
     const docs = process.env.DURABLE_AGENT_CONSOLE_DOCS === '1';
     try {
-      for (const [label, viewport] of [['phone', { width: 390, height: 844 }], ['desktop', { width: 1280, height: 800 }]] as const) {
+      for (const [label, viewport] of [
+        ['phone', { width: 390, height: 844 }],
+        ['desktop', { width: 1280, height: 800 }],
+      ] as const) {
         await page.setViewportSize(viewport);
         await page.goto(`${server.url}/console/#/`);
         const c = card(page, waiting);
@@ -361,7 +406,10 @@ describeNeeding('web console in Chromium', 'Chromium', missing, () => {
       await p.locator('.top .identity', { hasText: 'ops:alice' }).waitFor({ timeout: 30_000 });
       expect(cspViolations).toEqual([]); // every page of the tests above too
       const ran = await p.evaluate(() => {
-        const g = globalThis as unknown as { document: { createElement(tag: string): { textContent: string }; body: { appendChild(n: unknown): void } }; inlineRan?: boolean };
+        const g = globalThis as unknown as {
+          document: { createElement(tag: string): { textContent: string }; body: { appendChild(n: unknown): void } };
+          inlineRan?: boolean;
+        };
         const script = g.document.createElement('script');
         script.textContent = 'globalThis.inlineRan = true';
         g.document.body.appendChild(script);

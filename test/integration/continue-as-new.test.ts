@@ -23,7 +23,9 @@ const STEPS = 40;
 /** Echo a tool call each step until step STEPS, then answer. */
 const loopScript = (request: ModelRequest): ScriptedTurn => {
   const answered = request.messages.filter((m) => m.role === 'assistant').length;
-  return answered < STEPS ? { toolCalls: [{ name: 'echo', args: { text: `step ${answered + 1}` } }] } : { text: `done after ${answered} tool steps` };
+  return answered < STEPS
+    ? { toolCalls: [{ name: 'echo', args: { text: `step ${answered + 1}` } }] }
+    : { text: `done after ${answered} tool steps` };
 };
 
 const deployed: string[] = [];
@@ -38,7 +40,8 @@ const deploy = defineTool({
   },
 });
 
-const lastUserText = (messages: readonly Message[]) => messageText([...messages].reverse().find((m) => m.role === 'user') ?? { role: 'user', content: [] });
+const lastUserText = (messages: readonly Message[]) =>
+  messageText([...messages].reverse().find((m) => m.role === 'user') ?? { role: 'user', content: [] });
 
 const S = new ScriptedAgents();
 S.add('long_loop', loopScript, { tools: [echo], maxSteps: 100, continueAsNewAfterEvents: 50 });
@@ -59,11 +62,17 @@ S.add(
   (request: ModelRequest): ScriptedTurn => {
     const step = request.messages.filter((m) => m.role === 'assistant').length + 1;
     if (step > 21) return { text: 'deployed late' };
-    return LATE_DEPLOYS.includes(step) ? { toolCalls: [{ name: 'deploy', args: { n: step } }] } : { toolCalls: [{ name: 'echo', args: { text: `step ${step}` } }] };
+    return LATE_DEPLOYS.includes(step)
+      ? { toolCalls: [{ name: 'deploy', args: { n: step } }] }
+      : { toolCalls: [{ name: 'echo', args: { text: `step ${step}` } }] };
   },
   { tools: [deploy, echo], maxSteps: 50, continueAsNewAfterEvents: 50 },
 );
-S.add('long_chat', (request: ModelRequest): ScriptedTurn => ({ text: `re: ${lastUserText(request.messages)}` }), { tools: [], maxSteps: 100, continueAsNewAfterEvents: 50 });
+S.add('long_chat', (request: ModelRequest): ScriptedTurn => ({ text: `re: ${lastUserText(request.messages)}` }), {
+  tools: [],
+  maxSteps: 100,
+  continueAsNewAfterEvents: 50,
+});
 
 let h: Harness;
 beforeAll(async () => {
@@ -160,7 +169,9 @@ describe('continue-as-new', () => {
     ]);
     // Each deploy ran once, none was refused or lost.
     expect(events.filter((e) => e.type === 'approval_refused')).toEqual([]);
-    expect(result.report.toolCalls.filter((c) => c.tool === 'deploy').map((c) => [c.args, c.isError])).toEqual(LATE_DEPLOYS.map((n) => [{ n }, false]));
+    expect(result.report.toolCalls.filter((c) => c.tool === 'deploy').map((c) => [c.args, c.isError])).toEqual(
+      LATE_DEPLOYS.map((n) => [{ n }, false]),
+    );
     expect(deployed.slice(deployedBefore)).toEqual(LATE_DEPLOYS.map(String));
   });
 
@@ -206,7 +217,9 @@ describe('continue-as-new', () => {
     expect(result.finalText).toBe('re: message 15');
     expect((await executions(run.workflowId)).length).toBeGreaterThan(1);
     const events = await allEvents(run);
-    expect(events.filter((e) => e.type === 'user_message').map((e) => (e as { text: string }).text)).toEqual(Array.from({ length: 15 }, (_, i) => `message ${i + 1}`));
+    expect(events.filter((e) => e.type === 'user_message').map((e) => (e as { text: string }).text)).toEqual(
+      Array.from({ length: 15 }, (_, i) => `message ${i + 1}`),
+    );
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i));
   });
 });

@@ -69,7 +69,11 @@ describe('the definition, recorded at the start of the run', () => {
 
   it('replays on a new worker mid-run: a query, then the decision and the rest of the run', async () => {
     const agents = new ScriptedAgents();
-    agents.add('gated', (_req, ctx) => (ctx.step === 1 ? { toolCalls: [{ name: 'deploy', args: { service: 'api' } }] } : { text: 'deployed' }), { tools: [deploy] });
+    agents.add(
+      'gated',
+      (_req, ctx) => (ctx.step === 1 ? { toolCalls: [{ name: 'deploy', args: { service: 'api' } }] } : { text: 'deployed' }),
+      { tools: [deploy] },
+    );
     const first = await startHarness({ agents: agents.agents, providers: { scripted: agents.provider } });
     let second: Harness | undefined;
     try {
@@ -77,7 +81,12 @@ describe('the definition, recorded at the start of the run', () => {
       const [pending] = await waitForPending(run);
       await first.stop();
       // A worker with an empty cache answers by replaying the history, the recorded definition included.
-      second = await startHarness({ agents: agents.agents, providers: { scripted: agents.provider }, taskQueue: first.taskQueue, storeDir: first.storeDir });
+      second = await startHarness({
+        agents: agents.agents,
+        providers: { scripted: agents.provider },
+        taskQueue: first.taskQueue,
+        storeDir: first.storeDir,
+      });
       const again = second.client.get(run.workflowId);
       expect((await again.pendingApprovals()).map((p) => p.callId)).toEqual([pending!.callId]);
       await again.decide({ callId: pending!.callId, decision: 'approve', by: 'ops:test' });

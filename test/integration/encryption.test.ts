@@ -35,7 +35,11 @@ const vault = defineTool({
 });
 
 const S = new ScriptedAgents();
-S.add('sealed', [{ text: 'Looking it up.', toolCalls: [{ name: 'vault_lookup', args: { code: ARG } }] }, { text: 'Done: the vault answered.' }], { tools: [vault] });
+S.add(
+  'sealed',
+  [{ text: 'Looking it up.', toolCalls: [{ name: 'vault_lookup', args: { code: ARG } }] }, { text: 'Done: the vault answered.' }],
+  { tools: [vault] },
+);
 
 const KEYS = `k2:${Buffer.alloc(32, 2).toString('base64')},k1:${Buffer.alloc(32, 1).toString('base64')}`;
 const keyring = Keyring.parse(KEYS);
@@ -55,7 +59,9 @@ function payloadTexts(value: unknown): string[] {
   const record = value as Record<string, unknown>;
   const own =
     typeof record.data === 'string' && typeof record.metadata === 'object' && record.metadata !== null
-      ? [record.data, ...Object.values(record.metadata as Record<string, string>)].map((b64) => Buffer.from(String(b64), 'base64').toString('latin1'))
+      ? [record.data, ...Object.values(record.metadata as Record<string, string>)].map((b64) =>
+          Buffer.from(String(b64), 'base64').toString('latin1'),
+        )
       : [];
   return [...own, ...Object.values(record).flatMap(payloadTexts)];
 }
@@ -67,7 +73,11 @@ function payloadTexts(value: unknown): string[] {
 async function workflowShow(workflowId: string, ...extra: string[]): Promise<string> {
   const cli = inject('temporalCliPath');
   expect(cli).not.toBe('');
-  const { stdout } = await exec(cli, ['workflow', 'show', '--workflow-id', workflowId, '--address', inject('temporalAddress'), '-o', 'json', ...extra], { maxBuffer: 64 * 1024 * 1024 });
+  const { stdout } = await exec(
+    cli,
+    ['workflow', 'show', '--workflow-id', workflowId, '--address', inject('temporalAddress'), '-o', 'json', ...extra],
+    { maxBuffer: 64 * 1024 * 1024 },
+  );
   const texts = payloadTexts(JSON.parse(stdout));
   expect(texts.length).toBeGreaterThan(0);
   return [stdout, ...texts].join('\n');
@@ -126,7 +136,11 @@ describe('encryption', () => {
   it('a CORS preflight from the Temporal UI gets the right headers', async () => {
     const res = await fetch(`${codec.url}/decode`, {
       method: 'OPTIONS',
-      headers: { Origin: UI, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type,x-namespace,authorization' },
+      headers: {
+        Origin: UI,
+        'Access-Control-Request-Method': 'POST',
+        'Access-Control-Request-Headers': 'content-type,x-namespace,authorization',
+      },
     });
     expect(res.status).toBe(204);
     expect(res.headers.get('access-control-allow-origin')).toBe(UI);
@@ -137,10 +151,18 @@ describe('encryption', () => {
   it('a client without the key gets a clear error naming DURABLE_AGENT_KEYS, not garbage', async () => {
     const address = inject('temporalAddress');
     const noKeys = await AgentClient.connect({ address, taskQueue: sealed.taskQueue, encryption: false });
-    const wrongKeys = await AgentClient.connect({ address, taskQueue: sealed.taskQueue, encryption: Keyring.parse(`k9:${Buffer.alloc(32, 9).toString('base64')}`) });
+    const wrongKeys = await AgentClient.connect({
+      address,
+      taskQueue: sealed.taskQueue,
+      encryption: Keyring.parse(`k9:${Buffer.alloc(32, 9).toString('base64')}`),
+    });
     try {
-      await expect(noKeys.get(workflowId).result()).rejects.toThrow(/encrypted with key id "k2" and this process has no encryption keys: set DURABLE_AGENT_KEYS/);
-      await expect(wrongKeys.get(workflowId).result()).rejects.toThrow(/key id "k2", which this process does not hold \(it holds "k9"\): add that key to DURABLE_AGENT_KEYS/);
+      await expect(noKeys.get(workflowId).result()).rejects.toThrow(
+        /encrypted with key id "k2" and this process has no encryption keys: set DURABLE_AGENT_KEYS/,
+      );
+      await expect(wrongKeys.get(workflowId).result()).rejects.toThrow(
+        /key id "k2", which this process does not hold \(it holds "k9"\): add that key to DURABLE_AGENT_KEYS/,
+      );
     } finally {
       await noKeys.close();
       await wrongKeys.close();
@@ -167,7 +189,10 @@ describe('encryption', () => {
   it('the CLI: `durable-agent codec-server` serves the temporal CLI; `result` reads the run with DURABLE_AGENT_KEYS, and refuses bad keys clearly', async () => {
     const home = tempHome();
     const port = await freePort();
-    const server = startCli(['codec-server', '--port', String(port), '--cors-origin', `${UI}/`], { home, env: { DURABLE_AGENT_KEYS: KEYS } });
+    const server = startCli(['codec-server', '--port', String(port), '--cors-origin', `${UI}/`], {
+      home,
+      env: { DURABLE_AGENT_KEYS: KEYS },
+    });
     try {
       await server.waitFor('Press Ctrl-C');
       expect(server.stdout()).toContain(`CORS origins:      ${UI}`);
@@ -191,14 +216,19 @@ describe('encryption', () => {
   it('the CLI: `durable-agent codec-server` warns when it listens beyond loopback without a token, not otherwise', async () => {
     const home = tempHome();
     const served = async (args: string[], env: Record<string, string>) => {
-      const server = startCli(['codec-server', '--port', String(await freePort()), ...args], { home, env: { DURABLE_AGENT_KEYS: KEYS, ...env } });
+      const server = startCli(['codec-server', '--port', String(await freePort()), ...args], {
+        home,
+        env: { DURABLE_AGENT_KEYS: KEYS, ...env },
+      });
       await server.waitFor('Press Ctrl-C');
       server.child.kill('SIGINT');
       return server.done;
     };
     const exposed = await served(['--host', '0.0.0.0'], { DURABLE_AGENT_CODEC_TOKEN: '' });
     expect(exposed.code).toBe(0);
-    expect(exposed.stderr).toContain('warning: the codec server listens on 0.0.0.0 without a bearer token: anyone who can reach it can decrypt your payloads');
+    expect(exposed.stderr).toContain(
+      'warning: the codec server listens on 0.0.0.0 without a bearer token: anyone who can reach it can decrypt your payloads',
+    );
     expect(exposed.stderr).toContain('DURABLE_AGENT_CODEC_TOKEN');
     const withToken = await served(['--host', '0.0.0.0'], { DURABLE_AGENT_CODEC_TOKEN: 'codec-token-for-the-test' });
     expect(withToken.stderr).not.toContain('warning');

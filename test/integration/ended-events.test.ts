@@ -19,7 +19,15 @@ import { readFrames } from '../helpers/sse-frames';
 import { echo } from '../helpers/tools';
 
 const S = new ScriptedAgents();
-S.add('ee_echo', [{ toolCalls: [{ name: 'echo', args: { text: 'one' } }] }, { toolCalls: [{ name: 'echo', args: { text: 'two' } }] }, { text: 'all echoed' }], { tools: [echo] });
+S.add(
+  'ee_echo',
+  [
+    { toolCalls: [{ name: 'echo', args: { text: 'one' } }] },
+    { toolCalls: [{ name: 'echo', args: { text: 'two' } }] },
+    { text: 'all echoed' },
+  ],
+  { tools: [echo] },
+);
 
 const TOKEN = `viewer-${randomUUID()}`;
 let connection: Connection;
@@ -40,7 +48,10 @@ beforeAll(async () => {
   await h.stop();
   connection = await Connection.connect({ address: inject('temporalAddress') });
   client = new AgentClient(new Client({ connection }), taskQueue);
-  const api = createHttpApi({ client, auth: parseTokens(JSON.stringify({ tokens: { [TOKEN]: { identity: 'dashboard' } } }), 'test tokens') });
+  const api = createHttpApi({
+    client,
+    auth: parseTokens(JSON.stringify({ tokens: { [TOKEN]: { identity: 'dashboard' } } }), 'test tokens'),
+  });
   server = await serveHttpApi(api, { port: 0 });
 });
 afterAll(async () => {
@@ -51,7 +62,10 @@ afterAll(async () => {
 async function within<T>(ms: number, p: Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    return await Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`not within ${ms} ms`)), ms)))]);
+    return await Promise.race([
+      p,
+      new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`not within ${ms} ms`)), ms))),
+    ]);
   } finally {
     clearTimeout(timer);
   }
@@ -65,9 +79,12 @@ describe('a finished run with no worker', () => {
     expect(page.events).toEqual(withWorker);
     expect(page.done).toBe(true);
     const read: AgentEvent[] = [];
-    await within(5000, (async () => {
-      for await (const e of run.events()) read.push(e);
-    })());
+    await within(
+      5000,
+      (async () => {
+        for await (const e of run.events()) read.push(e);
+      })(),
+    );
     expect(read).toEqual(withWorker);
     // From a cursor, too.
     expect((await within(5000, run.readEvents(3, 2))).events).toEqual(withWorker.slice(3, 5));
@@ -82,7 +99,10 @@ describe('a finished run with no worker', () => {
   });
 
   it('durable-agent tail prints every event and the result', { timeout: 60_000 }, async () => {
-    const r = await runCli(['tail', workflowId, '--json', '--address', inject('temporalAddress'), '--task-queue', taskQueue], { home: tempHome(), timeoutMs: 40_000 });
+    const r = await runCli(['tail', workflowId, '--json', '--address', inject('temporalAddress'), '--task-queue', taskQueue], {
+      home: tempHome(),
+      timeoutMs: 40_000,
+    });
     expect(r.code, r.stderr).toBe(0);
     const types = r.stdout
       .split('\n')
@@ -96,7 +116,10 @@ describe('a finished run with no worker', () => {
 describe('its result and report with no worker', () => {
   it('durable-agent result and report, and GET /runs/:id/report, answer from history', { timeout: 60_000 }, async () => {
     const address = inject('temporalAddress');
-    const result = await runCli(['result', workflowId, '--json', '--address', address, '--task-queue', taskQueue], { home: tempHome(), timeoutMs: 30_000 });
+    const result = await runCli(['result', workflowId, '--json', '--address', address, '--task-queue', taskQueue], {
+      home: tempHome(),
+      timeoutMs: 30_000,
+    });
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ status: 'success', finalText: 'all echoed' });
     const report = await runCli(['report', workflowId, '--json', '--address', address], { home: tempHome(), timeoutMs: 30_000 });
@@ -113,20 +136,40 @@ describe('a running run with no worker', () => {
   it('readEvents says no worker polls its task queue', async () => {
     const queue = `ee-none-${randomUUID()}`;
     const run = await new AgentClient(new Client({ connection }), queue).start('ee_echo', { input: 'echo', workflowId: testId('ee-none') });
-    const err = await within(10_000, run.readEvents(0).then(() => undefined, (e: unknown) => e));
+    const err = await within(
+      10_000,
+      run.readEvents(0).then(
+        () => undefined,
+        (e: unknown) => e,
+      ),
+    );
     expect(err).toBeInstanceOf(NoWorkerError);
     expect((err as Error).message).toContain(`no worker polls task queue "${queue}"`);
     expect((err as Error).message).toContain('which is still running');
     // A terminated run recorded no events: they too need a worker, and reading says so at once.
     await run.handle.terminate('test over');
-    const ended = await within(10_000, run.readEvents(0).then(() => undefined, (e: unknown) => e));
+    const ended = await within(
+      10_000,
+      run.readEvents(0).then(
+        () => undefined,
+        (e: unknown) => e,
+      ),
+    );
     expect(ended).toBeInstanceOf(NoWorkerError);
     expect((ended as Error).message).toContain('which ended without recording its events in history');
-    await expect(within(10_000, (async () => {
-      for await (const e of run.events()) void e;
-    })())).rejects.toBeInstanceOf(NoWorkerError);
+    await expect(
+      within(
+        10_000,
+        (async () => {
+          for await (const e of run.events()) void e;
+        })(),
+      ),
+    ).rejects.toBeInstanceOf(NoWorkerError);
     // Over HTTP: the stream's error event says so.
-    const res = await within(10_000, fetch(`${server.url}/runs/${run.workflowId}/events`, { headers: { Authorization: `Bearer ${TOKEN}` } }));
+    const res = await within(
+      10_000,
+      fetch(`${server.url}/runs/${run.workflowId}/events`, { headers: { Authorization: `Bearer ${TOKEN}` } }),
+    );
     const frames = await within(10_000, readFrames(res));
     const error = frames.find((f) => f.event === 'error');
     expect(JSON.parse(error?.data ?? '{}')).toMatchObject({ error: { code: 'no_worker' } });

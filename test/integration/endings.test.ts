@@ -24,11 +24,22 @@ const { deploy, ran } = recordingDeploy();
 
 const S = new ScriptedAgents();
 S.add('plain_end', [{ text: 'hello' }], { tools: [] });
-S.add('store_gap', [{ toolCalls: [{ name: 'slow_write', args: { key: 'k', ms: 1500 } }] }, { text: 'never reached' }], { tools: [slowWrite] });
-S.add('capped', [{ text: 'after the wait', failures: [{ message: 'slow down', kind: 'rate_limit', status: 429, type: 'rate_limit_error', retryAfterMs: 3_600_000 }] }], {
-  tools: [],
-  modelRetry: { maximumAttempts: 3, initialInterval: '50ms', maximumInterval: '300ms' },
+S.add('store_gap', [{ toolCalls: [{ name: 'slow_write', args: { key: 'k', ms: 1500 } }] }, { text: 'never reached' }], {
+  tools: [slowWrite],
 });
+S.add(
+  'capped',
+  [
+    {
+      text: 'after the wait',
+      failures: [{ message: 'slow down', kind: 'rate_limit', status: 429, type: 'rate_limit_error', retryAfterMs: 3_600_000 }],
+    },
+  ],
+  {
+    tools: [],
+    modelRetry: { maximumAttempts: 3, initialInterval: '50ms', maximumInterval: '300ms' },
+  },
+);
 // The model takes a while to answer step 1, so a decision can be sent before its call exists.
 // Ten read-only calls of 250 KiB each: within the agent's inline limit one by one, 2.5 MB together.
 const bulky = defineTool({
@@ -42,11 +53,23 @@ S.add('bulky_step', [{ toolCalls: Array.from({ length: 10 }, (_, n) => ({ name: 
   tools: [bulky],
   toolResultInlineBytes: 256 * 1024,
 });
-S.add('early', [{ delayMs: 2500, toolCalls: [{ name: 'deploy', args: { service: 'api' } }] }, { text: 'deployed' }], { tools: [deploy, echo] });
-S.add('early_no_ask', [{ delayMs: 2500, toolCalls: [{ name: 'echo', args: { text: 'hi' } }] }, { text: 'echoed' }], { tools: [deploy, echo] });
-S.add('earlier_step', [{ toolCalls: [{ name: 'echo', args: { text: 'first' } }] }, { toolCalls: [{ name: 'deploy', args: { service: 'api' } }] }, { text: 'done' }], {
+S.add('early', [{ delayMs: 2500, toolCalls: [{ name: 'deploy', args: { service: 'api' } }] }, { text: 'deployed' }], {
   tools: [deploy, echo],
 });
+S.add('early_no_ask', [{ delayMs: 2500, toolCalls: [{ name: 'echo', args: { text: 'hi' } }] }, { text: 'echoed' }], {
+  tools: [deploy, echo],
+});
+S.add(
+  'earlier_step',
+  [
+    { toolCalls: [{ name: 'echo', args: { text: 'first' } }] },
+    { toolCalls: [{ name: 'deploy', args: { service: 'api' } }] },
+    { text: 'done' },
+  ],
+  {
+    tools: [deploy, echo],
+  },
+);
 
 let h: Harness;
 beforeAll(async () => {
@@ -75,11 +98,17 @@ async function expectFinal(run: AgentRun, result: AgentRunResult): Promise<void>
 describe('every ending is a typed result', () => {
   it('malformed input sent by any client ends invalid_input, with done', async () => {
     const workflowId = testId('bad-input');
-    const handle = await h.temporal.workflow.start(AGENT_WORKFLOW, { taskQueue: h.taskQueue, workflowId, args: [{ agent: '', prompt: 42, maxSteps: 0 }] });
+    const handle = await h.temporal.workflow.start(AGENT_WORKFLOW, {
+      taskQueue: h.taskQueue,
+      workflowId,
+      args: [{ agent: '', prompt: 42, maxSteps: 0 }],
+    });
     const result = (await handle.result()) as AgentRunResult;
     expect(result.status).toBe('invalid_input');
     expect(result.error?.type).toBe('InvalidInput');
-    expect(result.error?.message).toMatch(/agent must be a non-empty string; prompt must be a non-empty string; maxSteps must be a positive integer/);
+    expect(result.error?.message).toMatch(
+      /agent must be a non-empty string; prompt must be a non-empty string; maxSteps must be a positive integer/,
+    );
     await expectFinal(h.client.get(workflowId), result);
   });
 
@@ -154,7 +183,9 @@ describe('a decision that reaches the run before its call', () => {
     await waitForEvent(run, (e) => e.type === 'approval_queued', 'approval_queued');
     expect((await run.result()).status).toBe('success');
     const refused = (await allEvents(run)).filter((e) => e.type === 'approval_refused');
-    expect(refused).toMatchObject([{ callId: 'call_1_0', reason: 'no approval is pending for call "call_1_0": it did not ask for approval' }]);
+    expect(refused).toMatchObject([
+      { callId: 'call_1_0', reason: 'no approval is pending for call "call_1_0": it did not ask for approval' },
+    ]);
   });
 
   it('is refused at once when it names a call of an earlier step', async () => {
@@ -162,7 +193,10 @@ describe('a decision that reaches the run before its call', () => {
     await waitForEvent(run, (e) => e.type === 'approval_requested', 'approval_requested');
     await run.signalDecision({ callId: 'call_1_0', decision: 'approve', by: 'ops:alice' });
     const refused = await waitForEvent(run, (e) => e.type === 'approval_refused', 'approval_refused');
-    expect(refused).toMatchObject({ callId: 'call_1_0', reason: 'no approval is pending for call "call_1_0": it did not ask for approval' });
+    expect(refused).toMatchObject({
+      callId: 'call_1_0',
+      reason: 'no approval is pending for call "call_1_0": it did not ask for approval',
+    });
     expect((await allEvents(run)).some((e) => e.type === 'approval_queued')).toBe(false);
     await run.signalDecision({ callId: 'call_2_0', decision: 'approve', by: 'ops:alice' });
     expect((await run.result()).status).toBe('success');

@@ -34,7 +34,9 @@ describe('examples', () => {
     const workflowId = testId('example-session');
     const result = await session.main(h.client, log, workflowId);
     expect(result.status).toBe('success');
-    const said = result.messages.filter((m) => m.role === 'user').flatMap((m) => m.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])));
+    const said = result.messages
+      .filter((m) => m.role === 'user')
+      .flatMap((m) => m.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])));
     expect(said).toEqual(['Where is order 42?', 'And order 7?', 'Thanks, that is all.']);
     expect(result.report.steps.map((s) => s.turn)).toEqual([1, 1, 2, 2, 3]);
     expect(result.report.toolCalls.map((c) => c.args)).toEqual([{ orderId: '42' }, { orderId: '7' }]);

@@ -32,13 +32,25 @@ const RUNS = 6;
 
 describe('fleet of worker processes on one shared store', () => {
   it('a worker killed for good mid-run: its runs continue on the other two and complete', { timeout: 180_000 }, async () => {
-    const fleet: FleetSettings = { address: inject('temporalAddress'), taskQueue: testId('fleet'), bundlePath: inject('workflowBundlePath'), store: join(work, 'store'), logDir, workDir: work };
+    const fleet: FleetSettings = {
+      address: inject('temporalAddress'),
+      taskQueue: testId('fleet'),
+      bundlePath: inject('workflowBundlePath'),
+      store: join(work, 'store'),
+      logDir,
+      workDir: work,
+    };
     const workers = await Promise.all([0, 1, 2].map(() => startWorkerProcess(fleet)));
     expect(new Set(workers.map((w) => w.cwd)).size).toBe(3);
     connection = await Connection.connect({ address: fleet.address });
     const client = new AgentClient(new Client({ connection }), fleet.taskQueue, { deltas: false });
 
-    const lives: LiveRun[] = Array.from({ length: RUNS }, (_, n) => ({ n, workflowId: testId(`fleet-${n}`), awaiting: new Map(), done: false }));
+    const lives: LiveRun[] = Array.from({ length: RUNS }, (_, n) => ({
+      n,
+      workflowId: testId(`fleet-${n}`),
+      awaiting: new Map(),
+      done: false,
+    }));
     const records = Promise.all(lives.map((l) => driveRun(client, l.n, l.workflowId, l, { timeoutMs: 150_000, thinkMs: () => 300 })));
 
     // Kill -9, for good, a worker while it runs a model call or a tool of some run (after the first step).
@@ -59,7 +71,9 @@ describe('fleet of worker processes on one shared store', () => {
     expect(victim, 'no worker was running anything of the runs within 60 s').toBeDefined();
     const killedAt = Date.now();
     await killWorker(victim!);
-    for (const l of lives) for (const a of openActivities(readRunLog(logDir, l.workflowId))) if (a.pid === victim!.pid) cut.push({ workflowId: l.workflowId, what: `${a.what} ${a.id}` });
+    for (const l of lives)
+      for (const a of openActivities(readRunLog(logDir, l.workflowId)))
+        if (a.pid === victim!.pid) cut.push({ workflowId: l.workflowId, what: `${a.what} ${a.id}` });
     expect(cut.length).toBeGreaterThan(0);
 
     const ended = await records;
@@ -84,7 +98,9 @@ describe('fleet of worker processes on one shared store', () => {
       const r = ended.find((x) => x.workflowId === workflowId)!;
       const after = readRunLog(logDir, workflowId).filter((l) => l.at > killedAt);
       expect(after.length, workflowId).toBeGreaterThan(0);
-      const losses = r.result!.report.toolCalls.reduce((s, c) => s + (c.workerLosses ?? 0), 0) + r.result!.report.steps.reduce((s, c) => s + (c.workerLosses ?? 0), 0);
+      const losses =
+        r.result!.report.toolCalls.reduce((s, c) => s + (c.workerLosses ?? 0), 0) +
+        r.result!.report.steps.reduce((s, c) => s + (c.workerLosses ?? 0), 0);
       expect(losses, `${workflowId}: ${JSON.stringify(cut)}`).toBeGreaterThan(0);
     }
   });

@@ -53,14 +53,20 @@ describe('an output guardrail that trips on a streamed answer', () => {
     const streamed = events.map((e) => (e.type === 'delta' && e.delta.type === 'text' ? e.delta.text : '')).join('');
     expect(streamed).toContain('the key is');
     // ...and then saw it withdrawn: the display shows none of it.
-    expect(events).toContainEqual(expect.objectContaining({ type: 'attempt_voided', step: 1, attempt: 1, reason: expect.stringContaining('no_secrets') }));
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: 'attempt_voided', step: 1, attempt: 1, reason: expect.stringContaining('no_secrets') }),
+    );
     expect(chunks.at(-1)).toEqual({ type: 'reset', step: 1, text: '' });
     expect(shown(chunks)).toBe('');
     // No durable event holds it.
     const durable = await allEvents(run);
     expect(durable.filter((e) => e.type === 'text')).toEqual([]);
     expect(JSON.stringify(durable)).not.toContain(SECRET);
-    expect(durable.filter((e) => ['step_finished', 'guardrail', 'done'].includes(e.type)).map((e) => e.type)).toEqual(['step_finished', 'guardrail', 'done']);
+    expect(durable.filter((e) => ['step_finished', 'guardrail', 'done'].includes(e.type)).map((e) => e.type)).toEqual([
+      'step_finished',
+      'guardrail',
+      'done',
+    ]);
   });
 
   it('an answer that passes keeps its text event and the display shows it', async () => {
@@ -69,6 +75,8 @@ describe('an output guardrail that trips on a streamed answer', () => {
     expect(events.some((e) => e.type === 'attempt_voided')).toBe(false);
     expect(shown(chunks)).toBe('Nothing secret here, all good.');
     const durable = await allEvents(run);
-    expect(durable.filter((e) => e.type === 'text')).toEqual([expect.objectContaining({ step: 1, text: 'Nothing secret here, all good.' })]);
+    expect(durable.filter((e) => e.type === 'text')).toEqual([
+      expect.objectContaining({ step: 1, text: 'Nothing secret here, all good.' }),
+    ]);
   });
 });

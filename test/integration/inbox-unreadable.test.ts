@@ -45,7 +45,10 @@ beforeAll(async () => {
   const tokens = join(home, 'tokens.json');
   writeFileSync(tokens, JSON.stringify({ tokens: { [TOKEN]: { identity: 'ops:alice', approve: true } } }));
   const port = await freePort();
-  serve = startCli(['serve', '--address', inject('temporalAddress'), '--task-queue', readable.taskQueue, '--http-port', String(port), '--tokens', tokens], { home, env: { DURABLE_AGENT_KEYS: K1 } });
+  serve = startCli(
+    ['serve', '--address', inject('temporalAddress'), '--task-queue', readable.taskQueue, '--http-port', String(port), '--tokens', tokens],
+    { home, env: { DURABLE_AGENT_KEYS: K1 } },
+  );
   await serve.waitFor('Press Ctrl-C to stop.');
   url = `http://127.0.0.1:${port}`;
 }, 120_000);
@@ -67,7 +70,8 @@ async function until<T>(read: () => Promise<T>, done: (v: T) => boolean): Promis
   return last;
 }
 
-const both = (runs: readonly { workflowId: string }[]) => runs.some((r) => r.workflowId === ids.readable) && runs.some((r) => r.workflowId === ids.unreadable);
+const both = (runs: readonly { workflowId: string }[]) =>
+  runs.some((r) => r.workflowId === ids.readable) && runs.some((r) => r.workflowId === ids.unreadable);
 
 describe('an inbox holding a run sealed with a key the reader lacks', () => {
   it('GET /approvals answers 200: that run with an error naming the key id, the others as usual', async () => {
@@ -81,7 +85,10 @@ describe('an inbox holding a run sealed with a key the reader lacks', () => {
       (v) => both(v.runs),
     );
     const ok = view.runs.find((r) => r.workflowId === ids.readable);
-    expect(ok).toMatchObject({ agent: 'inbox_keys', pending: [{ callId: 'call_1_0', tool: 'deploy', args: { service: 'web' }, mayDecide: true }] });
+    expect(ok).toMatchObject({
+      agent: 'inbox_keys',
+      pending: [{ callId: 'call_1_0', tool: 'deploy', args: { service: 'web' }, mayDecide: true }],
+    });
     expect(ok?.error).toBeUndefined();
     const bad = view.runs.find((r) => r.workflowId === ids.unreadable);
     expect(bad).toMatchObject({ agent: 'inbox_keys', pending: [], error: expect.stringMatching(MISSING) });
@@ -89,32 +96,30 @@ describe('an inbox holding a run sealed with a key the reader lacks', () => {
   });
 
   it('GET /runs and `durable-agent runs` list it too (a memo it cannot open does not fail the listing)', async () => {
-    const listed = await until(
-      async () => {
-        const res = await fetch(`${url}/runs?agent=inbox_keys&limit=1000`, { headers: { Authorization: `Bearer ${TOKEN}` } });
-        const text = await res.text();
-        expect(res.status, text).toBe(200);
-        return (JSON.parse(text) as { runs: { workflowId: string; status: string }[] }).runs;
-      },
-      both,
-    );
+    const listed = await until(async () => {
+      const res = await fetch(`${url}/runs?agent=inbox_keys&limit=1000`, { headers: { Authorization: `Bearer ${TOKEN}` } });
+      const text = await res.text();
+      expect(res.status, text).toBe(200);
+      return (JSON.parse(text) as { runs: { workflowId: string; status: string }[] }).runs;
+    }, both);
     expect(listed.find((r) => r.workflowId === ids.unreadable)).toMatchObject({ status: 'awaiting_approval' });
     expect(listed.find((r) => r.workflowId === ids.readable)).toMatchObject({ status: 'awaiting_approval' });
-    const r = await runCli(['runs', '--address', inject('temporalAddress'), '--agent', 'inbox_keys', '--json'], { home, env: { DURABLE_AGENT_KEYS: K1 } });
+    const r = await runCli(['runs', '--address', inject('temporalAddress'), '--agent', 'inbox_keys', '--json'], {
+      home,
+      env: { DURABLE_AGENT_KEYS: K1 },
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(both(JSON.parse(r.stdout) as { workflowId: string }[])).toBe(true);
   }, 60_000);
 
   it('`durable-agent approvals` lists it with the error, and the others as usual (text and --json)', async () => {
-    const cli = (...args: string[]) => runCli(['approvals', '--address', inject('temporalAddress'), ...args], { home, env: { DURABLE_AGENT_KEYS: K1 } });
-    const json = await until(
-      async () => {
-        const r = await cli('--json');
-        expect(r.code, r.stderr).toBe(0);
-        return JSON.parse(r.stdout) as AwaitingRun[];
-      },
-      both,
-    );
+    const cli = (...args: string[]) =>
+      runCli(['approvals', '--address', inject('temporalAddress'), ...args], { home, env: { DURABLE_AGENT_KEYS: K1 } });
+    const json = await until(async () => {
+      const r = await cli('--json');
+      expect(r.code, r.stderr).toBe(0);
+      return JSON.parse(r.stdout) as AwaitingRun[];
+    }, both);
     expect(json.find((r) => r.workflowId === ids.unreadable)).toMatchObject({ pending: [], error: expect.stringMatching(MISSING) });
     expect(json.find((r) => r.workflowId === ids.readable)).toMatchObject({ pending: [{ callId: 'call_1_0', tool: 'deploy' }] });
     const text = await cli();
@@ -127,7 +132,7 @@ describe('an inbox holding a run sealed with a key the reader lacks', () => {
 const CHROMIUM = chromiumPath();
 
 describeNeeding('the console inbox with a run it cannot read', 'Chromium', chromiumMissing(CHROMIUM), () => {
-  it('shows that run as a card naming the missing key id, beside the others\' approval cards', async () => {
+  it("shows that run as a card naming the missing key id, beside the others' approval cards", async () => {
     const browser = await chromium.launch({ executablePath: CHROMIUM!, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
     try {
       const page = await browser.newPage();

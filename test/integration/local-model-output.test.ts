@@ -31,7 +31,10 @@ describeWithLocalModel('structured output from the local model (native json_sche
   });
 
   it('the answer is JSON matching the schema, and result.output holds it', async () => {
-    const run = await h.client.start(reviewer, { input: 'Review: "Great phone, the battery lasts for days. I love it."', workflowId: testId('local-output') });
+    const run = await h.client.start(reviewer, {
+      input: 'Review: "Great phone, the battery lasts for days. I love it."',
+      workflowId: testId('local-output'),
+    });
     const result = await run.result();
     expect(result.status, result.error?.message).toBe('success');
     if (result.status !== 'success') return;

@@ -23,7 +23,14 @@ const odd: Array<[string, () => unknown, RegExp]> = [
   ['returns_nan', () => ({ ratio: NaN, top: Infinity }), /NaN/],
   ['returns_map', () => new Map([['a', 1]]), /Map/],
   ['returns_set', () => ({ ids: new Set([1, 2]) }), /Set/],
-  ['returns_function', () => function secretSource() { return 42; }, /function/],
+  [
+    'returns_function',
+    () =>
+      function secretSource() {
+        return 42;
+      },
+    /function/,
+  ],
   ['returns_promise_of_function', async () => Promise.resolve(() => 'x'), /function/],
   ['returns_nested_promise', () => ({ later: Promise.resolve(1) }), /Promise/],
 ];
@@ -66,7 +73,9 @@ S.add(
   },
   { tools: [deepTool] },
 );
-S.add('shallow_args', [{ toolCalls: [{ name: 'nested', args: {}, rawArgs: nestedJson(MAX_ARGUMENT_DEPTH) }] }, { text: 'fine' }], { tools: [deepTool] });
+S.add('shallow_args', [{ toolCalls: [{ name: 'nested', args: {}, rawArgs: nestedJson(MAX_ARGUMENT_DEPTH) }] }, { text: 'fine' }], {
+  tools: [deepTool],
+});
 S.add(
   'recovers_whole',
   [
@@ -76,7 +85,14 @@ S.add(
   ],
   { maxTokensRecoveries: 2 },
 );
-S.add('recovers_limited', [{ text: 'part one,', stopReason: 'max_tokens' }, { text: ' part two', stopReason: 'max_tokens' }], { maxTokensRecoveries: 1 });
+S.add(
+  'recovers_limited',
+  [
+    { text: 'part one,', stopReason: 'max_tokens' },
+    { text: ' part two', stopReason: 'max_tokens' },
+  ],
+  { maxTokensRecoveries: 1 },
+);
 S.add(
   'huge_streamed',
   () => {
@@ -97,15 +113,18 @@ afterAll(async () => {
 const results = toolResults;
 
 describe('a tool value JSON cannot represent', () => {
-  it.each(odd.map(([name, , words]) => [name, words] as const))('%s: ran once, the model and the report say what could not be represented', async (name, words) => {
-    const run = await h.client.start(`agent_${name}`, { input: 'go', workflowId: testId(name) });
-    const result = await run.result();
-    const text = unrecordedOutputText(result, words);
-    expect(text).not.toContain('return 42');
-    expect(result.report.toolCalls[0]).toMatchObject({ tool: name, isError: true });
-    expect(result.report.toolCalls[0]!.error).toMatch(words);
-    expect(runs.get(name)).toBe(1);
-  });
+  it.each(odd.map(([name, , words]) => [name, words] as const))(
+    '%s: ran once, the model and the report say what could not be represented',
+    async (name, words) => {
+      const run = await h.client.start(`agent_${name}`, { input: 'go', workflowId: testId(name) });
+      const result = await run.result();
+      const text = unrecordedOutputText(result, words);
+      expect(text).not.toContain('return 42');
+      expect(result.report.toolCalls[0]).toMatchObject({ tool: name, isError: true });
+      expect(result.report.toolCalls[0]!.error).toMatch(words);
+      expect(runs.get(name)).toBe(1);
+    },
+  );
 });
 
 describe('arguments nested too deep', () => {

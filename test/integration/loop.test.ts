@@ -48,8 +48,12 @@ S.add('invalid', [
   { text: 'fixed it' },
 ]);
 S.add('loops', () => ({ toolCalls: [{ name: 'echo', args: { text: 'again' } }] }), { maxSteps: 4 });
-S.add('bad_key', [{ failures: [{ message: 'invalid x-api-key', kind: 'authentication', status: 401, type: 'authentication_error', retryable: false }] }]);
-S.add('flaky', [{ text: 'worked on the second try', failures: [{ message: 'Overloaded', kind: 'overloaded', status: 529, type: 'overloaded_error' }] }]);
+S.add('bad_key', [
+  { failures: [{ message: 'invalid x-api-key', kind: 'authentication', status: 401, type: 'authentication_error', retryable: false }] },
+]);
+S.add('flaky', [
+  { text: 'worked on the second try', failures: [{ message: 'Overloaded', kind: 'overloaded', status: 529, type: 'overloaded_error' }] },
+]);
 S.add('always_down', [{ failures: [1, 2, 3].map(() => ({ message: 'Internal server error', kind: 'server' as const, status: 500 })) }]);
 S.add('cancel_me', [
   {
@@ -98,7 +102,9 @@ S.add(
   },
   { model: { provider: 'scripted', model: 'recovers_raised', maxTokens: 1000 }, maxTokensRecoveries: 1, recoveryMaxTokens: 16_000 },
 );
-S.add('recovers_once', [{ text: 'cut', stopReason: 'max_tokens' }, { text: 'cut again', stopReason: 'max_tokens' }, { text: 'never' }], { maxTokensRecoveries: 1 });
+S.add('recovers_once', [{ text: 'cut', stopReason: 'max_tokens' }, { text: 'cut again', stopReason: 'max_tokens' }, { text: 'never' }], {
+  maxTokensRecoveries: 1,
+});
 S.add('big_output', [{ toolCalls: [{ name: 'big', args: { kb: 64 } }] }, { text: 'got it' }]);
 S.add('long_talk', () => ({ text: 'x'.repeat(300), toolCalls: [{ name: 'echo', args: { text: 'y'.repeat(300) } }] }), {
   maxSteps: 6,
@@ -158,10 +164,30 @@ describe('agent loop on a real Temporal server', () => {
     const [res] = toolResults(result.messages);
     expect(res).toMatchObject({ toolUseId: 'call_1_0', isError: false, output: { type: 'text', text: 'ping' } });
     expect(result.report.toolCalls).toEqual([
-      expect.objectContaining({ step: 1, callId: 'call_1_0', tool: 'echo', args: { text: 'ping' }, resultBytes: 4, isError: false, attempts: 1 }),
+      expect.objectContaining({
+        step: 1,
+        callId: 'call_1_0',
+        tool: 'echo',
+        args: { text: 'ping' },
+        resultBytes: 4,
+        isError: false,
+        attempts: 1,
+      }),
     ]);
     const types = (await allEvents(r)).map((e) => e.type);
-    expect(types).toEqual(['run_started', 'step_started', 'text', 'step_finished', 'tool_call', 'tool_started', 'tool_result', 'step_started', 'text', 'step_finished', 'done']);
+    expect(types).toEqual([
+      'run_started',
+      'step_started',
+      'text',
+      'step_finished',
+      'tool_call',
+      'tool_started',
+      'tool_result',
+      'step_started',
+      'text',
+      'step_finished',
+      'done',
+    ]);
   });
 
   it('runs several steps', async () => {
@@ -256,7 +282,9 @@ describe('agent loop on a real Temporal server', () => {
     expect(result.finalText).toBe('worked on the second try');
     expect(result.report.steps[0]!.attempts).toBe(2);
     const retrying = (await allEvents(r)).filter((e) => e.type === 'retrying');
-    expect(retrying).toEqual([expect.objectContaining({ step: 1, attempt: 1, error: 'Overloaded', errorType: 'overloaded_error', delayMs: 50 })]);
+    expect(retrying).toEqual([
+      expect.objectContaining({ step: 1, attempt: 1, error: 'Overloaded', errorType: 'overloaded_error', delayMs: 50 }),
+    ]);
     // The failed attempt left nothing in the transcript and no usage.
     expect(result.messages).toHaveLength(2);
   });
@@ -302,7 +330,12 @@ describe('agent loop on a real Temporal server', () => {
     expect(results[0]!.isError).toBe(true);
     expect(resultText(results[0]!)).toMatch(/Not executed/);
     expect(result.report.toolCalls.every((c) => c.latencyMs === 0)).toBe(true);
-    expect(executions.some((e) => result.report.toolCalls.some((c) => c.callId === e.callId) && e.tool === 'slow_write' && e.start > 0 && e.callId === 'call_1_1')).toBe(false);
+    expect(
+      executions.some(
+        (e) =>
+          result.report.toolCalls.some((c) => c.callId === e.callId) && e.tool === 'slow_write' && e.start > 0 && e.callId === 'call_1_1',
+      ),
+    ).toBe(false);
   });
 
   it('with maxTokensRecoveries, a cut-off answer gets a "continue" turn (its calls still never run), up to the limit', async () => {
@@ -312,7 +345,9 @@ describe('agent loop on a real Temporal server', () => {
     // The whole answer: every continued part, joined where each stopped.
     expect(result.finalText).toBe('Let me write the fileand here is the restdone, at last');
     expect(result.steps).toBe(3);
-    const continues = result.messages.filter((m) => m.role === 'user' && m.content.some((b) => b.type === 'text' && b.text.startsWith('Your last answer was cut off')));
+    const continues = result.messages.filter(
+      (m) => m.role === 'user' && m.content.some((b) => b.type === 'text' && b.text.startsWith('Your last answer was cut off')),
+    );
     expect(continues).toHaveLength(2);
     // The first continue travels with the closed call's result, after it.
     expect(continues[0]!.content.map((b) => b.type)).toEqual(['tool_result', 'text']);

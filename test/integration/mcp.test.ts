@@ -49,7 +49,10 @@ S.add(
 );
 S.add(
   'mcp_error',
-  [{ toolCalls: [{ name: 'everything__gzip-file-as-resource', args: { name: 'x.gz', data: 'ftp://example.com/file' } }] }, { text: 'noted the error' }],
+  [
+    { toolCalls: [{ name: 'everything__gzip-file-as-resource', args: { name: 'x.gz', data: 'ftp://example.com/file' } }] },
+    { text: 'noted the error' },
+  ],
   { tools: [], mcp: [mcpTools(everything, { include: ['gzip-file-as-resource'] })] },
 );
 // Answers with the tool results it was sent, so the final text is what the model read.
@@ -57,14 +60,25 @@ S.add(
   'mcp_policy',
   (request): ScriptedTurn => {
     const sent = request.messages.flatMap((m) => m.content.filter((b): b is ToolResultBlock => b.type === 'tool_result'));
-    if (sent.length === 0) return { toolCalls: [{ name: 'everything__echo', args: { message: 'must not run' } }, { name: 'everything__get-sum', args: { a: 2, b: 3 } }] };
+    if (sent.length === 0)
+      return {
+        toolCalls: [
+          { name: 'everything__echo', args: { message: 'must not run' } },
+          { name: 'everything__get-sum', args: { a: 2, b: 3 } },
+        ],
+      };
     return { text: sent.map((b) => outputText(b.output)).join(' | ') };
   },
   { tools: [], mcp: [everything] },
 );
-S.add('mcp_missing_command', [{ text: 'never' }], { tools: [], mcp: [mcpServer({ name: 'missing', command: 'durable-agent-no-such-mcp-server' })] });
+S.add('mcp_missing_command', [{ text: 'never' }], {
+  tools: [],
+  mcp: [mcpServer({ name: 'missing', command: 'durable-agent-no-such-mcp-server' })],
+});
 S.add('mcp_collision', [{ text: 'never' }], {
-  tools: [defineTool({ name: 'everything__echo', description: 'A local tool with an MCP name', input: z.object({}), execute: () => 'local' })],
+  tools: [
+    defineTool({ name: 'everything__echo', description: 'A local tool with an MCP name', input: z.object({}), execute: () => 'local' }),
+  ],
   mcp: [everything],
 });
 S.add('mcp_typo', [{ text: 'never' }], { tools: [], mcp: [mcpTools(everything, { tools: { ehco: { needsApproval: true } } })] });
@@ -76,7 +90,10 @@ let h: Harness;
 /** Start the reference server over Streamable HTTP on a free port; resolves once it listens. */
 async function startHttpServer(): Promise<string> {
   const port = await freePort();
-  const child = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], {
+    env: { ...process.env, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   http = child;
   let stderr = '';
   await new Promise<void>((resolve, reject) => {
@@ -99,9 +116,18 @@ beforeAll(async () => {
   const remote = mcpServer({ name: 'remote', url, headers: { 'X-Test-Token': SECRET } });
   S.add('mcp_http', [{ toolCalls: [{ name: 'remote__echo', args: { message: 'hello over http' } }] }, { text: 'approved and echoed' }], {
     tools: [],
-    mcp: [mcpTools(remote, { include: ['echo', 'get-sum'], defaults: { readOnly: true }, tools: { echo: { readOnly: false, needsApproval: true, approvers: ['ops:alice'] } } })],
+    mcp: [
+      mcpTools(remote, {
+        include: ['echo', 'get-sum'],
+        defaults: { readOnly: true },
+        tools: { echo: { readOnly: false, needsApproval: true, approvers: ['ops:alice'] } },
+      }),
+    ],
   });
-  S.add('mcp_unreachable', [{ text: 'never' }], { tools: [], mcp: [mcpServer({ name: 'down', url: unreachableUrl, connectTimeout: '2s' })] });
+  S.add('mcp_unreachable', [{ text: 'never' }], {
+    tools: [],
+    mcp: [mcpServer({ name: 'down', url: unreachableUrl, connectTimeout: '2s' })],
+  });
   h = await startHarness({ agents: S.agents, providers: { scripted: S.provider } });
 }, 60_000);
 
@@ -131,11 +157,17 @@ describe('MCP tools', () => {
   });
 
   it('a run policy denies an MCP tool by its server__tool name: the model reads the denial, the tool never runs', async () => {
-    const run = await h.client.start('mcp_policy', { input: 'echo and add', workflowId: testId('mcp-policy'), policy: { everything__echo: 'deny' } });
+    const run = await h.client.start('mcp_policy', {
+      input: 'echo and add',
+      workflowId: testId('mcp-policy'),
+      policy: { everything__echo: 'deny' },
+    });
     const result = await resultWithin(run);
     expect(result.status).toBe('success');
     // The model's second request held the denial (and the allowed MCP call's real result).
-    expect(result.finalText).toBe(`Denied by the run's policy: "everything__echo" may not be used in this run. The tool was not run. | The sum of 2 and 3 is 5.`);
+    expect(result.finalText).toBe(
+      `Denied by the run's policy: "everything__echo" may not be used in this run. The tool was not run. | The sum of 2 and 3 is 5.`,
+    );
     expect(toolResults(result).map((b) => b.isError)).toEqual([true, false]);
     // Only the allowed call reached the server: one runTool activity in the whole history.
     const { events } = await run.handle.fetchHistory();
@@ -175,11 +207,17 @@ describe('MCP tools', () => {
 
   it('bad configuration ends the run with a clear error naming the server and the fix', async () => {
     const start = (agent: string) => h.client.start(agent, { input: 'go', workflowId: testId(agent) }).then((r) => resultWithin(r, 60_000));
-    const [missing, collision, typo, unreachable] = await Promise.all(['mcp_missing_command', 'mcp_collision', 'mcp_typo', 'mcp_unreachable'].map(start));
+    const [missing, collision, typo, unreachable] = await Promise.all(
+      ['mcp_missing_command', 'mcp_collision', 'mcp_typo', 'mcp_unreachable'].map(start),
+    );
     expect(missing!.status).toBe('internal_error');
-    expect(missing!.error?.message).toMatch(/MCP server "missing": command "durable-agent-no-such-mcp-server" was not found: install it or fix command/);
+    expect(missing!.error?.message).toMatch(
+      /MCP server "missing": command "durable-agent-no-such-mcp-server" was not found: install it or fix command/,
+    );
     expect(collision!.status).toBe('internal_error');
-    expect(collision!.error?.message).toMatch(/MCP server "everything": its tool "everything__echo" has the name of a tool of the agent "mcp_collision"/);
+    expect(collision!.error?.message).toMatch(
+      /MCP server "everything": its tool "everything__echo" has the name of a tool of the agent "mcp_collision"/,
+    );
     expect(typo!.status).toBe('internal_error');
     expect(typo!.error?.message).toMatch(/mcpTools names "ehco", which the server does not list \(it lists: echo, /);
     // A server that cannot be reached is retried (describeAgent's retry policy), then ends the run.

@@ -40,9 +40,18 @@ let client: AgentClient;
 beforeAll(async () => {
   const port = await freePort();
   endpoint = `http://127.0.0.1:${port}/metrics`;
-  worker = startCli(['worker', '--agents', agentsTs, '--address', inject('temporalAddress'), '--task-queue', taskQueue, '--metrics', `127.0.0.1:${port}`], { home, timeoutMs: 110_000 });
+  worker = startCli(
+    ['worker', '--agents', agentsTs, '--address', inject('temporalAddress'), '--task-queue', taskQueue, '--metrics', `127.0.0.1:${port}`],
+    { home, timeoutMs: 110_000 },
+  );
   await worker.waitFor('Press Ctrl-C to stop.');
-  client = await AgentClient.connect({ address: inject('temporalAddress'), namespace: 'default', taskQueue, encryption: false, deltas: false });
+  client = await AgentClient.connect({
+    address: inject('temporalAddress'),
+    namespace: 'default',
+    taskQueue,
+    encryption: false,
+    deltas: false,
+  });
 }, 90_000);
 
 afterAll(async () => {
@@ -70,7 +79,11 @@ describe('metrics', () => {
     let text = '';
     for (let i = 0; i < 40; i++) {
       text = await (await fetch(endpoint)).text();
-      if (samples(text, 'durable_agent_approval_wait', { agent: 'metered' }).length && samples(text, 'durable_agent_steps', { agent: 'metered' }).some((s) => s.value >= 2)) break;
+      if (
+        samples(text, 'durable_agent_approval_wait', { agent: 'metered' }).length &&
+        samples(text, 'durable_agent_steps', { agent: 'metered' }).some((s) => s.value >= 2)
+      )
+        break;
       await new Promise((r) => setTimeout(r, 250));
     }
     const q = { task_queue: taskQueue };
@@ -85,7 +98,10 @@ describe('metrics', () => {
     expect(samples(text, 'durable_agent_cost_usd_count', model)[0]?.value).toBe(2);
     expect(samples(text, 'durable_agent_model_call_latency_count', model)[0]?.value).toBe(2);
     for (const tool of ['greet', 'wipe']) {
-      expect(samples(text, 'durable_agent_tool_latency_count', { agent: 'metered', tool, outcome: 'ok' })[0]?.value, `tool latency of ${tool}`).toBe(1);
+      expect(
+        samples(text, 'durable_agent_tool_latency_count', { agent: 'metered', tool, outcome: 'ok' })[0]?.value,
+        `tool latency of ${tool}`,
+      ).toBe(1);
     }
     expect(samples(text, 'durable_agent_approvals_requested', { agent: 'metered', tool: 'wipe' })[0]?.value).toBe(1);
     expect(samples(text, 'durable_agent_approvals_closed', { agent: 'metered', tool: 'wipe', decision: 'approve' })[0]?.value).toBe(1);
@@ -93,6 +109,8 @@ describe('metrics', () => {
   });
 
   it('refuses a --metrics that is not host:port, naming it', async () => {
-    expect(soleError(await runCli(['worker', '--metrics', 'nine-four-six-four'], { home }))).toContain('"nine-four-six-four" is not host:port');
+    expect(soleError(await runCli(['worker', '--metrics', 'nine-four-six-four'], { home }))).toContain(
+      '"nine-four-six-four" is not host:port',
+    );
   });
 });

@@ -62,7 +62,14 @@ beforeAll(async () => {
   const configured = await plugin.configureWorker({ connection: nativeConnection, taskQueue, workflowsPath: USER_WORKFLOWS });
   const bundle = await bundleWorkflowCode({ workflowsPath: configured.workflowsPath as string, plugins: [plugin], logger: quiet });
   writeFileSync(bundlePath, bundle.code);
-  worker = await Worker.create({ connection: nativeConnection, taskQueue, workflowBundle: { codePath: bundlePath }, activities: userActivities(effectsDir), nexusServices: [agentsNexusHandler], plugins: [plugin] });
+  worker = await Worker.create({
+    connection: nativeConnection,
+    taskQueue,
+    workflowBundle: { codePath: bundlePath },
+    activities: userActivities(effectsDir),
+    nexusServices: [agentsNexusHandler],
+    plugins: [plugin],
+  });
   running = worker.run();
   connection = await Connection.connect({ address });
   temporal = new Client({ connection, plugins: [durableAgentsClient({ encryption: false })] });
@@ -98,10 +105,22 @@ function orderState(workflowId: string, ok: (s: OrderState) => boolean, what: st
 
 describe('the durableAgents plugin', () => {
   it('configures a worker: agent activities beside yours, the codec appended once, the agent workflows bundled with yours, durability defaults unless set', async () => {
-    const plugin = durableAgents({ agents: [], searchAttributes: false, encryption: false, store: new FileBlobStore(join(work, 'probe-store')) });
+    const plugin = durableAgents({
+      agents: [],
+      searchAttributes: false,
+      encryption: false,
+      store: new FileBlobStore(join(work, 'probe-store')),
+    });
     const mine = { myActivity: async () => 'mine' };
-    const options = await plugin.configureWorker({ taskQueue: 'q', workflowsPath: USER_WORKFLOWS, activities: mine, stickyQueueScheduleToStartTimeout: '9s' });
-    expect(Object.keys(options.activities ?? {})).toEqual(expect.arrayContaining(['myActivity', 'describeAgent', 'callModel', 'runTool', 'checkApprovals']));
+    const options = await plugin.configureWorker({
+      taskQueue: 'q',
+      workflowsPath: USER_WORKFLOWS,
+      activities: mine,
+      stickyQueueScheduleToStartTimeout: '9s',
+    });
+    expect(Object.keys(options.activities ?? {})).toEqual(
+      expect.arrayContaining(['myActivity', 'describeAgent', 'callModel', 'runTool', 'checkApprovals']),
+    );
     expect(options.stickyQueueScheduleToStartTimeout).toBe('9s'); // the user's setting wins
     expect((await plugin.configureWorker({ taskQueue: 'q' })).stickyQueueScheduleToStartTimeout).toBe(STICKY_TIMEOUT_MS);
     expect(options.dataConverter?.payloadCodecs?.filter((c) => c instanceof EncryptionCodec)).toHaveLength(1);
@@ -114,7 +133,9 @@ describe('the durableAgents plugin', () => {
     // A prebuilt bundle is left alone (it must hold the agent workflows already).
     expect((await plugin.configureWorker({ taskQueue: 'q', workflowBundle: { codePath: bundlePath } })).workflowsPath).toBeUndefined();
     // A user activity named like an agent activity is refused, naming it.
-    await expect(plugin.configureWorker({ taskQueue: 'q', activities: { callModel: async () => 1 } })).rejects.toThrow(/"callModel" have the names of agent activities/);
+    await expect(plugin.configureWorker({ taskQueue: 'q', activities: { callModel: async () => 1 } })).rejects.toThrow(
+      /"callModel" have the names of agent activities/,
+    );
     // The client side: the codec, once, over the client's own converter.
     const c = new Client({ connection, plugins: [durableAgentsClient({ encryption: false }), plugin] });
     expect(c.options.dataConverter.payloadCodecs).toHaveLength(2);
@@ -122,7 +143,11 @@ describe('the durableAgents plugin', () => {
 
   it('a user workflow runs an agent (a child workflow, an ordinary run), waits for a signal, then calls its own activity', async () => {
     const id = testId('order');
-    const order = await temporal.workflow.start(orderWithAgentWorkflow, { taskQueue, workflowId: id, args: [{ agent: 'helper', prompt: 'Look up order 7' }] });
+    const order = await temporal.workflow.start(orderWithAgentWorkflow, {
+      taskQueue,
+      workflowId: id,
+      args: [{ agent: 'helper', prompt: 'Look up order 7' }],
+    });
     const state = await orderState(id, (s) => s.stage === 'waiting', 'the agent to finish');
     expect(state.agentStatus).toBe('success');
     const child = state.child as string;
@@ -139,14 +164,27 @@ describe('the durableAgents plugin', () => {
     // Nothing of the user's activity before the signal.
     expect(effects(effectsDir, id)).toEqual([]);
     await order.signal(proceedSignal, 'ops:bob');
-    expect(await order.result()).toEqual({ agentStatus: 'success', finalText: 'Order 7 looked up.', child, receipt: `receipt-${id}`, by: 'ops:bob' });
+    expect(await order.result()).toEqual({
+      agentStatus: 'success',
+      finalText: 'Order 7 looked up.',
+      child,
+      receipt: `receipt-${id}`,
+      by: 'ops:bob',
+    });
     expect(effects(effectsDir, id)).toEqual(['outcome success: Order 7 looked up.']);
   });
 
   it("the agent's approval is listed by the inbox with the user workflow as its parent, and decided from there", async () => {
     const id = testId('order-approval');
-    const order = await temporal.workflow.start(orderWithAgentWorkflow, { taskQueue, workflowId: id, args: [{ agent: 'guarded', prompt: 'Refund order 7' }] });
-    const waiting = await waitFor(async () => (await client.awaitingApproval()).find((r) => r.parent?.workflowId === id), 'the inbox to list the agent');
+    const order = await temporal.workflow.start(orderWithAgentWorkflow, {
+      taskQueue,
+      workflowId: id,
+      args: [{ agent: 'guarded', prompt: 'Refund order 7' }],
+    });
+    const waiting = await waitFor(
+      async () => (await client.awaitingApproval()).find((r) => r.parent?.workflowId === id),
+      'the inbox to list the agent',
+    );
     expect(waiting.agent).toBe('guarded');
     expect(waiting.pending.map((p) => p.tool)).toEqual(['refund']);
     expect(waiting.parent?.runId).toBe(order.firstExecutionRunId);
@@ -160,7 +198,11 @@ describe('the durableAgents plugin', () => {
 
   it('cancelling the user workflow while its agent waits cancels the agent, which ends `cancelled` with its result', async () => {
     const id = testId('order-cancel');
-    const order = await temporal.workflow.start(orderWithAgentWorkflow, { taskQueue, workflowId: id, args: [{ agent: 'guarded', prompt: 'Refund order 7' }] });
+    const order = await temporal.workflow.start(orderWithAgentWorkflow, {
+      taskQueue,
+      workflowId: id,
+      args: [{ agent: 'guarded', prompt: 'Refund order 7' }],
+    });
     const { child } = await orderState(id, (s) => s.child !== undefined, 'the agent to start');
     await waitFor(async () => (await client.get(child as string).pendingApprovals()).length > 0 || undefined, 'the approval');
     await order.cancel();
@@ -182,40 +224,77 @@ describe('the durableAgents plugin', () => {
 
   it('Nexus: a workflow calls an agent through a Nexus endpoint (an operation backed by an agent run)', async () => {
     const endpoint = `agents-${randomUUID().slice(0, 8)}`;
-    await connection.operatorService.createNexusEndpoint({ spec: { name: endpoint, target: { worker: { namespace: 'default', taskQueue } } } });
+    await connection.operatorService.createNexusEndpoint({
+      spec: { name: endpoint, target: { worker: { namespace: 'default', taskQueue } } },
+    });
     const id = testId('nexus-caller');
-    const result = await temporal.workflow.execute(nexusCallerWorkflow, { taskQueue, workflowId: id, args: [{ endpoint, agent: 'helper', prompt: 'Look up order 7' }] });
+    const result = await temporal.workflow.execute(nexusCallerWorkflow, {
+      taskQueue,
+      workflowId: id,
+      args: [{ endpoint, agent: 'helper', prompt: 'Look up order 7' }],
+    });
     expect(result).toEqual({ status: 'success', finalText: 'Order 7 looked up.' });
     // The operation ran an ordinary agent run, linked from the caller's history.
     const history = await temporal.workflow.getHandle(id).fetchHistory();
     const started = history.events?.find((e) => e.nexusOperationStartedEventAttributes);
-    expect(started?.nexusOperationStartedEventAttributes?.operationToken ?? started?.nexusOperationStartedEventAttributes?.operationId).toBeTruthy();
+    expect(
+      started?.nexusOperationStartedEventAttributes?.operationToken ?? started?.nexusOperationStartedEventAttributes?.operationId,
+    ).toBeTruthy();
     const runs = [];
     for await (const w of temporal.workflow.list({ query: `WorkflowId STARTS_WITH 'nexus-helper-'` })) runs.push(w.workflowId);
     expect(runs.length).toBeGreaterThanOrEqual(1);
   });
 
   it('runAgent returns every ending as a result (its options reach the run), and fails the workflow clearly on malformed options', async () => {
-    const capped = await temporal.workflow.execute(runAgentWorkflow, { taskQueue, workflowId: testId('run-agent'), args: [{ agent: 'helper', options: { input: 'Look up order 7', maxSteps: 1, budget: { timeout: '1h' } } }] });
+    const capped = await temporal.workflow.execute(runAgentWorkflow, {
+      taskQueue,
+      workflowId: testId('run-agent'),
+      args: [{ agent: 'helper', options: { input: 'Look up order 7', maxSteps: 1, budget: { timeout: '1h' } } }],
+    });
     expect(capped.status).toBe('max_steps');
     expect(capped.report.toolCalls.map((c) => c.tool)).toEqual(['lookup']);
-    const bad = temporal.workflow.execute(runAgentWorkflow, { taskQueue, workflowId: testId('run-agent-bad'), args: [{ agent: 'helper', options: { input: 'x', budget: { timeout: 'soon' } } }] });
-    await expect(bad).rejects.toMatchObject({ cause: { type: 'invalid_input', message: expect.stringMatching(/runAgent\("helper", options\): options\.budget\.timeout must be a positive duration/) } });
-    const noInput = temporal.workflow.execute(runAgentWorkflow, { taskQueue, workflowId: testId('run-agent-bad'), args: [{ agent: 'helper', options: {} as { input: string } }] });
-    await expect(noInput).rejects.toMatchObject({ cause: { type: 'invalid_input', message: expect.stringContaining('options.input must be the user') } });
+    const bad = temporal.workflow.execute(runAgentWorkflow, {
+      taskQueue,
+      workflowId: testId('run-agent-bad'),
+      args: [{ agent: 'helper', options: { input: 'x', budget: { timeout: 'soon' } } }],
+    });
+    await expect(bad).rejects.toMatchObject({
+      cause: {
+        type: 'invalid_input',
+        message: expect.stringMatching(/runAgent\("helper", options\): options\.budget\.timeout must be a positive duration/),
+      },
+    });
+    const noInput = temporal.workflow.execute(runAgentWorkflow, {
+      taskQueue,
+      workflowId: testId('run-agent-bad'),
+      args: [{ agent: 'helper', options: {} as { input: string } }],
+    });
+    await expect(noInput).rejects.toMatchObject({
+      cause: { type: 'invalid_input', message: expect.stringContaining('options.input must be the user') },
+    });
   });
 
   it('runAgent: a policy loosening an approval needs the waiver, a typo is refused (the run ends invalid_input)', async () => {
-    const run = (options: RunAgentOptions) => temporal.workflow.execute(runAgentWorkflow, { taskQueue, workflowId: testId('run-agent-policy'), args: [{ agent: 'guarded', options }] });
+    const run = (options: RunAgentOptions) =>
+      temporal.workflow.execute(runAgentWorkflow, {
+        taskQueue,
+        workflowId: testId('run-agent-policy'),
+        args: [{ agent: 'guarded', options }],
+      });
     const loosened = await run({ input: 'Refund order 7', policy: { refund: 'allow' } });
-    expect(loosened).toMatchObject({ status: 'invalid_input', error: { message: expect.stringMatching(/"refund": "allow", a tool that needs approval/) } });
+    expect(loosened).toMatchObject({
+      status: 'invalid_input',
+      error: { message: expect.stringMatching(/"refund": "allow", a tool that needs approval/) },
+    });
     expect(loosened.report.toolCalls).toEqual([]);
     const typo = await run({ input: 'Refund order 7', policy: { refnud: 'deny' } });
     expect(typo).toMatchObject({ status: 'invalid_input', error: { message: expect.stringMatching(/did you mean refund\?/) } });
     const waived = await run({ input: 'Refund order 7', policy: { refund: 'allow' }, approvalWaiver: { by: 'ops:root' } });
     expect(waived).toMatchObject({ status: 'success', finalText: 'Refund handled.' });
     const badWaiver = run({ input: 'x', approvalWaiver: { by: '' } });
-    await expect(badWaiver).rejects.toMatchObject({ cause: { type: 'invalid_input', message: expect.stringMatching(/options\.approvalWaiver\.by must name who may approve/) } });
+    await expect(badWaiver).rejects.toMatchObject({
+      cause: { type: 'invalid_input', message: expect.stringMatching(/options\.approvalWaiver\.by must name who may approve/) },
+    });
   });
 
   it('runAgent results are typed by the agent', () => {
@@ -229,7 +308,14 @@ describe('the durableAgents plugin', () => {
 function startWorkerProcess(queue: string): Promise<{ proc: ChildProcess; output: () => string; exited: Promise<unknown> }> {
   const proc = spawn(process.execPath, ['--import', 'tsx', join('test', 'fixtures', 'plugin-worker.ts')], {
     cwd: ROOT,
-    env: { ...process.env, TEMPORAL_ADDRESS: inject('temporalAddress'), PLUGIN_TASK_QUEUE: queue, PLUGIN_WORKFLOW_BUNDLE: bundlePath, PLUGIN_STORE_DIR: join(work, 'kill-store'), PLUGIN_EFFECTS_DIR: effectsDir },
+    env: {
+      ...process.env,
+      TEMPORAL_ADDRESS: inject('temporalAddress'),
+      PLUGIN_TASK_QUEUE: queue,
+      PLUGIN_WORKFLOW_BUNDLE: bundlePath,
+      PLUGIN_STORE_DIR: join(work, 'kill-store'),
+      PLUGIN_EFFECTS_DIR: effectsDir,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.add(proc);
@@ -255,36 +341,63 @@ function startWorkerProcess(queue: string): Promise<{ proc: ChildProcess; output
 describe('a worker killed while the agent runs', () => {
   const ids: string[] = [];
 
-  it('kill -9 during the child agent\'s tool: a new worker process finishes the agent and the user workflow', { timeout: 120_000 }, async () => {
-    const queue = testId('plugin-kill');
-    const first = await startWorkerProcess(queue);
-    const id = testId('order-kill');
-    const childId = `${id}--slow`;
-    ids.push(id, childId);
-    const order = await temporal.workflow.start(orderWithAgentWorkflow, { taskQueue: queue, workflowId: id, args: [{ agent: 'slow', prompt: 'Write slowly', childId }] });
-    await waitFor(() => effects(effectsDir, childId).includes('start call_1_0') || undefined, `the slow tool to start; worker said:\n${first.output()}`);
-    first.proc.kill('SIGKILL');
-    await first.exited;
-    expect(effects(effectsDir, childId)).toEqual(['start call_1_0']);
-    const second = await startWorkerProcess(queue);
-    const state = await orderState(id, (s) => s.stage === 'waiting', 'the agent to finish on the new worker');
-    expect(state.agentStatus).toBe('success');
-    await order.signal(proceedSignal, 'ops:bob');
-    expect(await order.result()).toMatchObject({ agentStatus: 'success', finalText: 'Written slowly.', child: childId, receipt: `receipt-${id}` });
-    // The interrupted call ran again on the new worker (at least once: the tool started twice, finished once); the user's activity ran once.
-    expect(effects(effectsDir, childId)).toEqual(['start call_1_0', 'start call_1_0', 'done call_1_0']);
-    expect(effects(effectsDir, id)).toEqual(['outcome success: Written slowly.']);
-    const result = await client.get(childId).result();
-    expect(result.report.toolCalls[0]?.workerLosses).toBe(1);
-    second.proc.kill('SIGTERM');
-    await second.exited;
-  });
+  it(
+    "kill -9 during the child agent's tool: a new worker process finishes the agent and the user workflow",
+    { timeout: 120_000 },
+    async () => {
+      const queue = testId('plugin-kill');
+      const first = await startWorkerProcess(queue);
+      const id = testId('order-kill');
+      const childId = `${id}--slow`;
+      ids.push(id, childId);
+      const order = await temporal.workflow.start(orderWithAgentWorkflow, {
+        taskQueue: queue,
+        workflowId: id,
+        args: [{ agent: 'slow', prompt: 'Write slowly', childId }],
+      });
+      await waitFor(
+        () => effects(effectsDir, childId).includes('start call_1_0') || undefined,
+        `the slow tool to start; worker said:\n${first.output()}`,
+      );
+      first.proc.kill('SIGKILL');
+      await first.exited;
+      expect(effects(effectsDir, childId)).toEqual(['start call_1_0']);
+      const second = await startWorkerProcess(queue);
+      const state = await orderState(id, (s) => s.stage === 'waiting', 'the agent to finish on the new worker');
+      expect(state.agentStatus).toBe('success');
+      await order.signal(proceedSignal, 'ops:bob');
+      expect(await order.result()).toMatchObject({
+        agentStatus: 'success',
+        finalText: 'Written slowly.',
+        child: childId,
+        receipt: `receipt-${id}`,
+      });
+      // The interrupted call ran again on the new worker (at least once: the tool started twice, finished once); the user's activity ran once.
+      expect(effects(effectsDir, childId)).toEqual(['start call_1_0', 'start call_1_0', 'done call_1_0']);
+      expect(effects(effectsDir, id)).toEqual(['outcome success: Written slowly.']);
+      const result = await client.get(childId).result();
+      expect(result.report.toolCalls[0]?.workerLosses).toBe(1);
+      second.proc.kill('SIGTERM');
+      await second.exited;
+    },
+  );
 
   it('the histories of the user workflow and of its agent replay against the bundle', async () => {
     expect(ids).toHaveLength(2);
-    const histories = await Promise.all(ids.map(async (workflowId) => ({ workflowId, history: await temporal.workflow.getHandle(workflowId).fetchHistory() })));
+    const histories = await Promise.all(
+      ids.map(async (workflowId) => ({ workflowId, history: await temporal.workflow.getHandle(workflowId).fetchHistory() })),
+    );
     const errors: Array<string | undefined> = [];
-    for await (const r of Worker.runReplayHistories({ workflowBundle: { codePath: bundlePath }, plugins: [durableAgents({ agents: [], encryption: false, searchAttributes: false, store: new FileBlobStore(join(work, 'replay-store')) })] }, histories)) errors.push(r.error?.message);
+    for await (const r of Worker.runReplayHistories(
+      {
+        workflowBundle: { codePath: bundlePath },
+        plugins: [
+          durableAgents({ agents: [], encryption: false, searchAttributes: false, store: new FileBlobStore(join(work, 'replay-store')) }),
+        ],
+      },
+      histories,
+    ))
+      errors.push(r.error?.message);
     expect(errors).toEqual([undefined, undefined]);
   });
 });

@@ -25,7 +25,10 @@ const bytes = (s: string) => new TextEncoder().encode(s);
 const schemaName = () => `t_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
 
 const S = new ScriptedAgents();
-S.add('pg_echo', [{ text: 'Echoing.', toolCalls: [{ name: 'echo', args: { text: 'stored in postgres' } }] }, { text: 'The echo said: stored in postgres.' }]);
+S.add('pg_echo', [
+  { text: 'Echoing.', toolCalls: [{ name: 'echo', args: { text: 'stored in postgres' } }] },
+  { text: 'The echo said: stored in postgres.' },
+]);
 
 describeWithPostgres('PostgreSQL store', () => {
   let pg: PostgresServer;
@@ -88,7 +91,9 @@ describeWithPostgres('PostgreSQL store', () => {
     const admin = new PgClient({ connectionString: pg.url });
     await admin.connect();
     try {
-      const ended = await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'agent' AND pid <> pg_backend_pid()");
+      const ended = await admin.query(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'agent' AND pid <> pg_backend_pid()",
+      );
       expect(ended.rowCount).toBeGreaterThan(0);
     } finally {
       await admin.end();
@@ -131,7 +136,7 @@ describeWithPostgres('PostgreSQL store', () => {
     }
   });
 
-  it('two machines on one database see each other\'s blobs, and of their concurrent claims exactly one wins', async () => {
+  it("two machines on one database see each other's blobs, and of their concurrent claims exactly one wins", async () => {
     const schema = schemaName();
     const a = new AgentStore(store(agentUrl, { schema }));
     const b = new AgentStore(store(agentUrl, { schema }));
@@ -158,7 +163,11 @@ describeWithPostgres('PostgreSQL store', () => {
   });
 
   it('a malformed URL or option is a StoreConfigError that names the fix and not the password', () => {
-    const bad = [`postgres://agent:${AGENT_PASSWORD}@127.0.0.1:99999/agents`, `${agentUrl}?max=0`, `${agentUrl}?schema=Robert'); DROP TABLE x;--`];
+    const bad = [
+      `postgres://agent:${AGENT_PASSWORD}@127.0.0.1:99999/agents`,
+      `${agentUrl}?max=0`,
+      `${agentUrl}?schema=Robert'); DROP TABLE x;--`,
+    ];
     for (const setting of bad) {
       let error: unknown;
       try {
@@ -173,22 +182,32 @@ describeWithPostgres('PostgreSQL store', () => {
     }
     expect(() => objectStoreFor(`${agentUrl}?max=0`)).toThrow(/max.*positive whole number/);
     expect(() => objectStoreFor(`${agentUrl}?schema=Robert'); DROP TABLE x;--`)).toThrow(/not a plain identifier/);
-    expect(() => objectStoreFor(`postgres://agent:${AGENT_PASSWORD}@127.0.0.1:99999/agents`)).toThrow(/postgres:\/\/user:password@host:5432\/database/);
+    expect(() => objectStoreFor(`postgres://agent:${AGENT_PASSWORD}@127.0.0.1:99999/agents`)).toThrow(
+      /postgres:\/\/user:password@host:5432\/database/,
+    );
   });
 
   it('an unreachable server, a wrong password or a missing database: a clear storage error naming the server and the fix, never the password', async () => {
     const closedPort = await freePort();
-    const unreachable = store(`postgres://agent:${encodeURIComponent(AGENT_PASSWORD)}@127.0.0.1:${closedPort}/agents`, { connectTimeoutMs: 3000 });
+    const unreachable = store(`postgres://agent:${encodeURIComponent(AGENT_PASSWORD)}@127.0.0.1:${closedPort}/agents`, {
+      connectTimeoutMs: 3000,
+    });
     const e1 = await unreachable.read('blob', blobRef('x')).catch((err: unknown) => err);
     expect(e1).toBeInstanceOf(PostgresStoreError);
     expect((e1 as PostgresStoreError).code).toBe('storage_error');
     expect((e1 as PostgresStoreError).reason).toBe('ECONNREFUSED');
-    expect((e1 as Error).message).toMatch(new RegExp(`^PostgreSQL store postgres://127\\.0\\.0\\.1:${closedPort}/agents: cannot connect: .*ECONNREFUSED.*running and reachable`));
+    expect((e1 as Error).message).toMatch(
+      new RegExp(
+        `^PostgreSQL store postgres://127\\.0\\.0\\.1:${closedPort}/agents: cannot connect: .*ECONNREFUSED.*running and reachable`,
+      ),
+    );
 
     const wrong = store(`postgres://agent:not-the-${encodeURIComponent(AGENT_PASSWORD)}@127.0.0.1:${pg.port}/agents`);
     const e2 = await wrong.write('blob', blobRef('x'), bytes('x')).catch((err: unknown) => err);
     expect(e2).toBeInstanceOf(PostgresStoreError);
-    expect((e2 as Error).message).toMatch(/cannot connect: password authentication failed for user "agent" \(28P01\): check the user and password/);
+    expect((e2 as Error).message).toMatch(
+      /cannot connect: password authentication failed for user "agent" \(28P01\): check the user and password/,
+    );
 
     const nodb = store(`postgres://agent:${encodeURIComponent(AGENT_PASSWORD)}@127.0.0.1:${pg.port}/no_such_db`);
     const e3 = await nodb.create('claim', 'b'.repeat(64), bytes('x')).catch((err: unknown) => err);
@@ -229,4 +248,3 @@ describeWithPostgres('PostgreSQL store', () => {
     }
   });
 });
-

@@ -60,7 +60,14 @@ describe('the prebuilt agent workflow bundle', () => {
     expect(staleReason(bundle)).toBeUndefined();
     process.env[WORKFLOW_BUNDLE_ENV] = bundle;
     const taskQueue = testId('prebuilt');
-    const worker = await createWorker({ agents: S.agents, providers: { scripted: S.provider }, store: new FileBlobStore(join(work, 'store')), encryption: false, connection: native, taskQueue });
+    const worker = await createWorker({
+      agents: S.agents,
+      providers: { scripted: S.provider },
+      store: new FileBlobStore(join(work, 'store')),
+      encryption: false,
+      connection: native,
+      taskQueue,
+    });
     expect(worker.workflowCode).toEqual({ kind: 'prebuilt', path: bundle });
     const run = await worker.runUntil(async () => {
       const client = new AgentClient(new Client({ connection }), taskQueue);
@@ -76,7 +83,9 @@ describe('the prebuilt agent workflow bundle', () => {
     expect(file).toBeDefined();
     expect(staleReason(staleCopy('file', (m) => (m.files[file] = '0'.repeat(64))))).toMatch(`${file} changed since it was built`);
     expect(staleReason(staleCopy('source', (m) => (m.sources[file] = '0'.repeat(64))))).toMatch(`${file} changed since it was built`);
-    expect(staleReason(staleCopy('package', (m) => (m.packages['@temporalio/workflow'] = '0.0.1'))), 'a package').toMatch(/holds @temporalio\/workflow 0\.0\.1, 1\.\d+\.\d+ is installed/);
+    expect(staleReason(staleCopy('package', (m) => (m.packages['@temporalio/workflow'] = '0.0.1'))), 'a package').toMatch(
+      /holds @temporalio\/workflow 0\.0\.1, 1\.\d+\.\d+ is installed/,
+    );
     expect(staleReason(staleCopy('bundle', (m) => (m.bundle = '0'.repeat(64))))).toMatch('is not the one its manifest describes');
     const bare = join(work, 'bare.js');
     copyFileSync(bundle, bare);
@@ -85,14 +94,27 @@ describe('the prebuilt agent workflow bundle', () => {
   });
 
   it('is not used when tracing is on, or when turned off', () => {
-    expect(agentWorkflowCode({ tracing: true, env: { [WORKFLOW_BUNDLE_ENV]: bundle } })).toEqual({ kind: 'bundled', reason: expect.stringContaining('tracing is on') });
-    expect(agentWorkflowCode({ tracing: false, env: { [WORKFLOW_BUNDLE_ENV]: 'off' } })).toEqual({ kind: 'bundled', reason: `${WORKFLOW_BUNDLE_ENV}=off` });
+    expect(agentWorkflowCode({ tracing: true, env: { [WORKFLOW_BUNDLE_ENV]: bundle } })).toEqual({
+      kind: 'bundled',
+      reason: expect.stringContaining('tracing is on'),
+    });
+    expect(agentWorkflowCode({ tracing: false, env: { [WORKFLOW_BUNDLE_ENV]: 'off' } })).toEqual({
+      kind: 'bundled',
+      reason: `${WORKFLOW_BUNDLE_ENV}=off`,
+    });
     expect(agentWorkflowCode({ tracing: false, env: { [WORKFLOW_BUNDLE_ENV]: bundle } })).toEqual({ kind: 'prebuilt', path: bundle });
   });
 
   it('when stale, the worker bundles at start and says why', async () => {
     process.env[WORKFLOW_BUNDLE_ENV] = staleCopy('stale-worker', (m) => (m.packages['@temporalio/workflow'] = '0.0.1'));
-    const worker = await createWorker({ agents: S.agents, providers: { scripted: S.provider }, store: new FileBlobStore(join(work, 'store')), encryption: false, connection: native, taskQueue: testId('stale') });
+    const worker = await createWorker({
+      agents: S.agents,
+      providers: { scripted: S.provider },
+      store: new FileBlobStore(join(work, 'store')),
+      encryption: false,
+      connection: native,
+      taskQueue: testId('stale'),
+    });
     expect(worker.workflowCode).toEqual({ kind: 'bundled', reason: expect.stringContaining('holds @temporalio/workflow 0.0.1') });
     await worker.close();
   });

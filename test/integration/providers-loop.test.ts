@@ -75,24 +75,40 @@ const agents = [
     modelRetry: fast,
   }),
   defineAgent({ name: 'gpt_loop', model: { provider: 'openai', model: 'gpt-loop' }, tools: [echo], modelRetry: fast }),
-  defineAgent({ name: 'rate_limited', model: { provider: 'anthropic', model: 'claude-429' }, modelRetry: { ...fast, maximumInterval: '5s' } }),
+  defineAgent({
+    name: 'rate_limited',
+    model: { provider: 'anthropic', model: 'claude-429' },
+    modelRetry: { ...fast, maximumInterval: '5s' },
+  }),
   defineAgent({ name: 'bad_key', model: { provider: 'anthropic', model: 'claude-401' }, modelRetry: fast }),
   defineAgent({ name: 'too_long', model: { provider: 'anthropic', model: 'claude-400' }, modelRetry: fast }),
   defineAgent({ name: 'gpt_bad_key', model: { provider: 'openai', model: 'gpt-401' }, modelRetry: fast }),
   defineAgent({ name: 'midstream', model: { provider: 'anthropic', model: 'claude-midstream' }, modelRetry: fast }),
-  defineAgent({ name: 'fallback', model: { provider: 'anthropic', model: 'claude-down' }, fallbackModels: [{ provider: 'openai', model: 'gpt-backup' }], modelRetry: fast }),
+  defineAgent({
+    name: 'fallback',
+    model: { provider: 'anthropic', model: 'claude-down' },
+    fallbackModels: [{ provider: 'openai', model: 'gpt-backup' }],
+    modelRetry: fast,
+  }),
   defineAgent({ name: 'slow', model: { provider: 'anthropic', model: 'claude-slow' }, modelRetry: fast, modelHeartbeatTimeout: '2s' }),
 ];
 
 /** Assistant messages in a request: the turn the model is asked for (0 for the first call). */
-const turnOf = (req: RecordedRequest): number => (req.body.messages ?? []).filter((m) => (m as { role?: string }).role === 'assistant').length;
+const turnOf = (req: RecordedRequest): number =>
+  (req.body.messages ?? []).filter((m) => (m as { role?: string }).role === 'assistant').length;
 /** 1-based attempt of this request for its model. */
 const attemptOf = (req: RecordedRequest): number => server.requestsFor(req.body.model ?? '').length;
 
 const text = (model: string, t: string, usage: StreamUsage = { input: 20, output: 5 }): Reply => ({
   sse: anthropicMessage({ model, blocks: [{ type: 'text', text: t }], stopReason: 'end_turn', usage }),
 });
-const SLOW_FRAMES = anthropicMessage({ model: 'claude-slow', blocks: [{ type: 'text', text: 'z'.repeat(600) }], stopReason: 'end_turn', usage: { input: 5, output: 150 }, chunk: 4 });
+const SLOW_FRAMES = anthropicMessage({
+  model: 'claude-slow',
+  blocks: [{ type: 'text', text: 'z'.repeat(600) }],
+  stopReason: 'end_turn',
+  usage: { input: 5, output: 150 },
+  chunk: 4,
+});
 
 /** Arguments cut short by a server: not valid JSON. */
 const BROKEN_ARGS = '{"filter": {"olderThanDays": 3';
@@ -180,20 +196,38 @@ function route(req: RecordedRequest): Reply | undefined {
                 finish: 'tool_calls',
                 usage: { prompt: 200, completion: 30 },
               })
-            : openaiCompletion({ model, text: 'Echoed alpha and beta.', finish: 'stop', usage: { prompt: 260, completion: 8, cached: 192 } }),
+            : openaiCompletion({
+                model,
+                text: 'Echoed alpha and beta.',
+                finish: 'stop',
+                usage: { prompt: 260, completion: 8, cached: 192 },
+              }),
       };
     case 'claude-429':
       return attemptOf(req) === 1
-        ? { status: 429, json: anthropicErrorBody('rate_limit_error', 'Number of request tokens has exceeded your per-minute rate limit'), headers: { 'retry-after': '1' } }
+        ? {
+            status: 429,
+            json: anthropicErrorBody('rate_limit_error', 'Number of request tokens has exceeded your per-minute rate limit'),
+            headers: { 'retry-after': '1' },
+          }
         : text(model, 'Done after waiting.');
     case 'claude-401':
       return { status: 401, json: anthropicErrorBody('authentication_error', 'invalid x-api-key') };
     case 'claude-400':
       return { status: 400, json: anthropicErrorBody('invalid_request_error', 'prompt is too long: 215013 tokens > 200000 maximum') };
     case 'gpt-401':
-      return { status: 401, json: openaiErrorBody('Incorrect API key provided: sk-proj-****0a0a. You can find your API key at the dashboard.', 'invalid_request_error', 'invalid_api_key') };
+      return {
+        status: 401,
+        json: openaiErrorBody(
+          'Incorrect API key provided: sk-proj-****0a0a. You can find your API key at the dashboard.',
+          'invalid_request_error',
+          'invalid_api_key',
+        ),
+      };
     case 'claude-midstream':
-      return attemptOf(req) === 1 ? { sse: fixture('anthropic/overloaded_midstream.sse') } : text(model, 'Clean answer.', { input: 40, output: 5 });
+      return attemptOf(req) === 1
+        ? { sse: fixture('anthropic/overloaded_midstream.sse') }
+        : text(model, 'Clean answer.', { input: 40, output: 5 });
     case 'claude-down':
       return { status: 529, json: anthropicErrorBody('overloaded_error', 'Overloaded') };
     case 'gpt-backup':
@@ -249,7 +283,8 @@ async function allEvents(r: AgentRun): Promise<AgentEvent[]> {
   return events;
 }
 
-const toolResults = (messages: Message[]): ToolResultBlock[] => messages.flatMap((m) => m.content.filter((b): b is ToolResultBlock => b.type === 'tool_result'));
+const toolResults = (messages: Message[]): ToolResultBlock[] =>
+  messages.flatMap((m) => m.content.filter((b): b is ToolResultBlock => b.type === 'tool_result'));
 
 interface HistoryEvent {
   eventId: string;
@@ -273,7 +308,9 @@ describe('real providers in the agent loop (local replay server, real dev server
     expect(result.status).toBe('success');
     expect(result.finalText).toBe('The echo said ping.');
     expect(result.steps).toBe(2);
-    expect(toolResults(result.messages)).toEqual([{ type: 'tool_result', toolUseId: 'toolu_loop_1', output: { type: 'text', text: 'ping' }, isError: false }]);
+    expect(toolResults(result.messages)).toEqual([
+      { type: 'tool_result', toolUseId: 'toolu_loop_1', output: { type: 'text', text: 'ping' }, isError: false },
+    ]);
     expect(result.messages[1]!.content[0]).toEqual({ type: 'thinking', thinking: 'The user wants an echo of ping.', signature: SIGNATURE });
     expect(result.report.steps.map((s) => [s.provider, s.model, s.stopReason, s.attempts])).toEqual([
       ['anthropic', 'claude-loop', 'tool_use', 1],
@@ -303,7 +340,17 @@ describe('real providers in the agent loop (local replay server, real dev server
             { type: 'tool_use', id: 'toolu_loop_1', name: 'echo', input: { text: 'ping' } },
           ],
         },
-        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_loop_1', content: [{ type: 'text', text: 'ping' }], cache_control: { type: 'ephemeral' } }] },
+        {
+          role: 'user',
+          content: [
+            {
+              type: 'tool_result',
+              tool_use_id: 'toolu_loop_1',
+              content: [{ type: 'text', text: 'ping' }],
+              cache_control: { type: 'ephemeral' },
+            },
+          ],
+        },
       ],
     });
   });
@@ -351,7 +398,12 @@ describe('real providers in the agent loop (local replay server, real dev server
 
   it.each([
     ['bad_key', 'claude-401', 'Anthropic authentication_error (401): invalid x-api-key [request id', 'authentication_error'],
-    ['too_long', 'claude-400', 'Anthropic invalid_request_error (400): prompt is too long: 215013 tokens > 200000 maximum', 'invalid_request_error'],
+    [
+      'too_long',
+      'claude-400',
+      'Anthropic invalid_request_error (400): prompt is too long: 215013 tokens > 200000 maximum',
+      'invalid_request_error',
+    ],
     ['gpt_bad_key', 'gpt-401', 'OpenAI invalid_api_key (401): Incorrect API key provided', 'invalid_api_key'],
   ])('ends %s with provider_error after one attempt, with the API message', async (agent, model, message, type) => {
     const { run: r, result } = await run(agent);
@@ -384,7 +436,10 @@ describe('real providers in the agent loop (local replay server, real dev server
     expect(result.finalText).toBe('Answered by the backup.');
     expect(result.report.steps).toEqual([expect.objectContaining({ provider: 'openai', model: 'gpt-backup', attempts: 2 })]);
     const events = await allEvents(r);
-    expect(events.filter((e) => e.type === 'step_started').map((e) => e.type === 'step_started' && `${e.provider}/${e.model}`)).toEqual(['anthropic/claude-down', 'openai/gpt-backup']);
+    expect(events.filter((e) => e.type === 'step_started').map((e) => e.type === 'step_started' && `${e.provider}/${e.model}`)).toEqual([
+      'anthropic/claude-down',
+      'openai/gpt-backup',
+    ]);
     expect(events.find((e) => e.type === 'retrying')).toMatchObject({ errorType: 'overloaded_error', nextModel: 'openai/gpt-backup' });
     expect(server.requestsFor('claude-down')).toHaveLength(1);
     expect(server.requestsFor('gpt-backup')).toHaveLength(1);
@@ -420,16 +475,26 @@ describe('real providers in the agent loop (local replay server, real dev server
     ]);
     // The next request echoes the calls as sent and answers each with an error quoting it.
     const second = server.requestsFor('gpt-purge')[1]!;
-    const sent = second.body.messages as Array<{ role: string; tool_calls?: Array<{ function: { arguments: string } }>; tool_call_id?: string; content: string }>;
+    const sent = second.body.messages as Array<{
+      role: string;
+      tool_calls?: Array<{ function: { arguments: string } }>;
+      tool_call_id?: string;
+      content: string;
+    }>;
     expect(sent[1]!.tool_calls!.map((c) => c.function.arguments)).toEqual([BROKEN_ARGS, '[{"olderThanDays":3}]']);
     const [broken, array] = sent.slice(2);
     expect(broken).toMatchObject({ role: 'tool', tool_call_id: 'call_purge_broken' });
-    expect(broken!.content).toMatch(/^Error: The arguments of this call to "purge" were not valid JSON \(.+\)\. You sent: \{"filter": \{"olderThanDays": 3\nNothing was run\./);
+    expect(broken!.content).toMatch(
+      /^Error: The arguments of this call to "purge" were not valid JSON \(.+\)\. You sent: \{"filter": \{"olderThanDays": 3\nNothing was run\./,
+    );
     expect(array).toMatchObject({ role: 'tool', tool_call_id: 'call_purge_array' });
     expect(array!.content).toContain('were not a JSON object but an array. You sent: [{"olderThanDays":3}]\nNothing was run.');
     // Events and the report say the same.
     const events = await allEvents(r);
-    expect(events.find((e) => e.type === 'tool_call' && e.callId === 'call_purge_broken')).toMatchObject({ args: BROKEN_ARGS, inputError: expect.any(String) });
+    expect(events.find((e) => e.type === 'tool_call' && e.callId === 'call_purge_broken')).toMatchObject({
+      args: BROKEN_ARGS,
+      inputError: expect.any(String),
+    });
     expect(result.report.toolCalls.map((c) => [c.callId, c.isError, c.attempts])).toEqual([
       ['call_purge_broken', true, 0],
       ['call_purge_array', true, 0],
@@ -440,7 +505,13 @@ describe('real providers in the agent loop (local replay server, real dev server
     const { result } = await run('claude_purge');
     expect(result.status).toBe('success');
     expect(purges).toBe(0);
-    const call = { type: 'tool_use', id: 'toolu_purge_broken', name: 'purge', input: BROKEN_ARGS, inputError: expect.stringContaining('JSON') };
+    const call = {
+      type: 'tool_use',
+      id: 'toolu_purge_broken',
+      name: 'purge',
+      input: BROKEN_ARGS,
+      inputError: expect.stringContaining('JSON'),
+    };
     expect(result.messages[1]).toEqual({ role: 'assistant', content: [call] });
     const sent = server.requestsFor('claude-purge')[1]!.body.messages as Array<{ content: Array<Record<string, unknown>> }>;
     // The API takes only an object: the call goes back with {}, and its result quotes what was sent.
@@ -462,16 +533,22 @@ describe('real providers in the agent loop (local replay server, real dev server
     expect(mine.map((c) => [c.callId, c.amount])).toEqual(ids.map((id, i) => [id, i + 1]));
     expect(new Set(mine.map((c) => c.key)).size).toBe(5);
     // Each call's result is its own.
-    expect(toolResults(result.messages).map((b) => [b.toolUseId, b.output])).toEqual(ids.map((id, i) => [id, { type: 'text', text: `charged ${i + 1}` }]));
+    expect(toolResults(result.messages).map((b) => [b.toolUseId, b.output])).toEqual(
+      ids.map((id, i) => [id, { type: 'text', text: `charged ${i + 1}` }]),
+    );
     const last = server.requestsFor('gpt-ids').at(-1)!.body.messages as Array<{ role: string; tool_call_id?: string; content: string }>;
-    expect(last.filter((m) => m.role === 'tool').map((m) => [m.tool_call_id, m.content])).toEqual(ids.map((id, i) => [id, `charged ${i + 1}`]));
+    expect(last.filter((m) => m.role === 'tool').map((m) => [m.tool_call_id, m.content])).toEqual(
+      ids.map((id, i) => [id, `charged ${i + 1}`]),
+    );
   });
 
   it('ends a run whose model answer is too large for history after one model call, saying what was too large', async () => {
     const { run: r, result } = await run('huge');
     expect(result.status).toBe('provider_error');
     expect(result.error?.type).toBe('ModelOutputTooLarge');
-    expect(result.error?.message).toMatch(/^The model's answer is too large to record in workflow history: \d+ bytes of JSON \(3145728 characters of text, 0 tool calls\), over the limit of 1572864 bytes/);
+    expect(result.error?.message).toMatch(
+      /^The model's answer is too large to record in workflow history: \d+ bytes of JSON \(3145728 characters of text, 0 tool calls\), over the limit of 1572864 bytes/,
+    );
     expect(hugeCalls).toBe(1);
     expect((await allEvents(r)).filter((e) => e.type === 'retrying')).toHaveLength(0);
   });

@@ -60,8 +60,15 @@ function credential(req: IncomingMessage): string {
 
 /** 401 with the key in the status text, a header and the body (an API error both SDKs parse). */
 function echoUnauthorized(res: ServerResponse, key: string): void {
-  const body = JSON.stringify({ type: 'error', error: { type: 'authentication_error', code: 'invalid_api_key', message: `Invalid API key: ${key} (Authorization: Bearer ${key})` } });
-  res.writeHead(401, `Unauthorized ${key}`, { 'content-type': 'application/json', 'x-echoed-key': key, 'www-authenticate': `Bearer realm="${key}"` });
+  const body = JSON.stringify({
+    type: 'error',
+    error: { type: 'authentication_error', code: 'invalid_api_key', message: `Invalid API key: ${key} (Authorization: Bearer ${key})` },
+  });
+  res.writeHead(401, `Unauthorized ${key}`, {
+    'content-type': 'application/json',
+    'x-echoed-key': key,
+    'www-authenticate': `Bearer realm="${key}"`,
+  });
   res.end(body);
 }
 
@@ -80,7 +87,11 @@ async function mcpAnswer(req: IncomingMessage, res: ServerResponse): Promise<voi
   }
   const result =
     msg.method === 'initialize'
-      ? { protocolVersion: msg.params?.protocolVersion ?? '2025-03-26', capabilities: { tools: {} }, serverInfo: { name: 'vault', version: '1.0.0' } }
+      ? {
+          protocolVersion: msg.params?.protocolVersion ?? '2025-03-26',
+          capabilities: { tools: {} },
+          serverInfo: { name: 'vault', version: '1.0.0' },
+        }
       : msg.method === 'tools/list'
         ? { tools: [{ name: 'whoami', description: 'Who the caller is', inputSchema: { type: 'object', properties: {} } }] }
         : { isError: true, content: [{ type: 'text', text: `token ${credential(req)} is not allowed here` }] };
@@ -120,16 +131,33 @@ beforeAll(async () => {
     defineAgent({
       name: 'redact_mcp_stdio',
       model: { provider: 'scripted', model: 'never' },
-      mcp: [mcpServer({ name: 'leaky', command: process.execPath, args: ['-e', 'console.error("VAULT_TOKEN is " + process.env.VAULT_TOKEN); process.exit(3)'], env: { VAULT_TOKEN: KEYS.mcpEnv }, connectTimeout: '5s' })],
+      mcp: [
+        mcpServer({
+          name: 'leaky',
+          command: process.execPath,
+          args: ['-e', 'console.error("VAULT_TOKEN is " + process.env.VAULT_TOKEN); process.exit(3)'],
+          env: { VAULT_TOKEN: KEYS.mcpEnv },
+          connectTimeout: '5s',
+        }),
+      ],
     }),
-    defineAgent({ name: 'redact_mcp_401', model: { provider: 'scripted', model: 'never' }, mcp: [mcpServer({ name: 'locked', url: `${url}/mcp`, headers: { 'X-Test-Token': KEYS.mcp }, connectTimeout: '5s' })] }),
+    defineAgent({
+      name: 'redact_mcp_401',
+      model: { provider: 'scripted', model: 'never' },
+      mcp: [mcpServer({ name: 'locked', url: `${url}/mcp`, headers: { 'X-Test-Token': KEYS.mcp }, connectTimeout: '5s' })],
+    }),
   ];
   S.add('redact_mcp_tool', [{ toolCalls: [{ name: 'vault__whoami', args: {} }] }, { text: 'the vault said no' }], {
     tools: [],
     mcp: [mcpServer({ name: 'vault', url: `${url}/mcp-ok`, headers: { 'X-Test-Token': KEYS.mcp } })],
   });
   // A tool whose output (large: stored by reference) holds secrets, and a model that repeats one.
-  const readConfig = defineTool({ name: 'read_config', description: 'Reads the config', input: z.object({}), execute: () => `${'padding '.repeat(40_000)}\ntoken=${KEYS.extra} header=${KEYS.mcp}` });
+  const readConfig = defineTool({
+    name: 'read_config',
+    description: 'Reads the config',
+    input: z.object({}),
+    execute: () => `${'padding '.repeat(40_000)}\ntoken=${KEYS.extra} header=${KEYS.mcp}`,
+  });
   // A tool that reports progress with a secret in its heartbeat details, until the test lets it finish.
   const login = defineTool({
     name: 'login',
@@ -148,13 +176,24 @@ beforeAll(async () => {
   S.add('redact_live', [{ text: `${streamed}${'.'.repeat(streamed.length)}`, stream: { chunks: 2, intervalMs: 1_500 } }], { tools: [] });
   S.add('redact_heartbeat', [{ toolCalls: [{ name: 'login', args: {} }] }, { text: 'done' }], { tools: [login] });
   // A long run whose context is compacted by a summariser that repeats a secret.
-  S.add('redact_summary', (_request, ctx) => (ctx.purpose === 'summary' ? { text: `Summary: the agent used ${KEYS.extra} and read pages.` } : ctx.step <= 14 ? { toolCalls: [{ name: 'big', args: { kb: 2 } }] } : { text: 'read 14 pages' }), {
-    tools: [big],
-    maxSteps: 20,
-    context: { windowTokens: 6_000, keepRecentTokens: 1_500, keepToolResults: 0 },
-  });
+  S.add(
+    'redact_summary',
+    (_request, ctx) =>
+      ctx.purpose === 'summary'
+        ? { text: `Summary: the agent used ${KEYS.extra} and read pages.` }
+        : ctx.step <= 14
+          ? { toolCalls: [{ name: 'big', args: { kb: 2 } }] }
+          : { text: 'read 14 pages' },
+    {
+      tools: [big],
+      maxSteps: 20,
+      context: { windowTokens: 6_000, keepRecentTokens: 1_500, keepToolResults: 0 },
+    },
+  );
   S.provider.setWindow('redact_summary', 6_000);
-  S.add('redact_content', [{ toolCalls: [{ name: 'read_config', args: {} }] }, { text: `The config's token is ${KEYS.extra}.` }], { tools: [readConfig] });
+  S.add('redact_content', [{ toolCalls: [{ name: 'read_config', args: {} }] }, { text: `The config's token is ${KEYS.extra}.` }], {
+    tools: [readConfig],
+  });
   installTestRuntime();
   connection = await NativeConnection.connect({ address: inject('temporalAddress') });
   const taskQueue = `redact-${randomUUID()}`;
@@ -176,7 +215,13 @@ beforeAll(async () => {
     streaming: { publisher: { publish: (d) => void published.push(d), close: () => Promise.resolve() } },
   });
   running = worker.run();
-  client = await AgentClient.connect({ address: inject('temporalAddress'), namespace: 'default', taskQueue, encryption: false, deltas: false });
+  client = await AgentClient.connect({
+    address: inject('temporalAddress'),
+    namespace: 'default',
+    taskQueue,
+    encryption: false,
+    deltas: false,
+  });
   api = createHttpApi({ client, auth: parseTokens(JSON.stringify({ tokens: { [TOKEN]: { identity: 'dashboard' } } }), 'test tokens') });
 }, 60_000);
 
@@ -213,7 +258,9 @@ function spansText(): string {
 
 /** The keys found in `text`, in any of their plain forms. */
 function leaked(text: string): string[] {
-  return ALL_KEYS.filter((k) => text.includes(k) || text.includes(encodeURIComponent(k)) || text.includes(Buffer.from(k).toString('base64')));
+  return ALL_KEYS.filter(
+    (k) => text.includes(k) || text.includes(encodeURIComponent(k)) || text.includes(Buffer.from(k).toString('base64')),
+  );
 }
 
 /** The heartbeat details of a run's pending activities as Temporal keeps them, once they match `until` (polls up to 10 s). */

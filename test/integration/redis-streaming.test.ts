@@ -42,13 +42,28 @@ const S = new ScriptedAgents();
 // `delayMs` before streaming: readers attached right after the start are there before the first delta.
 S.add('redis_streamer', [{ text: ANSWER, delayMs: 400, stream: { chunks: CHUNKS, intervalMs: 50 } }], { tools: [] });
 S.add('redis_long_streamer', [{ text: ANSWER, delayMs: 400, stream: { chunks: 60, intervalMs: 50 } }], { tools: [] });
-S.add('redis_flaky', [{ text: ANSWER, delayMs: 300, stream: { chunks: 12, intervalMs: 50 }, failures: [{ message: 'connection reset mid-answer', retryable: true, afterStreaming: true }] }], { tools: [] });
+S.add(
+  'redis_flaky',
+  [
+    {
+      text: ANSWER,
+      delayMs: 300,
+      stream: { chunks: 12, intervalMs: 50 },
+      failures: [{ message: 'connection reset mid-answer', retryable: true, afterStreaming: true }],
+    },
+  ],
+  { tools: [] },
+);
 // Three steps calling a tool, then the answer, each streaming: many durable events for a slow reader to read.
 S.add(
   'redis_slow_read',
   (_request, ctx) =>
     ctx.step <= 3
-      ? { text: `Step ${ctx.step}: echoing.`, toolCalls: [{ name: 'echo', args: { text: `n${ctx.step}` } }], stream: { chunks: 6, intervalMs: 40 } }
+      ? {
+          text: `Step ${ctx.step}: echoing.`,
+          toolCalls: [{ name: 'echo', args: { text: `n${ctx.step}` } }],
+          stream: { chunks: 6, intervalMs: 40 },
+        }
       : { text: ANSWER, stream: { chunks: 12, intervalMs: 40 } },
   { tools: [echo], maxSteps: 10 },
 );
@@ -68,7 +83,12 @@ let temporal: Client;
 const publisherLog: string[] = [];
 
 /** A worker on its own task queue publishing with `publisher` (heartbeat transport off), and a client reading with `feed`. */
-async function startSide(agents: Agent[], providers: Record<string, ModelProvider>, pub: DeltaPublisher, deltas: RedisDeltaFeed): Promise<Side> {
+async function startSide(
+  agents: Agent[],
+  providers: Record<string, ModelProvider>,
+  pub: DeltaPublisher,
+  deltas: RedisDeltaFeed,
+): Promise<Side> {
   const address = inject('temporalAddress');
   const taskQueue = `test-${randomUUID()}`;
   const nativeConnection = await NativeConnection.connect({ address });
@@ -92,7 +112,6 @@ async function startSide(agents: Agent[], providers: Record<string, ModelProvide
     },
   };
 }
-
 
 const textOf = (ds: Array<{ delta: LiveDelta['delta'] }>) => ds.map((d) => (d.delta.type === 'text' ? d.delta.text : '')).join('');
 const numbers = (ds: Array<{ n: number }>) => ds.map((d) => d.n);
@@ -123,7 +142,6 @@ function controller(): AbortController {
 afterEach(() => {
   for (const c of controllers.splice(0)) c.abort();
 });
-
 
 describeWithRedis('live deltas over Redis Streams', () => {
   beforeAll(async () => {
@@ -206,7 +224,10 @@ describeWithRedis('live deltas over Redis Streams', () => {
     for (const after of [10, 30]) {
       await until(`${after} deltas`, () => seen.length >= after);
       const list = (await admin.client('LIST')) as string;
-      const ids = list.split('\n').filter((l) => l.includes('name=durable-agent:feed')).map((l) => /\bid=(\d+)/.exec(l)![1]!);
+      const ids = list
+        .split('\n')
+        .filter((l) => l.includes('name=durable-agent:feed'))
+        .map((l) => /\bid=(\d+)/.exec(l)![1]!);
       expect(ids.length).toBe(1);
       expect(await admin.client('KILL', 'ID', ids[0]!)).toBe(1);
     }
@@ -304,58 +325,69 @@ describeWithRedis('live deltas over Redis Streams', () => {
       expect(Date.now() - t).toBeLessThan(2000);
     }
   });
-  it('the CLI: `worker --redis-url` publishes deltas to Redis, `serve` with DURABLE_AGENT_REDIS_URL streams them over SSE', { timeout: 120_000 }, async () => {
-    const home = tempHome();
-    const repo = resolve(__dirname, '..', '..');
-    const agentsFile = join(home, 'agents.ts');
-    writeFileSync(
-      agentsFile,
-      [
-        `import { defineAgent } from ${JSON.stringify(join(repo, 'src', 'agents', 'define'))};`,
-        `import { ScriptedProvider } from ${JSON.stringify(join(repo, 'src', 'integrations', 'providers', 'scripted'))};`,
-        "export const streamer = defineAgent({ name: 'cli_redis_streamer', model: { provider: 'scripted', model: 'cli_redis_streamer' }, tools: [] });",
-        `export const providers = { scripted: new ScriptedProvider({ cli_redis_streamer: [{ text: ${JSON.stringify(ANSWER)}, delayMs: 400, stream: { chunks: ${CHUNKS}, intervalMs: 50 } }] }) };`,
-      ].join('\n'),
-    );
-    const token = `redis-cli-${randomUUID()}`;
-    const tokens = join(home, 'tokens.json');
-    writeFileSync(tokens, JSON.stringify({ tokens: { [token]: { identity: 'watcher' } } }));
-    const address = inject('temporalAddress');
-    const taskQueue = `test-redis-cli-${randomUUID()}`;
-    const port = await freePort();
-    const worker = startCli(['worker', '--agents', agentsFile, '--address', address, '--task-queue', taskQueue, '--redis-url', redis.url], { home, timeoutMs: 110_000 });
-    const serve = startCli(['serve', '--address', address, '--task-queue', taskQueue, '--http-port', String(port), '--tokens', tokens], {
-      home,
-      env: { DURABLE_AGENT_REDIS_URL: redis.url },
-      timeoutMs: 110_000,
-    });
-    try {
-      await Promise.all([worker.waitFor('Press Ctrl-C to stop.'), serve.waitFor('Press Ctrl-C to stop.')]);
-      expect(worker.stdout()).toContain(`Live deltas:       published to Redis at ${redis.url}`);
-      expect(serve.stdout()).toContain(`Live deltas:       read from Redis at ${redis.url}`);
-      const api = `http://127.0.0.1:${port}`;
-      const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
-      const workflowId = testId('redis-cli');
-      const started = await fetch(`${api}/runs`, { method: 'POST', headers, body: JSON.stringify({ agent: 'cli_redis_streamer', input: 'compute', workflowId }) });
-      expect(started.status).toBe(201);
-      const frames = await readFrames(await fetch(`${api}/runs/${workflowId}/events`, { headers }));
-      const events = frames.map(parsed);
-      // serve reads deltas from Redis only: every one, in order, adding up to the answer.
-      const deltas = events.flatMap((e) => (e.type === 'delta' ? [e] : []));
-      expect(numbers(deltas)).toEqual(range(DELTAS));
-      expect(textOf(deltas)).toBe(ANSWER);
-      expect(events.at(-1)).toMatchObject({ type: 'done', status: 'success', finalText: ANSWER });
-      // The CLI worker published them there.
-      expect(await admin.xlen(streamKey(workflowId))).toBe(DELTAS);
-    } finally {
-      worker.child.kill('SIGINT');
-      serve.child.kill('SIGINT');
-    }
-    for (const stopped of [await worker.done, await serve.done]) {
-      expect(stopped.stderr).toBe('');
-      expect(stopped.code).toBe(0);
-    }
-  });
+  it(
+    'the CLI: `worker --redis-url` publishes deltas to Redis, `serve` with DURABLE_AGENT_REDIS_URL streams them over SSE',
+    { timeout: 120_000 },
+    async () => {
+      const home = tempHome();
+      const repo = resolve(__dirname, '..', '..');
+      const agentsFile = join(home, 'agents.ts');
+      writeFileSync(
+        agentsFile,
+        [
+          `import { defineAgent } from ${JSON.stringify(join(repo, 'src', 'agents', 'define'))};`,
+          `import { ScriptedProvider } from ${JSON.stringify(join(repo, 'src', 'integrations', 'providers', 'scripted'))};`,
+          "export const streamer = defineAgent({ name: 'cli_redis_streamer', model: { provider: 'scripted', model: 'cli_redis_streamer' }, tools: [] });",
+          `export const providers = { scripted: new ScriptedProvider({ cli_redis_streamer: [{ text: ${JSON.stringify(ANSWER)}, delayMs: 400, stream: { chunks: ${CHUNKS}, intervalMs: 50 } }] }) };`,
+        ].join('\n'),
+      );
+      const token = `redis-cli-${randomUUID()}`;
+      const tokens = join(home, 'tokens.json');
+      writeFileSync(tokens, JSON.stringify({ tokens: { [token]: { identity: 'watcher' } } }));
+      const address = inject('temporalAddress');
+      const taskQueue = `test-redis-cli-${randomUUID()}`;
+      const port = await freePort();
+      const worker = startCli(
+        ['worker', '--agents', agentsFile, '--address', address, '--task-queue', taskQueue, '--redis-url', redis.url],
+        { home, timeoutMs: 110_000 },
+      );
+      const serve = startCli(['serve', '--address', address, '--task-queue', taskQueue, '--http-port', String(port), '--tokens', tokens], {
+        home,
+        env: { DURABLE_AGENT_REDIS_URL: redis.url },
+        timeoutMs: 110_000,
+      });
+      try {
+        await Promise.all([worker.waitFor('Press Ctrl-C to stop.'), serve.waitFor('Press Ctrl-C to stop.')]);
+        expect(worker.stdout()).toContain(`Live deltas:       published to Redis at ${redis.url}`);
+        expect(serve.stdout()).toContain(`Live deltas:       read from Redis at ${redis.url}`);
+        const api = `http://127.0.0.1:${port}`;
+        const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
+        const workflowId = testId('redis-cli');
+        const started = await fetch(`${api}/runs`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ agent: 'cli_redis_streamer', input: 'compute', workflowId }),
+        });
+        expect(started.status).toBe(201);
+        const frames = await readFrames(await fetch(`${api}/runs/${workflowId}/events`, { headers }));
+        const events = frames.map(parsed);
+        // serve reads deltas from Redis only: every one, in order, adding up to the answer.
+        const deltas = events.flatMap((e) => (e.type === 'delta' ? [e] : []));
+        expect(numbers(deltas)).toEqual(range(DELTAS));
+        expect(textOf(deltas)).toBe(ANSWER);
+        expect(events.at(-1)).toMatchObject({ type: 'done', status: 'success', finalText: ANSWER });
+        // The CLI worker published them there.
+        expect(await admin.xlen(streamKey(workflowId))).toBe(DELTAS);
+      } finally {
+        worker.child.kill('SIGINT');
+        serve.child.kill('SIGINT');
+      }
+      for (const stopped of [await worker.done, await serve.done]) {
+        expect(stopped.stderr).toBe('');
+        expect(stopped.code).toBe(0);
+      }
+    },
+  );
 });
 
 describeWithRedis('RedisDeltaPublisher and RedisDeltaFeed against Redis', () => {
@@ -370,7 +402,13 @@ describeWithRedis('RedisDeltaPublisher and RedisDeltaFeed against Redis', () => 
     await server?.close();
   });
 
-  const delta = (workflowId: string, n: number, attempt = 1): LiveDelta => ({ workflowId, step: 1, attempt, n, delta: { type: 'text', text: `<${n}>` } });
+  const delta = (workflowId: string, n: number, attempt = 1): LiveDelta => ({
+    workflowId,
+    step: 1,
+    attempt,
+    n,
+    delta: { type: 'text', text: `<${n}>` },
+  });
   const stored = async (workflowId: string) =>
     (await r.xrange(streamKey(workflowId), '-', '+')).map(([, fields]) => JSON.parse(fields[1]!) as { n: number; attempt: number });
 
@@ -385,7 +423,10 @@ describeWithRedis('RedisDeltaPublisher and RedisDeltaFeed against Redis', () => 
     }
     expect(Date.now() - t).toBeLessThan(1000); // publish only buffers
     await pub.close();
-    for (const [id, attempt] of [[a, 1], [b, 2]] as const) {
+    for (const [id, attempt] of [
+      [a, 1],
+      [b, 2],
+    ] as const) {
       const entries = await stored(id);
       expect(entries.map((e) => e.n)).toEqual(range(3000));
       expect(entries.every((e) => e.attempt === attempt)).toBe(true);
@@ -459,18 +500,34 @@ describe('durable-agent --redis-url', () => {
   it('a bad Redis URL is one clear error naming the option, before anything starts; the password is never shown', async () => {
     const home = tempHome();
     const bad = await runCli(['worker', '--redis-url', 'http://localhost:6379', '--address', '127.0.0.1:1'], { home });
-    expect(soleError(bad)).toBe('error: --redis-url (or DURABLE_AGENT_REDIS_URL): "http://localhost:6379" has scheme http:; expected redis://host:port (or rediss:// for TLS)');
-    const fromEnv = await runCli(['tail', 'some-run', '--address', '127.0.0.1:1'], { home, env: { DURABLE_AGENT_REDIS_URL: 'redis://ops:hunter2@' } });
-    expect(soleError(fromEnv)).toBe('error: --redis-url (or DURABLE_AGENT_REDIS_URL): "redis://ops:***@" is not a URL; expected redis://host:port (or rediss:// for TLS)');
+    expect(soleError(bad)).toBe(
+      'error: --redis-url (or DURABLE_AGENT_REDIS_URL): "http://localhost:6379" has scheme http:; expected redis://host:port (or rediss:// for TLS)',
+    );
+    const fromEnv = await runCli(['tail', 'some-run', '--address', '127.0.0.1:1'], {
+      home,
+      env: { DURABLE_AGENT_REDIS_URL: 'redis://ops:hunter2@' },
+    });
+    expect(soleError(fromEnv)).toBe(
+      'error: --redis-url (or DURABLE_AGENT_REDIS_URL): "redis://ops:***@" is not a URL; expected redis://host:port (or rediss:// for TLS)',
+    );
   });
 
   it('a Redis that does not answer is named in a warning (live deltas only; the command goes on)', async () => {
     const home = tempHome();
     const port = await freePort(); // nothing listens there
-    const missing = await runCli(['tail', testId('no-such-run'), '--address', inject('temporalAddress'), '--redis-url', `redis://ops:hunter2@127.0.0.1:${port}`], { home });
+    const missing = await runCli(
+      ['tail', testId('no-such-run'), '--address', inject('temporalAddress'), '--redis-url', `redis://ops:hunter2@127.0.0.1:${port}`],
+      { home },
+    );
     // A note among the command's own (where the worker's publisher reports Redis too).
     const notes = missing.stdout.split('\n').filter((l) => l.trim() !== '');
-    expect(notes.some((l) => l.startsWith(`warning: Redis at redis://ops:***@127.0.0.1:${port} does not answer (`) && l.endsWith('live deltas will be missing until it does; runs and their durable events do not depend on it'))).toBe(true);
+    expect(
+      notes.some(
+        (l) =>
+          l.startsWith(`warning: Redis at redis://ops:***@127.0.0.1:${port} does not answer (`) &&
+          l.endsWith('live deltas will be missing until it does; runs and their durable events do not depend on it'),
+      ),
+    ).toBe(true);
     // The command itself still runs and fails for its own reason; the password is never shown.
     expect(soleError(missing)).toMatch(/^error: no run with workflow id/);
     expect(missing.stdout + missing.stderr).not.toContain('hunter2');

@@ -24,7 +24,13 @@ import { startHarness, testId } from '../helpers/harness';
 
 const ran: string[] = [];
 const tool = (name: string, needsApproval: boolean) =>
-  defineTool({ name, description: name, input: z.object({}), needsApproval, execute: (_a, ctx) => (ran.push(`${name}:${ctx.workflowId}`), 'ok') });
+  defineTool({
+    name,
+    description: name,
+    input: z.object({}),
+    needsApproval,
+    execute: (_a, ctx) => (ran.push(`${name}:${ctx.workflowId}`), 'ok'),
+  });
 const S = new ScriptedAgents();
 const tools = { tools: [tool('clear', true), tool('purge', false)] };
 const clearer = S.add('http_clearer', [{ toolCalls: [{ name: 'clear', args: {} }] }, { text: 'done' }], tools);
@@ -51,7 +57,11 @@ afterAll(async () => {
 });
 
 const post = (base: string, body: unknown) =>
-  fetch(`${base}/runs`, { method: 'POST', headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  fetch(`${base}/runs`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 async function refusal(res: Response): Promise<HttpErrorBody['error']> {
   expect(res.status).toBe(400);
   return ((await res.json()) as HttpErrorBody).error;
@@ -60,18 +70,27 @@ async function refusal(res: Response): Promise<HttpErrorBody['error']> {
 describe('HTTP API', () => {
   it('POST /runs of an agent the API knows: 400 naming policy.<key>, nothing started', async () => {
     const id = testId('http-clear');
-    expect(await refusal(await post(server.url, { agent: 'http_clearer', input: 'go', workflowId: id, policy: { clear: 'allow' } }))).toMatchObject({
+    expect(
+      await refusal(await post(server.url, { agent: 'http_clearer', input: 'go', workflowId: id, policy: { clear: 'allow' } })),
+    ).toMatchObject({
       code: 'invalid_request',
       field: 'policy.clear',
       message: expect.stringMatching(/"clear": "allow", a tool that needs approval: a run policy may only tighten approvals/),
     });
-    expect(await refusal(await post(server.url, { agent: 'http_clearer', input: 'go', workflowId: id, policy: { purg: 'deny' } }))).toMatchObject({
+    expect(
+      await refusal(await post(server.url, { agent: 'http_clearer', input: 'go', workflowId: id, policy: { purg: 'deny' } })),
+    ).toMatchObject({
       field: 'policy.purg',
       message: expect.stringMatching(/did you mean purge\?/),
     });
     await expect(h.client.get(id).handle.describe()).rejects.toThrow(/not found/i);
     // Tightening is accepted.
-    const ok = await post(server.url, { agent: 'http_clearer', input: 'go', workflowId: testId('http-tighten'), policy: { clear: 'deny', purge: 'ask' } });
+    const ok = await post(server.url, {
+      agent: 'http_clearer',
+      input: 'go',
+      workflowId: testId('http-tighten'),
+      policy: { clear: 'deny', purge: 'ask' },
+    });
     expect(ok.status).toBe(201);
   });
 
@@ -89,10 +108,27 @@ describe('HTTP API', () => {
     const file = join(home, 'tokens.json');
     writeFileSync(file, JSON.stringify(TOKENS));
     const port = await freePort();
-    const cli = startCli(['serve', '--agents', agentsTs, '--address', address, '--task-queue', `rp-serve-${randomUUID()}`, '--http-port', String(port), '--tokens', file], { home });
+    const cli = startCli(
+      [
+        'serve',
+        '--agents',
+        agentsTs,
+        '--address',
+        address,
+        '--task-queue',
+        `rp-serve-${randomUUID()}`,
+        '--http-port',
+        String(port),
+        '--tokens',
+        file,
+      ],
+      { home },
+    );
     try {
       await cli.waitFor('Press Ctrl-C to stop.');
-      expect(await refusal(await post(`http://127.0.0.1:${port}`, { agent: 'wiper', input: 'go', policy: { wpie: 'deny' } }))).toMatchObject({
+      expect(
+        await refusal(await post(`http://127.0.0.1:${port}`, { agent: 'wiper', input: 'go', policy: { wpie: 'deny' } })),
+      ).toMatchObject({
         field: 'policy.wpie',
         message: expect.stringMatching(/did you mean wipe\?/),
       });
@@ -107,15 +143,19 @@ describe('CLI', () => {
   const onServer = () => ['--address', address, '--task-queue', `rp-cli-${randomUUID()}`];
 
   it('run --policy: a loosening without --approval-waiver, a typo, a bad rule are one error line each', async () => {
-    expect(soleError(await runCli(['run', 'go', '--agents', agentsTs, '--agent', 'wiper', '--policy', 'wipe=allow', ...onServer()], { home }))).toMatch(
+    expect(
+      soleError(await runCli(['run', 'go', '--agents', agentsTs, '--agent', 'wiper', '--policy', 'wipe=allow', ...onServer()], { home })),
+    ).toMatch(
       /^error: Invalid run policy: policy "wipe": "allow", a tool that needs approval: a run policy may only tighten approvals \(allow → ask → deny\) unless the caller's identity may approve \(--approval-waiver <identity>\)$/,
     );
-    expect(soleError(await runCli(['run', 'go', '--agents', agentsTs, '--agent', 'wiper', '--policy', 'greet=ask,WIPE=deny', ...onServer()], { home }))).toMatch(
-      /^error: Invalid run policy: policy key "WIPE" names no tool of the agent \(did you mean wipe\?\)/,
-    );
-    expect(soleError(await runCli(['run', 'go', '--agents', agentsTs, '--agent', 'wiper', '--policy', 'wipe=maybe', ...onServer()], { home }))).toBe(
-      'error: --policy "wipe=maybe": give <tool>=allow|ask|deny (or *=<rule> for the other tools), e.g. --policy purge=deny',
-    );
+    expect(
+      soleError(
+        await runCli(['run', 'go', '--agents', agentsTs, '--agent', 'wiper', '--policy', 'greet=ask,WIPE=deny', ...onServer()], { home }),
+      ),
+    ).toMatch(/^error: Invalid run policy: policy key "WIPE" names no tool of the agent \(did you mean wipe\?\)/);
+    expect(
+      soleError(await runCli(['run', 'go', '--agents', agentsTs, '--agent', 'wiper', '--policy', 'wipe=maybe', ...onServer()], { home })),
+    ).toBe('error: --policy "wipe=maybe": give <tool>=allow|ask|deny (or *=<rule> for the other tools), e.g. --policy purge=deny');
   });
 
   it('run --policy that tightens runs: wipe denied by the policy', async () => {
@@ -128,9 +168,28 @@ describe('CLI', () => {
 
   it('schedule create --policy --agents: refused in one line, nothing created', async () => {
     const id = `rp-sched-${randomUUID().slice(0, 8)}`;
-    expect(soleError(await runCli(['schedule', 'create', id, 'go', '--agent', 'wiper', '--agents', agentsTs, '--every', '1h', '--policy', 'wpie=deny', ...onServer()], { home }))).toMatch(
-      /^error: Invalid run policy: policy key "wpie" names no tool of the agent \(did you mean wipe\?\)/,
-    );
+    expect(
+      soleError(
+        await runCli(
+          [
+            'schedule',
+            'create',
+            id,
+            'go',
+            '--agent',
+            'wiper',
+            '--agents',
+            agentsTs,
+            '--every',
+            '1h',
+            '--policy',
+            'wpie=deny',
+            ...onServer(),
+          ],
+          { home },
+        ),
+      ),
+    ).toMatch(/^error: Invalid run policy: policy key "wpie" names no tool of the agent \(did you mean wipe\?\)/);
     await expect(h.client.getSchedule(id).describe()).rejects.toThrow(/not found|no schedule/i);
   });
 });

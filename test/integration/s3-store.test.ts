@@ -23,7 +23,13 @@ import { describeWithS3, startS3Server, TEST_S3_CREDENTIALS } from '../helpers/s
 
 const S = new ScriptedAgents();
 S.add('s3_agent', [
-  { text: 'Looking it up.', toolCalls: [{ name: 'echo', args: { text: 'kept in S3' } }, { name: 'big', args: { kb: 300 } }] },
+  {
+    text: 'Looking it up.',
+    toolCalls: [
+      { name: 'echo', args: { text: 'kept in S3' } },
+      { name: 'big', args: { kb: 300 } },
+    ],
+  },
   { text: 'The echo said: kept in S3.' },
 ]);
 
@@ -86,7 +92,7 @@ describeWithS3('S3 store (real S3-compatible server)', () => {
     }
   });
 
-  it('two stores over one bucket and prefix see each other\'s blobs, and of claims raced from both exactly one wins each', async () => {
+  it("two stores over one bucket and prefix see each other's blobs, and of claims raced from both exactly one wins each", async () => {
     const setting = s3.setting(bucket, prefix());
     const a = openStore(setting);
     const b = openStore(setting);
@@ -98,12 +104,22 @@ describeWithS3('S3 store (real S3-compatible server)', () => {
 
       const keys = Array.from({ length: 8 }, (_, i) => `run-${i}/call-${i}`);
       const attempts = await Promise.all(
-        keys.flatMap((key) => [a, b, a, b].map((s, i) => s.claim(key, { attempt: i + 1, holder: s === a ? 'machine-a' : 'machine-b' }).then((state) => ({ key, state })))),
+        keys.flatMap((key) =>
+          [a, b, a, b].map((s, i) =>
+            s.claim(key, { attempt: i + 1, holder: s === a ? 'machine-a' : 'machine-b' }).then((state) => ({ key, state })),
+          ),
+        ),
       );
       for (const key of keys) {
         const states = attempts.filter((t) => t.key === key).map((t) => t.state.kind);
-        expect(states.filter((k) => k === 'claimed'), key).toHaveLength(1);
-        expect(states.filter((k) => k === 'in_doubt'), key).toHaveLength(3);
+        expect(
+          states.filter((k) => k === 'claimed'),
+          key,
+        ).toHaveLength(1);
+        expect(
+          states.filter((k) => k === 'in_doubt'),
+          key,
+        ).toHaveLength(3);
       }
       await a.settle(keys[0]!, '"done"');
       expect(await b.claim(keys[0]!, { attempt: 9, holder: 'machine-b' })).toMatchObject({ kind: 'settled', result: '"done"' });
@@ -115,10 +131,15 @@ describeWithS3('S3 store (real S3-compatible server)', () => {
   it('a bucket that does not exist: the error names it and how to create it', async () => {
     const store = openStore(s3.setting('no-such-bucket-here', 'p'));
     try {
-      const err = await store.put('x').then(() => undefined, (e: unknown) => e);
+      const err = await store.put('x').then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(err).toBeInstanceOf(S3StoreError);
       expect(isDurableAgentError(err, 'invalid_config')).toBe(true);
-      expect((err as Error).message).toMatch(/S3 bucket "no-such-bucket-here" does not exist .*create it first, e.g. `aws s3 mb s3:\/\/no-such-bucket-here --endpoint-url http:\/\/127\.0\.0\.1:\d+`/);
+      expect((err as Error).message).toMatch(
+        /S3 bucket "no-such-bucket-here" does not exist .*create it first, e.g. `aws s3 mb s3:\/\/no-such-bucket-here --endpoint-url http:\/\/127\.0\.0\.1:\d+`/,
+      );
       await expect(store.get(blobRef('x'))).rejects.toThrow(/S3 bucket "no-such-bucket-here" does not exist/);
     } finally {
       await store.close();
@@ -129,9 +150,14 @@ describeWithS3('S3 store (real S3-compatible server)', () => {
     const closed = `http://127.0.0.1:${await closedPort()}`;
     const store = openStore(`s3://${bucket}/p?endpoint=${closed}`);
     try {
-      const err = await store.put('x').then(() => undefined, (e: unknown) => e);
+      const err = await store.put('x').then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(isDurableAgentError(err, 'invalid_config')).toBe(true);
-      expect((err as Error).message).toContain(`cannot reach the S3 endpoint ${closed} for bucket "${bucket}" (ECONNREFUSED): check ?endpoint= in the store setting`);
+      expect((err as Error).message).toContain(
+        `cannot reach the S3 endpoint ${closed} for bucket "${bucket}" (ECONNREFUSED): check ?endpoint= in the store setting`,
+      );
     } finally {
       await store.close();
     }
@@ -141,9 +167,14 @@ describeWithS3('S3 store (real S3-compatible server)', () => {
     const refusing = await startS3Server({ refuseAll: true });
     const store = openStore(refusing.setting('agents', 'p'));
     try {
-      const err = await store.put('x').then(() => undefined, (e: unknown) => e);
+      const err = await store.put('x').then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(isDurableAgentError(err, 'invalid_config')).toBe(true);
-      expect((err as Error).message).toMatch(/access to S3 bucket "agents" denied \(s3:\/\/agents at http:\/\/127\.0\.0\.1:\d+, InvalidAccessKeyId\): check AWS_ACCESS_KEY_ID \/ AWS_SECRET_ACCESS_KEY or AWS_PROFILE/);
+      expect((err as Error).message).toMatch(
+        /access to S3 bucket "agents" denied \(s3:\/\/agents at http:\/\/127\.0\.0\.1:\d+, InvalidAccessKeyId\): check AWS_ACCESS_KEY_ID \/ AWS_SECRET_ACCESS_KEY or AWS_PROFILE/,
+      );
       expect((err as Error).message).not.toContain(TEST_S3_CREDENTIALS.AWS_SECRET_ACCESS_KEY);
     } finally {
       await store.close();
@@ -151,7 +182,7 @@ describeWithS3('S3 store (real S3-compatible server)', () => {
     }
   });
 
-  it('a whole agent run on the dev server with the worker\'s store in S3; a fresh store on the same bucket reads the transcript', async () => {
+  it("a whole agent run on the dev server with the worker's store in S3; a fresh store on the same bucket reads the transcript", async () => {
     const setting = s3.setting(bucket, prefix());
     const workerStore = openStore(setting);
     const h = await startHarness({ agents: S.agents, providers: { scripted: S.provider }, store: workerStore });

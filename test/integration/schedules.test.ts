@@ -22,13 +22,19 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   for (const id of created) {
-    await h.client.getSchedule(id).delete().catch(() => undefined);
+    await h.client
+      .getSchedule(id)
+      .delete()
+      .catch(() => undefined);
   }
   await h?.stop();
 });
 
 /** Create a schedule of the reporter (remembered for cleanup). */
-async function schedule(name: string, options: Omit<Parameters<AgentClient['schedule']>[1], 'input'> & { input?: string }): Promise<AgentSchedule> {
+async function schedule(
+  name: string,
+  options: Omit<Parameters<AgentClient['schedule']>[1], 'input'> & { input?: string },
+): Promise<AgentSchedule> {
   const scheduleId = testId(name);
   created.push(scheduleId);
   return h.client.schedule(reporter, { scheduleId, input: 'write the report', ...options });
@@ -59,7 +65,11 @@ async function refusal(p: Promise<unknown>): Promise<DurableAgentError> {
 describe('schedules', () => {
   it('fires on its interval; each firing is a normal run that completes success', async () => {
     const s = await schedule('every-second', { interval: '1s', maxSteps: 3, budget: { timeout: '5m', maxCostUsd: 1 }, note: 'test note' });
-    const d = await until('a first firing', () => s.describe(), (x) => x.recentRuns.length >= 1);
+    const d = await until(
+      'a first firing',
+      () => s.describe(),
+      (x) => x.recentRuns.length >= 1,
+    );
     expect(d).toMatchObject<Partial<AgentScheduleDescription>>({
       scheduleId: s.scheduleId,
       agent: 'reporter',
@@ -77,7 +87,11 @@ describe('schedules', () => {
     const result = await h.client.get<typeof reporter>(first.workflowId).result();
     expect(result.status).toBe('success');
     expect(result.finalText).toBe('report done');
-    const runs = await until('the run to show success', () => s.runs(), (rs) => rs.some((r) => r.workflowId === first.workflowId && r.status === 'success'));
+    const runs = await until(
+      'the run to show success',
+      () => s.runs(),
+      (rs) => rs.some((r) => r.workflowId === first.workflowId && r.status === 'success'),
+    );
     expect(runs.every((r) => r.workflowId.startsWith(`${s.scheduleId}-`))).toBe(true);
     await s.delete();
   });
@@ -90,12 +104,21 @@ describe('schedules', () => {
     expect(before.recentRuns).toEqual([]);
 
     await s.trigger();
-    const d = await until('the triggered run', () => s.describe(), (x) => x.recentRuns.length === 1, 10_000);
+    const d = await until(
+      'the triggered run',
+      () => s.describe(),
+      (x) => x.recentRuns.length === 1,
+      10_000,
+    );
     const result = await h.client.get(d.recentRuns[0]!.workflowId).result();
     expect(result.status).toBe('success');
 
     const every = await schedule('pause-me', { interval: '1s' });
-    await until('a first firing', () => every.describe(), (x) => x.runsStarted >= 1);
+    await until(
+      'a first firing',
+      () => every.describe(),
+      (x) => x.runsStarted >= 1,
+    );
     await every.pause();
     // A firing already due when pause landed may still show up: settle, then watch for 3 s.
     await new Promise((r) => setTimeout(r, 1200));
@@ -105,7 +128,11 @@ describe('schedules', () => {
     expect((await every.describe()).runsStarted).toBe(paused.runsStarted);
 
     await every.unpause();
-    await until('a firing after unpause', () => every.describe(), (x) => x.runsStarted > paused.runsStarted);
+    await until(
+      'a firing after unpause',
+      () => every.describe(),
+      (x) => x.runsStarted > paused.runsStarted,
+    );
   });
 
   it('delete removes it: using it then throws ScheduleNotFoundError', async () => {
@@ -136,11 +163,22 @@ describe('schedules', () => {
       state: { paused: true },
     });
 
-    const list = await until('the schedules in the list', () => h.client.schedules(), (l) => [s.scheduleId, foreignId].every((id) => l.some((x) => x.scheduleId === id)));
+    const list = await until(
+      'the schedules in the list',
+      () => h.client.schedules(),
+      (l) => [s.scheduleId, foreignId].every((id) => l.some((x) => x.scheduleId === id)),
+    );
     const mine = list.find((x) => x.scheduleId === s.scheduleId)!;
     expect(mine).toMatchObject({ agent: 'reporter', paused: true, spec: { intervalMs: 3_600_000, text: 'every 1h' }, recentRuns: [] });
-    expect(list.find((x) => x.scheduleId === foreignId)).toMatchObject({ agent: 'reporter', spec: { intervalMs: 7_200_000, text: 'every 2h' } });
-    await until('the other queue\'s schedule in its list', () => otherQueue.schedules(), (l) => l.some((x) => x.scheduleId === otherId));
+    expect(list.find((x) => x.scheduleId === foreignId)).toMatchObject({
+      agent: 'reporter',
+      spec: { intervalMs: 7_200_000, text: 'every 2h' },
+    });
+    await until(
+      "the other queue's schedule in its list",
+      () => otherQueue.schedules(),
+      (l) => l.some((x) => x.scheduleId === otherId),
+    );
     expect((await h.client.schedules()).some((x) => x.scheduleId === otherId)).toBe(false);
   });
 
@@ -153,10 +191,16 @@ describe('schedules', () => {
     expect((await refusal(h.client.schedule(reporter, { ...base, interval: '500ms' }))).message).toContain("at least '1s'");
     expect((await refusal(h.client.schedule(reporter, { ...base, interval: 'soon' }))).message).toContain('is not a duration');
     expect((await refusal(h.client.schedule(reporter, { ...base, interval: '1m', input: '  ' }))).message).toContain('input must be');
-    expect((await refusal(h.client.schedule(reporter, { ...base, interval: '1m', maxSteps: 0 }))).message).toContain('maxSteps must be a positive integer');
-    expect((await refusal(h.client.schedule(reporter, { ...base, interval: '1m', budget: { timeout: 'later' } }))).message).toContain('options.budget');
+    expect((await refusal(h.client.schedule(reporter, { ...base, interval: '1m', maxSteps: 0 }))).message).toContain(
+      'maxSteps must be a positive integer',
+    );
+    expect((await refusal(h.client.schedule(reporter, { ...base, interval: '1m', budget: { timeout: 'later' } }))).message).toContain(
+      'options.budget',
+    );
     // @ts-expect-error -- not an overlap policy
-    expect((await refusal(h.client.schedule(reporter, { ...base, interval: '1m', overlap: 'sometimes' }))).message).toContain('overlap "sometimes"');
+    expect((await refusal(h.client.schedule(reporter, { ...base, interval: '1m', overlap: 'sometimes' }))).message).toContain(
+      'overlap "sometimes"',
+    );
     expect((await refusal(h.client.schedule('', { ...base, interval: '1m' }))).message).toContain('agent must be');
 
     const badCron = await refusal(h.client.schedule(reporter, { ...base, cron: 'every tuesday' }));

@@ -70,21 +70,28 @@ describe('GET /metrics', () => {
     expect(await publicRes.text()).toContain('# TYPE durable_agent_approvals_waiting gauge');
   });
 
-  it('counts the approvals waiting by agent and tool, with the age of the oldest, until they are decided', { timeout: 40_000 }, async () => {
-    const run = await h.client.start(AGENT, { input: 'deploy the api', workflowId: testId('serve-metrics') });
-    const [pending] = await waitForPending(run);
-    const first = await until((t) => (mine(t, 'durable_agent_approvals_waiting') ?? 0) >= 1, `no approval of ${AGENT} counted`);
-    expect(mine(first, 'durable_agent_approvals_waiting')).toBe(1);
-    expect(first).toMatch(/^durable_agent_runs\{status="awaiting_approval"\} [1-9]\d*$/m);
-    const age1 = mine(first, 'durable_agent_approval_oldest_age_seconds')!;
-    expect(age1).toBeGreaterThanOrEqual(0);
-    await new Promise((r) => setTimeout(r, 1_300)); // past the cache
-    const second = await scrape();
-    expect(mine(second, 'durable_agent_approvals_waiting')).toBe(1);
-    expect(mine(second, 'durable_agent_approval_oldest_age_seconds')!).toBeGreaterThanOrEqual(age1 + 1);
+  it(
+    'counts the approvals waiting by agent and tool, with the age of the oldest, until they are decided',
+    { timeout: 40_000 },
+    async () => {
+      const run = await h.client.start(AGENT, { input: 'deploy the api', workflowId: testId('serve-metrics') });
+      const [pending] = await waitForPending(run);
+      const first = await until((t) => (mine(t, 'durable_agent_approvals_waiting') ?? 0) >= 1, `no approval of ${AGENT} counted`);
+      expect(mine(first, 'durable_agent_approvals_waiting')).toBe(1);
+      expect(first).toMatch(/^durable_agent_runs\{status="awaiting_approval"\} [1-9]\d*$/m);
+      const age1 = mine(first, 'durable_agent_approval_oldest_age_seconds')!;
+      expect(age1).toBeGreaterThanOrEqual(0);
+      await new Promise((r) => setTimeout(r, 1_300)); // past the cache
+      const second = await scrape();
+      expect(mine(second, 'durable_agent_approvals_waiting')).toBe(1);
+      expect(mine(second, 'durable_agent_approval_oldest_age_seconds')!).toBeGreaterThanOrEqual(age1 + 1);
 
-    await run.decide({ callId: pending!.callId, decision: 'approve', by: 'ops:alice' });
-    await resultWithin(run, 15_000);
-    await until((t) => mine(t, 'durable_agent_approvals_waiting') === undefined, `the approval of ${AGENT} is still counted after the decision`);
-  });
+      await run.decide({ callId: pending!.callId, decision: 'approve', by: 'ops:alice' });
+      await resultWithin(run, 15_000);
+      await until(
+        (t) => mine(t, 'durable_agent_approvals_waiting') === undefined,
+        `the approval of ${AGENT} is still counted after the decision`,
+      );
+    },
+  );
 });

@@ -41,10 +41,15 @@ const marked = defineTool({
 });
 
 const TOOL_STEPS = 6;
-const lastUserText = (messages: readonly Message[]) => messageText([...messages].reverse().find((m) => m.role === 'user' && m.content.some((b) => b.type === 'text')) ?? { role: 'user', content: [] });
+const lastUserText = (messages: readonly Message[]) =>
+  messageText(
+    [...messages].reverse().find((m) => m.role === 'user' && m.content.some((b) => b.type === 'text')) ?? { role: 'user', content: [] },
+  );
 const script = (request: ModelRequest): ScriptedTurn => {
   const answered = request.messages.filter((m) => m.role === 'assistant').length;
-  return answered < TOOL_STEPS ? { toolCalls: [{ name: 'marked', args: { n: answered + 1 } }] } : { text: `re: ${lastUserText(request.messages)}` };
+  return answered < TOOL_STEPS
+    ? { toolCalls: [{ name: 'marked', args: { n: answered + 1 } }] }
+    : { text: `re: ${lastUserText(request.messages)}` };
 };
 
 const S = new ScriptedAgents();
@@ -89,7 +94,9 @@ function seen(result: AgentRunResult, events: readonly AgentEvent[]) {
 
 async function finish(run: AgentRun, budgeted: boolean) {
   if (!budgeted) {
-    await until('the answer to the late message', async () => ((await allEvents(run)).some((e) => e.type === 'text' && e.text.includes('late message')) ? true : undefined));
+    await until('the answer to the late message', async () =>
+      (await allEvents(run)).some((e) => e.type === 'text' && e.text.includes('late message')) ? true : undefined,
+    );
     await run.end();
   }
   const result = await run.result();
@@ -115,7 +122,8 @@ describe('a message queued at the switch to a new execution', () => {
     const b = await h.client.start('stays', { input: 'start', session: true, workflowId: testId('stays'), ...budget });
     await until(`the model call of step ${k + 1}`, async () => {
       const events = await allEvents(b);
-      const ready = events.some((e) => e.type === 'tool_result' && e.step === k) && !events.some((e) => e.type === 'step_finished' && e.step === k + 1);
+      const ready =
+        events.some((e) => e.type === 'tool_result' && e.step === k) && !events.some((e) => e.type === 'step_finished' && e.step === k + 1);
       const p = await pending(b);
       return ready && p.includes('callModel') ? true : undefined;
     });

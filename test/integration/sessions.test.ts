@@ -83,7 +83,11 @@ describe('a session', () => {
       else expect(await run.send(text)).toMatchObject({ queued: expect.any(Number), turn: expect.any(Number) });
       if (i % 4 === 0) await waitUntil(run, `an answer to ${text}`, (e) => e.some((x) => x.type === 'text' && x.text.includes(text)));
     }
-    await waitUntil(run, 'the last answer', (e) => e.some((x) => x.type === 'text' && x.text.includes('message 20')) && e.at(-1)?.type === 'awaiting_message');
+    await waitUntil(
+      run,
+      'the last answer',
+      (e) => e.some((x) => x.type === 'text' && x.text.includes('message 20')) && e.at(-1)?.type === 'awaiting_message',
+    );
     await run.end();
     const result = await run.result();
     expect(result.status).toBe('success');
@@ -93,7 +97,9 @@ describe('a session', () => {
     expect(userMessages.map((e) => e.text)).toEqual(sent);
     expect(userMessages.filter((e) => e.via === 'signal').every((e) => e.by === 'user:1')).toBe(true);
     // Each message is in the conversation exactly once, in the order sent.
-    const said = result.messages.filter((m) => m.role === 'user').flatMap((m) => m.content.filter((b) => b.type === 'text').map((b) => (b as { text: string }).text));
+    const said = result.messages
+      .filter((m) => m.role === 'user')
+      .flatMap((m) => m.content.filter((b) => b.type === 'text').map((b) => (b as { text: string }).text));
     expect(said).toEqual(['hello', ...sent]);
     // Steps are grouped by turn; turns never go backwards and the last one answered message 20.
     const turns = result.report.steps.map((s) => s.turn);
@@ -124,7 +130,9 @@ describe('a session', () => {
     expect(a.workflowId).toBe(conversation);
     expect(b.workflowId).toBe(conversation);
     const events = await waitUntil(a, 'both messages', (e) => count('user_message')(e) >= 2 && e.at(-1)?.type === 'awaiting_message');
-    expect(new Set(events.filter((e) => e.type === 'user_message').map((e) => (e as UserMessageEvent).by))).toEqual(new Set(['user:a', 'user:b']));
+    expect(new Set(events.filter((e) => e.type === 'user_message').map((e) => (e as UserMessageEvent).by))).toEqual(
+      new Set(['user:a', 'user:b']),
+    );
     const runs = [];
     for await (const w of h.temporal.workflow.list({ query: `WorkflowId = '${conversation}'` })) runs.push(w.runId);
     expect(runs).toHaveLength(1);

@@ -28,7 +28,9 @@ S.add(
   (request: ModelRequest) => {
     seen.push(JSON.stringify(request.messages));
     const first = request.messages[0]?.content.map((b) => (b.type === 'text' ? b.text : '')).join('') ?? '';
-    return request.messages.some((m) => m.role === 'assistant') ? { text: `MODEL SAW: ${first}` } : { toolCalls: [{ name: 'deploy', args: { service: 'web' } }] };
+    return request.messages.some((m) => m.role === 'assistant')
+      ? { text: `MODEL SAW: ${first}` }
+      : { toolCalls: [{ name: 'deploy', args: { service: 'web' } }] };
   },
   { tools: [deploy] },
 );
@@ -37,7 +39,8 @@ const keyring = Keyring.parse(`k1:${Buffer.alloc(32, 7).toString('base64')}`);
 
 /** Every blob file of a file store (not claims, not temporary files), by ref. */
 function blobFiles(dir: string): Array<{ ref: string; path: string }> {
-  const walk = (d: string): string[] => readdirSync(d).flatMap((name) => (statSync(join(d, name)).isDirectory() ? walk(join(d, name)) : [join(d, name)]));
+  const walk = (d: string): string[] =>
+    readdirSync(d).flatMap((name) => (statSync(join(d, name)).isDirectory() ? walk(join(d, name)) : [join(d, name)]));
   return walk(dir)
     .map((path) => ({ path, rel: relative(dir, path).split(sep) }))
     .filter(({ rel }) => rel.length === 2 && /^[0-9a-f]{2}$/.test(rel[0]!) && /^[0-9a-f]{62}$/.test(rel[1]!))
@@ -55,7 +58,12 @@ describe.each([
 
   it('ends the run storage_error naming the blob and the store after a worker restart; the model never sees the injected text', async () => {
     const storeDir = mkdtempSync(join(tmpdir(), 'durable-agent-store-'));
-    const first = await startHarness({ agents: S.agents, providers: { scripted: S.provider }, storeDir, ...(keys ? { encryption: keys } : {}) });
+    const first = await startHarness({
+      agents: S.agents,
+      providers: { scripted: S.provider },
+      storeDir,
+      ...(keys ? { encryption: keys } : {}),
+    });
     harnesses.push(first);
     const workflowId = testId('swapped');
     const run = await first.client.start('swapped', { input: PROMPT, workflowId });
@@ -74,7 +82,13 @@ describe.each([
     const swapped = prompts[0]!;
     writeFileSync(swapped.path, JSON.stringify({ role: 'user', content: [{ type: 'text', text: INJECTED }] }));
 
-    const second = await startHarness({ agents: S.agents, providers: { scripted: S.provider }, storeDir, taskQueue: first.taskQueue, ...(keys ? { encryption: keys } : {}) });
+    const second = await startHarness({
+      agents: S.agents,
+      providers: { scripted: S.provider },
+      storeDir,
+      taskQueue: first.taskQueue,
+      ...(keys ? { encryption: keys } : {}),
+    });
     harnesses.push(second);
     const before = seen.length;
     await second.client.get(workflowId).decide({ callId: 'call_1_0', decision: 'approve', by: 'ops:alice' });
@@ -84,6 +98,8 @@ describe.each([
     expect(JSON.stringify(result)).not.toContain(INJECTED);
     expect(result.status).toBe('storage_error');
     expect(result.error?.message).toContain(`blob ${swapped.ref} in the file store ${storeDir}`);
-    expect(result.error?.message).toMatch(keys ? /is not sealed, though this store encrypts/ : /holds content whose SHA-256 is [0-9a-f]{64}/);
+    expect(result.error?.message).toMatch(
+      keys ? /is not sealed, though this store encrypts/ : /holds content whose SHA-256 is [0-9a-f]{64}/,
+    );
   });
 });

@@ -34,7 +34,11 @@ const guarded = defineTool({
 });
 
 const S = new ScriptedAgents();
-const agent = S.add('mover', [{ text: 'Asking first.', toolCalls: [{ name: 'guarded', args: { what: 'the thing' } }] }, { text: 'Done after approval.' }], { tools: [guarded] });
+const agent = S.add(
+  'mover',
+  [{ text: 'Asking first.', toolCalls: [{ name: 'guarded', args: { what: 'the thing' } }] }, { text: 'Done after approval.' }],
+  { tools: [guarded] },
+);
 
 const harnesses: Harness[] = [];
 /** Stores opened from a setting (PostgreSQL, S3): closed after each test, once its workers have stopped. */

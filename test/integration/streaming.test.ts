@@ -30,7 +30,14 @@ S.add(
 );
 S.add(
   'tool_streamer',
-  [{ text: 'Let me echo.', toolCalls: [{ name: 'echo', args: { text: 'streamed arguments, piece by piece' } }], stream: { chunks: 8, intervalMs: 50 } }, { text: 'done' }],
+  [
+    {
+      text: 'Let me echo.',
+      toolCalls: [{ name: 'echo', args: { text: 'streamed arguments, piece by piece' } }],
+      stream: { chunks: 8, intervalMs: 50 },
+    },
+    { text: 'done' },
+  ],
   { tools: [echo] },
 );
 
@@ -39,7 +46,11 @@ S.add(
   'long_streamer',
   (_request, ctx) =>
     ctx.step <= 10
-      ? { text: `Step ${ctx.step}: echoing.`, toolCalls: [{ name: 'echo', args: { text: `n${ctx.step}` } }], stream: { chunks: 4, intervalMs: 40 } }
+      ? {
+          text: `Step ${ctx.step}: echoing.`,
+          toolCalls: [{ name: 'echo', args: { text: `n${ctx.step}` } }],
+          stream: { chunks: 4, intervalMs: 40 },
+        }
       : { text: 'All ten echoed.', stream: { chunks: 4, intervalMs: 40 } },
   { tools: [echo], maxSteps: 20, continueAsNewAfterEvents: 50 },
 );
@@ -49,7 +60,11 @@ S.add(
   'slow_read_streamer',
   (_request, ctx) =>
     ctx.step <= 3
-      ? { text: `Step ${ctx.step}: echoing.`, toolCalls: [{ name: 'echo', args: { text: `n${ctx.step}` } }], stream: { chunks: 6, intervalMs: 40 } }
+      ? {
+          text: `Step ${ctx.step}: echoing.`,
+          toolCalls: [{ name: 'echo', args: { text: `n${ctx.step}` } }],
+          stream: { chunks: 6, intervalMs: 40 },
+        }
       : { text: ANSWER, stream: { chunks: 12, intervalMs: 40 } },
   { tools: [echo], maxSteps: 10 },
 );
@@ -61,7 +76,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await h?.stop();
 });
-
 
 async function historyLength(workflowId: string): Promise<number> {
   return (await h.temporal.workflow.getHandle(workflowId).fetchHistory()).events?.length ?? 0;
@@ -85,7 +99,8 @@ describe('streaming through Temporal', () => {
     expect(events.at(-1)).toMatchObject({ type: 'done', status: 'success' });
     const result = await run.result();
     expect(result.finalText).toBe(ANSWER);
-    if (numbers.length === 24) expect(deltas.map((d) => (d.type === 'delta' && d.delta.type === 'text' ? d.delta.text : '')).join('')).toBe(ANSWER);
+    if (numbers.length === 24)
+      expect(deltas.map((d) => (d.type === 'delta' && d.delta.type === 'text' ? d.delta.text : '')).join('')).toBe(ANSWER);
   });
 
   it('adds no history events for deltas: a streaming run has the history of the same run without streaming', async () => {

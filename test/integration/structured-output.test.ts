@@ -81,7 +81,9 @@ S.provider.set(
     { toolCalls: [{ name: FINAL_ANSWER_TOOL, args: { city: 'Lima', temperature: 19, conditions: 'foggy' } }] },
   ]),
 );
-S.agents.push(defineAgent({ name: 'never_valid', model: { provider: 'scripted', model: 'never_valid' }, output: weather, outputRetries: 2 }));
+S.agents.push(
+  defineAgent({ name: 'never_valid', model: { provider: 'scripted', model: 'never_valid' }, output: weather, outputRetries: 2 }),
+);
 
 // A session: each turn ends with a final answer; the next message follows the final_answer call's result.
 S.provider.set(
@@ -144,10 +146,17 @@ describe('structured final output', () => {
     expect(fed.content[0]).toMatchObject({
       type: 'tool_result',
       isError: true,
-      output: { type: 'text', text: expect.stringMatching(/does not match the required output schema:\n- temperature: Invalid input: expected number, received string\n/) },
+      output: {
+        type: 'text',
+        text: expect.stringMatching(
+          /does not match the required output schema:\n- temperature: Invalid input: expected number, received string\n/,
+        ),
+      },
     });
     const events = await allEvents(run);
-    expect(events.filter((e) => e.type === 'output_rejected')).toEqual([expect.objectContaining({ step: 1, retrying: true, errors: expect.stringContaining('temperature') })]);
+    expect(events.filter((e) => e.type === 'output_rejected')).toEqual([
+      expect.objectContaining({ step: 1, retrying: true, errors: expect.stringContaining('temperature') }),
+    ]);
     expect(result.steps).toBe(2);
   });
 
@@ -156,7 +165,10 @@ describe('structured final output', () => {
     const result = await run.result();
     expect(result).toMatchObject({ status: 'success', output: { city: 'Rome', temperature: 31, conditions: 'sunny' } });
     const second = requests.get('native_fixed')![1]!;
-    expect(second.messages.at(-1)).toMatchObject({ role: 'user', content: [{ type: 'text', text: expect.stringContaining('not valid JSON') }] });
+    expect(second.messages.at(-1)).toMatchObject({
+      role: 'user',
+      content: [{ type: 'text', text: expect.stringContaining('not valid JSON') }],
+    });
   });
 
   it('invalid more than outputRetries times: output_invalid with the last answer and its errors', async () => {
@@ -166,9 +178,16 @@ describe('structured final output', () => {
     expect(result.output).toBeUndefined();
     expect(result.steps).toBe(3);
     expect(JSON.parse(result.finalText)).toEqual({ city: 'Lima', temperature: 19, conditions: 'foggy' });
-    expect(result.error).toEqual({ type: 'OutputInvalid', message: expect.stringMatching(/^The final answer does not match the output schema after 2 corrections:\n- conditions: /) });
+    expect(result.error).toEqual({
+      type: 'OutputInvalid',
+      message: expect.stringMatching(/^The final answer does not match the output schema after 2 corrections:\n- conditions: /),
+    });
     const events = await allEvents(run);
-    expect(events.filter((e) => e.type === 'output_rejected').map((e) => (e.type === 'output_rejected' ? e.retrying : undefined))).toEqual([true, true, false]);
+    expect(events.filter((e) => e.type === 'output_rejected').map((e) => (e.type === 'output_rejected' ? e.retrying : undefined))).toEqual([
+      true,
+      true,
+      false,
+    ]);
     expect(events.at(-1)).toMatchObject({ type: 'done', status: 'output_invalid' });
     // Every call has its result, the last one included.
     expect(result.messages.at(-1)).toMatchObject({ role: 'user', content: [{ type: 'tool_result', isError: true }] });
@@ -176,9 +195,11 @@ describe('structured final output', () => {
 
   it('a session: each turn’s final answer is validated; the next message joins the final_answer result (well-formed transcript)', async () => {
     const run = await h.client.start('session_output', { input: 'Weather in Paris?', session: true, workflowId: testId('output-session') });
-    for (let i = 0; i < 200 && !(await allEvents(run)).some((e) => e.type === 'awaiting_message'); i++) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 200 && !(await allEvents(run)).some((e) => e.type === 'awaiting_message'); i++)
+      await new Promise((r) => setTimeout(r, 50));
     await run.send('And in Berlin?');
-    for (let i = 0; i < 200 && (await allEvents(run)).filter((e) => e.type === 'awaiting_message').length < 2; i++) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 200 && (await allEvents(run)).filter((e) => e.type === 'awaiting_message').length < 2; i++)
+      await new Promise((r) => setTimeout(r, 50));
     await run.end();
     const result = await run.result();
     expect(result).toMatchObject({ status: 'success', output: { city: 'Berlin', temperature: 12, conditions: 'cloudy' } });

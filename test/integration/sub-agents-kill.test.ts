@@ -29,7 +29,13 @@ afterAll(async () => {
 function startWorker(taskQueue: string): Promise<ChildProcess> {
   const proc = spawn(process.execPath, ['--import', 'tsx', join('test', 'fixtures', 'sub-agent-worker.ts')], {
     cwd: ROOT,
-    env: { ...process.env, TEMPORAL_ADDRESS: inject('temporalAddress'), SA_TASK_QUEUE: taskQueue, SA_WORKFLOW_BUNDLE: inject('workflowBundlePath'), SA_STORE_DIR: join(work, 'store') },
+    env: {
+      ...process.env,
+      TEMPORAL_ADDRESS: inject('temporalAddress'),
+      SA_TASK_QUEUE: taskQueue,
+      SA_WORKFLOW_BUNDLE: inject('workflowBundlePath'),
+      SA_STORE_DIR: join(work, 'store'),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.add(proc);
@@ -64,7 +70,10 @@ describe('worker killed while a sub-agent runs', () => {
     // Wait until the child's slow model call is under way, then kill the worker.
     const deadline = Date.now() + 30_000;
     for (;;) {
-      const d = await client.get(childId).handle.describe().catch(() => undefined);
+      const d = await client
+        .get(childId)
+        .handle.describe()
+        .catch(() => undefined);
       if (d?.raw.pendingActivities?.some((a) => a.activityType?.name === 'callModel')) break;
       if (Date.now() > deadline) throw new Error('the child never started its model call');
       await new Promise((r) => setTimeout(r, 50));

@@ -22,26 +22,53 @@ import { echo } from '../helpers/tools';
 import { launch } from '../fixtures/sub-agents';
 
 const S = new ScriptedAgents();
-const researcher = S.add('sa_researcher', [{ text: 'Paris has 2.1 million people.', usage: { inputTokens: 100, outputTokens: 20 } }], { tools: [echo] });
-S.add('sa_parent', [{ toolCalls: [{ name: 'sa_researcher', args: { input: 'How many people live in Paris?' } }], usage: { inputTokens: 10, outputTokens: 5 } }, { text: 'About 2.1 million.', usage: { inputTokens: 30, outputTokens: 6 } }], {
-  tools: [agentTool(researcher, { description: 'Research a question' })],
+const researcher = S.add('sa_researcher', [{ text: 'Paris has 2.1 million people.', usage: { inputTokens: 100, outputTokens: 20 } }], {
+  tools: [echo],
 });
-const launcher = S.add('sa_launcher', [{ toolCalls: [{ name: 'launch', args: { rocket: 'r1' } }] }, { text: 'rocket launched' }], { tools: [launch] });
+S.add(
+  'sa_parent',
+  [
+    {
+      toolCalls: [{ name: 'sa_researcher', args: { input: 'How many people live in Paris?' } }],
+      usage: { inputTokens: 10, outputTokens: 5 },
+    },
+    { text: 'About 2.1 million.', usage: { inputTokens: 30, outputTokens: 6 } },
+  ],
+  {
+    tools: [agentTool(researcher, { description: 'Research a question' })],
+  },
+);
+const launcher = S.add('sa_launcher', [{ toolCalls: [{ name: 'launch', args: { rocket: 'r1' } }] }, { text: 'rocket launched' }], {
+  tools: [launch],
+});
 for (const name of ['sa_mission', 'sa_mission_inbox', 'sa_mission_cancel']) {
-  S.add(name, [{ toolCalls: [{ name: 'sa_launcher', args: { input: 'launch r1' } }] }, { text: 'mission over' }], { tools: [agentTool(launcher)] });
+  S.add(name, [{ toolCalls: [{ name: 'sa_launcher', args: { input: 'launch r1' } }] }, { text: 'mission over' }], {
+    tools: [agentTool(launcher)],
+  });
 }
 const looper = S.add('sa_looper', [{ toolCalls: [{ name: 'echo', args: { text: 'again' } }] }], { tools: [echo], maxSteps: 1 });
-S.add('sa_boss', [{ toolCalls: [{ name: 'ask_looper', args: { input: 'loop' } }] }, { text: 'the helper failed' }], { tools: [agentTool(looper, { name: 'ask_looper' })] });
-S.add('sa_bad_args', [{ toolCalls: [{ name: 'sa_researcher', args: { question: 'no input field' } }] }, { text: 'ok' }], { tools: [agentTool(researcher)] });
+S.add('sa_boss', [{ toolCalls: [{ name: 'ask_looper', args: { input: 'loop' } }] }, { text: 'the helper failed' }], {
+  tools: [agentTool(looper, { name: 'ask_looper' })],
+});
+S.add('sa_bad_args', [{ toolCalls: [{ name: 'sa_researcher', args: { question: 'no input field' } }] }, { text: 'ok' }], {
+  tools: [agentTool(researcher)],
+});
 // A child with an output schema answers through final_answer; the parent reads its validated output as JSON.
 const analyst = S.add('sa_analyst', [{ toolCalls: [{ name: 'final_answer', args: { city: 'Paris', people: 2.1 } }] }], {
   tools: [],
   output: z.object({ city: z.string(), people: z.number() }),
 });
-S.add('sa_typed_parent', [{ toolCalls: [{ name: 'sa_analyst', args: { input: 'Size of Paris?' } }] }, { text: 'done' }], { tools: [agentTool(analyst)] });
+S.add('sa_typed_parent', [{ toolCalls: [{ name: 'sa_analyst', args: { input: 'Size of Paris?' } }] }, { text: 'done' }], {
+  tools: [agentTool(analyst)],
+});
 const first = S.add('sa_first', [{ text: 'draft: durable agents', usage: { inputTokens: 11, outputTokens: 4 } }], { tools: [] });
-const lastUserText = (messages: ReadonlyArray<{ role: string }>) => messageText([...messages].reverse().find((m) => m.role === 'user') as never);
-const second = S.add('sa_second', (req) => ({ text: `polished(${lastUserText(req.messages)})`, usage: { inputTokens: 13, outputTokens: 5 } }), { tools: [] });
+const lastUserText = (messages: ReadonlyArray<{ role: string }>) =>
+  messageText([...messages].reverse().find((m) => m.role === 'user') as never);
+const second = S.add(
+  'sa_second',
+  (req) => ({ text: `polished(${lastUserText(req.messages)})`, usage: { inputTokens: 13, outputTokens: 5 } }),
+  { tools: [] },
+);
 
 let h: Harness;
 beforeAll(async () => {
@@ -72,7 +99,12 @@ describe('agent tools run as child workflows', () => {
 
     const childId = `${run.workflowId}--call_1_0`;
     const entry = result.report.toolCalls[0]!;
-    expect(entry.child).toMatchObject({ workflowId: childId, agent: 'sa_researcher', status: 'success', usage: { inputTokens: 100, outputTokens: 20 } });
+    expect(entry.child).toMatchObject({
+      workflowId: childId,
+      agent: 'sa_researcher',
+      status: 'success',
+      usage: { inputTokens: 100, outputTokens: 20 },
+    });
     // The parent's own steps (10+30 in, 5+6 out) plus the child's (100 in, 20 out).
     expect(result.usage.inputTokens).toBe(140);
     expect(result.usage.outputTokens).toBe(31);
@@ -134,7 +166,7 @@ describe('agent tools run as child workflows', () => {
     expect(result.report.toolCalls[0]!.child).toMatchObject({ status: 'max_steps', agent: 'sa_looper' });
   });
 
-  it("a child with an output schema gives the parent its validated output as JSON", { timeout: 60_000 }, async () => {
+  it('a child with an output schema gives the parent its validated output as JSON', { timeout: 60_000 }, async () => {
     const run = await start('sa_typed_parent');
     const result = await resultWithin(run);
     expect(result.status).toBe('success');
@@ -155,18 +187,23 @@ describe('agent tools run as child workflows', () => {
   });
 });
 
-describe("approvals inside a child", () => {
+describe('approvals inside a child', () => {
   async function pendingOnParent(run: AgentRun): Promise<ChildPendingApproval> {
     const [p] = await waitForPending(run);
     return p as ChildPendingApproval;
   }
 
-  it("are listed on the parent (tagged with the child) and decided through the parent", { timeout: 60_000 }, async () => {
+  it('are listed on the parent (tagged with the child) and decided through the parent', { timeout: 60_000 }, async () => {
     const run = await start('sa_mission');
     const childId = `${run.workflowId}--call_1_0`;
     const p = await pendingOnParent(run);
     // Listed by the parent's call that started the child, then the child's call id.
-    expect(p).toMatchObject({ callId: 'call_1_0/call_1_0', tool: 'launch', args: { rocket: 'r1' }, child: { workflowId: childId, agent: 'sa_launcher' } });
+    expect(p).toMatchObject({
+      callId: 'call_1_0/call_1_0',
+      tool: 'launch',
+      args: { rocket: 'r1' },
+      child: { workflowId: childId, agent: 'sa_launcher' },
+    });
     // The parent itself waits for nobody: its snapshot lists only its own approvals.
     expect((await run.snapshot()).pendingApprovals).toEqual([]);
     const receipt = await run.decide({ callId: 'call_1_0/call_1_0', decision: 'approve', by: 'ops:alice' });
@@ -176,7 +213,10 @@ describe("approvals inside a child", () => {
     expect(outputText(toolResults(result)[0]!.output)).toBe('rocket launched');
     const child = await h.client.get(childId).result();
     expect(outputText(toolResults(child)[0]!.output)).toBe('launched r1');
-    expect((await allEvents(h.client.get(childId))).find((e) => e.type === 'approval_decided')).toMatchObject({ by: 'ops:alice', via: 'signal' });
+    expect((await allEvents(h.client.get(childId))).find((e) => e.type === 'approval_decided')).toMatchObject({
+      by: 'ops:alice',
+      via: 'signal',
+    });
     expect(await run.pendingApprovals()).toEqual([]);
   });
 
@@ -201,7 +241,11 @@ describe("approvals inside a child", () => {
       listed = (await h.client.awaitingApproval()).find((r) => r.workflowId === childId);
       if (!listed) await new Promise((r) => setTimeout(r, 100));
     }
-    expect(listed).toMatchObject({ agent: 'sa_launcher', parent: { workflowId: run.workflowId }, pending: [{ callId: 'call_1_0', tool: 'launch' }] });
+    expect(listed).toMatchObject({
+      agent: 'sa_launcher',
+      parent: { workflowId: run.workflowId },
+      pending: [{ callId: 'call_1_0', tool: 'launch' }],
+    });
     // The parent is not listed on its own: its child's entry names it.
     expect((await h.client.awaitingApproval()).some((r) => r.workflowId === run.workflowId)).toBe(false);
     await h.client.get(childId).decide({ callId: 'call_1_0', decision: 'approve', by: 'ops:carol' });
@@ -233,7 +277,10 @@ describe('chain(a, b)', () => {
     expect(result.usage.inputTokens).toBe(24);
     expect(result.usage.outputTokens).toBe(9);
     const events = await allEvents(run);
-    expect(events.filter((e) => e.type === 'sub_agent_finished').map((e) => (e as { agent: string }).agent)).toEqual(['sa_first', 'sa_second']);
+    expect(events.filter((e) => e.type === 'sub_agent_finished').map((e) => (e as { agent: string }).agent)).toEqual([
+      'sa_first',
+      'sa_second',
+    ]);
     expect(events.at(-1)).toMatchObject({ type: 'done', status: 'success' });
   });
 });

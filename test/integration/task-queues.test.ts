@@ -58,50 +58,70 @@ afterAll(async () => {
 });
 
 describe('default task queues: one per agent', () => {
-  it('the demo worker of `dev` and a team worker with agent support: 12 runs of support all succeed on its own queue, none taken by the demo worker', { timeout: 120_000 }, async () => {
-    expect(dev.stdout()).toContain(`task queue "${agentTaskQueue(DEMO_AGENT)}"`);
-    expect(team.taskQueues).toEqual([agentTaskQueue('support')]);
-    const runs = await Promise.all(Array.from({ length: 12 }, (_, i) => client.start('support', { input: `ticket ${i}`, workflowId: `support-${i}-${randomUUID().slice(0, 8)}` })));
-    const results = await Promise.all(runs.map((r) => r.result()));
-    expect(results.map((r) => r.status)).toEqual(Array(12).fill('success'));
-    expect(results.every((r) => r.finalText === 'Support here: your ticket is answered.')).toBe(true);
-    for (const run of runs) expect((await client.temporal.workflow.getHandle(run.workflowId).describe()).taskQueue).toBe('durable-agent.support');
-  });
+  it(
+    'the demo worker of `dev` and a team worker with agent support: 12 runs of support all succeed on its own queue, none taken by the demo worker',
+    { timeout: 120_000 },
+    async () => {
+      expect(dev.stdout()).toContain(`task queue "${agentTaskQueue(DEMO_AGENT)}"`);
+      expect(team.taskQueues).toEqual([agentTaskQueue('support')]);
+      const runs = await Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          client.start('support', { input: `ticket ${i}`, workflowId: `support-${i}-${randomUUID().slice(0, 8)}` }),
+        ),
+      );
+      const results = await Promise.all(runs.map((r) => r.result()));
+      expect(results.map((r) => r.status)).toEqual(Array(12).fill('success'));
+      expect(results.every((r) => r.finalText === 'Support here: your ticket is answered.')).toBe(true);
+      for (const run of runs)
+        expect((await client.temporal.workflow.getHandle(run.workflowId).describe()).taskQueue).toBe('durable-agent.support');
+    },
+  );
 
-  it('a worker with several agents polls one queue per agent; a chain runs each agent on its own queue, on workers that have only that agent', { timeout: 120_000 }, async () => {
-    const tag = randomUUID().slice(0, 8);
-    const T = new ScriptedAgents();
-    const researcher = T.add(`researcher-${tag}`, [{ text: 'Facts: durable execution survives crashes.' }]);
-    const writer = T.add(`writer-${tag}`, [{ text: 'A short piece on durable execution.' }]);
-    const store = () => new FileBlobStore(mkdtempSync(join(tmpdir(), 'durable-agent-store-')));
-    const common = { providers: { scripted: T.provider }, encryption: false as const, address, workflowBundle: { codePath: inject('workflowBundlePath') } };
-    const onlyResearcher = await createWorker({ ...common, agents: [researcher], store: store() });
-    const onlyWriter = await createWorker({ ...common, agents: [writer], store: store() });
-    const running = [onlyResearcher.run(), onlyWriter.run()];
-    try {
-      expect(onlyResearcher.taskQueues).toEqual([agentTaskQueue(researcher.name)]);
-      const run = await client.startChain(chain(researcher, writer), { input: 'durable execution', workflowId: `chain-${tag}` });
-      const result = await run.result();
-      expect(result.status).toBe('success');
-      expect(result.finalText).toBe('A short piece on durable execution.');
-      expect((await client.temporal.workflow.getHandle(`chain-${tag}--2-${writer.name}`).describe()).taskQueue).toBe(agentTaskQueue(writer.name));
-    } finally {
-      await Promise.all([onlyResearcher.close(), onlyWriter.close()]);
-      await Promise.all(running.map((r) => r.catch(() => undefined)));
-    }
-    // One worker with both agents: two queues, both served; close() stops both.
-    // Without a bundle given: bundled once at start (or prebuilt) for both of its Temporal workers.
-    const { workflowBundle: _given, ...unbundled } = common;
-    const both = await createWorker({ ...unbundled, agents: [researcher, writer], store: store() });
-    expect(both.taskQueues).toEqual([agentTaskQueue(researcher.name), agentTaskQueue(writer.name)]);
-    expect(both.workers).toHaveLength(2);
-    const bothRunning = both.run();
-    const r = await client.start(writer, { input: 'again', workflowId: `writer-${tag}` });
-    expect((await r.result()).finalText).toBe('A short piece on durable execution.');
-    await both.close();
-    await bothRunning;
-    expect(both.workers.map((w) => w.getState())).toEqual(['STOPPED', 'STOPPED']);
-  });
+  it(
+    'a worker with several agents polls one queue per agent; a chain runs each agent on its own queue, on workers that have only that agent',
+    { timeout: 120_000 },
+    async () => {
+      const tag = randomUUID().slice(0, 8);
+      const T = new ScriptedAgents();
+      const researcher = T.add(`researcher-${tag}`, [{ text: 'Facts: durable execution survives crashes.' }]);
+      const writer = T.add(`writer-${tag}`, [{ text: 'A short piece on durable execution.' }]);
+      const store = () => new FileBlobStore(mkdtempSync(join(tmpdir(), 'durable-agent-store-')));
+      const common = {
+        providers: { scripted: T.provider },
+        encryption: false as const,
+        address,
+        workflowBundle: { codePath: inject('workflowBundlePath') },
+      };
+      const onlyResearcher = await createWorker({ ...common, agents: [researcher], store: store() });
+      const onlyWriter = await createWorker({ ...common, agents: [writer], store: store() });
+      const running = [onlyResearcher.run(), onlyWriter.run()];
+      try {
+        expect(onlyResearcher.taskQueues).toEqual([agentTaskQueue(researcher.name)]);
+        const run = await client.startChain(chain(researcher, writer), { input: 'durable execution', workflowId: `chain-${tag}` });
+        const result = await run.result();
+        expect(result.status).toBe('success');
+        expect(result.finalText).toBe('A short piece on durable execution.');
+        expect((await client.temporal.workflow.getHandle(`chain-${tag}--2-${writer.name}`).describe()).taskQueue).toBe(
+          agentTaskQueue(writer.name),
+        );
+      } finally {
+        await Promise.all([onlyResearcher.close(), onlyWriter.close()]);
+        await Promise.all(running.map((r) => r.catch(() => undefined)));
+      }
+      // One worker with both agents: two queues, both served; close() stops both.
+      // Without a bundle given: bundled once at start (or prebuilt) for both of its Temporal workers.
+      const { workflowBundle: _given, ...unbundled } = common;
+      const both = await createWorker({ ...unbundled, agents: [researcher, writer], store: store() });
+      expect(both.taskQueues).toEqual([agentTaskQueue(researcher.name), agentTaskQueue(writer.name)]);
+      expect(both.workers).toHaveLength(2);
+      const bothRunning = both.run();
+      const r = await client.start(writer, { input: 'again', workflowId: `writer-${tag}` });
+      expect((await r.result()).finalText).toBe('A short piece on durable execution.');
+      await both.close();
+      await bothRunning;
+      expect(both.workers.map((w) => w.getState())).toEqual(['STOPPED', 'STOPPED']);
+    },
+  );
 
   it("the demo agent's runs go to the demo worker, not the team's", { timeout: 60_000 }, async () => {
     const run = await client.start(DEMO_AGENT, { input: 'what is 2+3?', workflowId: `demo-${randomUUID().slice(0, 8)}` });

@@ -63,26 +63,39 @@ const hooks: ToolHooks = {
   beforeToolCall: ({ tool, args }) => {
     if (tool === 'delete_file') return { block: 'deleting files is not allowed in this workspace' };
     if (tool === 'fragile') throw new Error('policy service unreachable');
-    if (tool === 'read_file' && typeof args.path === 'string' && !args.path.startsWith('/sandbox/')) return { args: { path: `/sandbox${args.path}` } };
+    if (tool === 'read_file' && typeof args.path === 'string' && !args.path.startsWith('/sandbox/'))
+      return { args: { path: `/sandbox${args.path}` } };
     if (tool === 'read_file' && args.path === '/sandbox/bad') return { args: { path: 42 } };
     return undefined;
   },
-  afterToolCall: ({ tool, result }) => (tool === 'get_config' ? { result: JSON.parse(JSON.stringify(result).replace(/sk-[\w-]+/g, '[redacted]')) as unknown } : undefined),
+  afterToolCall: ({ tool, result }) =>
+    tool === 'get_config' ? { result: JSON.parse(JSON.stringify(result).replace(/sk-[\w-]+/g, '[redacted]')) as unknown } : undefined,
 };
 
 /** Requests the `untrusted` agent's model received. */
 const received: Message[][] = [];
 const S = new ScriptedAgents();
-S.add('blocks', [{ toolCalls: [{ name: 'delete_file', args: { path: '/data' } }] }, { text: 'Could not delete.' }], { tools: [deleteFile], hooks });
-S.add('rewrites', [{ toolCalls: [{ name: 'read_file', args: { path: '/etc/passwd' } }] }, { text: 'Read it.' }], { tools: [readFile], hooks });
-S.add('bad_rewrite', [{ toolCalls: [{ name: 'read_file', args: { path: '/sandbox/bad' } }] }, { text: 'ok' }], { tools: [readFile], hooks });
+S.add('blocks', [{ toolCalls: [{ name: 'delete_file', args: { path: '/data' } }] }, { text: 'Could not delete.' }], {
+  tools: [deleteFile],
+  hooks,
+});
+S.add('rewrites', [{ toolCalls: [{ name: 'read_file', args: { path: '/etc/passwd' } }] }, { text: 'Read it.' }], {
+  tools: [readFile],
+  hooks,
+});
+S.add('bad_rewrite', [{ toolCalls: [{ name: 'read_file', args: { path: '/sandbox/bad' } }] }, { text: 'ok' }], {
+  tools: [readFile],
+  hooks,
+});
 S.add('redacts', [{ toolCalls: [{ name: 'get_config', args: {} }] }, { text: 'Configured.' }], { tools: [getConfig], hooks });
 S.add('hook_throws', [{ toolCalls: [{ name: 'fragile', args: {} }] }, { text: 'The hook failed.' }], { tools: [fragile], hooks });
 S.add(
   'untrusted',
   (request: ModelRequest) => {
     received.push(request.messages);
-    return received.length === 1 ? { toolCalls: [{ name: 'fetch_page', args: { url: 'https://example.com' } }] } : { text: 'The page says welcome.' };
+    return received.length === 1
+      ? { toolCalls: [{ name: 'fetch_page', args: { url: 'https://example.com' } }] }
+      : { text: 'The page says welcome.' };
   },
   { tools: [fetchPage] },
 );
@@ -96,7 +109,8 @@ afterAll(async () => {
 });
 
 const start = (agent: string) => h.client.start(agent, { input: 'go', workflowId: testId(agent) });
-const resultBlock = (messages: Message[]): ToolResultBlock => messages.flatMap((m): ContentBlock[] => m.content).find((b): b is ToolResultBlock => b.type === 'tool_result')!;
+const resultBlock = (messages: Message[]): ToolResultBlock =>
+  messages.flatMap((m): ContentBlock[] => m.content).find((b): b is ToolResultBlock => b.type === 'tool_result')!;
 const text = (b: ToolResultBlock) => (b.output.type === 'text' ? b.output.text : b.output.preview);
 
 describe('tool hooks', () => {
@@ -107,8 +121,12 @@ describe('tool hooks', () => {
     expect(ran.filter((r) => r.workflowId === run.workflowId)).toEqual([]);
     const block = resultBlock(result.messages);
     expect(block.isError).toBe(true);
-    expect(text(block)).toBe('Blocked: the call to "delete_file" was not allowed: deleting files is not allowed in this workspace. The tool was not run.');
-    expect((await allEvents(run)).filter((e) => e.type === 'tool_hook')).toMatchObject([{ hook: 'beforeToolCall', action: 'blocked', tool: 'delete_file', reason: 'deleting files is not allowed in this workspace' }]);
+    expect(text(block)).toBe(
+      'Blocked: the call to "delete_file" was not allowed: deleting files is not allowed in this workspace. The tool was not run.',
+    );
+    expect((await allEvents(run)).filter((e) => e.type === 'tool_hook')).toMatchObject([
+      { hook: 'beforeToolCall', action: 'blocked', tool: 'delete_file', reason: 'deleting files is not allowed in this workspace' },
+    ]);
     expect(result.report.toolCalls[0]).toMatchObject({ tool: 'delete_file', isError: true });
   });
 
@@ -116,12 +134,16 @@ describe('tool hooks', () => {
     const run = await start('rewrites');
     const result = await run.result();
     expect(result.status).toBe('success');
-    expect(ran.filter((r) => r.workflowId === run.workflowId)).toEqual([{ workflowId: run.workflowId, tool: 'read_file', args: { path: '/sandbox/etc/passwd' } }]);
+    expect(ran.filter((r) => r.workflowId === run.workflowId)).toEqual([
+      { workflowId: run.workflowId, tool: 'read_file', args: { path: '/sandbox/etc/passwd' } },
+    ]);
     const block = resultBlock(result.messages);
     expect(block).toMatchObject({ isError: false, ranArgs: { path: '/sandbox/etc/passwd' } });
     expect(text(block)).toBe('contents of /sandbox/etc/passwd');
     expect(result.report.toolCalls[0]).toMatchObject({ args: { path: '/sandbox/etc/passwd' }, requestedArgs: { path: '/etc/passwd' } });
-    expect((await allEvents(run)).filter((e) => e.type === 'tool_hook')).toMatchObject([{ hook: 'beforeToolCall', action: 'rewritten', args: { path: '/sandbox/etc/passwd' } }]);
+    expect((await allEvents(run)).filter((e) => e.type === 'tool_hook')).toMatchObject([
+      { hook: 'beforeToolCall', action: 'rewritten', args: { path: '/sandbox/etc/passwd' } },
+    ]);
   });
 
   it('a rewrite the schema refuses is an error result, the tool does not run', async () => {
@@ -129,7 +151,9 @@ describe('tool hooks', () => {
     const result = await run.result();
     expect(result.status).toBe('success');
     expect(ran.filter((r) => r.workflowId === run.workflowId)).toEqual([]);
-    expect(text(resultBlock(result.messages))).toMatch(/beforeToolCall hook failed for "read_file": it rewrote the arguments to ones the tool's schema refuses/);
+    expect(text(resultBlock(result.messages))).toMatch(
+      /beforeToolCall hook failed for "read_file": it rewrote the arguments to ones the tool's schema refuses/,
+    );
   });
 
   it('redact: afterToolCall transforms the output before it is recorded (never in history or the transcript)', async () => {
@@ -149,7 +173,9 @@ describe('tool hooks', () => {
     const block = resultBlock(result.messages);
     expect(block.isError).toBe(true);
     expect(text(block)).toBe('The beforeToolCall hook failed for "fragile": policy service unreachable. The tool was not run.');
-    expect((await allEvents(run)).filter((e) => e.type === 'tool_hook')).toMatchObject([{ action: 'failed', reason: 'policy service unreachable' }]);
+    expect((await allEvents(run)).filter((e) => e.type === 'tool_hook')).toMatchObject([
+      { action: 'failed', reason: 'policy service unreachable' },
+    ]);
   });
 });
 

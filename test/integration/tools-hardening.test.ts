@@ -84,7 +84,14 @@ const keyed = defineTool({
   description: 'Records its idempotency key',
   input: z.object({}),
   execute: (_args, ctx) => {
-    keys.push({ tool: 'keyed', workflowId: ctx.workflowId, runId: ctx.runId, callId: ctx.callId, attempt: ctx.attempt, key: ctx.idempotencyKey });
+    keys.push({
+      tool: 'keyed',
+      workflowId: ctx.workflowId,
+      runId: ctx.runId,
+      callId: ctx.callId,
+      attempt: ctx.attempt,
+      key: ctx.idempotencyKey,
+    });
     return 'ok';
   },
 });
@@ -95,7 +102,14 @@ const flakyKeyed = defineTool({
   input: z.object({}),
   retry: { maximumAttempts: 3, initialInterval: '10ms' },
   execute: (_args, ctx) => {
-    keys.push({ tool: 'flaky_keyed', workflowId: ctx.workflowId, runId: ctx.runId, callId: ctx.callId, attempt: ctx.attempt, key: ctx.idempotencyKey });
+    keys.push({
+      tool: 'flaky_keyed',
+      workflowId: ctx.workflowId,
+      runId: ctx.runId,
+      callId: ctx.callId,
+      attempt: ctx.attempt,
+      key: ctx.idempotencyKey,
+    });
     if (ctx.attempt === 1) throw new Error('first attempt fails');
     return 'ok on retry';
   },
@@ -192,7 +206,12 @@ describe('idempotency keys', () => {
 
 describe('a tool that names approvers', () => {
   it('asks them even when the run policy allows every tool (with an approval waiver)', async () => {
-    const run = await h.client.start('only_approvers', { input: 'go', workflowId: testId('appr-allow'), policy: { '*': 'allow' }, approvalWaiver: { by: 'ops:root' } });
+    const run = await h.client.start('only_approvers', {
+      input: 'go',
+      workflowId: testId('appr-allow'),
+      policy: { '*': 'allow' },
+      approvalWaiver: { by: 'ops:root' },
+    });
     const [pending] = await waitForPending(run);
     expect(pending).toMatchObject({ callId: 'call_1_0', tool: 'guarded', approvers: ['ops:alice'] });
     const before = countOf('guarded');

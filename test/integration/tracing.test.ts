@@ -29,9 +29,21 @@ const plain: TracingOptions = { spanProcessor: new SimpleSpanProcessor(exporter)
 const withContent: TracingOptions = { spanProcessor: new SimpleSpanProcessor(exporter), captureContent: true };
 
 const scripted = new ScriptedAgents();
-const script: Script = [{ toolCalls: [{ name: 'echo', args: { text: 'secret-echo-text' } }, { name: 'deploy', args: { service: 'secret-service' } }] }, { text: 'all done, secret-answer' }];
+const script: Script = [
+  {
+    toolCalls: [
+      { name: 'echo', args: { text: 'secret-echo-text' } },
+      { name: 'deploy', args: { service: 'secret-service' } },
+    ],
+  },
+  { text: 'all done, secret-answer' },
+];
 // The plain run's last model call fails once (overloaded) before it answers.
-const agentPlain = scripted.add('tracing-plain', [script[0]!, { ...script[1]!, failures: [{ message: 'overloaded, try later', kind: 'overloaded', retryable: true }] }], { tools: [echo, deploy] });
+const agentPlain = scripted.add(
+  'tracing-plain',
+  [script[0]!, { ...script[1]!, failures: [{ message: 'overloaded, try later', kind: 'overloaded', retryable: true }] }],
+  { tools: [echo, deploy] },
+);
 const agentContent = scripted.add('tracing-content', script, { tools: [echo, deploy] });
 const agents = scripted.agents;
 const providers = { scripted: scripted.provider };
@@ -48,8 +60,24 @@ let sides: { plain: Side; content: Side };
 
 async function side(tracing: TracingOptions): Promise<Side> {
   const taskQueue = `tracing-${randomUUID()}`;
-  const worker = await createWorker({ agents, providers, store: new FileBlobStore(mkdtempSync(join(tmpdir(), 'durable-agent-tracing-'))), encryption: false, connection, taskQueue, workflowBundle: bundle, tracing });
-  const client = await AgentClient.connect({ address: inject('temporalAddress'), namespace: 'default', taskQueue, encryption: false, deltas: false, tracing });
+  const worker = await createWorker({
+    agents,
+    providers,
+    store: new FileBlobStore(mkdtempSync(join(tmpdir(), 'durable-agent-tracing-'))),
+    encryption: false,
+    connection,
+    taskQueue,
+    workflowBundle: bundle,
+    tracing,
+  });
+  const client = await AgentClient.connect({
+    address: inject('temporalAddress'),
+    namespace: 'default',
+    taskQueue,
+    encryption: false,
+    deltas: false,
+    tracing,
+  });
   return { worker, running: worker.run(), client };
 }
 
@@ -57,7 +85,11 @@ beforeAll(async () => {
   installTestRuntime();
   connection = await NativeConnection.connect({ address: inject('temporalAddress') });
   // A prebuilt bundle holds the workflow interceptors when built with the plugin (as the README says).
-  const built = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, plugins: [durableAgents({ agents, providers, tracing: plain, encryption: false })], logger: quiet });
+  const built = await bundleWorkflowCode({
+    workflowsPath: WORKFLOWS_PATH,
+    plugins: [durableAgents({ agents, providers, tracing: plain, encryption: false })],
+    logger: quiet,
+  });
   bundle = { code: built.code };
   sides = { plain: await side(plain), content: await side(withContent) };
 }, 60_000);
@@ -78,11 +110,14 @@ async function tracedRun(s: Side, agent: string): Promise<{ workflowId: string; 
   await new Promise((r) => setTimeout(r, 300)); // a measurable wait
   await run.decide({ callId: pending!.callId, decision: 'approve', by: 'ops:alice' });
   expect((await resultWithin(run)).status).toBe('success');
-  const start = exporter.getFinishedSpans().find((sp) => sp.name === 'StartWorkflow:agentWorkflow' && sp.attributes.temporalWorkflowId === run.workflowId);
+  const start = exporter
+    .getFinishedSpans()
+    .find((sp) => sp.name === 'StartWorkflow:agentWorkflow' && sp.attributes.temporalWorkflowId === run.workflowId);
   expect(start, 'the client start span').toBeDefined();
   const traceId = start!.spanContext().traceId;
   // Workflow spans leave through a sink at the end of the workflow's last task.
-  for (let i = 0; i < 50 && !inTrace(traceId).some((sp) => sp.name.startsWith('RunWorkflow:')); i++) await new Promise((r) => setTimeout(r, 100));
+  for (let i = 0; i < 50 && !inTrace(traceId).some((sp) => sp.name.startsWith('RunWorkflow:')); i++)
+    await new Promise((r) => setTimeout(r, 100));
   return { workflowId: run.workflowId, spans: inTrace(traceId) };
 }
 
@@ -92,7 +127,10 @@ function inTrace(traceId: string): ReadableSpan[] {
 
 function one(spans: ReadableSpan[], name: string): ReadableSpan {
   const found = spans.filter((sp) => sp.name === name);
-  expect(found.map((sp) => sp.name), `one span ${name} in ${spans.map((sp) => sp.name).join(', ')}`).toEqual([name]);
+  expect(
+    found.map((sp) => sp.name),
+    `one span ${name} in ${spans.map((sp) => sp.name).join(', ')}`,
+  ).toEqual([name]);
   return found[0]!;
 }
 
@@ -112,18 +150,27 @@ describe('tracing', () => {
 
     const invoke = one(spans, `invoke_agent ${agentPlain.name}`);
     expect(parentOf(invoke)).toBe(idOf(workflow));
-    expect(invoke.attributes).toMatchObject({ 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': agentPlain.name, 'gen_ai.conversation.id': workflowId, 'durable_agent.run.status': 'success' });
+    expect(invoke.attributes).toMatchObject({
+      'gen_ai.operation.name': 'invoke_agent',
+      'gen_ai.agent.name': agentPlain.name,
+      'gen_ai.conversation.id': workflowId,
+      'durable_agent.run.status': 'success',
+    });
 
     // Every activity span hangs from the run's span: StartActivity (workflow) → RunActivity (worker).
     const runActivities = spans.filter((sp) => sp.name.startsWith('RunActivity:'));
-    expect(runActivities.map((sp) => sp.name)).toEqual(expect.arrayContaining(['RunActivity:describeAgent', 'RunActivity:callModel', 'RunActivity:runTool']));
+    expect(runActivities.map((sp) => sp.name)).toEqual(
+      expect.arrayContaining(['RunActivity:describeAgent', 'RunActivity:callModel', 'RunActivity:runTool']),
+    );
     for (const ra of runActivities) {
       const startActivity = spans.find((sp) => idOf(sp) === parentOf(ra));
       expect(startActivity?.name, ra.name).toBe(ra.name.replace('RunActivity:', 'StartActivity:'));
       expect(parentOf(startActivity!)).toBe(idOf(invoke));
     }
 
-    const [failedChat, ...chats] = spans.filter((sp) => sp.name === `chat ${agentPlain.name}`).sort((a, b) => Number(a.status.code !== 2) - Number(b.status.code !== 2));
+    const [failedChat, ...chats] = spans
+      .filter((sp) => sp.name === `chat ${agentPlain.name}`)
+      .sort((a, b) => Number(a.status.code !== 2) - Number(b.status.code !== 2));
     expect(failedChat?.status).toMatchObject({ code: 2, message: 'overloaded, try later' }); // SpanStatusCode.ERROR
     expect(failedChat?.attributes).toMatchObject({ 'error.type': 'overloaded', 'gen_ai.request.model': agentPlain.name });
     expect(failedChat?.attributes['gen_ai.usage.input_tokens']).toBeUndefined();
@@ -131,7 +178,13 @@ describe('tracing', () => {
     for (const chat of chats) {
       expect(chat.status.code).not.toBe(2);
       expect(spans.find((sp) => idOf(sp) === parentOf(chat))?.name).toBe('RunActivity:callModel');
-      expect(chat.attributes).toMatchObject({ 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': 'scripted', 'gen_ai.system': 'scripted', 'gen_ai.request.model': agentPlain.name, 'gen_ai.response.model': agentPlain.name });
+      expect(chat.attributes).toMatchObject({
+        'gen_ai.operation.name': 'chat',
+        'gen_ai.provider.name': 'scripted',
+        'gen_ai.system': 'scripted',
+        'gen_ai.request.model': agentPlain.name,
+        'gen_ai.response.model': agentPlain.name,
+      });
       expect(chat.attributes['gen_ai.usage.input_tokens']).toBeGreaterThan(0);
       expect(chat.attributes['gen_ai.usage.output_tokens']).toBeGreaterThan(0);
     }
@@ -140,13 +193,22 @@ describe('tracing', () => {
     for (const tool of ['echo', 'deploy']) {
       const exec = one(spans, `execute_tool ${tool}`);
       expect(spans.find((sp) => idOf(sp) === parentOf(exec))?.name).toBe('RunActivity:runTool');
-      expect(exec.attributes).toMatchObject({ 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': tool, 'durable_agent.tool.outcome': 'ok' });
+      expect(exec.attributes).toMatchObject({
+        'gen_ai.operation.name': 'execute_tool',
+        'gen_ai.tool.name': tool,
+        'durable_agent.tool.outcome': 'ok',
+      });
       expect(exec.attributes['gen_ai.tool.call.id']).toMatch(/^call_/);
     }
 
     const approval = one(spans, 'approval deploy');
     expect(parentOf(approval)).toBe(idOf(invoke));
-    expect(approval.attributes).toMatchObject({ 'gen_ai.tool.name': 'deploy', 'gen_ai.tool.call.id': one(spans, 'execute_tool deploy').attributes['gen_ai.tool.call.id'], 'durable_agent.approval.decision': 'approve', 'durable_agent.approval.by': 'ops:alice' });
+    expect(approval.attributes).toMatchObject({
+      'gen_ai.tool.name': 'deploy',
+      'gen_ai.tool.call.id': one(spans, 'execute_tool deploy').attributes['gen_ai.tool.call.id'],
+      'durable_agent.approval.decision': 'approve',
+      'durable_agent.approval.by': 'ops:alice',
+    });
     expect(approval.attributes['durable_agent.approval.wait_ms']).toBeGreaterThanOrEqual(300);
     const [s, ns] = approval.duration;
     expect(s * 1000 + ns / 1e6).toBeGreaterThanOrEqual(300);
@@ -155,7 +217,8 @@ describe('tracing', () => {
   it('records no prompt, output, argument or result by default', () => {
     const text = allContent(traced.spans);
     for (const secret of ['secret-prompt-text', 'secret-echo-text', 'secret-service', 'secret-answer']) expect(text).not.toContain(secret);
-    for (const key of ['gen_ai.input.messages', 'gen_ai.output.messages', 'gen_ai.tool.call.arguments', 'gen_ai.tool.call.result']) expect(text).not.toContain(key);
+    for (const key of ['gen_ai.input.messages', 'gen_ai.output.messages', 'gen_ai.tool.call.arguments', 'gen_ai.tool.call.result'])
+      expect(text).not.toContain(key);
   });
 
   it('records them with captureContent', async () => {
@@ -173,7 +236,11 @@ describe('tracing', () => {
   it('adds no span when the run is replayed with the same tracing, and replays without tracing too', async () => {
     const before = exporter.getFinishedSpans().length;
     const history = await sides.plain.client.temporal.workflow.getHandle(traced.workflowId).fetchHistory();
-    await Worker.runReplayHistory({ workflowBundle: bundle, plugins: [durableAgents({ agents, providers, tracing: plain, encryption: false })] }, history, traced.workflowId);
+    await Worker.runReplayHistory(
+      { workflowBundle: bundle, plugins: [durableAgents({ agents, providers, tracing: plain, encryption: false })] },
+      history,
+      traced.workflowId,
+    );
     await new Promise((r) => setTimeout(r, 200));
     expect(exporter.getFinishedSpans().length).toBe(before);
     // Tracing turned off: the traced run replays on an untraced worker.
@@ -184,7 +251,10 @@ describe('tracing', () => {
     const before = exporter.getFinishedSpans().length;
     const files = historyFiles();
     const broken: string[] = [];
-    const replays = Worker.runReplayHistories({ workflowBundle: bundle, plugins: [durableAgents({ agents: [], tracing: plain, encryption: false })] }, files.map((f) => loadHistory(f)));
+    const replays = Worker.runReplayHistories(
+      { workflowBundle: bundle, plugins: [durableAgents({ agents: [], tracing: plain, encryption: false })] },
+      files.map((f) => loadHistory(f)),
+    );
     for await (const r of replays) if (r.error) broken.push(`${r.workflowId}: ${r.error.message.split('\n')[0]}`);
     expect(broken).toEqual([]);
     expect(files.length).toBeGreaterThan(50);

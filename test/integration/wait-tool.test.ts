@@ -37,7 +37,8 @@ describe('the wait tool', () => {
 
   it('wakes early when someone sends a message, and the model reads it', async () => {
     const run = await h.client.start('waits_long', { input: 'wait for me', workflowId: testId('wake') });
-    for (let i = 0; i < 200 && !(await run.snapshot()).runningTools.some((t) => t.tool === 'wait'); i++) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 200 && !(await run.snapshot()).runningTools.some((t) => t.tool === 'wait'); i++)
+      await new Promise((r) => setTimeout(r, 50));
     await run.send('I am here');
     const result = await run.result();
     expect(result.status).toBe('success');
@@ -51,6 +52,9 @@ describe('the wait tool', () => {
   it('answers bad arguments with an error result, waiting for nothing', async () => {
     const result = await (await h.client.start('waits_badly', { input: 'x', workflowId: testId('wait-bad') })).result();
     expect(result.status).toBe('success');
-    expect(result.report.toolCalls[0]).toMatchObject({ isError: true, error: expect.stringMatching(/"seconds" must be a positive number/) });
+    expect(result.report.toolCalls[0]).toMatchObject({
+      isError: true,
+      error: expect.stringMatching(/"seconds" must be a positive number/),
+    });
   });
 });

@@ -36,26 +36,30 @@ async function warningsDuring(work: () => Promise<unknown>): Promise<{ warnings:
 }
 
 describe('createWorker: the one-machine store warning', () => {
-  it('a directory store against a Temporal server on another host: warns naming the directory, the address and DURABLE_AGENT_STORE', { timeout: 60_000 }, async () => {
-    const address = 'temporal.invalid:7233';
-    const { warnings, outcome } = await warningsDuring(() =>
-      createWorker({
-        agents: S.agents,
-        providers: { scripted: S.provider },
-        store: new FileBlobStore(dir),
-        address,
-        connectTimeoutMs: 0, // one attempt: this test is about the warning, not the retries
-        taskQueue: testId('warned'),
-        workflowBundle: { codePath: inject('workflowBundlePath') },
-      }),
-    );
-    expect(outcome, 'the address does not resolve: createWorker must fail to connect').toBeInstanceOf(Error);
-    const warning = warnings.find((w) => w.includes('only this machine reads'));
-    expect(warning, `warnings: ${JSON.stringify(warnings)}`).toBeDefined();
-    expect(warning).toContain(dir);
-    expect(warning).toContain(address);
-    expect(warning).toContain('DURABLE_AGENT_STORE=postgres://');
-  });
+  it(
+    'a directory store against a Temporal server on another host: warns naming the directory, the address and DURABLE_AGENT_STORE',
+    { timeout: 60_000 },
+    async () => {
+      const address = 'temporal.invalid:7233';
+      const { warnings, outcome } = await warningsDuring(() =>
+        createWorker({
+          agents: S.agents,
+          providers: { scripted: S.provider },
+          store: new FileBlobStore(dir),
+          address,
+          connectTimeoutMs: 0, // one attempt: this test is about the warning, not the retries
+          taskQueue: testId('warned'),
+          workflowBundle: { codePath: inject('workflowBundlePath') },
+        }),
+      );
+      expect(outcome, 'the address does not resolve: createWorker must fail to connect').toBeInstanceOf(Error);
+      const warning = warnings.find((w) => w.includes('only this machine reads'));
+      expect(warning, `warnings: ${JSON.stringify(warnings)}`).toBeDefined();
+      expect(warning).toContain(dir);
+      expect(warning).toContain(address);
+      expect(warning).toContain('DURABLE_AGENT_STORE=postgres://');
+    },
+  );
 
   it('the same directory store against the local dev server: the worker starts, and no warning', async () => {
     const { warnings, outcome } = await warningsDuring(() =>

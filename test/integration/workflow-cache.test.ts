@@ -51,12 +51,19 @@ S.add(
   { tools: [publish] },
 );
 // A session answering each message with what it was sent.
-S.add('cache_chat', (request: ModelRequest): ScriptedTurn => ({ text: `re: ${lastUserWords(request.messages)}` }), { tools: [], maxSteps: 10 });
+S.add('cache_chat', (request: ModelRequest): ScriptedTurn => ({ text: `re: ${lastUserWords(request.messages)}` }), {
+  tools: [],
+  maxSteps: 10,
+});
 
 const CACHE = 2;
 let h: Harness;
 beforeAll(async () => {
-  h = await startHarness({ agents: S.agents, providers: { scripted: S.provider }, temporal: { maxCachedWorkflows: CACHE, maxConcurrentWorkflowTaskExecutions: CACHE } });
+  h = await startHarness({
+    agents: S.agents,
+    providers: { scripted: S.provider },
+    temporal: { maxCachedWorkflows: CACHE, maxConcurrentWorkflowTaskExecutions: CACHE },
+  });
 });
 afterAll(async () => {
   await h?.stop();
@@ -65,8 +72,12 @@ afterAll(async () => {
 describe('a worker with a workflow cache of 2', () => {
   it('resumes 10 runs waiting for approval and 4 sessions waiting for a message, each to its own decision', async () => {
     const docs = Array.from({ length: 10 }, (_, i) => `doc-${i}`);
-    const runs: AgentRun[] = await Promise.all(docs.map((doc) => h.client.start('cache_publish', { input: doc, workflowId: testId(`cache-${doc}`) })));
-    const sessions: AgentRun[] = await Promise.all([0, 1, 2, 3].map((i) => h.client.start('cache_chat', { input: `hello ${i}`, session: true, workflowId: testId(`cache-chat-${i}`) })));
+    const runs: AgentRun[] = await Promise.all(
+      docs.map((doc) => h.client.start('cache_publish', { input: doc, workflowId: testId(`cache-${doc}`) })),
+    );
+    const sessions: AgentRun[] = await Promise.all(
+      [0, 1, 2, 3].map((i) => h.client.start('cache_chat', { input: `hello ${i}`, session: true, workflowId: testId(`cache-chat-${i}`) })),
+    );
 
     // Every run waits at once; the worker holds at most 2 of them, so the others were evicted.
     for (const run of runs) expect((await waitForPending(run)).map((p) => p.callId)).toEqual(['call_1_0']);
@@ -85,9 +96,16 @@ describe('a worker with a workflow cache of 2', () => {
     const results = await Promise.all(runs.map((run) => resultWithin(run)));
     results.forEach((result, i) => {
       expect(result.status).toBe('success');
-      expect(result.finalText).toBe(i % 2 === 0 ? `after: published doc-${i}` : `after: Denied by test: reason ${i}. The tool was not run.`);
+      expect(result.finalText).toBe(
+        i % 2 === 0 ? `after: published doc-${i}` : `after: Denied by test: reason ${i}. The tool was not run.`,
+      );
     });
-    expect(ran.sort()).toEqual(runs.filter((_, i) => i % 2 === 0).map((run, j) => `${run.workflowId}:doc-${2 * j}`).sort());
+    expect(ran.sort()).toEqual(
+      runs
+        .filter((_, i) => i % 2 === 0)
+        .map((run, j) => `${run.workflowId}:doc-${2 * j}`)
+        .sort(),
+    );
 
     const chats = await Promise.all(sessions.map((run) => resultWithin(run)));
     chats.forEach((result, i) => {

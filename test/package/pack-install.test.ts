@@ -41,8 +41,22 @@ let worker: ChildProcess | undefined;
 
 /** Environment of the processes run in the projects: the dev server, a state folder of their own, no keys. */
 function projectEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, TEMPORAL_ADDRESS: inject('temporalAddress'), DURABLE_AGENT_HOME: join(work, 'state'), ...extra };
-  for (const key of ['DURABLE_AGENT_KEYS', 'DURABLE_AGENT_STORE', 'TEMPORAL_NAMESPACE', 'TEMPORAL_API_KEY', 'TEMPORAL_PROFILE', 'ANTHROPIC_API_KEY', 'NODE_OPTIONS', 'DURABLE_AGENT_TEMPORAL_CLI']) {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    TEMPORAL_ADDRESS: inject('temporalAddress'),
+    DURABLE_AGENT_HOME: join(work, 'state'),
+    ...extra,
+  };
+  for (const key of [
+    'DURABLE_AGENT_KEYS',
+    'DURABLE_AGENT_STORE',
+    'TEMPORAL_NAMESPACE',
+    'TEMPORAL_API_KEY',
+    'TEMPORAL_PROFILE',
+    'ANTHROPIC_API_KEY',
+    'NODE_OPTIONS',
+    'DURABLE_AGENT_TEMPORAL_CLI',
+  ]) {
     if (!(key in extra)) delete env[key];
   }
   return env;
@@ -76,8 +90,14 @@ describe('the packed package, installed into an empty project', () => {
   it('loads durable-agent, /client and /worker from ESM and CommonJS, with the same named exports', async () => {
     const list = JSON.stringify(ENTRIES);
     const clean = `(m) => Object.keys(m).filter((k) => k !== 'default' && k !== '__esModule' && k !== 'module.exports').sort()`;
-    writeFileSync(join(full, 'probe.mjs'), `const names = ${clean}; const out = {};\nfor (const e of ${list}) out[e] = names(await import(e));\nconsole.log(JSON.stringify(out));\n`);
-    writeFileSync(join(full, 'probe.cjs'), `const names = ${clean}; const out = {};\nfor (const e of ${list}) out[e] = names(require(e));\nconsole.log(JSON.stringify(out));\n`);
+    writeFileSync(
+      join(full, 'probe.mjs'),
+      `const names = ${clean}; const out = {};\nfor (const e of ${list}) out[e] = names(await import(e));\nconsole.log(JSON.stringify(out));\n`,
+    );
+    writeFileSync(
+      join(full, 'probe.cjs'),
+      `const names = ${clean}; const out = {};\nfor (const e of ${list}) out[e] = names(require(e));\nconsole.log(JSON.stringify(out));\n`,
+    );
     const esm = JSON.parse(await run(process.execPath, ['probe.mjs'], { cwd: full, env: projectEnv() })) as Record<string, string[]>;
     const cjs = JSON.parse(await run(process.execPath, ['probe.cjs'], { cwd: full, env: projectEnv() })) as Record<string, string[]>;
     for (const entry of ENTRIES) {
@@ -99,7 +119,11 @@ describe('the packed package, installed into an empty project', () => {
   it('runs the quickstart on the dev server: the worker with its scripted model, the client approves the refund', async () => {
     expect(existsSync(join(full, 'dist', 'start.js')), 'the type-check compiled the quickstart').toBe(true);
     const log: string[] = [];
-    worker = spawn(process.execPath, [join('dist', 'offline-worker.js')], { cwd: full, env: projectEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    worker = spawn(process.execPath, [join('dist', 'offline-worker.js')], {
+      cwd: full,
+      env: projectEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     worker.stdout?.on('data', (d: Buffer) => log.push(d.toString()));
     worker.stderr?.on('data', (d: Buffer) => log.push(d.toString()));
     const exited = new Promise<number | null>((r) => worker?.once('exit', r));
@@ -117,10 +141,13 @@ describe('the packed package, installed into an empty project', () => {
     // Until @temporalio/worker is a peer dependency npm installs it with the package: take it (and its native
     // core bridge) away, so this project proves the client does not need them.
     if (!pkg.peerDependencies?.['@temporalio/worker']) {
-      for (const name of ['worker', 'core-bridge']) rmSync(join(clientOnly, 'node_modules', '@temporalio', name), { recursive: true, force: true });
+      for (const name of ['worker', 'core-bridge'])
+        rmSync(join(clientOnly, 'node_modules', '@temporalio', name), { recursive: true, force: true });
     }
     expect(existsSync(join(clientOnly, 'node_modules', '@temporalio', 'worker')), '@temporalio/worker is not installed').toBe(false);
-    expect(existsSync(join(clientOnly, 'node_modules', '@temporalio', 'core-bridge')), '@temporalio/core-bridge is not installed').toBe(false);
+    expect(existsSync(join(clientOnly, 'node_modules', '@temporalio', 'core-bridge')), '@temporalio/core-bridge is not installed').toBe(
+      false,
+    );
     mkdirSync(join(clientOnly, 'dist'), { recursive: true });
     copyFileSync(join(full, 'dist', 'start.js'), join(clientOnly, 'dist', 'start.js'));
     const out = await run(process.execPath, [join('dist', 'start.js')], { cwd: clientOnly, env: projectEnv(), timeoutMs: 120_000 });
@@ -133,7 +160,10 @@ describe('the packed package, installed into an empty project', () => {
     const module = join(full, 'node_modules', 'durable-agent', 'dist', 'apps', 'cli', 'dev-server', 'temporal-cli.js');
     expect(existsSync(join(full, 'node_modules', 'durable-agent', '.temporal'))).toBe(false);
     // No `temporal` on PATH (python3 stays, for the install).
-    const path = (process.env.PATH ?? '').split(delimiter).filter((d) => d && !existsSync(join(d, 'temporal'))).join(delimiter);
+    const path = (process.env.PATH ?? '')
+      .split(delimiter)
+      .filter((d) => d && !existsSync(join(d, 'temporal')))
+      .join(delimiter);
     const env = projectEnv({ DURABLE_AGENT_HOME: home, PATH: path });
     const ensure = `const { ensureTemporalCli } = require(${JSON.stringify(module)}); const lines = []; const found = ensureTemporalCli((l) => lines.push(l)) ?? null; console.log(JSON.stringify({ found, lines }));`;
     type Ensured = { found: { path: string; source: string } | null; lines: string[] };

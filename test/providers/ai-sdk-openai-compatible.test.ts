@@ -38,7 +38,10 @@ const replay = (sse: string | string[], req: ModelRequest = request('gpt-test'))
 
 describe('@ai-sdk/openai-compatible through the adapter (replay server)', () => {
   it('assembles a text stream: usage with cache reads apart, the answering model, deltas', async () => {
-    const { response, sent, ctx } = await replay(fixture('openai/text.sse'), request('gpt-test', 'Say hello in Danish', { system: 'Be brief.', maxTokens: 300 }));
+    const { response, sent, ctx } = await replay(
+      fixture('openai/text.sse'),
+      request('gpt-test', 'Say hello in Danish', { system: 'Be brief.', maxTokens: 300 }),
+    );
     expect(response).toEqual({
       message: { role: 'assistant', content: [{ type: 'text', text: 'Hej verden!' }] },
       stopReason: 'end_turn',
@@ -62,7 +65,10 @@ describe('@ai-sdk/openai-compatible through the adapter (replay server)', () => 
   });
 
   it('assembles parallel tool calls whose argument fragments interleave by index, with tool_args deltas', async () => {
-    const { response, sent, ctx } = await replay(fixture('openai/tool_calls_interleaved.sse'), request('gpt-test', 'time and date?', { tools }));
+    const { response, sent, ctx } = await replay(
+      fixture('openai/tool_calls_interleaved.sse'),
+      request('gpt-test', 'time and date?', { tools }),
+    );
     expect(response.stopReason).toBe('tool_use');
     expect(response.message.content).toEqual([
       { type: 'tool_use', id: 'call_da02time', name: 'get_time', input: { tz: 'UTC' } },
@@ -99,7 +105,10 @@ describe('@ai-sdk/openai-compatible through the adapter (replay server)', () => 
         ],
       },
     ];
-    const { response, sent } = await replay(openaiCompletion({ model: 'gpt-test', text: 'Noon.', finish: 'stop', usage: { prompt: 90, completion: 3 } }), request('gpt-test', messages, { tools }));
+    const { response, sent } = await replay(
+      openaiCompletion({ model: 'gpt-test', text: 'Noon.', finish: 'stop', usage: { prompt: 90, completion: 3 } }),
+      request('gpt-test', messages, { tools }),
+    );
     expect(response.message.content).toEqual([{ type: 'text', text: 'Noon.' }]);
     const wire = sent.body.messages as Array<Record<string, unknown>>;
     expect(wire[1]).toMatchObject({
@@ -117,24 +126,45 @@ describe('@ai-sdk/openai-compatible through the adapter (replay server)', () => 
   });
 
   it('keeps arguments that are not valid JSON as sent', async () => {
-    const sse = openaiCompletion({ model: 'gpt-test', calls: [{ id: 'call_bad', name: 'get_time', args: null, rawArgs: '{"tz": "UT' }], finish: 'tool_calls', usage: { prompt: 9, completion: 9 } });
+    const sse = openaiCompletion({
+      model: 'gpt-test',
+      calls: [{ id: 'call_bad', name: 'get_time', args: null, rawArgs: '{"tz": "UT' }],
+      finish: 'tool_calls',
+      usage: { prompt: 9, completion: 9 },
+    });
     const { response } = await replay(sse, request('gpt-test', 'time?', { tools }));
-    expect(response.message.content).toEqual([{ type: 'tool_use', id: 'call_bad', name: 'get_time', input: '{"tz": "UT', inputError: expect.any(String) as unknown }]);
+    expect(response.message.content).toEqual([
+      { type: 'tool_use', id: 'call_bad', name: 'get_time', input: '{"tz": "UT', inputError: expect.any(String) as unknown },
+    ]);
   });
 
   it('classifies HTTP errors the package reports: 429 retryable with Retry-After, 401 final with the API message', async () => {
     const limited = await failedCall(
       server,
       provider,
-      { status: 429, json: openaiErrorBody('Rate limit reached for gpt-test', 'requests', 'rate_limit_exceeded'), headers: { 'retry-after': '2' } },
+      {
+        status: 429,
+        json: openaiErrorBody('Rate limit reached for gpt-test', 'requests', 'rate_limit_exceeded'),
+        headers: { 'retry-after': '2' },
+      },
       request('gpt-test'),
     );
     expect(limited).toMatchObject({ kind: 'rate_limit', retryable: true, status: 429, retryAfterMs: 2000, type: 'rate_limit_exceeded' });
     expect(limited.message).toContain('Rate limit reached for gpt-test');
-    const denied = await failedCall(server, provider, { status: 401, json: openaiErrorBody('Incorrect API key provided', 'invalid_request_error', 'invalid_api_key') }, request('gpt-test'));
+    const denied = await failedCall(
+      server,
+      provider,
+      { status: 401, json: openaiErrorBody('Incorrect API key provided', 'invalid_request_error', 'invalid_api_key') },
+      request('gpt-test'),
+    );
     expect(denied).toMatchObject({ kind: 'authentication', retryable: false, status: 401 });
     expect(denied.message).toContain('Incorrect API key provided');
-    const down = await failedCall(server, provider, { status: 503, json: openaiErrorBody('The engine is currently overloaded', 'server_error') }, request('gpt-test'));
+    const down = await failedCall(
+      server,
+      provider,
+      { status: 503, json: openaiErrorBody('The engine is currently overloaded', 'server_error') },
+      request('gpt-test'),
+    );
     expect(down).toMatchObject({ kind: 'server', retryable: true, status: 503 });
   });
 
@@ -145,12 +175,26 @@ describe('@ai-sdk/openai-compatible through the adapter (replay server)', () => 
     expect(midstream).toMatchObject({ kind: 'server', retryable: true, type: 'server_error' });
     expect((midstream as Error).message).toContain('The server had an error');
     expect(await failedCall(server, provider, { reset: true }, request('gpt-test'))).toMatchObject({ kind: 'connection', retryable: true });
-    const cut = openaiCompletion({ model: 'gpt-test', text: 'Half an answer that is cut', finish: 'stop', usage: { prompt: 1, completion: 1 } }).slice(0, 3);
-    expect(await failedCall(server, provider, { sse: cut, cut: true }, request('gpt-test'))).toMatchObject({ kind: 'connection', retryable: true });
+    const cut = openaiCompletion({
+      model: 'gpt-test',
+      text: 'Half an answer that is cut',
+      finish: 'stop',
+      usage: { prompt: 1, completion: 1 },
+    }).slice(0, 3);
+    expect(await failedCall(server, provider, { sse: cut, cut: true }, request('gpt-test'))).toMatchObject({
+      kind: 'connection',
+      retryable: true,
+    });
   });
 
   it('closes the HTTP stream when the call is aborted', async () => {
-    const slow = openaiCompletion({ model: 'gpt-test', text: 'z'.repeat(400), finish: 'stop', usage: { prompt: 1, completion: 100 }, chunk: 4 });
+    const slow = openaiCompletion({
+      model: 'gpt-test',
+      text: 'z'.repeat(400),
+      finish: 'stop',
+      usage: { prompt: 1, completion: 100 },
+      chunk: 4,
+    });
     server.enqueue({ sse: slow, frameDelayMs: 30 });
     const ctx = callContext();
     const before = server.requests.length;
@@ -169,7 +213,8 @@ const SHARED = resolve(__dirname, '..', '..', '..', 'shared', 'fixtures');
 const shared = existsSync(join(SHARED, 'README.md'));
 if (!shared) console.warn(`shared fixture cases skipped: ${SHARED} is not present (it is in CI)`);
 
-describe.skipIf(!shared)('@ai-sdk/openai-compatible on the shared captures', () => { // reason: ../shared/fixtures absent (warned above); the data lives outside the project
+describe.skipIf(!shared)('@ai-sdk/openai-compatible on the shared captures', () => {
+  // reason: ../shared/fixtures absent (warned above); the data lives outside the project
   const read = (name: string) => readFileSync(join(SHARED, name), 'utf8');
 
   it('assembles a captured OpenAI tool call streamed in fragments', async () => {

@@ -31,7 +31,10 @@ function mockModel(parts: LanguageModelV2StreamPart[], opts: { delayMs?: number;
   });
 }
 
-const textParts = (text: string[], finish: LanguageModelV2StreamPart = { type: 'finish', finishReason: 'stop', usage: usage(12, 3) }): LanguageModelV2StreamPart[] => [
+const textParts = (
+  text: string[],
+  finish: LanguageModelV2StreamPart = { type: 'finish', finishReason: 'stop', usage: usage(12, 3) },
+): LanguageModelV2StreamPart[] => [
   { type: 'stream-start', warnings: [] },
   { type: 'response-metadata', id: 'resp-1', modelId: 'mock-model-2025', timestamp: new Date(0) },
   { type: 'text-start', id: 't1' },
@@ -62,7 +65,11 @@ const toolParts: LanguageModelV2StreamPart[] = [
 ];
 
 const tools: ModelRequest['tools'] = [
-  { name: 'weather', description: 'Weather of a city', inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+  {
+    name: 'weather',
+    description: 'Weather of a city',
+    inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  },
   { name: 'time', description: 'Time in a zone', inputSchema: { type: 'object', properties: { tz: { type: 'string' } } } },
 ];
 
@@ -177,7 +184,13 @@ describe('aiSdkProvider: answers', () => {
       { type: 'finish', finishReason: 'tool-calls', usage: usage(5, 5) },
     ]);
     const { message } = await aiSdkProvider(broken).generate(request('m', 'go', { tools }), callContext());
-    expect(message.content[0]).toEqual({ type: 'tool_use', id: 'c1', name: 'weather', input: '{"city": "Par', inputError: expect.stringMatching(/JSON/) as unknown });
+    expect(message.content[0]).toEqual({
+      type: 'tool_use',
+      id: 'c1',
+      name: 'weather',
+      input: '{"city": "Par',
+      inputError: expect.stringMatching(/JSON/) as unknown,
+    });
     expect(message.content[1]).toEqual({ type: 'tool_use', id: 'c2', name: 'weather', input: ['Paris'] });
 
     const cut = mockModel([
@@ -216,7 +229,12 @@ describe('aiSdkProvider: answers', () => {
         { type: 'text-start', id: 't' },
         { type: 'text-delta', id: 't', delta: 'Hi' },
         { type: 'text-end', id: 't' },
-        { type: 'finish', finishReason: 'stop', usage: usage(30, 9, 500), providerMetadata: { anthropic: { cacheCreationInputTokens: 64 } } },
+        {
+          type: 'finish',
+          finishReason: 'stop',
+          usage: usage(30, 9, 500),
+          providerMetadata: { anthropic: { cacheCreationInputTokens: 64 } },
+        },
       ],
       { provider: 'anthropic.messages' },
     );
@@ -239,9 +257,17 @@ describe('aiSdkProvider: answers', () => {
       },
     ]);
     // An empty unsigned thinking block (reasoning that streamed nothing) is not sent.
-    expect(toAiSdkPrompt(undefined, [{ role: 'assistant', content: [{ type: 'thinking', thinking: '', signature: '' }, { type: 'text', text: 'x' }] }])).toEqual([
-      { role: 'assistant', content: [{ type: 'text', text: 'x' }] },
-    ]);
+    expect(
+      toAiSdkPrompt(undefined, [
+        {
+          role: 'assistant',
+          content: [
+            { type: 'thinking', thinking: '', signature: '' },
+            { type: 'text', text: 'x' },
+          ],
+        },
+      ]),
+    ).toEqual([{ role: 'assistant', content: [{ type: 'text', text: 'x' }] }]);
   });
 });
 
@@ -259,7 +285,13 @@ const throwing = (error: unknown) =>
   });
 
 const apiError = (statusCode: number | undefined, extra: Partial<ConstructorParameters<typeof APICallError>[0]> = {}) =>
-  new APICallError({ message: `HTTP ${statusCode}`, url: 'http://model.test/v1/chat', requestBodyValues: {}, ...(statusCode !== undefined ? { statusCode } : {}), ...extra });
+  new APICallError({
+    message: `HTTP ${statusCode}`,
+    url: 'http://model.test/v1/chat',
+    requestBodyValues: {},
+    ...(statusCode !== undefined ? { statusCode } : {}),
+    ...extra,
+  });
 
 describe('aiSdkProvider: failures', () => {
   it('classifies a 429 APICallError as retryable rate_limit with its Retry-After', async () => {
@@ -267,7 +299,9 @@ describe('aiSdkProvider: failures', () => {
       throwing(
         apiError(429, {
           responseHeaders: { 'retry-after': '7' },
-          responseBody: JSON.stringify({ error: { message: 'Rate limit reached for requests', type: 'requests', code: 'rate_limit_exceeded' } }),
+          responseBody: JSON.stringify({
+            error: { message: 'Rate limit reached for requests', type: 'requests', code: 'rate_limit_exceeded' },
+          }),
         }),
       ),
     );
@@ -277,15 +311,21 @@ describe('aiSdkProvider: failures', () => {
 
   it('classifies 5xx as retryable and 4xx as final, with the API message; isRetryable and x-should-retry are honoured', async () => {
     expect(await failure(throwing(apiError(503)))).toMatchObject({ kind: 'server', retryable: true, status: 503 });
-    expect(await failure(throwing(apiError(529, { data: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } } })))).toMatchObject({
+    expect(
+      await failure(throwing(apiError(529, { data: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } } }))),
+    ).toMatchObject({
       kind: 'overloaded',
       retryable: true,
       type: 'overloaded_error',
     });
-    const bad = await failure(throwing(apiError(401, { data: { error: { message: 'Incorrect API key provided', code: 'invalid_api_key' } } })));
+    const bad = await failure(
+      throwing(apiError(401, { data: { error: { message: 'Incorrect API key provided', code: 'invalid_api_key' } } })),
+    );
     expect(bad).toMatchObject({ kind: 'authentication', retryable: false, status: 401, type: 'invalid_api_key' });
     expect(bad.message).toContain('Incorrect API key provided');
-    expect(await failure(throwing(apiError(400, { data: { error: { message: "This model's maximum context length is 128000 tokens" } } })))).toMatchObject({
+    expect(
+      await failure(throwing(apiError(400, { data: { error: { message: "This model's maximum context length is 128000 tokens" } } }))),
+    ).toMatchObject({
       kind: 'context_overflow',
       retryable: false,
     });
@@ -294,13 +334,17 @@ describe('aiSdkProvider: failures', () => {
     expect(await failure(throwing(apiError(503, { responseHeaders: { 'x-should-retry': 'false' } })))).toMatchObject({ retryable: false });
     // A Retry-After on a final failure is not kept.
     expect((await failure(throwing(apiError(403, { responseHeaders: { 'retry-after': '3' } })))).retryAfterMs).toBeUndefined();
-    expect(await failure(throwing(apiError(429, { data: { error: { message: 'quota', code: 'insufficient_quota' } } })))).toMatchObject({ retryable: false });
+    expect(await failure(throwing(apiError(429, { data: { error: { message: 'quota', code: 'insufficient_quota' } } })))).toMatchObject({
+      retryable: false,
+    });
   });
 
   it('classifies a network failure as a retryable connection error, and a missing model as final', async () => {
     const net = apiError(undefined, { message: 'Cannot connect to API: connect ECONNREFUSED 127.0.0.1:9', isRetryable: true });
     expect(await failure(throwing(net))).toMatchObject({ kind: 'connection', retryable: true });
-    const dropped = Object.assign(new TypeError('terminated'), { cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }) });
+    const dropped = Object.assign(new TypeError('terminated'), {
+      cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }),
+    });
     expect(await failure(throwing(dropped))).toMatchObject({ kind: 'connection', retryable: true });
     const provider = aiSdkProvider(() => {
       throw new NoSuchModelError({ modelId: 'gpt-9', modelType: 'languageModel' });
@@ -321,7 +365,9 @@ describe('aiSdkProvider: failures', () => {
     expect(err).toMatchObject({ kind: 'server', retryable: true, type: 'server_error' });
     expect(err.message).toContain('The server had an error');
     expect(ctx.deltas).toEqual([{ type: 'text', text: 'Partial' }]);
-    const invalid = mockModel([{ type: 'error', error: { error: { message: 'Invalid schema for function', type: 'invalid_request_error' } } }]);
+    const invalid = mockModel([
+      { type: 'error', error: { error: { message: 'Invalid schema for function', type: 'invalid_request_error' } } },
+    ]);
     expect(await failure(invalid)).toMatchObject({ kind: 'invalid_request', retryable: false });
     const thrown = mockModel([{ type: 'error', error: apiError(429, { responseHeaders: { 'retry-after-ms': '1500' } }) }]);
     expect(await failure(thrown)).toMatchObject({ kind: 'rate_limit', retryable: true, retryAfterMs: 1500 });
@@ -335,7 +381,9 @@ describe('aiSdkProvider: failures', () => {
   it('stops streaming on abort and throws the signal reason, even from a model that ignores its signal', async () => {
     const slow = new MockLanguageModelV2({
       // The stream is not tied to the abort signal: only the adapter's cancel stops it.
-      doStream: async () => ({ stream: simulateReadableStream({ chunks: textParts(Array.from({ length: 50 }, () => 'z')), chunkDelayInMs: 20 }) }),
+      doStream: async () => ({
+        stream: simulateReadableStream({ chunks: textParts(Array.from({ length: 50 }, () => 'z')), chunkDelayInMs: 20 }),
+      }),
     });
     const ctx = callContext();
     const pending = aiSdkProvider(slow).generate(request('m'), ctx);
@@ -388,7 +436,12 @@ describe('aiSdkProvider: which model answers', () => {
     };
     const source = new MockProviderV2({ languageModels: { a, b } });
     expect(await answer(aiSdkProvider(source), 'b')).toBe('from b');
-    expect(await answer(aiSdkProvider((id) => (id === 'a' ? a : b)), 'a')).toBe('from a');
+    expect(
+      await answer(
+        aiSdkProvider((id) => (id === 'a' ? a : b)),
+        'a',
+      ),
+    ).toBe('from a');
     const table = aiSdkProvider({ fast: a, smart: b });
     expect(await answer(table, 'smart')).toBe('from b');
     const unknown = await rejection(table.generate(request('other'), callContext()));
@@ -396,7 +449,10 @@ describe('aiSdkProvider: which model answers', () => {
     expect((unknown as Error).message).toContain('"fast", "smart"');
     expect(await answer(aiSdkProvider(a), 'anything')).toBe('from a');
     // The provider instance's own "no such model" is final.
-    expect(await rejection(aiSdkProvider(source).generate(request('zzz'), callContext()))).toMatchObject({ kind: 'not_found', retryable: false });
+    expect(await rejection(aiSdkProvider(source).generate(request('zzz'), callContext()))).toMatchObject({
+      kind: 'not_found',
+      retryable: false,
+    });
     // So is a function that throws for an id it does not know.
     const picky = aiSdkProvider((id) => {
       if (id !== 'a') throw new Error(`unknown model ${id}`);
@@ -410,7 +466,14 @@ describe('aiSdkProvider: which model answers', () => {
   it('refuses what is not a V2 language model, saying what to pass', async () => {
     expect(() => aiSdkProvider('gpt-4.1' as never)).toThrow(/provider instance/);
     expect(() => aiSdkProvider({ fast: 'gpt-4.1' } as never)).toThrow(/not an AI SDK language model \(got the string "gpt-4.1"\)/);
-    const v3 = { specificationVersion: 'v3', provider: 'p', modelId: 'm', supportedUrls: {}, doGenerate: () => undefined, doStream: () => undefined };
+    const v3 = {
+      specificationVersion: 'v3',
+      provider: 'p',
+      modelId: 'm',
+      supportedUrls: {},
+      doGenerate: () => undefined,
+      doStream: () => undefined,
+    };
     expect(() => aiSdkProvider(v3 as never)).toThrow(/specification v3; this adapter speaks v2/);
     const err = await rejection(aiSdkProvider(() => v3 as never).generate(request('m'), callContext()));
     expect(err).toMatchObject({ kind: 'invalid_request', retryable: false });

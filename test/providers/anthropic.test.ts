@@ -79,7 +79,9 @@ describe('AnthropicProvider: assembling streams', () => {
 
   it('keeps a tool input sent whole in content_block_start when only an empty delta follows', async () => {
     const { response } = await replay(fixture('anthropic/tool_input_in_start.sse'));
-    expect(response.message.content).toEqual([{ type: 'tool_use', id: 'toolu_da03whole', name: 'get_weather', input: { city: 'Oslo', units: 'metric' } }]);
+    expect(response.message.content).toEqual([
+      { type: 'tool_use', id: 'toolu_da03whole', name: 'get_weather', input: { city: 'Oslo', units: 'metric' } },
+    ]);
   });
 
   it('flags a tool call cut off by max_tokens as incomplete, keeping the complete one', async () => {
@@ -136,7 +138,12 @@ describe('AnthropicProvider: assembling streams', () => {
       some_future_reason: 'other',
     } as const;
     for (const [wire, ours] of Object.entries(reasons)) {
-      const sse = anthropicMessage({ model: 'claude-test-model', blocks: [{ type: 'text', text: `stopped by ${wire}` }], stopReason: wire, usage: { input: 5, output: 3 } });
+      const sse = anthropicMessage({
+        model: 'claude-test-model',
+        blocks: [{ type: 'text', text: `stopped by ${wire}` }],
+        stopReason: wire,
+        usage: { input: 5, output: 3 },
+      });
       const { response } = await replay(sse);
       expect(response.stopReason, wire).toBe(ours);
       expect(response.message.content).toEqual([{ type: 'text', text: `stopped by ${wire}` }]);
@@ -144,9 +151,18 @@ describe('AnthropicProvider: assembling streams', () => {
   });
 
   it('sends the thinking block and its signature back unchanged, with tool results in call order', async () => {
-    const tools = [{ name: 'lookup', description: 'Look a fact up', inputSchema: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } }];
+    const tools = [
+      {
+        name: 'lookup',
+        description: 'Look a fact up',
+        inputSchema: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] },
+      },
+    ];
     const prompt: Message = { role: 'user', content: [{ type: 'text', text: 'At what temperature does water boil?' }] };
-    const first = await replay(fixture('anthropic/thinking_tool.sse'), request('claude-test-model', [prompt], { tools, maxTokens: 4096, thinking: { budgetTokens: 2048 }, temperature: 0.2 }));
+    const first = await replay(
+      fixture('anthropic/thinking_tool.sse'),
+      request('claude-test-model', [prompt], { tools, maxTokens: 4096, thinking: { budgetTokens: 2048 }, temperature: 0.2 }),
+    );
     expect(first.response.message.content).toEqual([
       {
         type: 'thinking',
@@ -163,24 +179,43 @@ describe('AnthropicProvider: assembling streams', () => {
     const messages: Message[] = [
       prompt,
       first.response.message,
-      { role: 'user', content: [{ type: 'tool_result', toolUseId: 'toolu_da04lookup', output: { type: 'text', text: '100 °C at 1 atm' }, isError: false }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', toolUseId: 'toolu_da04lookup', output: { type: 'text', text: '100 °C at 1 atm' }, isError: false },
+        ],
+      },
     ];
-    const second = await replay(fixture('anthropic/thinking_answer.sse'), request('claude-test-model', messages, { tools, maxTokens: 4096, thinking: { budgetTokens: 2048 } }));
+    const second = await replay(
+      fixture('anthropic/thinking_answer.sse'),
+      request('claude-test-model', messages, { tools, maxTokens: 4096, thinking: { budgetTokens: 2048 } }),
+    );
     expect(second.response.message.content).toEqual([{ type: 'text', text: 'Water boils at 100 °C at sea level.' }]);
     const sentMessages = second.sent.body.messages as Array<{ role: string; content: Array<Record<string, unknown>> }>;
     expect(sentMessages[1]!.content).toEqual([
-      { type: 'thinking', thinking: 'The question is about a physical constant; I should look it up rather than guess.', signature: 'ZGEtc2lnLTAxOnRoaW5raW5nLWJsb2NrLXNpZ25hdHVyZS0rL1E9PQ==' },
+      {
+        type: 'thinking',
+        thinking: 'The question is about a physical constant; I should look it up rather than guess.',
+        signature: 'ZGEtc2lnLTAxOnRoaW5raW5nLWJsb2NrLXNpZ25hdHVyZS0rL1E9PQ==',
+      },
       { type: 'redacted_thinking', data: 'ZGEtcmVkYWN0ZWQtb3BhcXVlLWJsb2I=' },
       { type: 'tool_use', id: 'toolu_da04lookup', name: 'lookup', input: { q: 'boiling point of water' } },
     ]);
     expect(sentMessages[2]!.content).toEqual([
-      { type: 'tool_result', tool_use_id: 'toolu_da04lookup', content: [{ type: 'text', text: '100 °C at 1 atm' }], cache_control: { type: 'ephemeral' } },
+      {
+        type: 'tool_result',
+        tool_use_id: 'toolu_da04lookup',
+        content: [{ type: 'text', text: '100 °C at 1 atm' }],
+        cache_control: { type: 'ephemeral' },
+      },
     ]);
   });
 
   it('refuses a thinking budget not below maxTokens before calling the API', async () => {
     const before = server.requests.length;
-    const err = await rejection(provider.generate(request('claude-test-model', 'hi', { maxTokens: 2000, thinking: { budgetTokens: 2000 } }), callContext()));
+    const err = await rejection(
+      provider.generate(request('claude-test-model', 'hi', { maxTokens: 2000, thinking: { budgetTokens: 2000 } }), callContext()),
+    );
     expect(err).toMatchObject({ kind: 'invalid_request', retryable: false });
     expect((err as Error).message).toMatch(/thinking budget \(2000 tokens\) must be less than maxTokens \(2000\)/);
     expect(server.requests.length).toBe(before);
@@ -196,10 +231,21 @@ describe('AnthropicProvider: the request', () => {
     { role: 'user', content: [{ type: 'text', text: 'Copy a.txt to b.txt' }] },
     { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'read_file', input: { path: 'a.txt' } }] },
     { role: 'user', content: [{ type: 'tool_result', toolUseId: 't1', output: { type: 'text', text: 'hello' }, isError: false }] },
-    { role: 'assistant', content: [{ type: 'text', text: '' }, { type: 'tool_use', id: 't2', name: 'write_file', input: { path: 'b.txt' } }] },
+    {
+      role: 'assistant',
+      content: [
+        { type: 'text', text: '' },
+        { type: 'tool_use', id: 't2', name: 'write_file', input: { path: 'b.txt' } },
+      ],
+    },
     { role: 'user', content: [{ type: 'tool_result', toolUseId: 't2', output: { type: 'text', text: 'disk full' }, isError: true }] },
   ];
-  const text = anthropicMessage({ model: 'claude-test-model', blocks: [{ type: 'text', text: 'ok' }], stopReason: 'end_turn', usage: { input: 1, output: 1 } });
+  const text = anthropicMessage({
+    model: 'claude-test-model',
+    blocks: [{ type: 'text', text: 'ok' }],
+    stopReason: 'end_turn',
+    usage: { input: 1, output: 1 },
+  });
 
   it('puts cache breakpoints on tools, system and the last two user turns, and sends the key', async () => {
     const { sent } = await replay(text, request('claude-test-model', conversation, { system: 'You copy files.', tools, temperature: 0.3 }));
@@ -221,12 +267,25 @@ describe('AnthropicProvider: the request', () => {
       messages: [
         { role: 'user', content: [{ type: 'text', text: 'Copy a.txt to b.txt' }] },
         { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'read_file', input: { path: 'a.txt' } }] },
-        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: [{ type: 'text', text: 'hello' }], cache_control: { type: 'ephemeral' } }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'tool_result', tool_use_id: 't1', content: [{ type: 'text', text: 'hello' }], cache_control: { type: 'ephemeral' } },
+          ],
+        },
         // the empty text block is not sent (the API rejects empty text)
         { role: 'assistant', content: [{ type: 'tool_use', id: 't2', name: 'write_file', input: { path: 'b.txt' } }] },
         {
           role: 'user',
-          content: [{ type: 'tool_result', tool_use_id: 't2', content: [{ type: 'text', text: 'disk full' }], is_error: true, cache_control: { type: 'ephemeral' } }],
+          content: [
+            {
+              type: 'tool_result',
+              tool_use_id: 't2',
+              content: [{ type: 'text', text: 'disk full' }],
+              is_error: true,
+              cache_control: { type: 'ephemeral' },
+            },
+          ],
         },
       ],
     });
@@ -246,7 +305,12 @@ describe('AnthropicProvider: the request', () => {
       },
       {
         role: 'user',
-        content: ['t1', 't2', 't3'].map((id) => ({ type: 'tool_result' as const, toolUseId: id, output: { type: 'text' as const, text: 'r' }, isError: false })),
+        content: ['t1', 't2', 't3'].map((id) => ({
+          type: 'tool_result' as const,
+          toolUseId: id,
+          output: { type: 'text' as const, text: 'r' },
+          isError: false,
+        })),
       },
     ];
     const { sent } = await replay(text, request('claude-test-model', messages, { tools }));
@@ -317,7 +381,11 @@ describe('AnthropicProvider: errors', () => {
   it('carries Retry-After as the next retry delay', async () => {
     const err = await failure({ status: 429, json: anthropicErrorBody('rate_limit_error', 'slow down'), headers: { 'retry-after': '7' } });
     expect(err).toMatchObject({ kind: 'rate_limit', retryable: true, retryAfterMs: 7000 });
-    const ms = await failure({ status: 529, json: anthropicErrorBody('overloaded_error', 'Overloaded'), headers: { 'retry-after-ms': '1250', 'retry-after': '9' } });
+    const ms = await failure({
+      status: 529,
+      json: anthropicErrorBody('overloaded_error', 'Overloaded'),
+      headers: { 'retry-after-ms': '1250', 'retry-after': '9' },
+    });
     expect(ms.retryAfterMs).toBe(1250);
   });
 
@@ -338,7 +406,11 @@ describe('AnthropicProvider: errors', () => {
   });
 
   it("follows the server's x-should-retry advice", async () => {
-    const err = await failure({ status: 500, json: anthropicErrorBody('api_error', 'do not retry this one'), headers: { 'x-should-retry': 'false' } });
+    const err = await failure({
+      status: 500,
+      json: anthropicErrorBody('api_error', 'do not retry this one'),
+      headers: { 'x-should-retry': 'false' },
+    });
     expect(err).toMatchObject({ retryable: false, status: 500 });
   });
 
@@ -374,11 +446,19 @@ describe('AnthropicProvider: errors', () => {
   });
 
   it('aborts the HTTP stream when the call is cancelled, rejecting with the abort reason', async () => {
-    const frames = anthropicMessage({ model: 'claude-test-model', blocks: [{ type: 'text', text: 'x'.repeat(400) }], stopReason: 'end_turn', usage: { input: 1, output: 1 }, chunk: 4 });
+    const frames = anthropicMessage({
+      model: 'claude-test-model',
+      blocks: [{ type: 'text', text: 'x'.repeat(400) }],
+      stopReason: 'end_turn',
+      usage: { input: 1, output: 1 },
+      chunk: 4,
+    });
     server.enqueue({ sse: frames, frameDelayMs: 50 });
     const ctx = callContext();
     const call = provider.generate(request('claude-test-model'), ctx);
-    const rec = await waitFor(() => server.requests.find((r) => r.framesSent >= 3 && r.framesTotal === frames.length && !r.finishedAt && !r.abortedAt));
+    const rec = await waitFor(() =>
+      server.requests.find((r) => r.framesSent >= 3 && r.framesTotal === frames.length && !r.finishedAt && !r.abortedAt),
+    );
     const reason = new Error('run cancelled');
     ctx.controller.abort(reason);
     expect(await rejection(call)).toBe(reason);
@@ -387,9 +467,11 @@ describe('AnthropicProvider: errors', () => {
   });
 
   it('retries a stream whose error frame lacks its event line (the SDK skips it; the stream ends unfinished)', async () => {
-    const frames = [...sseFrames(fixture('anthropic/overloaded_midstream.sse')).slice(0, 3), `data: ${JSON.stringify({ type: 'error', error: { type: 'api_error', message: 'Internal' } })}\n\n`];
+    const frames = [
+      ...sseFrames(fixture('anthropic/overloaded_midstream.sse')).slice(0, 3),
+      `data: ${JSON.stringify({ type: 'error', error: { type: 'api_error', message: 'Internal' } })}\n\n`,
+    ];
     const err = await failure({ sse: frames });
     expect(err).toMatchObject({ kind: 'connection', retryable: true });
   });
 });
-

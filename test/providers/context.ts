@@ -8,7 +8,9 @@ import { ProviderError } from '../../src/integrations/providers/types';
 import type { RecordedRequest, ReplayServer } from './replay-server';
 
 /** A context whose heartbeats are counted and whose signal the test controls. */
-export function callContext(controller = new AbortController()): ModelCallContext & { beats: number; controller: AbortController; deltas: ModelDelta[] } {
+export function callContext(
+  controller = new AbortController(),
+): ModelCallContext & { beats: number; controller: AbortController; deltas: ModelDelta[] } {
   const ctx = {
     beats: 0,
     deltas: [] as ModelDelta[],
@@ -69,7 +71,12 @@ export async function replayCall(server: ReplayServer, provider: ModelProvider, 
  * One call of `provider` answered by `reply`, which must fail with a ProviderError after exactly one
  * request: the SDK's own retries are off, whatever the error.
  */
-export async function failedCall(server: ReplayServer, provider: ModelProvider, reply: Parameters<ReplayServer['enqueue']>[0], req: ModelRequest): Promise<ProviderError> {
+export async function failedCall(
+  server: ReplayServer,
+  provider: ModelProvider,
+  reply: Parameters<ReplayServer['enqueue']>[0],
+  req: ModelRequest,
+): Promise<ProviderError> {
   server.enqueue(reply);
   const before = server.requests.length;
   const err = await rejection(provider.generate(req, callContext()));
@@ -84,7 +91,12 @@ export async function failedCall(server: ReplayServer, provider: ModelProvider, 
  */
 export function expectDeltasAddUp(deltas: readonly ModelDelta[], message: AssistantMessage): void {
   const text = message.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('');
-  expect(deltas.filter((d) => d.type === 'text').map((d) => d.text).join('')).toBe(text);
+  expect(
+    deltas
+      .filter((d) => d.type === 'text')
+      .map((d) => d.text)
+      .join(''),
+  ).toBe(text);
   const calls = message.content.filter((b) => b.type === 'tool_use');
   calls.forEach((c, i) => {
     const pieces = deltas.filter((d) => d.type === 'tool_args' && d.call === i);

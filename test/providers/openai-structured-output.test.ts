@@ -37,15 +37,26 @@ describe('OpenAIProvider: native structured output', () => {
   it('sends response_format json_schema (strict for a closed schema) and returns the JSON text', async () => {
     const prompt = outputRequest({ system: 'Report the weather.', tools: [] }, { schema: closed, mode: 'native', maxRetries: 2 });
     const { response, sent } = await replayCall(server, provider, sse(), request('gpt-test', 'Weather in Oslo?', prompt));
-    expect(sent.body.response_format).toEqual({ type: 'json_schema', json_schema: { name: FINAL_ANSWER_TOOL, schema: closed, strict: true } });
+    expect(sent.body.response_format).toEqual({
+      type: 'json_schema',
+      json_schema: { name: FINAL_ANSWER_TOOL, schema: closed, strict: true },
+    });
     expect((sent.body.messages as Array<{ role: string; content: string }>)[0]!.content).toMatch(/^Report the weather\.\n\n.*JSON/);
     expect(sent.body).not.toHaveProperty('tools');
     expect(response.message.content).toEqual([{ type: 'text', text: answer }]);
   });
 
   it('is not strict for a schema strict mode refuses (an optional property, an open object)', async () => {
-    const { sent } = await replayCall(server, provider, sse(), request('gpt-test', 'x', { output: { name: FINAL_ANSWER_TOOL, schema: open } }));
-    expect(sent.body.response_format).toEqual({ type: 'json_schema', json_schema: { name: FINAL_ANSWER_TOOL, schema: open, strict: false } });
+    const { sent } = await replayCall(
+      server,
+      provider,
+      sse(),
+      request('gpt-test', 'x', { output: { name: FINAL_ANSWER_TOOL, schema: open } }),
+    );
+    expect(sent.body.response_format).toEqual({
+      type: 'json_schema',
+      json_schema: { name: FINAL_ANSWER_TOOL, schema: open, strict: false },
+    });
   });
 
   it('a request without output has no response_format', async () => {

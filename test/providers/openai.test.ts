@@ -65,7 +65,12 @@ describe('OpenAIProvider: assembling streams', () => {
     expectDeltasAddUp(text.ctx.deltas, text.response.message);
     const reasoning = await replay(fixture('openai/reasoning_first_fragment.sse'));
     const thought = reasoning.response.message.content.find((b) => b.type === 'thinking');
-    expect(reasoning.ctx.deltas.filter((d) => d.type === 'thinking').map((d) => d.text).join('')).toBe(thought?.type === 'thinking' ? thought.thinking : '');
+    expect(
+      reasoning.ctx.deltas
+        .filter((d) => d.type === 'thinking')
+        .map((d) => d.text)
+        .join(''),
+    ).toBe(thought?.type === 'thinking' ? thought.thinking : '');
   });
 
   it('assembles parallel tool calls from argument fragments interleaved by index', async () => {
@@ -104,7 +109,14 @@ describe('OpenAIProvider: assembling streams', () => {
     expect(response.message.content).toEqual([
       { type: 'text', text: 'Writing it now.' },
       // The cut-off arguments are kept as sent, never read as no arguments.
-      { type: 'tool_use', id: 'call_da05cut', name: 'write_file', input: '{"path":"long.md","text":"Once upon a', inputError: parseError('{"path":"long.md","text":"Once upon a'), incomplete: true },
+      {
+        type: 'tool_use',
+        id: 'call_da05cut',
+        name: 'write_file',
+        input: '{"path":"long.md","text":"Once upon a',
+        inputError: parseError('{"path":"long.md","text":"Once upon a'),
+        incomplete: true,
+      },
     ]);
   });
 
@@ -158,7 +170,9 @@ describe('OpenAIProvider: assembling streams', () => {
       ['some_future_reason', 'other'],
     ] as const;
     for (const [finish, ours] of cases) {
-      const { response } = await replay(openaiCompletion({ model: 'gpt-test', text: `finished: ${finish}`, finish, usage: { prompt: 3, completion: 2 } }));
+      const { response } = await replay(
+        openaiCompletion({ model: 'gpt-test', text: `finished: ${finish}`, finish, usage: { prompt: 3, completion: 2 } }),
+      );
       expect(response.stopReason, finish).toBe(ours);
       expect(response.message.content).toEqual([{ type: 'text', text: `finished: ${finish}` }]);
     }
@@ -166,7 +180,9 @@ describe('OpenAIProvider: assembling streams', () => {
 });
 
 describe('OpenAIProvider: the request', () => {
-  const tools = [{ name: 'read_file', description: 'Read a file', inputSchema: { type: 'object', properties: { path: { type: 'string' } } } }];
+  const tools = [
+    { name: 'read_file', description: 'Read a file', inputSchema: { type: 'object', properties: { path: { type: 'string' } } } },
+  ];
   const conversation: Message[] = [
     { role: 'user', content: [{ type: 'text', text: 'Read a and b' }] },
     {
@@ -182,7 +198,12 @@ describe('OpenAIProvider: the request', () => {
       role: 'user',
       content: [
         { type: 'tool_result', toolUseId: 'c1', output: { type: 'text', text: 'alpha' }, isError: false },
-        { type: 'tool_result', toolUseId: 'c2', output: { type: 'stored', ref: 'sha256-x', bytes: 99, preview: 'no such file' }, isError: true },
+        {
+          type: 'tool_result',
+          toolUseId: 'c2',
+          output: { type: 'stored', ref: 'sha256-x', bytes: 99, preview: 'no such file' },
+          isError: true,
+        },
         { type: 'text', text: 'and summarise' },
       ],
     },
@@ -256,7 +277,12 @@ describe('OpenAIProvider: the request', () => {
     });
     const withTools = request('gpt-test', 'hi', { tools });
     const sentDefault = (await replay(text, withTools, p)).sent.body;
-    expect(sentDefault).toMatchObject({ temperature: 0, parallel_tool_calls: false, stop: ['</tool_call>'], stream_options: { include_usage: true } });
+    expect(sentDefault).toMatchObject({
+      temperature: 0,
+      parallel_tool_calls: false,
+      stop: ['</tool_call>'],
+      stream_options: { include_usage: true },
+    });
 
     const sentModel = (await replay(text, { ...withTools, model: 'tiny-local' }, p)).sent.body;
     expect(sentModel).toMatchObject({ temperature: 0, parallel_tool_calls: false, stop: ['\nUser:'] });
@@ -277,9 +303,15 @@ describe('OpenAIProvider: the request', () => {
   });
 
   it('refuses bad request fields at construction, naming the field', () => {
-    expect(() => new OpenAIProvider({ request: { temperature: 3 } })).toThrow('OpenAIProvider options.request.temperature must be a number from 0 to 2, got 3');
-    expect(() => new OpenAIProvider({ models: { m: { stop: [''] } } })).toThrow('OpenAIProvider options.models["m"].stop must be an array of non-empty strings');
-    expect(() => new OpenAIProvider({ request: { parallelToolCalls: 'no' as unknown as boolean } })).toThrow('parallelToolCalls must be true or false');
+    expect(() => new OpenAIProvider({ request: { temperature: 3 } })).toThrow(
+      'OpenAIProvider options.request.temperature must be a number from 0 to 2, got 3',
+    );
+    expect(() => new OpenAIProvider({ models: { m: { stop: [''] } } })).toThrow(
+      'OpenAIProvider options.models["m"].stop must be an array of non-empty strings',
+    );
+    expect(() => new OpenAIProvider({ request: { parallelToolCalls: 'no' as unknown as boolean } })).toThrow(
+      'parallelToolCalls must be true or false',
+    );
   });
 
   it("echoes a call's arguments as the model sent them: the raw text when not valid JSON, else the JSON of the value", async () => {
@@ -304,19 +336,39 @@ describe('OpenAIProvider: the request', () => {
   });
 
   it('leaves out assistant messages with nothing to send', () => {
-    expect(toOpenAIMessages(undefined, [{ role: 'assistant', content: [{ type: 'thinking', thinking: 'hmm', signature: '' }] }])).toEqual([]);
+    expect(toOpenAIMessages(undefined, [{ role: 'assistant', content: [{ type: 'thinking', thinking: 'hmm', signature: '' }] }])).toEqual(
+      [],
+    );
   });
 });
 
 describe('OpenAIProvider: errors', () => {
   it.each([
-    [400, 'invalid_request_error', 'context_length_exceeded', "This model's maximum context length is 128000 tokens. However, your messages resulted in 130512 tokens.", 'context_overflow'],
+    [
+      400,
+      'invalid_request_error',
+      'context_length_exceeded',
+      "This model's maximum context length is 128000 tokens. However, your messages resulted in 130512 tokens.",
+      'context_overflow',
+    ],
     [401, 'invalid_request_error', 'invalid_api_key', 'Incorrect API key provided: test-key-****9d2e.', 'authentication'],
     [403, 'permission_error', null, 'You are not allowed to sample from this model', 'permission'],
-    [404, 'invalid_request_error', 'model_not_found', 'The model `gpt-nonexistent` does not exist or you do not have access to it.', 'not_found'],
+    [
+      404,
+      'invalid_request_error',
+      'model_not_found',
+      'The model `gpt-nonexistent` does not exist or you do not have access to it.',
+      'not_found',
+    ],
     [413, 'invalid_request_error', null, 'Request too large', 'invalid_request'],
     [422, 'invalid_request_error', null, 'Unprocessable', 'invalid_request'],
-    [429, 'insufficient_quota', 'insufficient_quota', 'You exceeded your current quota, please check your plan and billing details.', 'rate_limit'],
+    [
+      429,
+      'insufficient_quota',
+      'insufficient_quota',
+      'You exceeded your current quota, please check your plan and billing details.',
+      'rate_limit',
+    ],
   ] as const)('does not retry HTTP %i (%s/%s), and says why', async (status, type, code, message, kind) => {
     const err = await failure({ status, json: openaiErrorBody(message, type, code) });
     expect(err).toMatchObject({ kind, retryable: false, status, type: code ?? type });
@@ -329,7 +381,11 @@ describe('OpenAIProvider: errors', () => {
   });
 
   it('carries Retry-After as the next retry delay', async () => {
-    const err = await failure({ status: 429, json: openaiErrorBody('Rate limit reached for requests', 'requests', 'rate_limit_exceeded'), headers: { 'retry-after': '2' } });
+    const err = await failure({
+      status: 429,
+      json: openaiErrorBody('Rate limit reached for requests', 'requests', 'rate_limit_exceeded'),
+      headers: { 'retry-after': '2' },
+    });
     expect(err).toMatchObject({ kind: 'rate_limit', retryable: true, retryAfterMs: 2000, type: 'rate_limit_exceeded' });
   });
 
@@ -348,7 +404,10 @@ describe('OpenAIProvider: errors', () => {
   });
 
   it('does not retry an error chunk whose code says the request was bad (vLLM)', async () => {
-    const frames = [...sseFrames(fixture('openai/error_midstream.sse')).slice(0, 1), `data: ${JSON.stringify({ error: { object: 'error', message: 'max_tokens must be at least 1', type: 'BadRequestError', param: null, code: 400 } })}\n\n`];
+    const frames = [
+      ...sseFrames(fixture('openai/error_midstream.sse')).slice(0, 1),
+      `data: ${JSON.stringify({ error: { object: 'error', message: 'max_tokens must be at least 1', type: 'BadRequestError', param: null, code: 400 } })}\n\n`,
+    ];
     const err = await failure({ sse: frames });
     expect(err).toMatchObject({ retryable: false, status: 400, type: 'BadRequestError' });
   });
@@ -368,11 +427,19 @@ describe('OpenAIProvider: errors', () => {
   });
 
   it('aborts the HTTP stream when the call is cancelled, rejecting with the abort reason', async () => {
-    const frames = openaiCompletion({ model: 'gpt-test', text: 'y'.repeat(400), finish: 'stop', usage: { prompt: 1, completion: 1 }, chunk: 4 });
+    const frames = openaiCompletion({
+      model: 'gpt-test',
+      text: 'y'.repeat(400),
+      finish: 'stop',
+      usage: { prompt: 1, completion: 1 },
+      chunk: 4,
+    });
     server.enqueue({ sse: frames, frameDelayMs: 50 });
     const ctx = callContext();
     const call = provider.generate(request('gpt-test'), ctx);
-    const rec = await waitFor(() => server.requests.find((r) => r.framesSent >= 3 && r.framesTotal === frames.length && !r.finishedAt && !r.abortedAt));
+    const rec = await waitFor(() =>
+      server.requests.find((r) => r.framesSent >= 3 && r.framesTotal === frames.length && !r.finishedAt && !r.abortedAt),
+    );
     const reason = new Error('run cancelled');
     ctx.controller.abort(reason);
     expect(await rejection(call)).toBe(reason);

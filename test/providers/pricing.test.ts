@@ -3,7 +3,12 @@ import { describe, expect, it } from 'vitest';
 import type { PriceTable } from '../../src/integrations/providers/pricing';
 import { costUsd, DEFAULT_PRICES, priceFor } from '../../src/integrations/providers/pricing';
 
-const usage = (inputTokens: number, outputTokens: number, cacheReadTokens = 0, cacheWriteTokens = 0) => ({ inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens });
+const usage = (inputTokens: number, outputTokens: number, cacheReadTokens = 0, cacheWriteTokens = 0) => ({
+  inputTokens,
+  outputTokens,
+  cacheReadTokens,
+  cacheWriteTokens,
+});
 
 describe('priceFor', () => {
   it('matches an exact id', () => {
@@ -50,7 +55,10 @@ describe('costUsd', () => {
     // Sonnet 4.5: $3 in, $15 out, $0.30 cache read, $3.75 cache write per million
     expect(costUsd('claude-sonnet-4-5-20250929', usage(1_000_000, 0))).toBeCloseTo(3, 10);
     expect(costUsd('claude-sonnet-4-5-20250929', usage(0, 1_000_000))).toBeCloseTo(15, 10);
-    expect(costUsd('claude-sonnet-4-5-20250929', usage(12, 30, 40_000, 1500))).toBeCloseTo((12 * 3 + 30 * 15 + 40_000 * 0.3 + 1500 * 3.75) / 1e6, 12);
+    expect(costUsd('claude-sonnet-4-5-20250929', usage(12, 30, 40_000, 1500))).toBeCloseTo(
+      (12 * 3 + 30 * 15 + 40_000 * 0.3 + 1500 * 3.75) / 1e6,
+      12,
+    );
   });
 
   it('makes cached input cheaper than uncached input', () => {
@@ -68,7 +76,11 @@ describe('costUsd', () => {
   });
 
   it('uses a table given to it, which can extend the defaults', () => {
-    const prices: PriceTable = { ...DEFAULT_PRICES, 'qwen3:8b': { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, 'gpt-4o': { input: 1, output: 2, cacheRead: 0.5, cacheWrite: 1 } };
+    const prices: PriceTable = {
+      ...DEFAULT_PRICES,
+      'qwen3:8b': { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+      'gpt-4o': { input: 1, output: 2, cacheRead: 0.5, cacheWrite: 1 },
+    };
     expect(costUsd('qwen3:8b', usage(1000, 1000), prices)).toBe(0);
     expect(costUsd('gpt-4o', usage(1_000_000, 1_000_000), prices)).toBeCloseTo(3, 10);
     expect(costUsd('gpt-4o-mini', usage(1_000_000, 0), prices)).toBeCloseTo(0.15, 10);

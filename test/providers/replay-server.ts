@@ -124,7 +124,9 @@ export class ReplayServer {
     const reply = this.queue.shift() ?? this.handler(rec);
     if (!reply) {
       res.writeHead(500, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ type: 'error', error: { type: 'api_error', message: `replay server: no reply for ${rec.method} ${rec.path}` } }));
+      res.end(
+        JSON.stringify({ type: 'error', error: { type: 'api_error', message: `replay server: no reply for ${rec.method} ${rec.path}` } }),
+      );
       return;
     }
     if ('reset' in reply) {

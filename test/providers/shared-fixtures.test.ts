@@ -40,7 +40,11 @@ function requestLike(wire: WireRequest, messages: Message[]): ModelRequest {
     messages,
     ...(wire.system ? { system: wire.system.map((b) => b.text).join('') } : {}),
     ...(wire.thinking ? { thinking: { budgetTokens: wire.thinking.budget_tokens } } : {}),
-    tools: (wire.tools ?? []).map((t) => ({ name: t.name, description: t.description, inputSchema: t.input_schema as ModelRequest['tools'][number]['inputSchema'] })),
+    tools: (wire.tools ?? []).map((t) => ({
+      name: t.name,
+      description: t.description,
+      inputSchema: t.input_schema as ModelRequest['tools'][number]['inputSchema'],
+    })),
   };
 }
 
@@ -48,7 +52,11 @@ function requestLike(wire: WireRequest, messages: Message[]): ModelRequest {
 function withoutCacheControl(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutCacheControl);
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).filter(([k]) => k !== 'cache_control').map(([k, v]) => [k, withoutCacheControl(v)]));
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([k]) => k !== 'cache_control')
+        .map(([k, v]) => [k, withoutCacheControl(v)]),
+    );
   }
   return value;
 }
@@ -72,7 +80,8 @@ function toolResultsOf(wire: WireRequest, index: number): Message {
   };
 }
 
-describe.skipIf(!present)('shared Anthropic fixtures', () => { // reason: ../shared/fixtures absent (warned above); the data lives outside the project
+describe.skipIf(!present)('shared Anthropic fixtures', () => {
+  // reason: ../shared/fixtures absent (warned above); the data lives outside the project
   let server: ReplayServer;
   let provider: AnthropicProvider;
   beforeAll(async () => {
@@ -88,12 +97,22 @@ describe.skipIf(!present)('shared Anthropic fixtures', () => { // reason: ../sha
     const { response, sent } = await replayCall(server, provider, read(file), req);
     return { response, sent: sent.body };
   }
-  const hello = (model = 'claude-test-model'): ModelRequest => ({ model, maxTokens: 1024, tools: [], messages: [{ role: 'user', content: [{ type: 'text', text: 'Hello' }] }] });
+  const hello = (model = 'claude-test-model'): ModelRequest => ({
+    model,
+    maxTokens: 1024,
+    tools: [],
+    messages: [{ role: 'user', content: [{ type: 'text', text: 'Hello' }] }],
+  });
 
   type Expected = Record<string, { final_message_subset?: Record<string, unknown>; final_message_exact?: Record<string, unknown> }>;
   const expectedFor = (key: string) => {
     const e = json<Expected>('anthropic/expected_final_messages.json')[key]!;
-    return (e.final_message_subset ?? e.final_message_exact) as { model: string; stop_reason: string; content: Array<Record<string, unknown>>; usage: Record<string, number> };
+    return (e.final_message_subset ?? e.final_message_exact) as {
+      model: string;
+      stop_reason: string;
+      content: Array<Record<string, unknown>>;
+      usage: Record<string, number>;
+    };
   };
   const usageOf = (u: Record<string, number>) => ({
     inputTokens: u.input_tokens ?? 0,
@@ -129,14 +148,23 @@ describe.skipIf(!present)('shared Anthropic fixtures', () => { // reason: ../sha
     const wantCall = want.content[1]!;
     // The expectation's partial input comes from the SDK's own partial parse of a longer recording; we
     // never complete cut-off JSON: the call keeps the raw text, its parse error, and is never run.
-    expect(call).toMatchObject({ type: 'tool_use', id: wantCall.id, name: wantCall.name, incomplete: true, inputError: expect.any(String) });
+    expect(call).toMatchObject({
+      type: 'tool_use',
+      id: wantCall.id,
+      name: wantCall.name,
+      incomplete: true,
+      inputError: expect.any(String),
+    });
     expect((call as { input: unknown }).input).toEqual(expect.stringMatching(/"filename"\s*:\s*"taxes\.txt"/));
   });
 
   it('text_live.sse: whitespace inside the JSON and extra usage fields', async () => {
     const { response } = await replay('anthropic/text_live.sse', hello());
     expect(response.message.content).toEqual([
-      { type: 'text', text: 'Olá! (That\'s "hi" in Portuguese)\n\nYou could also say "Oi!" which is a more casual way to say hi in Portuguese.' },
+      {
+        type: 'text',
+        text: 'Olá! (That\'s "hi" in Portuguese)\n\nYou could also say "Oi!" which is a more casual way to say hi in Portuguese.',
+      },
     ]);
     expect(response.usage).toEqual({ inputTokens: 16, outputTokens: 38, cacheReadTokens: 0, cacheWriteTokens: 0 });
     expect(response.stopReason).toBe('end_turn');
@@ -165,7 +193,10 @@ describe.skipIf(!present)('shared Anthropic fixtures', () => { // reason: ../sha
     expect(sent1).toMatchObject({ thinking: turn1.thinking, system: turn1.system, tools: turn1.tools, max_tokens: turn1.max_tokens });
     expect(first.response.message.content.map((b) => b.type)).toEqual(['thinking', 'tool_use']);
 
-    const second = await replay('anthropic/thinking_turn2.sse', requestLike(turn2, [prompt, first.response.message, toolResultsOf(turn2, 2)]));
+    const second = await replay(
+      'anthropic/thinking_turn2.sse',
+      requestLike(turn2, [prompt, first.response.message, toolResultsOf(turn2, 2)]),
+    );
     const sent2 = second.sent as unknown as WireRequest;
     expect(withoutCacheControl(sent2.messages)).toEqual(turn2.messages);
     expect(sent2.thinking).toEqual(turn2.thinking);
@@ -215,7 +246,8 @@ describe.skipIf(!present)('shared Anthropic fixtures', () => { // reason: ../sha
   });
 });
 
-describe.skipIf(!present)('shared OpenAI fixtures', () => { // reason: ../shared/fixtures absent (warned above)
+describe.skipIf(!present)('shared OpenAI fixtures', () => {
+  // reason: ../shared/fixtures absent (warned above)
   let server: ReplayServer;
   let provider: OpenAIProvider;
   beforeAll(async () => {
@@ -246,18 +278,32 @@ describe.skipIf(!present)('shared OpenAI fixtures', () => { // reason: ../shared
       maxTokens: wire.max_tokens,
       system: wire.messages[0]!.content,
       messages: [{ role: 'user', content: [{ type: 'text', text: wire.messages[1]!.content }] }],
-      tools: wire.tools.map((t) => ({ name: t.function.name, description: t.function.description, inputSchema: t.function.parameters as ModelRequest['tools'][number]['inputSchema'] })),
+      tools: wire.tools.map((t) => ({
+        name: t.function.name,
+        description: t.function.description,
+        inputSchema: t.function.parameters as ModelRequest['tools'][number]['inputSchema'],
+      })),
     };
   };
 
   it('tool_call.sse: arguments from 8 fragments, usage-only chunk; the request matches request_tool_call.json', async () => {
     const { response, sent } = await replay('openai/tool_call.sse', weatherRequest());
-    expect(response.message.content).toEqual([{ type: 'tool_use', id: 'call_qLFv8oQOs68qRuEVmG8TuEJp', name: 'weather', input: { location: 'Florence,Italy' } }]);
+    expect(response.message.content).toEqual([
+      { type: 'tool_use', id: 'call_qLFv8oQOs68qRuEVmG8TuEJp', name: 'weather', input: { location: 'Florence,Italy' } },
+    ]);
     expect(response.stopReason).toBe('tool_use');
     expect(response.usage).toEqual({ inputTokens: 61, outputTokens: 16, cacheReadTokens: 0, cacheWriteTokens: 0 });
     const wire = recorded();
-    expect(sent).toMatchObject({ model: wire.model, max_tokens: wire.max_tokens, messages: wire.messages, stream: true, stream_options: wire.stream_options });
-    expect((sent.tools as OpenAIWire['tools']).map((t) => t.function)).toEqual(wire.tools.map((t) => ({ name: t.function.name, description: t.function.description, parameters: t.function.parameters })));
+    expect(sent).toMatchObject({
+      model: wire.model,
+      max_tokens: wire.max_tokens,
+      messages: wire.messages,
+      stream: true,
+      stream_options: wire.stream_options,
+    });
+    expect((sent.tools as OpenAIWire['tools']).map((t) => t.function)).toEqual(
+      wire.tools.map((t) => ({ name: t.function.name, description: t.function.description, parameters: t.function.parameters })),
+    );
   });
 
   it('parallel_tool_calls.sse: two calls by index', async () => {

@@ -46,7 +46,14 @@ function pieces(text: string, size: number): string[] {
  * A whole Messages stream: message_start, each block as start / deltas of `chunk` characters / stop
  * (tool input JSON starting with an empty `input_json_delta`, as the API does), message_delta, message_stop.
  */
-export function anthropicMessage(opts: { model: string; id?: string; blocks: AnthropicBlock[]; stopReason: string; usage: StreamUsage; chunk?: number }): string[] {
+export function anthropicMessage(opts: {
+  model: string;
+  id?: string;
+  blocks: AnthropicBlock[];
+  stopReason: string;
+  usage: StreamUsage;
+  chunk?: number;
+}): string[] {
   const size = opts.chunk ?? 7;
   const usage = {
     input_tokens: opts.usage.input,
@@ -56,26 +63,45 @@ export function anthropicMessage(opts: { model: string; id?: string; blocks: Ant
   const frames = [
     anthropicFrame({
       type: 'message_start',
-      message: { id: opts.id ?? 'msg_test', type: 'message', role: 'assistant', model: opts.model, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } },
+      message: {
+        id: opts.id ?? 'msg_test',
+        type: 'message',
+        role: 'assistant',
+        model: opts.model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { ...usage, output_tokens: 1 },
+      },
     }),
   ];
   opts.blocks.forEach((b, index) => {
     if (b.type === 'text') {
       frames.push(anthropicFrame({ type: 'content_block_start', index, content_block: { type: 'text', text: '' } }));
-      for (const p of pieces(b.text, size)) frames.push(anthropicFrame({ type: 'content_block_delta', index, delta: { type: 'text_delta', text: p } }));
+      for (const p of pieces(b.text, size))
+        frames.push(anthropicFrame({ type: 'content_block_delta', index, delta: { type: 'text_delta', text: p } }));
     } else if (b.type === 'thinking') {
       frames.push(anthropicFrame({ type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } }));
-      for (const p of pieces(b.thinking, size)) frames.push(anthropicFrame({ type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking: p } }));
+      for (const p of pieces(b.thinking, size))
+        frames.push(anthropicFrame({ type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking: p } }));
       frames.push(anthropicFrame({ type: 'content_block_delta', index, delta: { type: 'signature_delta', signature: b.signature } }));
     } else {
-      frames.push(anthropicFrame({ type: 'content_block_start', index, content_block: { type: 'tool_use', id: b.id, name: b.name, input: {} } }));
+      frames.push(
+        anthropicFrame({ type: 'content_block_start', index, content_block: { type: 'tool_use', id: b.id, name: b.name, input: {} } }),
+      );
       for (const p of ['', ...pieces(b.json ?? JSON.stringify(b.input), size)]) {
         frames.push(anthropicFrame({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: p } }));
       }
     }
     frames.push(anthropicFrame({ type: 'content_block_stop', index }));
   });
-  frames.push(anthropicFrame({ type: 'message_delta', delta: { stop_reason: opts.stopReason, stop_sequence: null }, usage: { ...usage, output_tokens: opts.usage.output } }));
+  frames.push(
+    anthropicFrame({
+      type: 'message_delta',
+      delta: { stop_reason: opts.stopReason, stop_sequence: null },
+      usage: { ...usage, output_tokens: opts.usage.output },
+    }),
+  );
   frames.push(anthropicFrame({ type: 'message_stop' }));
   return frames;
 }
@@ -111,7 +137,8 @@ export function openaiCompletion(opts: {
 }): string[] {
   const size = opts.chunk ?? 7;
   const base = { id: 'chatcmpl-test', object: 'chat.completion.chunk', created: 1_700_000_000, model: opts.model };
-  const delta = (d: unknown, finish: string | null = null) => openaiFrame({ ...base, choices: [{ index: 0, delta: d, finish_reason: finish }] });
+  const delta = (d: unknown, finish: string | null = null) =>
+    openaiFrame({ ...base, choices: [{ index: 0, delta: d, finish_reason: finish }] });
   const frames = [delta({ role: 'assistant', content: '' })];
   for (const p of pieces(opts.text ?? '', size)) frames.push(delta({ content: p }));
   (opts.calls ?? []).forEach((c, index) => {

@@ -62,19 +62,30 @@ describe('streamCall', () => {
   it('feeds every part to the assembler with a heartbeat each, and reports the model the stream named', async () => {
     const ctx = callContext();
     const source = partsOf([{ text: 'Hel' }, { text: 'lo' }, { end: true, model: 'answering-model' }]);
-    const response = await streamCall(call(() => Promise.resolve(source.stream)), ctx);
+    const response = await streamCall(
+      call(() => Promise.resolve(source.stream)),
+      ctx,
+    );
     expect(response.message.content).toEqual([{ type: 'text', text: 'Hello' }]);
     expect(response.model).toBe('answering-model');
     expect(ctx.beats).toBe(3);
   });
 
   it('reports the requested model when the stream named none', async () => {
-    const response = await streamCall(call(() => Promise.resolve(partsOf([{ end: true }]).stream)), callContext());
+    const response = await streamCall(
+      call(() => Promise.resolve(partsOf([{ end: true }]).stream)),
+      callContext(),
+    );
     expect(response.model).toBe('asked-model');
   });
 
   it('fails a stream cut before its end with a retryable connection error naming the end', async () => {
-    const err = await rejection(streamCall(call(() => Promise.resolve(partsOf([{ text: 'Hel' }]).stream)), callContext()));
+    const err = await rejection(
+      streamCall(
+        call(() => Promise.resolve(partsOf([{ text: 'Hel' }]).stream)),
+        callContext(),
+      ),
+    );
     expect(err).toBeInstanceOf(ProviderError);
     expect(err).toMatchObject({ kind: 'connection', retryable: true });
     expect((err as Error).message).toBe('Test stream ended before the end part: the connection was cut');
@@ -82,13 +93,23 @@ describe('streamCall', () => {
 
   it('stops reading at an error part and fails with it, classified', async () => {
     const source = partsOf([{ text: 'Hel' }, { error: new Error('overloaded') }, { text: 'lo' }, { end: true }]);
-    const err = await rejection(streamCall(call(() => Promise.resolve(source.stream)), callContext()));
+    const err = await rejection(
+      streamCall(
+        call(() => Promise.resolve(source.stream)),
+        callContext(),
+      ),
+    );
     expect(err).toMatchObject({ message: 'Test failed: overloaded', retryable: true });
     expect(source.read).toBe(2);
   });
 
   it('classifies what opening the call threw', async () => {
-    const err = await rejection(streamCall(call(() => Promise.reject(new Error('HTTP 500'))), callContext()));
+    const err = await rejection(
+      streamCall(
+        call(() => Promise.reject(new Error('HTTP 500'))),
+        callContext(),
+      ),
+    );
     expect(err).toMatchObject({ message: 'Test failed: HTTP 500' });
   });
 

@@ -66,7 +66,8 @@ export function historyFeatures(json: unknown): Set<string> {
   const features = new Set<string>();
   for (const e of events) {
     features.add(String(e.eventType).replace(/^EVENT_TYPE_/, ''));
-    const marker = e.markerRecordedEventAttributes as { markerName?: string; details?: Record<string, { payloads?: { data?: string }[] }> } | undefined;
+    const marker = e.markerRecordedEventAttributes as
+      { markerName?: string; details?: Record<string, { payloads?: { data?: string }[] }> } | undefined;
     if (marker?.markerName !== 'core_patch') continue;
     for (const p of marker.details?.['patch-data']?.payloads ?? []) {
       const id = (JSON.parse(Buffer.from(p.data ?? '', 'base64').toString('utf8')) as { id?: unknown }).id;

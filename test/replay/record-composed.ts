@@ -46,11 +46,21 @@ async function main(): Promise<void> {
     const client = new AgentClient(temporal, RECORD_NAME);
     const childId = `${COMPOSED_ID}--guarded`;
     await worker.runUntil(async () => {
-      const order = await temporal.workflow.start(orderWithAgentWorkflow, { taskQueue: RECORD_NAME, workflowId: COMPOSED_ID, args: [{ agent: 'guarded', prompt: 'Refund order 7', childId }] });
+      const order = await temporal.workflow.start(orderWithAgentWorkflow, {
+        taskQueue: RECORD_NAME,
+        workflowId: COMPOSED_ID,
+        args: [{ agent: 'guarded', prompt: 'Refund order 7', childId }],
+      });
       const child = client.get(childId);
-      const pending = await until(() => child.pendingApprovals(), (p) => p.length > 0);
+      const pending = await until(
+        () => child.pendingApprovals(),
+        (p) => p.length > 0,
+      );
       await child.decide({ callId: (pending[0] as { callId: string }).callId, decision: 'approve', by: 'ops:alice' });
-      await until(() => order.query(orderStateQuery), (s) => s.stage === 'waiting');
+      await until(
+        () => order.query(orderStateQuery),
+        (s) => s.stage === 'waiting',
+      );
       await order.signal(proceedSignal, 'ops:bob');
       console.error(JSON.stringify(await order.result()));
       mkdirSync(COMPOSED_DIR, { recursive: true });

@@ -111,7 +111,9 @@ async function main(): Promise<void> {
         if (uncovered.length) throw new Error(`${s.name}: history lacks ${uncovered.join(', ')}`);
         const text = `${JSON.stringify(json, null, 1)}\n`;
         writeFileSync(file, text);
-        console.log(`${s.name}: ${s.status}, ${(json as { events: unknown[] }).events.length} events, ${text.length} bytes -> ${file.slice(root.length + 1)}`);
+        console.log(
+          `${s.name}: ${s.status}, ${(json as { events: unknown[] }).events.length} events, ${text.length} bytes -> ${file.slice(root.length + 1)}`,
+        );
       };
       for (const s of scenarios) {
         const run = await runScenario(client, s, basename(target(s), '.json'));
@@ -121,7 +123,9 @@ async function main(): Promise<void> {
         const latest = (await run.handle.describe()).runId;
         if (first && first !== latest) {
           const firstHistory = await client.temporal.workflow.getHandle(run.workflowId, first).fetchHistory();
-          save(s, scrub(JSON.parse(historyToJSON(firstHistory)) as unknown), target(s).replace(/\.json$/, '.first.json'), ['WORKFLOW_EXECUTION_CONTINUED_AS_NEW']);
+          save(s, scrub(JSON.parse(historyToJSON(firstHistory)) as unknown), target(s).replace(/\.json$/, '.first.json'), [
+            'WORKFLOW_EXECUTION_CONTINUED_AS_NEW',
+          ]);
         }
       }
     });

@@ -15,7 +15,11 @@ const files = historyFiles();
 
 async function replay(workflowBundle: ReplayWorkerOptions['workflowBundle']): Promise<ReplayResult[]> {
   const results: ReplayResult[] = [];
-  for await (const r of Worker.runReplayHistories({ workflowBundle }, files.map((f) => loadHistory(f)))) results.push(r);
+  for await (const r of Worker.runReplayHistories(
+    { workflowBundle },
+    files.map((f) => loadHistory(f)),
+  ))
+    results.push(r);
   return results;
 }
 
@@ -30,7 +34,11 @@ beforeAll(() => {
 
 describe('recorded histories', () => {
   it('cover every scenario', () => {
-    for (const s of SCENARIOS) expect(files.filter((f) => isHistoryOf(f, s.name)), `history of ${s.name}`).not.toHaveLength(0);
+    for (const s of SCENARIOS)
+      expect(
+        files.filter((f) => isHistoryOf(f, s.name)),
+        `history of ${s.name}`,
+      ).not.toHaveLength(0);
   });
 
   it('hold what each scenario must cover (search attribute upserts, updates, signals, timers, patch markers)', () => {
@@ -85,9 +93,18 @@ describe('histories of a user workflow that runs an agent (./composed)', () => {
   });
 
   it('replay against a bundle of the user workflows that exports the agent workflows beside them', async () => {
-    const { code } = await bundleWorkflowCode({ workflowsPath: join(__dirname, 'composed-workflows.ts'), logger: new DefaultLogger('ERROR') });
+    const { code } = await bundleWorkflowCode({
+      workflowsPath: join(__dirname, 'composed-workflows.ts'),
+      logger: new DefaultLogger('ERROR'),
+    });
     const results: ReplayResult[] = [];
-    for await (const r of Worker.runReplayHistories({ workflowBundle: { code } }, composed.map((f) => loadHistory(f, dir)))) results.push(r);
-    expect(results.map((r) => ({ workflowId: r.workflowId, error: r.error?.message }))).toEqual(composed.map((f) => ({ workflowId: basename(f, '.json'), error: undefined })));
+    for await (const r of Worker.runReplayHistories(
+      { workflowBundle: { code } },
+      composed.map((f) => loadHistory(f, dir)),
+    ))
+      results.push(r);
+    expect(results.map((r) => ({ workflowId: r.workflowId, error: r.error?.message }))).toEqual(
+      composed.map((f) => ({ workflowId: basename(f, '.json'), error: undefined })),
+    );
   });
 });

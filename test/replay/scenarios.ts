@@ -129,7 +129,12 @@ replayAgents.add('skip_update', oneDeploy, approvalTools);
 replayAgents.add(
   'sticky_tool',
   [
-    { toolCalls: [{ name: 'deploy', args: { service: 'a' } }, { name: 'deploy', args: { service: 'b' } }] },
+    {
+      toolCalls: [
+        { name: 'deploy', args: { service: 'a' } },
+        { name: 'deploy', args: { service: 'b' } },
+      ],
+    },
     { toolCalls: [{ name: 'deploy', args: { service: 'c' } }] },
     { text: 'all deployed' },
   ],
@@ -137,17 +142,41 @@ replayAgents.add(
 );
 replayAgents.add(
   'reverse_order',
-  [{ toolCalls: [{ name: 'deploy', args: { service: 'first' } }, { name: 'deploy', args: { service: 'second' } }] }, { text: 'both decided' }],
+  [
+    {
+      toolCalls: [
+        { name: 'deploy', args: { service: 'first' } },
+        { name: 'deploy', args: { service: 'second' } },
+      ],
+    },
+    { text: 'both decided' },
+  ],
   approvalTools,
 );
 replayAgents.add(
   'conditional',
-  [{ toolCalls: [{ name: 'refund', args: { amount: 50 } }, { name: 'refund', args: { amount: 500 } }] }, { text: 'refunds handled' }],
+  [
+    {
+      toolCalls: [
+        { name: 'refund', args: { amount: 50 } },
+        { name: 'refund', args: { amount: 500 } },
+      ],
+    },
+    { text: 'refunds handled' },
+  ],
   approvalTools,
 );
 replayAgents.add(
   'expire_deny',
-  [{ toolCalls: [{ name: 'charge', args: { amount: 900 } }, { name: 'deploy', args: { service: 'api' } }] }, { text: 'not charged, deployed' }],
+  [
+    {
+      toolCalls: [
+        { name: 'charge', args: { amount: 900 } },
+        { name: 'deploy', args: { service: 'api' } },
+      ],
+    },
+    { text: 'not charged, deployed' },
+  ],
   approvalTools,
 );
 replayAgents.add('expire_fail', [{ toolCalls: [{ name: 'wire', args: { amount: 900 } }] }, { text: 'never reached' }], approvalTools);
@@ -167,8 +196,24 @@ replayAgents.add(
   approvalTools,
 );
 // Recorded after run policies were checked against the agent (patch `run-policy-checked`).
-replayAgents.add('policy_refused', [{ toolCalls: [{ name: 'deploy', args: { service: 'api' } }] }, { text: 'never reached' }], approvalTools);
-replayAgents.add('policy_checked', [{ toolCalls: [{ name: 'deploy', args: { service: 'api' } }, { name: 'echo', args: { text: 'read' } }] }, { text: 'deploy denied by policy' }], approvalTools);
+replayAgents.add(
+  'policy_refused',
+  [{ toolCalls: [{ name: 'deploy', args: { service: 'api' } }] }, { text: 'never reached' }],
+  approvalTools,
+);
+replayAgents.add(
+  'policy_checked',
+  [
+    {
+      toolCalls: [
+        { name: 'deploy', args: { service: 'api' } },
+        { name: 'echo', args: { text: 'read' } },
+      ],
+    },
+    { text: 'deploy denied by policy' },
+  ],
+  approvalTools,
+);
 replayAgents.add('refused_signal', [{ toolCalls: [{ name: 'refund', args: { amount: 500 } }] }, { text: 'refunded' }], approvalTools);
 replayAgents.add(
   'fatal_stops_batches',
@@ -187,10 +232,19 @@ replayAgents.add(
 
 // Added with typed endings: a decision signalled before its call exists (queued, then applied), a
 // Retry-After capped at the agent's maximum interval, and input no agent can run.
-replayAgents.add('early_decision', [{ delayMs: 1500, toolCalls: [{ name: 'deploy', args: { service: 'api' } }] }, { text: 'finished' }], approvalTools);
+replayAgents.add(
+  'early_decision',
+  [{ delayMs: 1500, toolCalls: [{ name: 'deploy', args: { service: 'api' } }] }, { text: 'finished' }],
+  approvalTools,
+);
 replayAgents.add(
   'retry_after_capped',
-  [{ text: 'Answered after a capped wait.', failures: [{ message: 'slow down', kind: 'rate_limit', status: 429, type: 'rate_limit_error', retryAfterMs: 3_600_000 }] }],
+  [
+    {
+      text: 'Answered after a capped wait.',
+      failures: [{ message: 'slow down', kind: 'rate_limit', status: 429, type: 'rate_limit_error', retryAfterMs: 3_600_000 }],
+    },
+  ],
   { tools: [], modelRetry: { maximumAttempts: 3, initialInterval: '50ms', maximumInterval: '200ms' } },
 );
 replayAgents.add('invalid_input', [{ text: 'never reached' }], { tools: [] });
@@ -208,7 +262,10 @@ replayAgents.add(
 );
 replayAgents.add('session_idle', [{ text: 'Anyone there?' }], { tools: [] });
 // Added with budgets: a token budget spent mid-loop, and a wall-clock budget that cancels a tool.
-replayAgents.add('budget_tokens', () => ({ text: 'again', toolCalls: [{ name: 'echo', args: { text: 'x'.repeat(400) } }] }), { tools: [echo], maxSteps: 20 });
+replayAgents.add('budget_tokens', () => ({ text: 'again', toolCalls: [{ name: 'echo', args: { text: 'x'.repeat(400) } }] }), {
+  tools: [echo],
+  maxSteps: 20,
+});
 // Added with the wait tool: a timer that fires, then one ended early by a message.
 replayAgents.add(
   'wait_tool',
@@ -237,36 +294,71 @@ replayAgents.add(
 );
 replayAgents.add(
   'budget_ask',
-  (request) => (request.messages.filter((m) => m.role === 'assistant').length < 4 ? { toolCalls: [{ name: 'echo', args: { text: 'x'.repeat(400) } }] } : { text: 'finished' }),
+  (request) =>
+    request.messages.filter((m) => m.role === 'assistant').length < 4
+      ? { toolCalls: [{ name: 'echo', args: { text: 'x'.repeat(400) } }] }
+      : { text: 'finished' },
   { tools: [echo], maxSteps: 20, budget: { maxTokens: 800 }, onBudgetExhausted: 'ask' },
 );
 replayAgents.add('budget_timeout', [{ toolCalls: [{ name: 'wait_forever', args: {} }] }, { text: 'never' }], { tools: [waitForever] });
 // Added with compaction: summaries when the context passes its threshold (old results stubbed too), and
 // one after a provider's "prompt is too long" with no window known.
 const reading = (steps: number) => (_request: unknown, ctx: { step: number; purpose?: 'summary' }) =>
-  ctx.purpose === 'summary' ? { text: `Read ${ctx.step - 1} pages so far.` } : ctx.step <= steps ? { toolCalls: [{ name: 'big', args: { kb: 2 } }] } : { text: 'all read' };
-replayAgents.add('compaction', reading(12), { tools: [big], maxSteps: 20, context: { windowTokens: 3_000, keepRecentTokens: 800, keepToolResults: 3 } });
-replayAgents.add('compaction_overflow', reading(10), { tools: [big], maxSteps: 20, context: { keepRecentTokens: 800, keepToolResults: 0 } });
+  ctx.purpose === 'summary'
+    ? { text: `Read ${ctx.step - 1} pages so far.` }
+    : ctx.step <= steps
+      ? { toolCalls: [{ name: 'big', args: { kb: 2 } }] }
+      : { text: 'all read' };
+replayAgents.add('compaction', reading(12), {
+  tools: [big],
+  maxSteps: 20,
+  context: { windowTokens: 3_000, keepRecentTokens: 800, keepToolResults: 3 },
+});
+replayAgents.add('compaction_overflow', reading(10), {
+  tools: [big],
+  maxSteps: 20,
+  context: { keepRecentTokens: 800, keepToolResults: 0 },
+});
 // Sub-agents: the parent's model calls an agent tool; the child asks for approval, decided through the parent.
-const subAgentChild = replayAgents.add('sub_agent_child', [{ toolCalls: [{ name: 'deploy', args: { service: 'api' } }] }, { text: 'deployed api' }], { tools: [deploy] });
-replayAgents.add('sub_agent', [{ toolCalls: [{ name: 'sub_agent_child', args: { input: 'deploy api' } }] }, { text: 'the child deployed api' }], { tools: [agentTool(subAgentChild)] });
+const subAgentChild = replayAgents.add(
+  'sub_agent_child',
+  [{ toolCalls: [{ name: 'deploy', args: { service: 'api' } }] }, { text: 'deployed api' }],
+  { tools: [deploy] },
+);
+replayAgents.add(
+  'sub_agent',
+  [{ toolCalls: [{ name: 'sub_agent_child', args: { input: 'deploy api' } }] }, { text: 'the child deployed api' }],
+  { tools: [agentTool(subAgentChild)] },
+);
 replayAgents.provider.setWindow('compaction', 3_000).setWindow('compaction_overflow', 3_000);
 // Added with MCP tools: tools of the reference MCP server (stdio, started by the recording worker) listed
 // at run start and recorded, two calls (one read-only pair in parallel), and a call with invalid arguments.
 replayAgents.add(
   'mcp_tools',
   [
-    { toolCalls: [{ name: 'everything__echo', args: { message: 'recorded' } }, { name: 'everything__get-sum', args: { a: 20, b: 22 } }] },
+    {
+      toolCalls: [
+        { name: 'everything__echo', args: { message: 'recorded' } },
+        { name: 'everything__get-sum', args: { a: 20, b: 22 } },
+      ],
+    },
     { toolCalls: [{ name: 'everything__echo', args: { text: 'wrong field' } }] },
     { text: 'echoed and summed' },
   ],
   {
     tools: [],
     mcp: [
-      mcpTools(mcpServer({ name: 'everything', command: process.execPath, args: [require.resolve('@modelcontextprotocol/server-everything/dist/index.js'), 'stdio'] }), {
-        include: ['echo', 'get-sum'],
-        defaults: { readOnly: true },
-      }),
+      mcpTools(
+        mcpServer({
+          name: 'everything',
+          command: process.execPath,
+          args: [require.resolve('@modelcontextprotocol/server-everything/dist/index.js'), 'stdio'],
+        }),
+        {
+          include: ['echo', 'get-sum'],
+          defaults: { readOnly: true },
+        },
+      ),
     ],
   },
 );
@@ -279,7 +371,12 @@ replayAgents.add(
     tools: [echo],
     guardrails: {
       input: [defineGuardrail({ name: 'input_ok', check: () => ({ pass: true }) })],
-      output: [defineGuardrail({ name: 'no_codes', check: ({ text }) => (/\d{4}/.test(text) ? { pass: false, reason: 'the answer reveals a code' } : { pass: true }) })],
+      output: [
+        defineGuardrail({
+          name: 'no_codes',
+          check: ({ text }) => (/\d{4}/.test(text) ? { pass: false, reason: 'the answer reveals a code' } : { pass: true }),
+        }),
+      ],
     },
     hooks: { beforeToolCall: ({ tool }) => (tool === 'echo' ? { args: { text: 'rewritten' } } : undefined) },
   },
@@ -296,10 +393,17 @@ replayAgents.add(
 );
 
 /** Throw unless the run's events of `type` are `expected` (compared on the listed fields). */
-async function expectEvents(run: AgentRun, type: 'approval_decided' | 'approval_refused', expected: readonly Record<string, unknown>[]): Promise<void> {
+async function expectEvents(
+  run: AgentRun,
+  type: 'approval_decided' | 'approval_refused',
+  expected: readonly Record<string, unknown>[],
+): Promise<void> {
   const found = await waitForEvents(run, type, expected.length);
-  const picked = found.map((e, i) => Object.fromEntries(Object.keys(expected[i] ?? {}).map((k) => [k, (e as unknown as Record<string, unknown>)[k]])));
-  if (JSON.stringify(picked) !== JSON.stringify(expected)) throw new Error(`${run.workflowId}: ${type} events ${JSON.stringify(found)}, expected ${JSON.stringify(expected)}`);
+  const picked = found.map((e, i) =>
+    Object.fromEntries(Object.keys(expected[i] ?? {}).map((k) => [k, (e as unknown as Record<string, unknown>)[k]])),
+  );
+  if (JSON.stringify(picked) !== JSON.stringify(expected))
+    throw new Error(`${run.workflowId}: ${type} events ${JSON.stringify(found)}, expected ${JSON.stringify(expected)}`);
 }
 
 const UPSERT = 'UPSERT_WORKFLOW_SEARCH_ATTRIBUTES';
@@ -397,7 +501,12 @@ export const SCENARIOS: readonly Scenario[] = [
       await run.decide({ callId: 'call_1_1', decision: 'approve', by: 'ops:alice' });
     },
   },
-  { name: 'expire_fail', input: 'wire', status: 'approval_expired', covers: [UPSERT, 'TIMER_FIRED', 'patch:stop-batches-after-fatal-outcome'] },
+  {
+    name: 'expire_fail',
+    input: 'wire',
+    status: 'approval_expired',
+    covers: [UPSERT, 'TIMER_FIRED', 'patch:stop-batches-after-fatal-outcome'],
+  },
   // deploy is denied by name; refund (which would ask) is allowed by `*`, so its predicate is never run.
   {
     name: 'policy_deny_allow',
@@ -449,9 +558,21 @@ export const SCENARIOS: readonly Scenario[] = [
   // An empty prompt: the run ends invalid_input without calling any activity.
   { name: 'invalid_input', input: '', status: 'invalid_input' },
   // `allow` on a tool that needs approval, without a waiver: the run ends invalid_input after describing the agent.
-  { name: 'policy_refused', input: 'go', status: 'invalid_input', policy: { deploy: 'allow', delpoy: 'deny' }, covers: ['patch:run-policy-checked'] },
+  {
+    name: 'policy_refused',
+    input: 'go',
+    status: 'invalid_input',
+    policy: { deploy: 'allow', delpoy: 'deny' },
+    covers: ['patch:run-policy-checked'],
+  },
   // A policy that only tightens passes the check: deploy is denied, echo runs.
-  { name: 'policy_checked', input: 'go', status: 'success', policy: { deploy: 'deny', echo: 'allow' }, covers: ['patch:run-policy-checked'] },
+  {
+    name: 'policy_checked',
+    input: 'go',
+    status: 'success',
+    policy: { deploy: 'deny', echo: 'allow' },
+    covers: ['patch:run-policy-checked'],
+  },
   {
     name: 'session_chat',
     input: 'hi',
@@ -494,7 +615,13 @@ export const SCENARIOS: readonly Scenario[] = [
     },
   },
   { name: 'budget_tokens', input: 'loop', budget: { maxTokens: 1_500 }, status: 'budget_exceeded' },
-  { name: 'budget_timeout', input: 'wait', budget: { timeout: '1s' }, status: 'timeout', covers: ['TIMER_FIRED', 'ACTIVITY_TASK_CANCEL_REQUESTED'] },
+  {
+    name: 'budget_timeout',
+    input: 'wait',
+    budget: { timeout: '1s' },
+    status: 'timeout',
+    covers: ['TIMER_FIRED', 'ACTIVITY_TASK_CANCEL_REQUESTED'],
+  },
   { name: 'compaction', input: 'read', status: 'success', covers: ['patch:context-compaction'] },
   { name: 'compaction_overflow', input: 'read', status: 'success', covers: ['patch:context-compaction'] },
   // MCP tools.
@@ -505,7 +632,13 @@ export const SCENARIOS: readonly Scenario[] = [
     name: 'sub_agent',
     input: 'deploy through the child',
     status: 'success',
-    covers: ['START_CHILD_WORKFLOW_EXECUTION_INITIATED', 'CHILD_WORKFLOW_EXECUTION_COMPLETED', 'SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED', 'WORKFLOW_EXECUTION_SIGNALED', UPDATE],
+    covers: [
+      'START_CHILD_WORKFLOW_EXECUTION_INITIATED',
+      'CHILD_WORKFLOW_EXECUTION_COMPLETED',
+      'SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED',
+      'WORKFLOW_EXECUTION_SIGNALED',
+      UPDATE,
+    ],
     during: async (run) => {
       // The child's call, listed on the parent; the decision is forwarded to the child.
       await waitForPending(run, ['call_1_0']);

@@ -52,7 +52,11 @@ const httpErrors: unknown[] = [];
 beforeAll(async () => {
   server = await restartableServer();
   h = await startHarness({ agents: S.agents, providers: { scripted: S.provider }, address: server.address });
-  api = createHttpApi({ client: h.client, auth: parseTokens(JSON.stringify({ tokens: { [VIEWER]: { identity: 'dashboard' } } }), 'test tokens'), onError: (err) => httpErrors.push(err) });
+  api = createHttpApi({
+    client: h.client,
+    auth: parseTokens(JSON.stringify({ tokens: { [VIEWER]: { identity: 'dashboard' } } }), 'test tokens'),
+    onError: (err) => httpErrors.push(err),
+  });
   http = await serveHttpApi(api, { port: 0 });
 });
 afterAll(async () => {
@@ -98,7 +102,9 @@ async function followSse(workflowId: string, frames: Frame[], errorFrames: Frame
   for (let connects = 1; connects <= 50; connects++) {
     const lastId = frames.filter((f) => f.id !== undefined).at(-1)?.id;
     try {
-      const res = await fetch(`${http.url}/runs/${workflowId}/events`, { headers: { Authorization: `Bearer ${VIEWER}`, ...(lastId !== undefined ? { 'Last-Event-ID': lastId } : {}) } });
+      const res = await fetch(`${http.url}/runs/${workflowId}/events`, {
+        headers: { Authorization: `Bearer ${VIEWER}`, ...(lastId !== undefined ? { 'Last-Event-ID': lastId } : {}) },
+      });
       // Frames as they come (an `event: error` frame, sent when the stream fails, carries no event).
       await readFrames(res, undefined, (f) => {
         if (f.event === 'error') errorFrames.push(f);
@@ -127,72 +133,85 @@ async function waitUntil(what: string, ok: () => boolean, ms = 20_000): Promise<
 }
 
 describe('Temporal server restart', () => {
-  it('a streaming run waiting for approval outlives a server restart: worker and clients reconnect, every durable event once and in order', { timeout: 90_000 }, async () => {
-    const run = await h.client.start('restart_deployer', { input: 'deploy billing', workflowId: testId('server-restart') });
-    const events: StreamEvent[] = [];
-    const failures: unknown[] = [];
-    const frames: Frame[] = [];
-    const following = follow(run, events, failures);
-    const sseErrors: Frame[] = [];
-    const followingSse = followSse(run.workflowId, frames, sseErrors);
+  it(
+    'a streaming run waiting for approval outlives a server restart: worker and clients reconnect, every durable event once and in order',
+    { timeout: 90_000 },
+    async () => {
+      const run = await h.client.start('restart_deployer', { input: 'deploy billing', workflowId: testId('server-restart') });
+      const events: StreamEvent[] = [];
+      const failures: unknown[] = [];
+      const frames: Frame[] = [];
+      const following = follow(run, events, failures);
+      const sseErrors: Frame[] = [];
+      const followingSse = followSse(run.workflowId, frames, sseErrors);
 
-    // Mid-run: waiting for a person, both readers up to date.
-    const [pending] = await waitForPending(run);
-    expect(pending).toMatchObject({ callId: 'call_1_0', tool: 'deploy' });
-    await waitUntil('the readers to see the approval request', () => events.some((e) => e.type === 'approval_requested') && frames.some((f) => parsed(f).type === 'approval_requested'));
-    const beforeStop = nextSeq(events);
+      // Mid-run: waiting for a person, both readers up to date.
+      const [pending] = await waitForPending(run);
+      expect(pending).toMatchObject({ callId: 'call_1_0', tool: 'deploy' });
+      await waitUntil(
+        'the readers to see the approval request',
+        () => events.some((e) => e.type === 'approval_requested') && frames.some((f) => parsed(f).type === 'approval_requested'),
+      );
+      const beforeStop = nextSeq(events);
 
-    await server.stop();
-    // Down for a while: the readers' polls and the worker's polls fail (and are retried) meanwhile.
-    await pause(1000);
-    expect(events.at(-1)?.type).not.toBe('done');
-    await server.start();
-    expect(server.starts).toBe(2);
+      await server.stop();
+      // Down for a while: the readers' polls and the worker's polls fail (and are retried) meanwhile.
+      await pause(1000);
+      expect(events.at(-1)?.type).not.toBe('done');
+      await server.start();
+      expect(server.starts).toBe(2);
 
-    // The worker that ran all along answers the decision (an update: it needs a worker polling again).
-    const receipt = await run.decide({ callId: pending!.callId, decision: 'approve', by: 'ops:alice', reason: 'after the restart' });
-    expect(receipt).toMatchObject({ callId: pending!.callId, decision: 'approve', by: 'ops:alice' });
-    const result = await resultWithin(run);
-    expect(result.status).toBe('success');
-    expect(result.finalText).toBe(AFTER);
-    const [attaches, connects] = await Promise.all([following, followingSse]);
+      // The worker that ran all along answers the decision (an update: it needs a worker polling again).
+      const receipt = await run.decide({ callId: pending!.callId, decision: 'approve', by: 'ops:alice', reason: 'after the restart' });
+      expect(receipt).toMatchObject({ callId: pending!.callId, decision: 'approve', by: 'ops:alice' });
+      const result = await resultWithin(run);
+      expect(result.status).toBe('success');
+      expect(result.finalText).toBe(AFTER);
+      const [attaches, connects] = await Promise.all([following, followingSse]);
 
-    const logged = await allEvents(run);
-    expect(logged.find((e) => e.type === 'approval_decided')).toMatchObject({ decision: 'approve', by: 'ops:alice' });
-    expect(logged.length).toBeGreaterThan(beforeStop);
+      const logged = await allEvents(run);
+      expect(logged.find((e) => e.type === 'approval_decided')).toMatchObject({ decision: 'approve', by: 'ops:alice' });
+      expect(logged.length).toBeGreaterThan(beforeStop);
 
-    // The client that followed across the restart (re-attaching from its cursor if its stream broke).
-    expectEveryEventOnce(durableOf(events), logged);
-    const text = new TextAccumulator();
-    for (const e of events) text.push(e);
-    const assistantTexts = result.messages.filter((m) => m.role === 'assistant').map((m) => messageText(m));
-    expect([text.textOf(1), text.textOf(2)]).toEqual(assistantTexts);
-    expect(assistantTexts).toEqual([BEFORE, AFTER]);
+      // The client that followed across the restart (re-attaching from its cursor if its stream broke).
+      expectEveryEventOnce(durableOf(events), logged);
+      const text = new TextAccumulator();
+      for (const e of events) text.push(e);
+      const assistantTexts = result.messages.filter((m) => m.role === 'assistant').map((m) => messageText(m));
+      expect([text.textOf(1), text.textOf(2)]).toEqual(assistantTexts);
+      expect(assistantTexts).toEqual([BEFORE, AFTER]);
 
-    // The same client re-attaching from its cursor before the outage gets the rest, nothing twice.
-    const rest = await collect(run.stream({ after: beforeStop, deltas: false }));
-    expect(durableOf(rest)).toEqual(logged.slice(beforeStop));
+      // The same client re-attaching from its cursor before the outage gets the rest, nothing twice.
+      const rest = await collect(run.stream({ after: beforeStop, deltas: false }));
+      expect(durableOf(rest)).toEqual(logged.slice(beforeStop));
 
-    // A fresh client, on a connection of its own made after the restart, from the start.
-    const connection = await Connection.connect({ address: server.address });
-    try {
-      const fresh = await collect(new AgentClient(new Client({ connection }), h.taskQueue).get(run.workflowId).stream());
-      expectEveryEventOnce(durableOf(fresh), logged);
-    } finally {
-      await connection.close();
-    }
+      // A fresh client, on a connection of its own made after the restart, from the start.
+      const connection = await Connection.connect({ address: server.address });
+      try {
+        const fresh = await collect(new AgentClient(new Client({ connection }), h.taskQueue).get(run.workflowId).stream());
+        expectEveryEventOnce(durableOf(fresh), logged);
+      } finally {
+        await connection.close();
+      }
 
-    // Over HTTP: the SSE reader (reconnecting with Last-Event-ID if its response ended) got each durable event once.
-    for (const f of frames) {
-      const e = parsed(f);
-      if ('seq' in e) expect(f.id).toBe(String(e.seq));
-    }
-    expectEveryEventOnce(durableOf(frames.map(parsed)), logged);
-    // And a reconnection after the restart, from the last event before the outage, gets the rest.
-    const resumed = await readFrames(await fetch(`${http.url}/runs/${run.workflowId}/events`, { headers: { Authorization: `Bearer ${VIEWER}`, 'Last-Event-ID': String(beforeStop - 1) } }));
-    expect(resumed.map((f) => Number(f.id))).toEqual(logged.slice(beforeStop).map((e) => e.seq));
-    expect(api.streams.open).toBe(0);
+      // Over HTTP: the SSE reader (reconnecting with Last-Event-ID if its response ended) got each durable event once.
+      for (const f of frames) {
+        const e = parsed(f);
+        if ('seq' in e) expect(f.id).toBe(String(e.seq));
+      }
+      expectEveryEventOnce(durableOf(frames.map(parsed)), logged);
+      // And a reconnection after the restart, from the last event before the outage, gets the rest.
+      const resumed = await readFrames(
+        await fetch(`${http.url}/runs/${run.workflowId}/events`, {
+          headers: { Authorization: `Bearer ${VIEWER}`, 'Last-Event-ID': String(beforeStop - 1) },
+        }),
+      );
+      expect(resumed.map((f) => Number(f.id))).toEqual(logged.slice(beforeStop).map((e) => e.seq));
+      expect(api.streams.open).toBe(0);
 
-    console.log(`server restart: run.stream() attached ${attaches}x (${failures.map(String).join('; ') || 'no failure'}); SSE connected ${connects}x (${sseErrors.map((f) => f.data).join('; ') || 'no error'}); HTTP errors: ${httpErrors.map(String).join('; ') || 'none'}`);
-  });
+      console.log(
+        `server restart: run.stream() attached ${attaches}x (${failures.map(String).join('; ') || 'no failure'}); SSE connected ${connects}x (${sseErrors.map((f) => f.data).join('; ') || 'no error'}); HTTP errors: ${httpErrors.map(String).join('; ') || 'none'}`,
+      );
+    },
+  );
 });

@@ -36,43 +36,50 @@ afterAll(async () => {
 });
 
 describe('createWorker while Temporal is down', () => {
-  it('retries its first connection with backoff, logging each attempt with the address, and runs once the server is up', { timeout: 120_000 }, async () => {
-    const taskQueue = `first-connect-${randomUUID()}`;
-    const creating = createWorker({
-      agents: S.agents,
-      providers: { scripted: S.provider },
-      store: new FileBlobStore(mkdtempSync(join(tmpdir(), 'durable-agent-store-'))),
-      encryption: false,
-      address: server.address,
-      taskQueue,
-      workflowBundle: { codePath: inject('workflowBundlePath') },
-      connectTimeoutMs: 60_000,
-    });
-    let settled = false;
-    void creating.then(() => (settled = true), () => (settled = true));
-    await new Promise((r) => setTimeout(r, 4000));
-    expect(settled).toBe(false); // still trying, not given up
-    const retries = logged.filter((l) => l.includes(`cannot reach the Temporal server at ${server.address}`));
-    expect(retries.length).toBeGreaterThanOrEqual(2);
-    expect(retries[0]).toMatch(/attempt 1 failed.*retrying in [\d.]+ s/);
+  it(
+    'retries its first connection with backoff, logging each attempt with the address, and runs once the server is up',
+    { timeout: 120_000 },
+    async () => {
+      const taskQueue = `first-connect-${randomUUID()}`;
+      const creating = createWorker({
+        agents: S.agents,
+        providers: { scripted: S.provider },
+        store: new FileBlobStore(mkdtempSync(join(tmpdir(), 'durable-agent-store-'))),
+        encryption: false,
+        address: server.address,
+        taskQueue,
+        workflowBundle: { codePath: inject('workflowBundlePath') },
+        connectTimeoutMs: 60_000,
+      });
+      let settled = false;
+      void creating.then(
+        () => (settled = true),
+        () => (settled = true),
+      );
+      await new Promise((r) => setTimeout(r, 4000));
+      expect(settled).toBe(false); // still trying, not given up
+      const retries = logged.filter((l) => l.includes(`cannot reach the Temporal server at ${server.address}`));
+      expect(retries.length).toBeGreaterThanOrEqual(2);
+      expect(retries[0]).toMatch(/attempt 1 failed.*retrying in [\d.]+ s/);
 
-    await server.start();
-    const worker = await creating;
-    const running = worker.run();
-    const connection = await Connection.connect({ address: server.address });
-    try {
-      const client = new AgentClient(new Client({ connection }), taskQueue);
-      const run = await client.start('first_connect', { input: 'hello', workflowId: `first-connect-${randomUUID().slice(0, 8)}` });
-      const result = await run.result();
-      expect(result.status).toBe('success');
-      expect(result.finalText).toBe('Connected late, answered anyway.');
-      expect(logged.some((l) => l.includes(`connected to the Temporal server at ${server.address}`))).toBe(true);
-    } finally {
-      await worker.close();
-      await running.catch(() => undefined);
-      await connection.close();
-    }
-  });
+      await server.start();
+      const worker = await creating;
+      const running = worker.run();
+      const connection = await Connection.connect({ address: server.address });
+      try {
+        const client = new AgentClient(new Client({ connection }), taskQueue);
+        const run = await client.start('first_connect', { input: 'hello', workflowId: `first-connect-${randomUUID().slice(0, 8)}` });
+        const result = await run.result();
+        expect(result.status).toBe('success');
+        expect(result.finalText).toBe('Connected late, answered anyway.');
+        expect(logged.some((l) => l.includes(`connected to the Temporal server at ${server.address}`))).toBe(true);
+      } finally {
+        await worker.close();
+        await running.catch(() => undefined);
+        await connection.close();
+      }
+    },
+  );
 
   it('gives up at once with connectTimeoutMs: 0', async () => {
     if (server.running) await server.stop();

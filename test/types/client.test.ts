@@ -116,7 +116,8 @@ describe('results, events and approvals narrow on the tool name', () => {
       if (p.tool === 'budget') expectTypeOf(p.args.spent).toBeNumber();
     };
     const onEvent = (e: AgentEvent<AssistantCalls>) => {
-      if (e.type === 'approval_requested' && e.tool === 'budget') expectTypeOf(e.args.budget).toEqualTypeOf<'maxTokens' | 'maxCostUsd' | 'maxTurns'>();
+      if (e.type === 'approval_requested' && e.tool === 'budget')
+        expectTypeOf(e.args.budget).toEqualTypeOf<'maxTokens' | 'maxCostUsd' | 'maxTurns'>();
     };
     expectTypeOf(onEvent).toBeFunction();
     expectTypeOf(check).toBeFunction();
@@ -128,7 +129,8 @@ describe('AgentRunResult narrows on status', () => {
     const check = (r: AgentRunResult) => {
       if (r.status === 'success') expectTypeOf(r.error).toEqualTypeOf<undefined>();
       else expectTypeOf(r.error).toEqualTypeOf<RunError>();
-      if (r.status === 'provider_error' || r.status === 'cancelled' || r.status === 'max_steps') expectTypeOf(r.error).toEqualTypeOf<RunError>();
+      if (r.status === 'provider_error' || r.status === 'cancelled' || r.status === 'max_steps')
+        expectTypeOf(r.error).toEqualTypeOf<RunError>();
     };
     expectTypeOf(check).toBeFunction();
     expectTypeOf<AgentRunResult['status']>().toEqualTypeOf<RunStatus>();
@@ -163,7 +165,9 @@ describe('a successful result’s output is typed by the agent’s output schema
         else expectTypeOf(r.output).toEqualTypeOf<undefined>();
       };
       expectTypeOf(check).toBeFunction();
-      expectTypeOf(client.start(triage, { input: 'x' })).resolves.toEqualTypeOf<AgentRun<{ tool: 'lookup'; args: { key: string } }, Triage>>();
+      expectTypeOf(client.start(triage, { input: 'x' })).resolves.toEqualTypeOf<
+        AgentRun<{ tool: 'lookup'; args: { key: string } }, Triage>
+      >();
       expectTypeOf(client.get<typeof triage>('wf-1')).toEqualTypeOf<AgentRun<{ tool: 'lookup'; args: { key: string } }, Triage>>();
       // A run typed by its output is still an AgentRun (e.g. for helpers that take any run).
       const _toolless = defineAgent({ name: 'toolless', model: { provider: 'scripted', model: 'x' }, output: z.object({ n: z.number() }) });

@@ -26,7 +26,9 @@ function resolve(from: string, spec: string): string | undefined {
 const graph = new Map(
   [...files].map((f) => [
     f,
-    [...readFileSync(join(ROOT, f), 'utf8').matchAll(IMPORT)].map((m) => resolve(f, m[1] as string)).filter((d): d is string => d !== undefined && d !== f),
+    [...readFileSync(join(ROOT, f), 'utf8').matchAll(IMPORT)]
+      .map((m) => resolve(f, m[1] as string))
+      .filter((d): d is string => d !== undefined && d !== f),
   ]),
 );
 

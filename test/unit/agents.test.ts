@@ -116,9 +116,14 @@ describe('toolSpec', () => {
   });
 
   it('maps retry options, keeping defaults for what is not given', () => {
-    const spec = toolSpec(tool('t', { retry: { maximumAttempts: 5, initialInterval: '2s', maximumInterval: '1m', backoffCoefficient: 3 } }));
+    const spec = toolSpec(
+      tool('t', { retry: { maximumAttempts: 5, initialInterval: '2s', maximumInterval: '1m', backoffCoefficient: 3 } }),
+    );
     expect(spec.retry).toEqual({ maximumAttempts: 5, initialIntervalMs: 2000, backoffCoefficient: 3, maximumIntervalMs: 60_000 });
-    expect(toolSpec(tool('t', { retry: { maximumAttempts: 1 } })).retry).toEqual({ ...retrySpec(undefined, DEFAULTS.toolRetry), maximumAttempts: 1 });
+    expect(toolSpec(tool('t', { retry: { maximumAttempts: 1 } })).retry).toEqual({
+      ...retrySpec(undefined, DEFAULTS.toolRetry),
+      maximumAttempts: 1,
+    });
   });
 
   it('carries readOnly and the error policy', () => {
@@ -151,19 +156,31 @@ describe('agentSpec and promptSpec', () => {
   });
 
   it("resolves the context window: the agent's own, else the worker's table by model id (dated ids and vendor prefixes too)", () => {
-    expect(agentSpec(defineAgent({ name: 'a', model: { provider: 'anthropic', model: 'claude-sonnet-4-5-20250929' } }), 'r').context).toEqual({
+    expect(
+      agentSpec(defineAgent({ name: 'a', model: { provider: 'anthropic', model: 'claude-sonnet-4-5-20250929' } }), 'r').context,
+    ).toEqual({
       windowTokens: 200_000,
       compactAt: 0.8,
       keepRecentTokens: 50_000,
       keepToolResults: 10,
       summarize: true,
     });
-    expect(agentSpec(defineAgent({ name: 'a', model: { provider: 'openai', model: 'openai/gpt-4o-mini' } }), 'r').context?.windowTokens).toBe(128_000);
+    expect(
+      agentSpec(defineAgent({ name: 'a', model: { provider: 'openai', model: 'openai/gpt-4o-mini' } }), 'r').context?.windowTokens,
+    ).toBe(128_000);
     expect(agentSpec(defineAgent({ name: 'a', model: MODEL }), 'r', false, { m: 4096 }).context?.windowTokens).toBe(4096);
     const own = defineAgent({
       name: 'a',
       model: MODEL,
-      context: { windowTokens: 8000, compactAt: 0.5, keepRecentTokens: 1000, keepToolResults: 0, summarize: false, summaryModel: { provider: 'scripted', model: 'cheap' }, summaryPrompt: 'Be short.' },
+      context: {
+        windowTokens: 8000,
+        compactAt: 0.5,
+        keepRecentTokens: 1000,
+        keepToolResults: 0,
+        summarize: false,
+        summaryModel: { provider: 'scripted', model: 'cheap' },
+        summaryPrompt: 'Be short.',
+      },
     });
     expect(agentSpec(own, 'r', false, { m: 4096 }).context).toEqual({
       windowTokens: 8000,
@@ -177,8 +194,12 @@ describe('agentSpec and promptSpec', () => {
   });
 
   it('raises the output limit after a recovery only when recoveries are on', () => {
-    expect(agentSpec(defineAgent({ name: 'a', model: MODEL, maxTokensRecoveries: 2, recoveryMaxTokens: 32_000 }), 'r').limits).toMatchObject({ maxTokensRecoveries: 2, recoveryMaxTokens: 32_000 });
-    expect(() => defineAgent({ name: 'a', model: MODEL, recoveryMaxTokens: 32_000 })).toThrow(/recoveryMaxTokens raises the output limit .* set maxTokensRecoveries too/);
+    expect(
+      agentSpec(defineAgent({ name: 'a', model: MODEL, maxTokensRecoveries: 2, recoveryMaxTokens: 32_000 }), 'r').limits,
+    ).toMatchObject({ maxTokensRecoveries: 2, recoveryMaxTokens: 32_000 });
+    expect(() => defineAgent({ name: 'a', model: MODEL, recoveryMaxTokens: 32_000 })).toThrow(
+      /recoveryMaxTokens raises the output limit .* set maxTokensRecoveries too/,
+    );
     expect(() => defineAgent({ name: 'a', model: MODEL, maxTokensRecoveries: 1, recoveryMaxTokens: -5 })).toThrow(/recoveryMaxTokens/);
   });
 
@@ -192,7 +213,9 @@ describe('agentSpec and promptSpec', () => {
     expect(bad({ summarize: 'yes' })).toThrow(/summarize must be true or false/);
     expect(bad({ summaryModel: { provider: 'x' } })).toThrow(/summaryModel needs a provider and a model/);
     expect(bad({ summaryPrompt: ' ' })).toThrow(/summaryPrompt must be a non-empty string/);
-    expect(bad({ windowTokens: 1000, keepRecentTokens: 900 })).toThrow(/keepRecentTokens \(900\) must be less than compactAt × windowTokens \(800\)/);
+    expect(bad({ windowTokens: 1000, keepRecentTokens: 900 })).toThrow(
+      /keepRecentTokens \(900\) must be less than compactAt × windowTokens \(800\)/,
+    );
   });
 
   it('lists the primary model then the fallbacks, each with maxTokens', () => {
@@ -264,7 +287,11 @@ describe('AgentRegistry', () => {
 
 describe('approval settings', () => {
   it('naming approvers alone means every call asks them', () => {
-    expect(toolSpec(tool('t', { approvers: ['ops:alice'] })).approval).toEqual({ mode: 'always', approvers: ['ops:alice'], onTimeout: 'deny' });
+    expect(toolSpec(tool('t', { approvers: ['ops:alice'] })).approval).toEqual({
+      mode: 'always',
+      approvers: ['ops:alice'],
+      onTimeout: 'deny',
+    });
     expect(toolSpec(tool('t', { approvers: ['ops:alice'], approvalTimeout: '1m', onApprovalTimeout: 'fail' })).approval).toEqual({
       mode: 'always',
       approvers: ['ops:alice'],
@@ -274,7 +301,10 @@ describe('approval settings', () => {
   });
 
   it('keeps a predicate conditional when approvers are named too, and needs nothing without settings', () => {
-    expect(toolSpec(tool('t', { needsApproval: () => true, approvers: ['ops:alice'] })).approval).toMatchObject({ mode: 'conditional', approvers: ['ops:alice'] });
+    expect(toolSpec(tool('t', { needsApproval: () => true, approvers: ['ops:alice'] })).approval).toMatchObject({
+      mode: 'conditional',
+      approvers: ['ops:alice'],
+    });
     expect(toolSpec(tool('t', { needsApproval: true })).approval).toEqual({ mode: 'always', onTimeout: 'deny' });
     expect(toolSpec(tool('t')).approval).toBeUndefined();
     expect(toolSpec(tool('t', { needsApproval: false })).approval).toBeUndefined();
@@ -295,7 +325,9 @@ describe('approval settings', () => {
     for (const extra of [{ approvers: ['ops:alice'] }, { approvalTimeout: '1m' }, { onApprovalTimeout: 'fail' as const }]) {
       const err = catchError(() => tool('t', { needsApproval: false, ...extra }));
       expect(err, JSON.stringify(extra)).toBeInstanceOf(DefinitionError);
-      expect((err as Error).message).toMatch(/^tool "t": needsApproval is false but (approvers|approvalTimeout|onApprovalTimeout) is set: remove needsApproval/);
+      expect((err as Error).message).toMatch(
+        /^tool "t": needsApproval is false but (approvers|approvalTimeout|onApprovalTimeout) is set: remove needsApproval/,
+      );
     }
   });
 
@@ -304,7 +336,9 @@ describe('approval settings', () => {
       'tool "t": approvalTimeout does nothing without approval: set needsApproval (true or a predicate) or approvers, or remove it',
     );
     expect(() => tool('t', { onApprovalTimeout: 'deny' })).toThrow(/onApprovalTimeout does nothing without approval/);
-    expect(() => tool('t', { approvalTimeout: '1m', onApprovalTimeout: 'deny' })).toThrow(/approvalTimeout and onApprovalTimeout do nothing/);
+    expect(() => tool('t', { approvalTimeout: '1m', onApprovalTimeout: 'deny' })).toThrow(
+      /approvalTimeout and onApprovalTimeout do nothing/,
+    );
   });
 
   it('refuses malformed approval settings', () => {
@@ -312,7 +346,9 @@ describe('approval settings', () => {
     expect(() => tool('t', { approvers: ['ops:alice', ' '] })).toThrow(/approvers must be a non-empty list/);
     expect(() => tool('t', { needsApproval: true, approvalTimeout: 'soon' })).toThrow(/approvalTimeout must be a positive duration/);
     expect(() => tool('t', { needsApproval: true, approvalTimeout: 0 })).toThrow(/approvalTimeout must be a positive duration/);
-    expect(() => tool('t', { needsApproval: true, onApprovalTimeout: 'retry' as 'deny' })).toThrow(/onApprovalTimeout must be "deny" or "fail"/);
+    expect(() => tool('t', { needsApproval: true, onApprovalTimeout: 'retry' as 'deny' })).toThrow(
+      /onApprovalTimeout must be "deny" or "fail"/,
+    );
     expect(() => tool('t', { needsApproval: 'yes' as unknown as boolean })).toThrow(/needsApproval must be true, false or a predicate/);
   });
 });
@@ -330,17 +366,39 @@ describe('other tool options', () => {
 
 /** A tool made by hand, not by defineTool. */
 function handMade(fields: Record<string, unknown> = {}): AnyTool {
-  return { name: 'lookup', description: 'Look something up', input: z.object({ key: z.string() }), execute: () => 'ok', ...fields } as unknown as AnyTool;
+  return {
+    name: 'lookup',
+    description: 'Look something up',
+    input: z.object({ key: z.string() }),
+    execute: () => 'ok',
+    ...fields,
+  } as unknown as AnyTool;
 }
 
 describe('tools made by hand', () => {
   const cases: Array<[string, unknown, RegExp]> = [
-    ['a JSON Schema as input', handMade({ input: { type: 'object', properties: {} } }), /^agent "shop", tool "lookup": input must be a z\.object\(\{ \.\.\. \}\) schema from zod, got a plain object\. Declare tools with defineTool/],
-    ['a zod string as input', handMade({ input: z.string() }), /^agent "shop", tool "lookup": input must be a z\.object.*got a zod string schema/],
-    ['no execute', handMade({ execute: undefined }), /^agent "shop", tool "lookup": execute must be a function .*got undefined\. Declare tools with defineTool/],
+    [
+      'a JSON Schema as input',
+      handMade({ input: { type: 'object', properties: {} } }),
+      /^agent "shop", tool "lookup": input must be a z\.object\(\{ \.\.\. \}\) schema from zod, got a plain object\. Declare tools with defineTool/,
+    ],
+    [
+      'a zod string as input',
+      handMade({ input: z.string() }),
+      /^agent "shop", tool "lookup": input must be a z\.object.*got a zod string schema/,
+    ],
+    [
+      'no execute',
+      handMade({ execute: undefined }),
+      /^agent "shop", tool "lookup": execute must be a function .*got undefined\. Declare tools with defineTool/,
+    ],
     ['no description', handMade({ description: undefined }), /^agent "shop", tool "lookup" needs a description/],
     ['a bad name', handMade({ name: 'look up' }), /^agent "shop", tool name "look up" must be 1-64 letters/],
-    ['a malformed inputSchema', handMade({ inputSchema: 'object' }), /^agent "shop", tool "lookup": inputSchema must be the JSON Schema of an object/],
+    [
+      'a malformed inputSchema',
+      handMade({ inputSchema: 'object' }),
+      /^agent "shop", tool "lookup": inputSchema must be the JSON Schema of an object/,
+    ],
     ['a string', 'lookup', /^agent "shop", tools\[0\] is not a tool \(got the string "lookup"\)\. Declare tools with defineTool/],
     ['null', null, /^agent "shop", tools\[0\] is not a tool \(got null\)/],
     ['an agent', defineAgent({ name: 'inner', model: MODEL }), /^agent "shop", tool "inner" is an agent, not a tool/],
@@ -377,9 +435,9 @@ describe('tools made by hand', () => {
   });
 
   it('applies the approval rules to tools made by hand too', () => {
-    expect(() => defineAgent({ name: 'shop', model: MODEL, tools: [handMade({ needsApproval: false, approvers: ['ops:alice'] })] })).toThrow(
-      /^agent "shop", tool "lookup": needsApproval is false but approvers is set/,
-    );
+    expect(() =>
+      defineAgent({ name: 'shop', model: MODEL, tools: [handMade({ needsApproval: false, approvers: ['ops:alice'] })] }),
+    ).toThrow(/^agent "shop", tool "lookup": needsApproval is false but approvers is set/);
   });
 });
 
@@ -418,26 +476,41 @@ describe('agent limits', () => {
     for (const toolResultInlineBytes of [0, -5, 1.5, Number.NaN, MAX_TOOL_RESULT_INLINE_BYTES + 1, 4 * 1024 * 1024]) {
       const err = catchError(() => defineAgent({ name: 'a', model: MODEL, toolResultInlineBytes }));
       expect(err, String(toolResultInlineBytes)).toBeInstanceOf(DefinitionError);
-      expect((err as Error).message, String(toolResultInlineBytes)).toMatch(/^agent "a": toolResultInlineBytes must be (a positive integer|at most 262144)/);
+      expect((err as Error).message, String(toolResultInlineBytes)).toMatch(
+        /^agent "a": toolResultInlineBytes must be (a positive integer|at most 262144)/,
+      );
     }
-    expect(defineAgent({ name: 'a', model: MODEL, toolResultInlineBytes: MAX_TOOL_RESULT_INLINE_BYTES }).toolResultInlineBytes).toBe(MAX_TOOL_RESULT_INLINE_BYTES);
+    expect(defineAgent({ name: 'a', model: MODEL, toolResultInlineBytes: MAX_TOOL_RESULT_INLINE_BYTES }).toolResultInlineBytes).toBe(
+      MAX_TOOL_RESULT_INLINE_BYTES,
+    );
     expect(MAX_TOOL_RESULT_INLINE_BYTES).toBeLessThanOrEqual(256 * 1024);
   });
 
   it('refuses malformed result limits, model retries and timeouts', () => {
-    expect(() => defineAgent({ name: 'a', model: MODEL, resultMessagesInlineBytes: 0 })).toThrow(/resultMessagesInlineBytes must be a positive integer/);
-    expect(() => defineAgent({ name: 'a', model: MODEL, modelRetry: { maximumAttempts: 0 } })).toThrow(/agent "a": modelRetry\.maximumAttempts must be a positive integer/);
-    expect(() => defineAgent({ name: 'a', model: MODEL, modelTimeout: 'forever' })).toThrow(/agent "a": modelTimeout must be a positive duration/);
+    expect(() => defineAgent({ name: 'a', model: MODEL, resultMessagesInlineBytes: 0 })).toThrow(
+      /resultMessagesInlineBytes must be a positive integer/,
+    );
+    expect(() => defineAgent({ name: 'a', model: MODEL, modelRetry: { maximumAttempts: 0 } })).toThrow(
+      /agent "a": modelRetry\.maximumAttempts must be a positive integer/,
+    );
+    expect(() => defineAgent({ name: 'a', model: MODEL, modelTimeout: 'forever' })).toThrow(
+      /agent "a": modelTimeout must be a positive duration/,
+    );
   });
 
   it('refuses tools that are not an array', () => {
-    expect(() => defineAgent({ name: 'a', model: MODEL, tools: tool('x') as unknown as AnyTool[] })).toThrow(/^agent "a": tools must be an array of tools, got a tool named "x"/);
+    expect(() => defineAgent({ name: 'a', model: MODEL, tools: tool('x') as unknown as AnyTool[] })).toThrow(
+      /^agent "a": tools must be an array of tools, got a tool named "x"/,
+    );
   });
 });
 
 describe('agent budgets', () => {
   it('carries the budget into the spec, the timeout in milliseconds', () => {
-    const spec = agentSpec(defineAgent({ name: 'a', model: MODEL, budget: { maxTokens: 50_000, maxCostUsd: 0.75, timeout: '30m', maxTurns: 4 } }), 'r');
+    const spec = agentSpec(
+      defineAgent({ name: 'a', model: MODEL, budget: { maxTokens: 50_000, maxCostUsd: 0.75, timeout: '30m', maxTurns: 4 } }),
+      'r',
+    );
     expect(spec.budget).toEqual({ maxTokens: 50_000, maxCostUsd: 0.75, timeoutMs: 30 * 60_000, maxTurns: 4 });
     expect(agentSpec(defineAgent({ name: 'a', model: MODEL, budget: { timeout: 1500 } }), 'r').budget).toEqual({ timeoutMs: 1500 });
     expect(agentSpec(defineAgent({ name: 'a', model: MODEL, budget: { timeout: '1.5ms' } }), 'r').budget).toEqual({ timeoutMs: 2 });
@@ -479,7 +552,9 @@ describe('agent budgets', () => {
 
   it('checks the budget of an agent made by hand given to a worker', () => {
     const agent = { ...defineAgent({ name: 'a', model: MODEL }), budget: { maxCostUsd: '2' } } as unknown as Agent;
-    expect(() => new AgentRegistry([agent])).toThrow(/^agent "a": budget\.maxCostUsd must be a positive number of US dollars, e\.g\. 2\.5, got the string "2"/);
+    expect(() => new AgentRegistry([agent])).toThrow(
+      /^agent "a": budget\.maxCostUsd must be a positive number of US dollars, e\.g\. 2\.5, got the string "2"/,
+    );
   });
 });
 
@@ -493,7 +568,10 @@ describe('every definition error is a DefinitionError', () => {
     ['two tools of one name', () => defineAgent({ name: 'a', model: MODEL, tools: [tool('x'), tool('x')] })],
     ['bad step cap', () => defineAgent({ name: 'a', model: MODEL, maxSteps: 0 })],
     ['bad budget', () => defineAgent({ name: 'a', model: MODEL, budget: { maxTokens: 0 } })],
-    ['two agents of one name', () => new AgentRegistry([defineAgent({ name: 'a', model: MODEL }), defineAgent({ name: 'a', model: MODEL })])],
+    [
+      'two agents of one name',
+      () => new AgentRegistry([defineAgent({ name: 'a', model: MODEL }), defineAgent({ name: 'a', model: MODEL })]),
+    ],
     ['agents not an array', () => new AgentRegistry('a' as unknown as Agent[])],
   ])('%s', (_what, define) => {
     const err = catchError(define);

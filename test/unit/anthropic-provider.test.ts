@@ -7,7 +7,14 @@ import type * as AnthropicModule from '@anthropic-ai/sdk';
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../src/core/messages/messages';
-import { AnthropicStreamAssembler, anthropicParams, classifyAnthropicError, markCacheTail, retryAfterMs, toAnthropicMessages } from '../../src/integrations/providers/anthropic';
+import {
+  AnthropicStreamAssembler,
+  anthropicParams,
+  classifyAnthropicError,
+  markCacheTail,
+  retryAfterMs,
+  toAnthropicMessages,
+} from '../../src/integrations/providers/anthropic';
 import { ProviderError } from '../../src/integrations/providers/types';
 
 // The SDK as the provider loads it (CommonJS, on first use): its error classes are the ones it classifies
@@ -91,7 +98,17 @@ describe('toAnthropicMessages', () => {
 
   it('sends the preview of an unresolved stored output', () => {
     const [m] = toAnthropicMessages([
-      { role: 'user', content: [{ type: 'tool_result', toolUseId: 't', output: { type: 'stored', ref: 'sha256-x', bytes: 10, preview: 'start…' }, isError: false }] },
+      {
+        role: 'user',
+        content: [
+          {
+            type: 'tool_result',
+            toolUseId: 't',
+            output: { type: 'stored', ref: 'sha256-x', bytes: 10, preview: 'start…' },
+            isError: false,
+          },
+        ],
+      },
     ]);
     expect(m?.content).toEqual([{ type: 'tool_result', tool_use_id: 't', content: [{ type: 'text', text: 'start…' }] }]);
   });
@@ -100,8 +117,20 @@ describe('toAnthropicMessages', () => {
     expect(
       toAnthropicMessages([
         { role: 'user', content: [{ type: 'text', text: 'go' }] },
-        { role: 'assistant', content: [{ type: 'thinking', thinking: 'from another provider', signature: '' }, { type: 'text', text: '' }] },
-        { role: 'assistant', content: [{ type: 'text', text: '' }, { type: 'tool_use', id: 't', name: 'x', input: {} }] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'thinking', thinking: 'from another provider', signature: '' },
+            { type: 'text', text: '' },
+          ],
+        },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'text', text: '' },
+            { type: 'tool_use', id: 't', name: 'x', input: {} },
+          ],
+        },
         { role: 'user', content: [{ type: 'tool_result', toolUseId: 't', output: { type: 'text', text: '' }, isError: false }] },
       ]),
     ).toEqual([
@@ -163,14 +192,22 @@ describe('classifyAnthropicError', () => {
   });
 
   it('classifies a 401 as a final authentication failure', () => {
-    const c = classifyAnthropicError(Anthropic.APIError.generate(401, body('authentication_error', 'invalid x-api-key'), undefined, new Headers()));
+    const c = classifyAnthropicError(
+      Anthropic.APIError.generate(401, body('authentication_error', 'invalid x-api-key'), undefined, new Headers()),
+    );
     expect(c).toMatchObject({ kind: 'authentication', retryable: false, status: 401 });
   });
 
   it('classifies a 429 as a retryable rate limit carrying Retry-After', () => {
     const err = Anthropic.APIError.generate(429, body('rate_limit_error', 'slow down'), undefined, new Headers({ 'retry-after': '12' }));
     expect(err).toBeInstanceOf(Anthropic.RateLimitError);
-    expect(classifyAnthropicError(err)).toMatchObject({ kind: 'rate_limit', retryable: true, status: 429, type: 'rate_limit_error', retryAfterMs: 12_000 });
+    expect(classifyAnthropicError(err)).toMatchObject({
+      kind: 'rate_limit',
+      retryable: true,
+      status: 429,
+      type: 'rate_limit_error',
+      retryAfterMs: 12_000,
+    });
   });
 
   it('classifies a 529 as retryable overload', () => {
@@ -180,11 +217,13 @@ describe('classifyAnthropicError', () => {
   });
 
   it('classifies 5xx as retryable server errors, with or without a body', () => {
-    expect(classifyAnthropicError(Anthropic.APIError.generate(500, body('api_error', 'Internal'), undefined, new Headers()))).toMatchObject({
-      kind: 'server',
-      retryable: true,
-      status: 500,
-    });
+    expect(classifyAnthropicError(Anthropic.APIError.generate(500, body('api_error', 'Internal'), undefined, new Headers()))).toMatchObject(
+      {
+        kind: 'server',
+        retryable: true,
+        status: 500,
+      },
+    );
     const bare = classifyAnthropicError(Anthropic.APIError.generate(503, undefined, 'Service Unavailable', new Headers()));
     expect(bare).toMatchObject({ kind: 'server', retryable: true, status: 503 });
     expect(bare.type).toBeUndefined();
@@ -195,34 +234,59 @@ describe('classifyAnthropicError', () => {
       const c = classifyAnthropicError(Anthropic.APIError.generate(status, undefined, undefined, new Headers()));
       expect(c, String(status)).toMatchObject({ retryable: false, status, kind: 'invalid_request' });
     }
-    expect(classifyAnthropicError(Anthropic.APIError.generate(408, undefined, undefined, new Headers()))).toMatchObject({ kind: 'timeout', retryable: true });
-    expect(classifyAnthropicError(Anthropic.APIError.generate(409, undefined, undefined, new Headers()))).toMatchObject({ retryable: true });
+    expect(classifyAnthropicError(Anthropic.APIError.generate(408, undefined, undefined, new Headers()))).toMatchObject({
+      kind: 'timeout',
+      retryable: true,
+    });
+    expect(classifyAnthropicError(Anthropic.APIError.generate(409, undefined, undefined, new Headers()))).toMatchObject({
+      retryable: true,
+    });
   });
 
   it("follows the server's x-should-retry header over the status", () => {
-    const no = classifyAnthropicError(Anthropic.APIError.generate(503, body('api_error', 'x'), undefined, new Headers({ 'x-should-retry': 'false' })));
+    const no = classifyAnthropicError(
+      Anthropic.APIError.generate(503, body('api_error', 'x'), undefined, new Headers({ 'x-should-retry': 'false' })),
+    );
     expect(no.retryable).toBe(false);
-    const yes = classifyAnthropicError(Anthropic.APIError.generate(400, body('invalid_request_error', 'x'), undefined, new Headers({ 'x-should-retry': 'true' })));
+    const yes = classifyAnthropicError(
+      Anthropic.APIError.generate(400, body('invalid_request_error', 'x'), undefined, new Headers({ 'x-should-retry': 'true' })),
+    );
     expect(yes.retryable).toBe(true);
   });
 
   it('keeps Retry-After only on retryable errors', () => {
-    const c = classifyAnthropicError(Anthropic.APIError.generate(400, body('invalid_request_error', 'x'), undefined, new Headers({ 'retry-after': '5' })));
+    const c = classifyAnthropicError(
+      Anthropic.APIError.generate(400, body('invalid_request_error', 'x'), undefined, new Headers({ 'retry-after': '5' })),
+    );
     expect(c.retryAfterMs).toBeUndefined();
   });
 
   it('names the request id when the API gave one', () => {
-    const c = classifyAnthropicError(Anthropic.APIError.generate(401, body('authentication_error', 'invalid x-api-key'), undefined, new Headers({ 'request-id': 'req_abc' })));
+    const c = classifyAnthropicError(
+      Anthropic.APIError.generate(
+        401,
+        body('authentication_error', 'invalid x-api-key'),
+        undefined,
+        new Headers({ 'request-id': 'req_abc' }),
+      ),
+    );
     expect(c.message).toBe('Anthropic authentication_error (401): invalid x-api-key [request id req_abc]');
   });
 
   it('classifies other final 4xx errors by type or status', () => {
-    expect(classifyAnthropicError(Anthropic.APIError.generate(413, body('request_too_large', 'too big'), undefined, new Headers()))).toMatchObject({
+    expect(
+      classifyAnthropicError(Anthropic.APIError.generate(413, body('request_too_large', 'too big'), undefined, new Headers())),
+    ).toMatchObject({
       kind: 'request_too_large',
       retryable: false,
     });
-    expect(classifyAnthropicError(Anthropic.APIError.generate(403, undefined, undefined, new Headers()))).toMatchObject({ kind: 'permission', retryable: false });
-    expect(classifyAnthropicError(Anthropic.APIError.generate(404, body('not_found_error', 'model: x'), undefined, new Headers()))).toMatchObject({
+    expect(classifyAnthropicError(Anthropic.APIError.generate(403, undefined, undefined, new Headers()))).toMatchObject({
+      kind: 'permission',
+      retryable: false,
+    });
+    expect(
+      classifyAnthropicError(Anthropic.APIError.generate(404, body('not_found_error', 'model: x'), undefined, new Headers())),
+    ).toMatchObject({
       kind: 'not_found',
       retryable: false,
     });
@@ -236,8 +300,13 @@ describe('classifyAnthropicError', () => {
   });
 
   it('classifies connection failures and timeouts as retryable', () => {
-    expect(classifyAnthropicError(new Anthropic.APIConnectionError({ message: 'socket hang up' }))).toMatchObject({ kind: 'connection', retryable: true });
-    expect(classifyAnthropicError(Anthropic.APIError.generate(undefined, new Error('ECONNRESET'), 'Connection error.', undefined))).toMatchObject({
+    expect(classifyAnthropicError(new Anthropic.APIConnectionError({ message: 'socket hang up' }))).toMatchObject({
+      kind: 'connection',
+      retryable: true,
+    });
+    expect(
+      classifyAnthropicError(Anthropic.APIError.generate(undefined, new Error('ECONNRESET'), 'Connection error.', undefined)),
+    ).toMatchObject({
       kind: 'connection',
       retryable: true,
     });
@@ -247,9 +316,17 @@ describe('classifyAnthropicError', () => {
   it('passes ProviderErrors through and treats anything else as a retryable unknown', () => {
     const pe = new ProviderError('already classified', { kind: 'authentication', retryable: false });
     expect(classifyAnthropicError(pe)).toBe(pe);
-    expect(classifyAnthropicError(new TypeError('fetch failed'))).toMatchObject({ kind: 'unknown', retryable: true, message: 'Anthropic call failed: fetch failed' });
+    expect(classifyAnthropicError(new TypeError('fetch failed'))).toMatchObject({
+      kind: 'unknown',
+      retryable: true,
+      message: 'Anthropic call failed: fetch failed',
+    });
     const reset = new TypeError('terminated', { cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }) });
-    expect(classifyAnthropicError(reset)).toMatchObject({ kind: 'connection', retryable: true, message: 'Anthropic connection dropped: terminated' });
+    expect(classifyAnthropicError(reset)).toMatchObject({
+      kind: 'connection',
+      retryable: true,
+      message: 'Anthropic connection dropped: terminated',
+    });
     expect(classifyAnthropicError('weird')).toMatchObject({ kind: 'unknown', retryable: true, message: 'Anthropic call failed: weird' });
   });
 });
@@ -264,7 +341,12 @@ describe('AnthropicStreamAssembler', () => {
     } catch (err) {
       thrown = err;
     }
-    expect(classifyAnthropicError(thrown)).toMatchObject({ kind: 'overloaded', retryable: true, type: 'overloaded_error', message: 'Anthropic overloaded_error: Overloaded' });
+    expect(classifyAnthropicError(thrown)).toMatchObject({
+      kind: 'overloaded',
+      retryable: true,
+      type: 'overloaded_error',
+      message: 'Anthropic overloaded_error: Overloaded',
+    });
   });
 
   it('is complete only after message_stop following message_start', () => {
@@ -278,7 +360,16 @@ describe('AnthropicStreamAssembler', () => {
 
   it('ignores malformed and unknown events', () => {
     const a = new AnthropicStreamAssembler();
-    for (const e of [null, 'x', 42, [], { type: 'content_block_delta' }, { type: 'content_block_delta', index: 9, delta: { type: 'text_delta', text: 'lost' } }, { type: 'x_new' }]) a.push(e);
+    for (const e of [
+      null,
+      'x',
+      42,
+      [],
+      { type: 'content_block_delta' },
+      { type: 'content_block_delta', index: 9, delta: { type: 'text_delta', text: 'lost' } },
+      { type: 'x_new' },
+    ])
+      a.push(e);
     a.push({ type: 'message_start', message: { model: 'm', usage: { input_tokens: 3 } } });
     a.push({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: 'ok' } });
     a.push({ type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 2, input_tokens: null } });

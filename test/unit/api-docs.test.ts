@@ -35,7 +35,11 @@ describe('API reference', () => {
     const typesOf = (target: unknown): string | undefined => {
       if (typeof target !== 'object' || target === null) return undefined;
       const own = (target as { types?: unknown }).types;
-      return typeof own === 'string' ? own : Object.values(target).map(typesOf).find((t) => t !== undefined);
+      return typeof own === 'string'
+        ? own
+        : Object.values(target)
+            .map(typesOf)
+            .find((t) => t !== undefined);
     };
     const sources = Object.values(pkg.exports).flatMap((target) => {
       const types = typesOf(target);
@@ -55,7 +59,10 @@ describe('API reference', () => {
 
   it('builds with no warning', async () => {
     const { code, output } = await runTypedoc(['--emit', 'none']);
-    expect(output.split('\n').filter((line) => /warning|error/i.test(line)), output).toEqual([]);
+    expect(
+      output.split('\n').filter((line) => /warning|error/i.test(line)),
+      output,
+    ).toEqual([]);
     expect(code, output).toBe(0);
   }, 120_000);
 });

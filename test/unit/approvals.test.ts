@@ -1,6 +1,13 @@
 /** The pure approval rules (core/approvals.ts): gates, decision parsing, refusals and what to do with a signal. */
 import { describe, expect, it } from 'vitest';
-import type { ApprovalDecision, ApprovalSpec, CallApprovalState, Gate, PendingApproval, RunPolicy } from '../../src/core/approvals/approvals';
+import type {
+  ApprovalDecision,
+  ApprovalSpec,
+  CallApprovalState,
+  Gate,
+  PendingApproval,
+  RunPolicy,
+} from '../../src/core/approvals/approvals';
 import { MAX_QUEUED_DECISIONS, gateFor, parseDecision, policyRule, refusal, signalDisposition } from '../../src/core/approvals/approvals';
 
 const always: ApprovalSpec = { mode: 'always', onTimeout: 'deny' };
@@ -154,7 +161,10 @@ describe('parseDecision', () => {
       ok: true,
       value: { callId: 'c', decision: 'approve', by: 'ops:alice', reason: 'looks fine', scope: 'tool' },
     });
-    expect(parseDecision({ ...valid, decision: 'deny', scope: 'call' })).toEqual({ ok: true, value: { ...valid, decision: 'deny', scope: 'call' } });
+    expect(parseDecision({ ...valid, decision: 'deny', scope: 'call' })).toEqual({
+      ok: true,
+      value: { ...valid, decision: 'deny', scope: 'call' },
+    });
   });
 
   it('drops an empty reason', () => {
@@ -199,7 +209,9 @@ describe('parseDecision', () => {
     ['differently cased', 'Approve'],
     ['not a string', true],
   ])('refuses a decision that is %s', (_label, decision) => {
-    expect(error({ callId: 'c', by: 'x', ...(decision !== undefined ? { decision } : {}) })).toBe('malformed decision: decision must be one of approve, deny, skip');
+    expect(error({ callId: 'c', by: 'x', ...(decision !== undefined ? { decision } : {}) })).toBe(
+      'malformed decision: decision must be one of approve, deny, skip',
+    );
   });
 
   it.each([
@@ -208,7 +220,9 @@ describe('parseDecision', () => {
     ['only whitespace', ' \t\n'],
     ['not a string', 3],
   ])('refuses a `by` that is %s', (_label, by) => {
-    expect(error({ callId: 'c', decision: 'deny', ...(by !== undefined ? { by } : {}) })).toBe('malformed decision: by must name who decided (e.g. "ops:alice")');
+    expect(error({ callId: 'c', decision: 'deny', ...(by !== undefined ? { by } : {}) })).toBe(
+      'malformed decision: by must name who decided (e.g. "ops:alice")',
+    );
   });
 
   it.each([
@@ -245,18 +259,27 @@ describe('parseDecision', () => {
 
 describe('refusal', () => {
   const NOW = Date.parse('2025-01-01T12:00:00.000Z');
-  const d = (over: Partial<ApprovalDecision> = {}): ApprovalDecision => ({ callId: 'call_1_0', decision: 'approve', by: 'ops:alice', ...over });
+  const d = (over: Partial<ApprovalDecision> = {}): ApprovalDecision => ({
+    callId: 'call_1_0',
+    decision: 'approve',
+    by: 'ops:alice',
+    ...over,
+  });
   const pending = (over: Partial<PendingApproval> = {}): CallApprovalState => ({
     kind: 'pending',
     pending: { callId: 'call_1_0', step: 1, tool: 'refund', args: { amount: 500 }, requestedAt: '2025-01-01T11:59:00.000Z', ...over },
   });
 
   it('refuses a call the run has not reached (yet)', () => {
-    expect(refusal(d({ callId: 'call_9_9' }), { kind: 'not_reached' }, NOW)).toBe('no approval is pending for call "call_9_9": the run has no such call (yet)');
+    expect(refusal(d({ callId: 'call_9_9' }), { kind: 'not_reached' }, NOW)).toBe(
+      'no approval is pending for call "call_9_9": the run has no such call (yet)',
+    );
   });
 
   it('refuses a call that did not ask for approval', () => {
-    expect(refusal(d({ callId: 'call_1_1' }), { kind: 'not_asked' }, NOW)).toBe('no approval is pending for call "call_1_1": it did not ask for approval');
+    expect(refusal(d({ callId: 'call_1_1' }), { kind: 'not_asked' }, NOW)).toBe(
+      'no approval is pending for call "call_1_1": it did not ask for approval',
+    );
   });
 
   it.each(['deny', 'skip'] as const)('refuses a %s of a call that is not pending, like an approve', (decision) => {
@@ -292,14 +315,16 @@ describe('refusal', () => {
 
   it('applies the approver rule to every decision, not only approve', () => {
     for (const decision of ['deny', 'skip'] as const) {
-      expect(refusal(d({ decision, by: 'ops:mallory' }), pending({ approvers: ['ops:alice'] }), NOW)).toMatch(/^ops:mallory may not decide/);
+      expect(refusal(d({ decision, by: 'ops:mallory' }), pending({ approvers: ['ops:alice'] }), NOW)).toMatch(
+        /^ops:mallory may not decide/,
+      );
     }
   });
 
   it('an expired approval is refused as expired even for someone not allowed', () => {
-    expect(refusal(d({ by: 'ops:mallory' }), pending({ approvers: ['ops:alice'], expiresAt: new Date(NOW - 1000).toISOString() }), NOW)).toBe(
-      'the approval of call "call_1_0" has expired',
-    );
+    expect(
+      refusal(d({ by: 'ops:mallory' }), pending({ approvers: ['ops:alice'], expiresAt: new Date(NOW - 1000).toISOString() }), NOW),
+    ).toBe('the approval of call "call_1_0" has expired');
   });
 
   it('accepts an allowed approver, and anyone when the list is empty or absent', () => {
@@ -311,7 +336,10 @@ describe('refusal', () => {
 
 describe('decision reasons', () => {
   it('keeps the reason’s own punctuation and trims it', () => {
-    expect(parseDecision({ callId: 'c', decision: 'deny', by: 'x', reason: '  risky!  ' })).toEqual({ ok: true, value: { callId: 'c', decision: 'deny', by: 'x', reason: 'risky!' } });
+    expect(parseDecision({ callId: 'c', decision: 'deny', by: 'x', reason: '  risky!  ' })).toEqual({
+      ok: true,
+      value: { callId: 'c', decision: 'deny', by: 'x', reason: 'risky!' },
+    });
   });
 
   it('drops a reason that is only whitespace', () => {
@@ -333,13 +361,21 @@ describe('run policy allow and named approvers', () => {
     const guarded = { mode: 'always' as const, approvers: ['ops:alice'], onTimeout: 'deny' as const };
     expect(gateFor('refund', guarded, { refund: 'allow' }, new Set())).toEqual({ kind: 'ask' });
     expect(gateFor('refund', guarded, { '*': 'allow' }, new Set())).toEqual({ kind: 'ask' });
-    expect(gateFor('refund', { mode: 'always', onTimeout: 'deny' }, { refund: 'allow' }, new Set())).toEqual({ kind: 'run', why: 'run_policy' });
+    expect(gateFor('refund', { mode: 'always', onTimeout: 'deny' }, { refund: 'allow' }, new Set())).toEqual({
+      kind: 'run',
+      why: 'run_policy',
+    });
   });
 });
 
 describe('signalDisposition', () => {
   const NOW = Date.parse('2025-01-01T12:00:00.000Z');
-  const d = (over: Partial<ApprovalDecision> = {}): ApprovalDecision => ({ callId: 'call_2_0', decision: 'approve', by: 'ops:alice', ...over });
+  const d = (over: Partial<ApprovalDecision> = {}): ApprovalDecision => ({
+    callId: 'call_2_0',
+    decision: 'approve',
+    by: 'ops:alice',
+    ...over,
+  });
   const pending = (over: Partial<PendingApproval> = {}): CallApprovalState => ({
     kind: 'pending',
     pending: { callId: 'call_2_0', step: 2, tool: 'deploy', args: {}, requestedAt: '2025-01-01T11:59:00.000Z', ...over },
@@ -401,7 +437,13 @@ describe('signalDisposition', () => {
   });
 
   it('agrees with refusal on every state but not_reached', () => {
-    const states: CallApprovalState[] = [pending(), pending({ approvers: ['x'] }), { kind: 'expired' }, { kind: 'not_asked' }, { kind: 'decided', decision: 'deny', by: 'y' }];
+    const states: CallApprovalState[] = [
+      pending(),
+      pending({ approvers: ['x'] }),
+      { kind: 'expired' },
+      { kind: 'not_asked' },
+      { kind: 'decided', decision: 'deny', by: 'y' },
+    ];
     for (const state of states) {
       const why = refusal(d(), state, NOW);
       expect(signalDisposition(d(), state, NOW, 0)).toEqual(why ? { kind: 'refuse', reason: why } : { kind: 'apply' });
@@ -415,7 +457,13 @@ describe('parseDecision extendBy (budget requests)', () => {
       ok: true,
       value: { callId: 'budget_3_1', decision: 'approve', by: 'ops:a', extendBy: 5000 },
     });
-    expect(parseDecision({ callId: 'budget_3_1', decision: 'approve', by: 'ops:a', extendBy: 0 })).toEqual({ ok: false, error: 'malformed decision: extendBy must be a positive number' });
-    expect(parseDecision({ callId: 'budget_3_1', decision: 'deny', by: 'ops:a', extendBy: 10 })).toEqual({ ok: false, error: 'malformed decision: extendBy is only for approve' });
+    expect(parseDecision({ callId: 'budget_3_1', decision: 'approve', by: 'ops:a', extendBy: 0 })).toEqual({
+      ok: false,
+      error: 'malformed decision: extendBy must be a positive number',
+    });
+    expect(parseDecision({ callId: 'budget_3_1', decision: 'deny', by: 'ops:a', extendBy: 10 })).toEqual({
+      ok: false,
+      error: 'malformed decision: extendBy is only for approve',
+    });
   });
 });

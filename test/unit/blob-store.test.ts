@@ -24,13 +24,25 @@ function freshDir(): string {
 /** Every file under `dir`, relative paths. */
 async function files(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  return entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name).slice(dir.length + 1)).sort();
+  return entries
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name).slice(dir.length + 1))
+    .sort();
 }
 
 const sha256 = (data: string) => createHash('sha256').update(Buffer.from(data, 'utf8')).digest('hex');
 
 const MISSING = `sha256-${'0'.repeat(64)}`;
-const MALFORMED = ['', 'abc', 'sha256-xyz', `sha256-${'A'.repeat(64)}`, `sha1-${'a'.repeat(40)}`, `sha256-${'a'.repeat(63)}`, '../../etc/passwd', `sha256-${'a'.repeat(64)}/..`];
+const MALFORMED = [
+  '',
+  'abc',
+  'sha256-xyz',
+  `sha256-${'A'.repeat(64)}`,
+  `sha1-${'a'.repeat(40)}`,
+  `sha256-${'a'.repeat(63)}`,
+  '../../etc/passwd',
+  `sha256-${'a'.repeat(64)}/..`,
+];
 
 const stores: Array<[string, () => BlobStore]> = [
   ['FileBlobStore', () => new FileBlobStore(freshDir())],
@@ -56,7 +68,9 @@ describe.each(stores)('%s contract', (_name, make) => {
   });
 
   it('rejects a missing blob with BlobNotFoundError', async () => {
-    const err = await make().get(MISSING).catch((e: unknown) => e);
+    const err = await make()
+      .get(MISSING)
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(BlobNotFoundError);
     expect(err).toMatchObject({ name: 'BlobNotFoundError', ref: MISSING });
     expect((err as Error).message).toContain(MISSING);

@@ -23,7 +23,11 @@ function run(steps: number, bytes: number, trim: boolean): { state: LoopState; l
   let largest = 0;
   for (let i = 1; i <= steps + 1; i++) {
     const last = i === steps + 1;
-    const t = applyModelStep(state, spec, modelStep(last ? [{ type: 'text', text: 'Done.' }] : [use(`c${i}`, 'read', { page: i })], undefined, { ...usage(10, 1) }));
+    const t = applyModelStep(
+      state,
+      spec,
+      modelStep(last ? [{ type: 'text', text: 'Done.' }] : [use(`c${i}`, 'read', { page: i })], undefined, { ...usage(10, 1) }),
+    );
     state = t.state;
     if (trim && trimDue(state, mark)) ({ loop: state, mark } = trimmedState(state, TAIL));
     if (trim && i % 10 === 0) largest = Math.max(largest, jsonBytes(state));

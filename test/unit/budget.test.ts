@@ -100,28 +100,50 @@ describe('budgetSpent', () => {
   it('counts every kind of token, the priced steps and the turns', () => {
     const usage = { inputTokens: 100, outputTokens: 20, cacheReadTokens: 300, cacheWriteTokens: 4 };
     expect(budgetSpent(usage, [step(1, 0.1), step(2), step(3, 0.2)], 2)).toEqual({ tokens: 424, costUsd: 0.3, turns: 2 });
-    expect(budgetSpent({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }, [], 1)).toEqual({ tokens: 0, costUsd: 0, turns: 1 });
+    expect(budgetSpent({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }, [], 1)).toEqual({
+      tokens: 0,
+      costUsd: 0,
+      turns: 1,
+    });
   });
 
   it('counts the cost exactly as the run report does', () => {
     const steps = [step(1, 0.1), step(2, 0.2), step(3), step(4, 0.000000013), step(5, 1 / 3)];
-    expect(budgetSpent({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }, steps, 1).costUsd).toBe(runCost(steps).costUsd);
+    expect(budgetSpent({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }, steps, 1).costUsd).toBe(
+      runCost(steps).costUsd,
+    );
   });
 });
 
 describe('budgetMessage', () => {
   it('says which budget, what was spent and the limit', () => {
-    expect(budgetMessage({ budget: 'maxTokens', limit: 10_000, spent: 12_345 })).toBe("The run's token budget is spent: 12,345 of 10,000 tokens.");
-    expect(budgetMessage({ budget: 'maxTokens', limit: 1, spent: 1_234_567 })).toBe("The run's token budget is spent: 1,234,567 of 1 token.");
-    expect(budgetMessage({ budget: 'maxCostUsd', limit: 0.5, spent: 0.51234 })).toBe("The run's cost budget is spent: $0.5123 of $0.5000 (USD).");
-    expect(budgetMessage({ budget: 'maxCostUsd', limit: 1200, spent: 1200 })).toBe("The run's cost budget is spent: $1200.0000 of $1200.0000 (USD).");
-    expect(budgetMessage({ budget: 'maxTurns', limit: 3, spent: 4 })).toBe("The run's turn budget is spent: 3 of 3 user turns used; turn 4 was refused.");
-    expect(budgetMessage({ budget: 'maxTurns', limit: 1, spent: 2 })).toBe("The run's turn budget is spent: 1 of 1 user turn used; turn 2 was refused.");
+    expect(budgetMessage({ budget: 'maxTokens', limit: 10_000, spent: 12_345 })).toBe(
+      "The run's token budget is spent: 12,345 of 10,000 tokens.",
+    );
+    expect(budgetMessage({ budget: 'maxTokens', limit: 1, spent: 1_234_567 })).toBe(
+      "The run's token budget is spent: 1,234,567 of 1 token.",
+    );
+    expect(budgetMessage({ budget: 'maxCostUsd', limit: 0.5, spent: 0.51234 })).toBe(
+      "The run's cost budget is spent: $0.5123 of $0.5000 (USD).",
+    );
+    expect(budgetMessage({ budget: 'maxCostUsd', limit: 1200, spent: 1200 })).toBe(
+      "The run's cost budget is spent: $1200.0000 of $1200.0000 (USD).",
+    );
+    expect(budgetMessage({ budget: 'maxTurns', limit: 3, spent: 4 })).toBe(
+      "The run's turn budget is spent: 3 of 3 user turns used; turn 4 was refused.",
+    );
+    expect(budgetMessage({ budget: 'maxTurns', limit: 1, spent: 2 })).toBe(
+      "The run's turn budget is spent: 1 of 1 user turn used; turn 2 was refused.",
+    );
   });
 
   it('has a message for every budget exhaustedBudget can report', () => {
     const b: Budget = { maxTokens: 1, maxCostUsd: 1, maxTurns: 1 };
-    for (const spent of [{ tokens: 1, costUsd: 0, turns: 1 }, { tokens: 0, costUsd: 1, turns: 1 }, { tokens: 0, costUsd: 0, turns: 2 }]) {
+    for (const spent of [
+      { tokens: 1, costUsd: 0, turns: 1 },
+      { tokens: 0, costUsd: 1, turns: 1 },
+      { tokens: 0, costUsd: 0, turns: 2 },
+    ]) {
       const e = exhaustedBudget(b, spent);
       expect(e).toBeDefined();
       expect(budgetMessage(e!)).toMatch(/^The run's (token|cost|turn) budget is spent: .+\.$/);

@@ -5,7 +5,10 @@ import type { AssistantMessage, ToolUseBlock } from '../../src/core/messages/mes
 import { toolCalls } from '../../src/core/messages/messages';
 
 const use = (id: string, n = 0): ToolUseBlock => ({ type: 'tool_use', id, name: 'charge', input: { n } });
-const msg = (...calls: ToolUseBlock[]): AssistantMessage => ({ role: 'assistant', content: [{ type: 'text', text: 'charging' }, ...calls] });
+const msg = (...calls: ToolUseBlock[]): AssistantMessage => ({
+  role: 'assistant',
+  content: [{ type: 'text', text: 'charging' }, ...calls],
+});
 const ids = (m: AssistantMessage) => toolCalls(m).map((c) => c.id);
 
 describe('uniqueCallIds', () => {
@@ -27,7 +30,11 @@ describe('uniqueCallIds', () => {
   });
 
   it('replaces the second use of an id within one response, keeping the first', () => {
-    expect(ids(uniqueCallIds(msg(use('call_x', 1), use('call_x', 2), use('call_y')), new Set(), 1))).toEqual(['call_x', 'da_1_1', 'call_y']);
+    expect(ids(uniqueCallIds(msg(use('call_x', 1), use('call_x', 2), use('call_y')), new Set(), 1))).toEqual([
+      'call_x',
+      'da_1_1',
+      'call_y',
+    ]);
   });
 
   it('replaces ids the APIs would refuse (characters, length)', () => {
@@ -54,7 +61,18 @@ describe('uniqueCallIds with a test instead of a set', () => {
       asked.push(id);
       return id === 'call_0' || id === 'da_5_0';
     };
-    const m = uniqueCallIds({ role: 'assistant', content: [{ type: 'tool_use', id: 'call_0', name: 't', input: {} }, { type: 'tool_use', id: 'x1', name: 't', input: {} }, { type: 'tool_use', id: 'x1', name: 't', input: {} }] }, used, 5);
+    const m = uniqueCallIds(
+      {
+        role: 'assistant',
+        content: [
+          { type: 'tool_use', id: 'call_0', name: 't', input: {} },
+          { type: 'tool_use', id: 'x1', name: 't', input: {} },
+          { type: 'tool_use', id: 'x1', name: 't', input: {} },
+        ],
+      },
+      used,
+      5,
+    );
     expect(m.content.map((b) => (b.type === 'tool_use' ? b.id : ''))).toEqual(['da_5_0_2', 'x1', 'da_5_2']);
     expect(asked).toContain('call_0');
   });

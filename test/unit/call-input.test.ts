@@ -1,6 +1,14 @@
 /** Tool calls whose input is not a JSON object (core/call-input.ts) and how the loop answers them (core/transitions.ts). */
 import { describe, expect, it } from 'vitest';
-import { deeperThan, invalidCallInput, isJsonObject, MAX_ARGUMENT_DEPTH, QUOTED_ARGUMENTS_CHARS, refuseDeepArguments, tooDeepError } from '../../src/core/tool-calls/call-input';
+import {
+  deeperThan,
+  invalidCallInput,
+  isJsonObject,
+  MAX_ARGUMENT_DEPTH,
+  QUOTED_ARGUMENTS_CHARS,
+  refuseDeepArguments,
+  tooDeepError,
+} from '../../src/core/tool-calls/call-input';
 import { parseArguments } from '../../src/integrations/providers/tool-arguments';
 import type { JsonValue } from '../../src/core/messages/json';
 import type { ModelStep } from '../../src/core/loop/state';
@@ -40,7 +48,13 @@ function parseError(text: string): string {
   }
   throw new Error('valid JSON');
 }
-const call = (id: string, name: string, input: JsonValue, inputError?: string): ToolUseBlock => ({ type: 'tool_use', id, name, input, ...(inputError !== undefined ? { inputError } : {}) });
+const call = (id: string, name: string, input: JsonValue, inputError?: string): ToolUseBlock => ({
+  type: 'tool_use',
+  id,
+  name,
+  input,
+  ...(inputError !== undefined ? { inputError } : {}),
+});
 
 describe('invalidCallInput', () => {
   it('lets a JSON object through', () => {
@@ -64,7 +78,9 @@ describe('invalidCallInput', () => {
     [null, 'null', 'null'],
   ] as const)('answers valid JSON that is not an object (%j): names what it was and quotes it', (input, kind, quoted) => {
     const message = invalidCallInput(call('c', 'purge', input as JsonValue));
-    expect(message).toBe(`The arguments of this call to "purge" were not a JSON object but ${kind}. You sent: ${quoted}\nNothing was run. To call "purge", send its arguments as one JSON object.`);
+    expect(message).toBe(
+      `The arguments of this call to "purge" were not a JSON object but ${kind}. You sent: ${quoted}\nNothing was run. To call "purge", send its arguments as one JSON object.`,
+    );
   });
 
   it(`clips what it quotes to ${QUOTED_ARGUMENTS_CHARS} characters`, () => {
@@ -164,14 +180,18 @@ describe('arguments nested too deep', () => {
     expect(block.input).toBe('(arguments nested more than 64 levels deep, not quoted)');
     expect(block.inputError).toBe(`nested more than ${MAX_ARGUMENT_DEPTH} levels deep, the limit of a call's arguments`);
     const text = invalidCallInput(block)!;
-    expect(text).toMatch(/^The arguments of this call to "f" were nested more than 64 levels deep, the limit of a call's arguments\. You sent: \(arguments nested/);
+    expect(text).toMatch(
+      /^The arguments of this call to "f" were nested more than 64 levels deep, the limit of a call's arguments\. You sent: \(arguments nested/,
+    );
     expect(text).toMatch(/Nothing was run\. To call "f", send its arguments as one JSON object at most 64 levels deep\.$/);
   });
 
   it('providers keep deep argument text as sent, refused with the same error', () => {
     const text = '{"a":'.repeat(10_000) + '1' + '}'.repeat(10_000);
     expect(parseArguments(text)).toEqual({ input: text, inputError: tooDeepError() });
-    expect(invalidCallInput({ type: 'tool_use', id: 'c', name: 'f', ...parseArguments(text) })).toMatch(/^The arguments of this call to "f" were nested more than 64 levels deep.*You sent: \{"a":\{"a":/);
+    expect(invalidCallInput({ type: 'tool_use', id: 'c', name: 'f', ...parseArguments(text) })).toMatch(
+      /^The arguments of this call to "f" were nested more than 64 levels deep.*You sent: \{"a":\{"a":/,
+    );
     const limit = '{"a":'.repeat(MAX_ARGUMENT_DEPTH) + '1' + '}'.repeat(MAX_ARGUMENT_DEPTH);
     expect(parseArguments(limit).inputError).toBeUndefined();
   });

@@ -44,6 +44,8 @@ describe('chooseEntry', () => {
     expect(kind(layout({ 'apps/cli/main.ts': 400, 'dist/apps/cli/main.js': 300 }), { DURABLE_AGENT_FROM_SOURCE: '0' })).toBe('dist');
   });
   it('ignores files that are not TypeScript sources of the build (tests, docs)', () => {
-    expect(kind(layout({ 'apps/cli/main.ts': 100, 'apps/cli/README.md': 900, 'test/x.ts': 900, 'dist/apps/cli/main.js': 300 }))).toBe('dist');
+    expect(kind(layout({ 'apps/cli/main.ts': 100, 'apps/cli/README.md': 900, 'test/x.ts': 900, 'dist/apps/cli/main.js': 300 }))).toBe(
+      'dist',
+    );
   });
 });

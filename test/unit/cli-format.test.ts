@@ -24,24 +24,39 @@ describe('formatEvent', () => {
   });
 
   it('retrying shows a delay capped from what the provider asked for', () => {
-    const base = { ...stamp, type: 'retrying' as const, step: 2, attempt: 1, error: 'rate limited', errorType: 'rate_limit_error', delayMs: 60000, nextModel: 'anthropic/claude' };
+    const base = {
+      ...stamp,
+      type: 'retrying' as const,
+      step: 2,
+      attempt: 1,
+      error: 'rate limited',
+      errorType: 'rate_limit_error',
+      delayMs: 60000,
+      nextModel: 'anthropic/claude',
+    };
     expect(formatEvent({ ...base, requestedDelayMs: 3600000 }, plain)).toEqual([
       '[step 2] attempt 1 failed (rate_limit_error: rate limited); retrying in 60000 ms (capped from 3600000 ms, the wait the provider asked for) with anthropic/claude',
     ]);
-    expect(formatEvent(base, plain)).toEqual(['[step 2] attempt 1 failed (rate_limit_error: rate limited); retrying in 60000 ms with anthropic/claude']);
+    expect(formatEvent(base, plain)).toEqual([
+      '[step 2] attempt 1 failed (rate_limit_error: rate limited); retrying in 60000 ms with anthropic/claude',
+    ]);
   });
 
   it('sub-agent events name the child run, its status and spend', () => {
     const base = { ...stamp, step: 1, callId: 'call_1_0', tool: 'researcher', agent: 'researcher', workflowId: 'run-1--call_1_0' };
-    expect(formatEvent({ ...base, type: 'sub_agent_started' }, plain)).toEqual(['[step 1] researcher (call_1_0) started sub-agent researcher: run run-1--call_1_0']);
+    expect(formatEvent({ ...base, type: 'sub_agent_started' }, plain)).toEqual([
+      '[step 1] researcher (call_1_0) started sub-agent researcher: run run-1--call_1_0',
+    ]);
     expect(formatEvent({ ...base, type: 'sub_agent_finished', status: 'success', usage, costUsd: 0.5 }, plain)).toEqual([
       '[step 1] sub-agent researcher (run-1--call_1_0) success, 1 input / 2 output tokens, $0.5000',
     ]);
-    expect(formatEvent({ ...base, type: 'sub_agent_finished', error: 'no input' }, plain)).toEqual(['[step 1] sub-agent researcher (run-1--call_1_0) did not run: no input']);
+    expect(formatEvent({ ...base, type: 'sub_agent_finished', error: 'no input' }, plain)).toEqual([
+      '[step 1] sub-agent researcher (run-1--call_1_0) did not run: no input',
+    ]);
   });
 
   it.each([
-    ['storage_error', "blob store"],
+    ['storage_error', 'blob store'],
     ['invalid_input', 'names an agent the worker does not have'],
     ['internal_error', 'a bug or an outage'],
   ] as const)('done with %s explains the status', (status, meaning) => {
@@ -80,7 +95,15 @@ describe('formatEvent with the run known', () => {
   });
 
   it('approval_requested with a question (an at-most-once rerun) shows it before the command', () => {
-    const e = { ...stamp, type: 'approval_requested', step: 1, callId: 'call_1_0~rerun-1', tool: 'pay', args: {}, question: 'The outcome of this call is unknown.' } as AgentEvent;
+    const e = {
+      ...stamp,
+      type: 'approval_requested',
+      step: 1,
+      callId: 'call_1_0~rerun-1',
+      tool: 'pay',
+      args: {},
+      question: 'The outcome of this call is unknown.',
+    } as AgentEvent;
     const lines = formatEvent(e, plain, { workflowId: 'payer-1' });
     expect(lines[1]).toBe('    The outcome of this call is unknown.');
     expect(lines[2]).toContain('durable-agent approve payer-1 call_1_0~rerun-1');
@@ -170,7 +193,8 @@ function flakyStep(): StreamEvent[] {
   const deltas = (attempt: number, text: string, pieces: number): StreamEvent[] => {
     const size = Math.ceil(text.length / pieces);
     const out: StreamEvent[] = [];
-    for (let i = 0, n = 0; i < text.length; i += size, n++) out.push({ type: 'delta', step: 1, attempt, n, delta: { type: 'text', text: text.slice(i, i + size) } });
+    for (let i = 0, n = 0; i < text.length; i += size, n++)
+      out.push({ type: 'delta', step: 1, attempt, n, delta: { type: 'text', text: text.slice(i, i + size) } });
     return out;
   };
   return [
@@ -220,7 +244,7 @@ describe('LiveView', () => {
     );
   });
 
-  it('on a terminal: the failed attempt\'s text is erased from the screen, the retry line kept, the answer shown once', () => {
+  it("on a terminal: the failed attempt's text is erased from the screen, the retry line kept, the answer shown once", () => {
     const out = render(flakyStep(), true).written;
     expect(out).toContain('\u001b['); // drawn in place
     const rows = screen(out, 40);
@@ -240,7 +264,9 @@ describe('LiveView', () => {
       { seq: 0, at, type: 'text', step: 1, text: ANSWER },
     ];
     const plainOut = render(events, false).written;
-    expect(plainOut).toContain("[step 1] attempt 1's text above is incomplete; the step's whole text follows and replaces it\n[step 1] text:\n    The answer is 42.\n    Checked twice.\n");
+    expect(plainOut).toContain(
+      "[step 1] attempt 1's text above is incomplete; the step's whole text follows and replaces it\n[step 1] text:\n    The answer is 42.\n    Checked twice.\n",
+    );
     const shown = screen(render(events, true).written, 40);
     expect(shown).toEqual(['[step 1] text:', '    The answer is 42.', '    Checked twice.']);
   });
@@ -252,7 +278,19 @@ describe('LiveView', () => {
     view.push({ seq: 0, at: started, type: 'tool_call', step: 1, callId: 'call_1_0', tool: 'pause', args: { ms: 700 } });
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(stream.written).toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] running pause \(1\.[5-9] s\)/);
-    view.push({ seq: 1, at, type: 'tool_result', step: 1, callId: 'call_1_0', tool: 'pause', isError: false, preview: 'paused', bytes: 6, latencyMs: 700, attempts: 1 } as AgentEvent);
+    view.push({
+      seq: 1,
+      at,
+      type: 'tool_result',
+      step: 1,
+      callId: 'call_1_0',
+      tool: 'pause',
+      isError: false,
+      preview: 'paused',
+      bytes: 6,
+      latencyMs: 700,
+      attempts: 1,
+    } as AgentEvent);
     view.finish();
     expect(screen(stream.written, 40).join('')).not.toMatch(/running pause|[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
     expect(screen(stream.written, 40).join('')).toMatch(/^\[step 1\] tool call pause \{"ms":700\} \(call_1_0\)\[step 1\] tool result/);
@@ -270,7 +308,13 @@ describe('durable-agent approvals (text)', () => {
 
   it("names a sub-agent's parent run, as the README says the inbox does", () => {
     const lines = approvalLines([
-      { workflowId: 'order-7/agent', runId: 'r-child', agent: 'support', pending: [pending], parent: { workflowId: 'order-7', runId: 'r-parent' } },
+      {
+        workflowId: 'order-7/agent',
+        runId: 'r-child',
+        agent: 'support',
+        pending: [pending],
+        parent: { workflowId: 'order-7', runId: 'r-parent' },
+      },
     ]);
     expect(lines[0]).toBe('order-7/agent  (agent support, 1 pending, parent order-7)');
     expect(lines[1]).toBe('  call_1_0  refund({"amount":5})  step 1, requested 2025-01-01T00:00:00.000Z');

@@ -7,7 +7,17 @@ import type { AgentSpec, ToolSpec } from '../../src/core/run/spec';
 
 function tool(name: string, approval?: ApprovalSpec): ToolSpec {
   const retry = { maximumAttempts: 1, initialIntervalMs: 1, backoffCoefficient: 1, maximumIntervalMs: 1 };
-  return { name, description: name, inputSchema: {}, readOnly: false, timeoutMs: 1, heartbeatTimeoutMs: 1, retry, onError: 'report', ...(approval ? { approval } : {}) };
+  return {
+    name,
+    description: name,
+    inputSchema: {},
+    readOnly: false,
+    timeoutMs: 1,
+    heartbeatTimeoutMs: 1,
+    retry,
+    onError: 'report',
+    ...(approval ? { approval } : {}),
+  };
 }
 
 function recorded(policy?: RunPolicy): RecordedRun {
@@ -47,7 +57,10 @@ describe('checkDecision', () => {
     const run = recorded();
     expect(kind(run, 'c_open')).toEqual({ kind: 'ok', tool: 'open' });
     expect(kind(run, 'c_guarded', 'ops:alice')).toEqual({ kind: 'ok', tool: 'guarded' });
-    expect(kind(run, 'c_guarded')).toMatchObject({ kind: 'refused', reason: 'ops:bob may not decide calls of "guarded" (allowed: ops:alice)' });
+    expect(kind(run, 'c_guarded')).toMatchObject({
+      kind: 'refused',
+      reason: 'ops:bob may not decide calls of "guarded" (allowed: ops:alice)',
+    });
     expect(kind(run, 'c_plain')).toMatchObject({ kind: 'refused', reason: 'call "c_plain" (plain) needs no approval' });
     expect(kind(run, 'c_maybe_no')).toMatchObject({ kind: 'refused' });
     expect(kind(run, 'c_maybe_yes')).toEqual({ kind: 'ok', tool: 'maybe' });
@@ -59,7 +72,10 @@ describe('checkDecision', () => {
   it('follows the run policy: ask makes any tool need a person, deny and allow (without approvers) need none', () => {
     expect(kind(recorded({ plain: 'ask' }), 'c_plain')).toEqual({ kind: 'ok', tool: 'plain' });
     expect(kind(recorded({ '*': 'deny' }), 'c_open')).toMatchObject({ kind: 'refused' });
-    expect(kind(recorded({ open: 'allow' }), 'c_open')).toMatchObject({ kind: 'refused', reason: 'call "c_open" (open) needs no approval' });
+    expect(kind(recorded({ open: 'allow' }), 'c_open')).toMatchObject({
+      kind: 'refused',
+      reason: 'call "c_open" (open) needs no approval',
+    });
     // allow cannot waive a tool that names its approvers
     expect(kind(recorded({ '*': 'allow' }), 'c_guarded', 'ops:alice')).toEqual({ kind: 'ok', tool: 'guarded' });
     expect(kind(recorded({ '*': 'allow' }), 'c_guarded')).toMatchObject({ kind: 'refused' });

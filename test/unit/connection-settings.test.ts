@@ -38,24 +38,40 @@ describe('resolveConnectionSettings', () => {
 
   it('explicit options win over the environment', () => {
     const env = { ...bare, TEMPORAL_ADDRESS: 'env-host:7233', TEMPORAL_NAMESPACE: 'env-ns', TEMPORAL_TLS: 'true' };
-    expect(resolveConnectionSettings({ address: 'mine:1234', namespace: 'mine', tls: false }, env)).toEqual({ address: 'mine:1234', namespace: 'mine', tls: false });
+    expect(resolveConnectionSettings({ address: 'mine:1234', namespace: 'mine', tls: false }, env)).toEqual({
+      address: 'mine:1234',
+      namespace: 'mine',
+      tls: false,
+    });
   });
 
   it('reads profiles from the config file (TEMPORAL_CONFIG_FILE, TEMPORAL_PROFILE, or the options)', () => {
-    expect(resolveConnectionSettings({}, { ...bare, TEMPORAL_CONFIG_FILE: configFile })).toEqual({ address: 'file-default:7233', namespace: 'from-file' });
+    expect(resolveConnectionSettings({}, { ...bare, TEMPORAL_CONFIG_FILE: configFile })).toEqual({
+      address: 'file-default:7233',
+      namespace: 'from-file',
+    });
     expect(resolveConnectionSettings({}, { ...bare, TEMPORAL_CONFIG_FILE: configFile, TEMPORAL_PROFILE: 'prod' })).toMatchObject({
       address: 'prod.tmprl.cloud:7233',
       namespace: 'prod-ns',
       apiKey: 'test-key-not-real',
       tls: true,
     });
-    expect(resolveConnectionSettings({ configFile, profile: 'prod', namespace: 'other' }, bare)).toMatchObject({ address: 'prod.tmprl.cloud:7233', namespace: 'other' });
+    expect(resolveConnectionSettings({ configFile, profile: 'prod', namespace: 'other' }, bare)).toMatchObject({
+      address: 'prod.tmprl.cloud:7233',
+      namespace: 'other',
+    });
     // environment variables override the profile, as in every Temporal SDK
-    expect(resolveConnectionSettings({ configFile }, { ...bare, TEMPORAL_ADDRESS: 'env-host:7233' })).toMatchObject({ address: 'env-host:7233', namespace: 'from-file' });
+    expect(resolveConnectionSettings({ configFile }, { ...bare, TEMPORAL_ADDRESS: 'env-host:7233' })).toMatchObject({
+      address: 'env-host:7233',
+      namespace: 'from-file',
+    });
   });
 
   it('envConfig: false ignores the environment', () => {
-    expect(resolveConnectionSettings({ envConfig: false }, { ...bare, TEMPORAL_ADDRESS: 'env-host:7233' })).toEqual({ address: 'localhost:7233', namespace: 'default' });
+    expect(resolveConnectionSettings({ envConfig: false }, { ...bare, TEMPORAL_ADDRESS: 'env-host:7233' })).toEqual({
+      address: 'localhost:7233',
+      namespace: 'default',
+    });
   });
 
   it('an unknown profile is a clear error', () => {

@@ -22,7 +22,8 @@ describe('console/dist', () => {
       } catch {
         throw new Error(`console/dist/${file} is missing: run npm run build:console and commit console/dist`);
       }
-      if (!fresh.equals(committed)) throw new Error(`console/dist/${file} is stale (its sources changed): run npm run build:console and commit console/dist`);
+      if (!fresh.equals(committed))
+        throw new Error(`console/dist/${file} is stale (its sources changed): run npm run build:console and commit console/dist`);
       expect(fresh.length).toBeGreaterThan(0);
     }
   });

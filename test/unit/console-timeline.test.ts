@@ -10,7 +10,13 @@ import { Timeline } from '../../apps/console/src/timeline';
 
 const at = '2026-01-01T00:00:00.000Z';
 const usage = { inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0 };
-const delta = (step: number, attempt: number, n: number, text: string): StreamEvent => ({ type: 'delta', step, attempt, n, delta: { type: 'text', text } });
+const delta = (step: number, attempt: number, n: number, text: string): StreamEvent => ({
+  type: 'delta',
+  step,
+  attempt,
+  n,
+  delta: { type: 'text', text },
+});
 
 describe('console timeline', () => {
   it('shows text as it arrives, takes back a voided attempt, and follows a tool call to its latency', () => {
@@ -39,12 +45,37 @@ describe('console timeline', () => {
     for (const e of rest) t.apply(e);
     const tool = () => t.entries.find((e): e is ToolEntry => e.kind === 'tool')!;
     expect(tool().state).toBe('awaiting_approval');
-    t.apply({ type: 'approval_decided', step: 1, callId: 'c1', tool: 'rollout', decision: 'approve', by: 'ops:alice', reason: 'ok', via: 'update', sticky: false, seq: 7, at });
+    t.apply({
+      type: 'approval_decided',
+      step: 1,
+      callId: 'c1',
+      tool: 'rollout',
+      decision: 'approve',
+      by: 'ops:alice',
+      reason: 'ok',
+      via: 'update',
+      sticky: false,
+      seq: 7,
+      at,
+    });
     t.apply({ type: 'tool_started', step: 1, callId: 'c1', tool: 'rollout', seq: 8, at });
     expect(tool().state).toBe('running');
     // A reconnection replays durable events from the cursor: one already seen changes nothing.
     expect(t.apply({ type: 'tool_started', step: 1, callId: 'c1', tool: 'rollout', seq: 8, at })).toBe(false);
-    t.apply({ type: 'tool_result', step: 1, callId: 'c1', tool: 'rollout', isError: false, preview: 'live', bytes: 4, stored: false, latencyMs: 300, attempts: 1, seq: 9, at });
+    t.apply({
+      type: 'tool_result',
+      step: 1,
+      callId: 'c1',
+      tool: 'rollout',
+      isError: false,
+      preview: 'live',
+      bytes: 4,
+      stored: false,
+      latencyMs: 300,
+      attempts: 1,
+      seq: 9,
+      at,
+    });
     expect(tool()).toMatchObject({ state: 'done', latencyMs: 300, decision: { decision: 'approve', by: 'ops:alice', reason: 'ok' } });
     expect(step.finished).toMatchObject({ latencyMs: 120 });
     expect(t.lastSeq).toBe(9);
@@ -60,8 +91,33 @@ describe('console timeline', () => {
   it('marks a denied call denied, whatever its result says', () => {
     const t = new Timeline();
     t.apply({ type: 'approval_requested', step: 1, callId: 'c2', tool: 'rollout', args: {}, seq: 0, at });
-    t.apply({ type: 'approval_decided', step: 1, callId: 'c2', tool: 'rollout', decision: 'deny', by: 'ops:bob', reason: 'freeze', via: 'signal', sticky: false, seq: 1, at });
-    t.apply({ type: 'tool_result', step: 1, callId: 'c2', tool: 'rollout', isError: true, preview: 'denied: freeze', bytes: 14, stored: false, latencyMs: 0, attempts: 0, seq: 2, at });
+    t.apply({
+      type: 'approval_decided',
+      step: 1,
+      callId: 'c2',
+      tool: 'rollout',
+      decision: 'deny',
+      by: 'ops:bob',
+      reason: 'freeze',
+      via: 'signal',
+      sticky: false,
+      seq: 1,
+      at,
+    });
+    t.apply({
+      type: 'tool_result',
+      step: 1,
+      callId: 'c2',
+      tool: 'rollout',
+      isError: true,
+      preview: 'denied: freeze',
+      bytes: 14,
+      stored: false,
+      latencyMs: 0,
+      attempts: 0,
+      seq: 2,
+      at,
+    });
     expect(t.entries[0]).toMatchObject({ kind: 'tool', state: 'denied', decision: { by: 'ops:bob', reason: 'freeze' } });
   });
 });

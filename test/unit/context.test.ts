@@ -22,7 +22,10 @@ import { ZERO_USAGE } from '../../src/core/budget/usage';
 const user = (text: string): Message => ({ role: 'user', content: [{ type: 'text', text }] });
 const say = (text: string): Message => ({ role: 'assistant', content: [{ type: 'text', text }] });
 const call = (id: string): Message => ({ role: 'assistant', content: [{ type: 'tool_use', id, name: 'read', input: { id } }] });
-const result = (id: string, text: string): Message => ({ role: 'user', content: [{ type: 'tool_result', toolUseId: id, output: { type: 'text', text }, isError: false }] });
+const result = (id: string, text: string): Message => ({
+  role: 'user',
+  content: [{ type: 'tool_result', toolUseId: id, output: { type: 'text', text }, isError: false }],
+});
 
 /** user turn, then `steps` tool steps with outputs of `chars` characters, then an answer. */
 function conversation(steps: number, chars: number, first = 'do it'): Message[] {
@@ -85,7 +88,9 @@ describe('the view the model is shown', () => {
     expect(stubbedThrough(100, 0)).toBe(0);
     const m = [...conversation(8, 2000), call('small'), result('small', 'tiny')];
     const view = contextView(m, { from: 0, keepToolResults: 3 }, 10);
-    const texts = view.flatMap((x) => x.content.flatMap((b) => (b.type === 'tool_result' && b.output.type === 'text' ? [b.output.text] : [])));
+    const texts = view.flatMap((x) =>
+      x.content.flatMap((b) => (b.type === 'tool_result' && b.output.type === 'text' ? [b.output.text] : [])),
+    );
     expect(texts.slice(0, 6).every((t) => t.startsWith('[Earlier tool result omitted to save context: 2000 characters'))).toBe(true);
     expect(texts.slice(0, 6).every((t) => /call c\d/.test(t))).toBe(true);
     expect(texts.slice(6, 8).every((t) => t.length === 2000)).toBe(true);
@@ -95,15 +100,35 @@ describe('the view the model is shown', () => {
   });
 
   it('names the stored blob of a stored output in its stub', () => {
-    const stored: Message = { role: 'user', content: [{ type: 'tool_result', toolUseId: 'c1', output: { type: 'stored', ref: 'sha256-abc', bytes: 90_000, preview: 'p' }, isError: false }] };
-    const view = contextView([user('go'), call('c1'), stored, call('c2'), result('c2', 'x'), call('c3')], { from: 0, keepToolResults: 1 }, 4);
+    const stored: Message = {
+      role: 'user',
+      content: [
+        {
+          type: 'tool_result',
+          toolUseId: 'c1',
+          output: { type: 'stored', ref: 'sha256-abc', bytes: 90_000, preview: 'p' },
+          isError: false,
+        },
+      ],
+    };
+    const view = contextView(
+      [user('go'), call('c1'), stored, call('c2'), result('c2', 'x'), call('c3')],
+      { from: 0, keepToolResults: 1 },
+      4,
+    );
     expect(JSON.stringify(view[2])).toMatch(/90000 characters, stored as sha256-abc/);
   });
 
   it('opens with the summary: merged into a first user turn, else a user message of its own', () => {
     const m = [user('a'), say('b'), user('c'), call('c1'), result('c1', 'r')];
     const onTurn = contextView(m, { from: 2, keepToolResults: 0 }, 3, 'S');
-    expect(onTurn[0]).toEqual({ role: 'user', content: [{ type: 'text', text: `${SUMMARY_HEADER}\n\nS` }, { type: 'text', text: 'c' }] });
+    expect(onTurn[0]).toEqual({
+      role: 'user',
+      content: [
+        { type: 'text', text: `${SUMMARY_HEADER}\n\nS` },
+        { type: 'text', text: 'c' },
+      ],
+    });
     expect(onTurn).toHaveLength(3);
     const onStep = contextView(m, { from: 3, keepToolResults: 0 }, 3, 'S');
     expect(onStep.map((x) => x.role)).toEqual(['user', 'assistant', 'user']);
@@ -130,14 +155,23 @@ describe('the summariser request', () => {
 });
 
 describe('token accounting and when to compact', () => {
-  const loopWith = (messages: Message[], patch: Partial<LoopState> = {}): LoopState => ({ ...startLoop({ name: 'a', limits: { maxSteps: 100, toolResultInlineBytes: 0 } }, 'x'), messages, ...patch });
+  const loopWith = (messages: Message[], patch: Partial<LoopState> = {}): LoopState => ({
+    ...startLoop({ name: 'a', limits: { maxSteps: 100, toolResultInlineBytes: 0 } }, 'x'),
+    messages,
+    ...patch,
+  });
 
   it('anchors on the provider count and estimates only newer messages', () => {
     const m = conversation(2, 4000);
-    const loop = loopWith(m, { context: anchorAt(undefined, { ...ZERO_USAGE, inputTokens: 900, cacheReadTokens: 100, outputTokens: 50 }, 4) });
+    const loop = loopWith(m, {
+      context: anchorAt(undefined, { ...ZERO_USAGE, inputTokens: 900, cacheReadTokens: 100, outputTokens: 50 }, 4),
+    });
     expect(nextCallEstimate(loop)).toBe(1050 + messagesTokens(m.slice(4)));
     // After continue-as-new only recent messages are in memory: the anchor counts from the whole transcript.
-    const later = loopWith(m.slice(2), { earlier: { messages: 2, steps: 0, toolCalls: 0, costUsd: 0, unpricedSteps: 0 }, context: loop.context! });
+    const later = loopWith(m.slice(2), {
+      earlier: { messages: 2, steps: 0, toolCalls: 0, costUsd: 0, unpricedSteps: 0 },
+      context: loop.context!,
+    });
     expect(nextCallEstimate(later)).toBe(nextCallEstimate(loop));
     expect(rebasedContext(later)?.anchor).toEqual({ tokens: nextCallEstimate(loop), messages: 5 });
   });
@@ -155,8 +189,23 @@ describe('token accounting and when to compact', () => {
   });
 
   it('re-anchors on the estimate after a compaction and adds up what summaries cost', () => {
-    const once = compacted(undefined, { summaryRef: 's1', from: 9, usage: { ...ZERO_USAGE, inputTokens: 10 }, costUsd: 0.5, tokensAfter: 300 }, 12);
-    const twice = compacted(once, { summaryRef: 's2', from: 15, usage: { ...ZERO_USAGE, outputTokens: 5 }, costUsd: 0.25, tokensAfter: 400 }, 20);
-    expect(twice).toEqual({ summaryRef: 's2', from: 15, anchor: { tokens: 400, messages: 20 }, compactions: 2, usage: { ...ZERO_USAGE, inputTokens: 10, outputTokens: 5 }, costUsd: 0.75 });
+    const once = compacted(
+      undefined,
+      { summaryRef: 's1', from: 9, usage: { ...ZERO_USAGE, inputTokens: 10 }, costUsd: 0.5, tokensAfter: 300 },
+      12,
+    );
+    const twice = compacted(
+      once,
+      { summaryRef: 's2', from: 15, usage: { ...ZERO_USAGE, outputTokens: 5 }, costUsd: 0.25, tokensAfter: 400 },
+      20,
+    );
+    expect(twice).toEqual({
+      summaryRef: 's2',
+      from: 15,
+      anchor: { tokens: 400, messages: 20 },
+      compactions: 2,
+      usage: { ...ZERO_USAGE, inputTokens: 10, outputTokens: 5 },
+      costUsd: 0.75,
+    });
   });
 });

@@ -15,7 +15,14 @@ function imports(file: string): string[] {
 }
 
 const files = readdirSync(CORE).filter((f) => f.endsWith('.ts'));
-const graph = new Map(files.map((f) => [f, imports(f).filter((i) => i.startsWith('./')).map((i) => `${i.slice(2).replace(/\.ts$/, '')}.ts`)]));
+const graph = new Map(
+  files.map((f) => [
+    f,
+    imports(f)
+      .filter((i) => i.startsWith('./'))
+      .map((i) => `${i.slice(2).replace(/\.ts$/, '')}.ts`),
+  ]),
+);
 
 describe('core/', () => {
   it('has no import cycle', () => {
@@ -23,11 +30,24 @@ describe('core/', () => {
   });
 
   it('the cycle check finds a cycle when there is one', () => {
-    expect(modulesOnCycles(new Map([['a.ts', ['b.ts']], ['b.ts', ['c.ts']], ['c.ts', ['a.ts']], ['d.ts', ['a.ts']]]))).toEqual(['a.ts', 'b.ts', 'c.ts']);
+    expect(
+      modulesOnCycles(
+        new Map([
+          ['a.ts', ['b.ts']],
+          ['b.ts', ['c.ts']],
+          ['c.ts', ['a.ts']],
+          ['d.ts', ['a.ts']],
+        ]),
+      ),
+    ).toEqual(['a.ts', 'b.ts', 'c.ts']);
   });
 
   it('imports only its own modules', () => {
-    const outside = files.flatMap((f) => imports(f).filter((i) => !i.startsWith('./')).map((i) => `${f} -> ${i}`));
+    const outside = files.flatMap((f) =>
+      imports(f)
+        .filter((i) => !i.startsWith('./'))
+        .map((i) => `${f} -> ${i}`),
+    );
     expect(outside).toEqual([]);
   });
 });

@@ -23,7 +23,9 @@ describe('definitionHashInput', () => {
   it('changes with the prompt, a model or a limit', () => {
     const base = definitionHashInput(spec, { system: 's' });
     expect(definitionHashInput(spec, { system: 't' })).not.toBe(base);
-    expect(definitionHashInput({ ...spec, models: [{ provider: 'scripted', model: 'n', maxTokens: 100 }] }, { system: 's' })).not.toBe(base);
+    expect(definitionHashInput({ ...spec, models: [{ provider: 'scripted', model: 'n', maxTokens: 100 }] }, { system: 's' })).not.toBe(
+      base,
+    );
     expect(definitionHashInput({ ...spec, limits: { ...spec.limits, maxSteps: 6 } }, { system: 's' })).not.toBe(base);
   });
 

@@ -113,11 +113,17 @@ function valueImports(file: string): string[] {
     if (ts.isImportDeclaration(node)) {
       const clause = node.importClause;
       const bindings = clause?.namedBindings;
-      const typeOnly = clause !== undefined && (clause.isTypeOnly || (!clause.name && bindings !== undefined && ts.isNamedImports(bindings) && bindings.elements.every((e) => e.isTypeOnly)));
+      const typeOnly =
+        clause !== undefined &&
+        (clause.isTypeOnly ||
+          (!clause.name && bindings !== undefined && ts.isNamedImports(bindings) && bindings.elements.every((e) => e.isTypeOnly)));
       if (!typeOnly) add(node.moduleSpecifier);
     } else if (ts.isExportDeclaration(node)) {
       if (!node.isTypeOnly) add(node.moduleSpecifier);
-    } else if (ts.isCallExpression(node) && (node.expression.kind === ts.SyntaxKind.ImportKeyword || (ts.isIdentifier(node.expression) && node.expression.text === 'require'))) {
+    } else if (
+      ts.isCallExpression(node) &&
+      (node.expression.kind === ts.SyntaxKind.ImportKeyword || (ts.isIdentifier(node.expression) && node.expression.text === 'require'))
+    ) {
       add(node.arguments[0]);
     }
     ts.forEachChild(node, visit);
@@ -140,7 +146,9 @@ describe('dependencies', () => {
   });
 
   it('every package a shipped file imports is a base dependency or an optional peer', () => {
-    const missing = [...shipped.keys()].filter((name) => name !== 'durable-agent' && !(name in pkg.dependencies) && !(name in pkg.peerDependencies));
+    const missing = [...shipped.keys()].filter(
+      (name) => name !== 'durable-agent' && !(name in pkg.dependencies) && !(name in pkg.peerDependencies),
+    );
     expect(missing.map((name) => `${name} (${shipped.get(name)?.join(', ')})`)).toEqual([]);
   });
 
@@ -171,7 +179,9 @@ describe('dependencies', () => {
   });
 
   it('the one loader is the only shipped code with an eslint-disabled require of a package', () => {
-    const requiring = shippedFiles.filter((file) => /no-require-imports/.test(readFileSync(file, 'utf8')) && /require\((?!['"`.]|path\))/.test(readFileSync(file, 'utf8')));
+    const requiring = shippedFiles.filter(
+      (file) => /no-require-imports/.test(readFileSync(file, 'utf8')) && /require\((?!['"`.]|path\))/.test(readFileSync(file, 'utf8')),
+    );
     expect(requiring.map((f) => f.slice(ROOT.length + 1))).toEqual(['src/integrations/optional-peer.ts']);
   });
 
@@ -180,7 +190,15 @@ describe('dependencies', () => {
     for (const file of shippedFiles) {
       const lines = readFileSync(file, 'utf8').split('\n');
       lines.forEach((line, i) => {
-        if (/^import .*'@temporalio\/[a-z-]+\/lib\//.test(line) && !/^\/\/ Deep import/.test(lines.slice(0, i).reverse().find((l) => !/^import /.test(l)) ?? '')) {
+        if (
+          /^import .*'@temporalio\/[a-z-]+\/lib\//.test(line) &&
+          !/^\/\/ Deep import/.test(
+            lines
+              .slice(0, i)
+              .reverse()
+              .find((l) => !/^import /.test(l)) ?? '',
+          )
+        ) {
           unexplained.push(`${file.slice(ROOT.length + 1)}:${i + 1}`);
         }
       });

@@ -25,7 +25,10 @@ const REPO_PATH = /[`(]((?:src|apps|test|bench|examples|scripts|docs)\/[\w./-]*[
 const GENERATED = /(^|\/)api\//;
 
 function flagsOf(cmd: Command): string[] {
-  return cmd.options.flatMap((o) => [o.long, o.short]).filter((f): f is string => typeof f === 'string').concat('--help', '-h');
+  return cmd.options
+    .flatMap((o) => [o.long, o.short])
+    .filter((f): f is string => typeof f === 'string')
+    .concat('--help', '-h');
 }
 
 describe('docs code blocks', () => {
@@ -47,7 +50,10 @@ describe('docs code blocks', () => {
   });
 
   it('type-checks every TypeScript block (strict, ESM) against the sources', () => {
-    const problems = typecheckBlocks(ROOT, blocks.filter((b) => TS.has(b.lang) && !b.fragment));
+    const problems = typecheckBlocks(
+      ROOT,
+      blocks.filter((b) => TS.has(b.lang) && !b.fragment),
+    );
     expect(problems.map((p) => `${p.where}: ${p.message}`)).toEqual([]);
   }, 180_000);
 
@@ -93,7 +99,9 @@ describe('docs code blocks', () => {
     const named = docFiles(ROOT).flatMap((doc) =>
       readFileSync(join(ROOT, doc), 'utf8')
         .split('\n')
-        .flatMap((line, i) => [...line.matchAll(REPO_PATH)].map((m) => ({ doc, path: (m[1] as string).replace(/[.,:]$/, ''), line: i + 1 }))),
+        .flatMap((line, i) =>
+          [...line.matchAll(REPO_PATH)].map((m) => ({ doc, path: (m[1] as string).replace(/[.,:]$/, ''), line: i + 1 })),
+        ),
     );
     expect(named.length).toBeGreaterThan(50);
     expect(named.filter(({ path }) => !existsSync(join(ROOT, path))).map(({ doc, path, line }) => `${doc}:${line}: ${path}`)).toEqual([]);

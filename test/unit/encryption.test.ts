@@ -119,7 +119,9 @@ describe('the envelope (AES-256-GCM)', () => {
     const err = thrown(() => open(onlyNew, seal(old, utf8('x')), 'a blob'));
     expect(err.code).toBe('invalid_config');
     expect(err.keyId).toBe('k1');
-    expect(err.message).toMatch(/a blob is encrypted with key id "k1", which this process does not hold \(it holds "k2"\): add that key to DURABLE_AGENT_KEYS/);
+    expect(err.message).toMatch(
+      /a blob is encrypted with key id "k1", which this process does not hold \(it holds "k2"\): add that key to DURABLE_AGENT_KEYS/,
+    );
     expect(err.message).not.toContain(K2);
   });
 
@@ -161,7 +163,9 @@ describe('the envelope (AES-256-GCM)', () => {
     expect(raw && isSealed(raw)).toBe(true);
     expect(Buffer.from(raw!).toString('latin1')).not.toContain('secret');
     const v2 = new AgentStore(objects, { cipher: new KeyringCipher(rotated) });
-    await expect(v2.get(legacy)).rejects.toThrow(new RegExp(`blob ${legacy} in the memory store is not sealed, though this store encrypts`));
+    await expect(v2.get(legacy)).rejects.toThrow(
+      new RegExp(`blob ${legacy} in the memory store is not sealed, though this store encrypts`),
+    );
     expect(await v2.get(sealedRef)).toBe('the secret transcript');
     const fresh = await v2.put('after rotation');
     expect(sealedKeyId((await objects.read('blob', fresh))!)).toBe('k2');
@@ -174,7 +178,14 @@ describe('claims in a store with the cipher', () => {
   it('a claim that is not sealed (swapped in) is in doubt: its recorded result is never returned, the call never runs again', async () => {
     const objects = new MemoryObjectStore();
     const store = new AgentStore(objects, { cipher: new KeyringCipher(Keyring.parse(`k1:${K1}`)) });
-    const forged = { v: 1, key: 'run/call-1', attempt: 1, holder: 'w1', at: '2026-01-01T00:00:00.000Z', result: 'INJECTED_BY_STORE_WRITER' };
+    const forged = {
+      v: 1,
+      key: 'run/call-1',
+      attempt: 1,
+      holder: 'w1',
+      at: '2026-01-01T00:00:00.000Z',
+      result: 'INJECTED_BY_STORE_WRITER',
+    };
     await objects.write('claim', claimName('run/call-1'), utf8(JSON.stringify(forged)));
     const found = await store.claim('run/call-1', { attempt: 2, holder: 'w2' });
     expect(found.kind).toBe('in_doubt');
@@ -214,7 +225,9 @@ describe('EncryptionCodec', () => {
 
   it('without keys, or without the right key, decoding fails with an error naming the key id and DURABLE_AGENT_KEYS', async () => {
     const [encoded] = await new EncryptionCodec(rotated).encode([payload('x')]);
-    await expect(new EncryptionCodec(undefined).decode([encoded!])).rejects.toThrow(/a Temporal payload is encrypted with key id "k2" and this process has no encryption keys: set DURABLE_AGENT_KEYS/);
+    await expect(new EncryptionCodec(undefined).decode([encoded!])).rejects.toThrow(
+      /a Temporal payload is encrypted with key id "k2" and this process has no encryption keys: set DURABLE_AGENT_KEYS/,
+    );
     await expect(new EncryptionCodec(old).decode([encoded!])).rejects.toMatchObject({ code: 'invalid_config', keyId: 'k2' });
   });
 
@@ -223,7 +236,9 @@ describe('EncryptionCodec', () => {
     const flipped = Buffer.from(encoded!.data!);
     flipped[flipped.length - 1]! ^= 1;
     await expect(new EncryptionCodec(old).decode([{ ...encoded!, data: flipped }])).rejects.toMatchObject({ code: 'storage_error' });
-    await expect(new EncryptionCodec(old).decode([{ ...encoded!, data: utf8('"plain"') }])).rejects.toThrow(/does not hold a durable-agent envelope/);
+    await expect(new EncryptionCodec(old).decode([{ ...encoded!, data: utf8('"plain"') }])).rejects.toThrow(
+      /does not hold a durable-agent envelope/,
+    );
   });
 });
 
@@ -231,7 +246,11 @@ describe('the codec server routes', () => {
   const keyring = Keyring.parse(`k2:${K2},k1:${K1}`);
   const UI = 'http://localhost:8233';
   const post = (app: ReturnType<typeof createCodecApp>, path: string, body: unknown, headers: Record<string, string> = {}) =>
-    app.request(path, { method: 'POST', headers: { 'Content-Type': 'application/json', Origin: UI, ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+    app.request(path, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Origin: UI, ...headers },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
 
   it('encodes and decodes { payloads } in protobuf JSON, at / and under /<namespace>/', async () => {
     const app = createCodecApp({ keyring, corsOrigins: [UI] });
@@ -253,14 +272,23 @@ describe('the codec server routes', () => {
     const app = createCodecApp({ keyring, corsOrigins: [UI], token: 'tok' });
     const preflight = await app.request('/decode', {
       method: 'OPTIONS',
-      headers: { Origin: UI, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type,x-namespace,authorization' },
+      headers: {
+        Origin: UI,
+        'Access-Control-Request-Method': 'POST',
+        'Access-Control-Request-Headers': 'content-type,x-namespace,authorization',
+      },
     });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-origin')).toBe(UI);
     expect(preflight.headers.get('access-control-allow-methods')).toContain('POST');
-    expect(preflight.headers.get('access-control-allow-headers')?.toLowerCase()).toMatch(/x-namespace.*authorization|authorization.*x-namespace/);
+    expect(preflight.headers.get('access-control-allow-headers')?.toLowerCase()).toMatch(
+      /x-namespace.*authorization|authorization.*x-namespace/,
+    );
     expect(preflight.headers.get('access-control-allow-credentials')).toBe('true');
-    const elsewhere = await app.request('/decode', { method: 'OPTIONS', headers: { Origin: 'https://evil.example', 'Access-Control-Request-Method': 'POST' } });
+    const elsewhere = await app.request('/decode', {
+      method: 'OPTIONS',
+      headers: { Origin: 'https://evil.example', 'Access-Control-Request-Method': 'POST' },
+    });
     expect(elsewhere.headers.get('access-control-allow-origin')).toBeNull();
   });
 
@@ -282,15 +310,20 @@ describe('the codec server routes', () => {
     const [sealedK2] = await new EncryptionCodec(keyring).encode([defaultPayloadConverter.toPayload('x')]);
     const res = await post(app, '/decode', { payloads: [payloadToJSON(sealedK2!)] });
     expect(res.status).toBe(422);
-    expect(await res.json()).toMatchObject({ code: 'invalid_config', error: expect.stringMatching(/key id "k2".*DURABLE_AGENT_KEYS/) as unknown });
+    expect(await res.json()).toMatchObject({
+      code: 'invalid_config',
+      error: expect.stringMatching(/key id "k2".*DURABLE_AGENT_KEYS/) as unknown,
+    });
     expect((await app.request('/nothing', { method: 'POST' })).status).toBe(404);
   });
 });
 
 describe('the codec server exposure warning', () => {
   it('knows loopback hosts from every-interface and public ones', () => {
-    for (const h of ['127.0.0.1', '127.1.2.3', 'localhost', 'LOCALHOST', '::1', '[::1]', '::ffff:127.0.0.1']) expect(isLoopbackHost(h), h).toBe(true);
-    for (const h of ['0.0.0.0', '::', '[::]', '10.0.0.5', '192.168.1.2', 'codec.internal', '128.0.0.1']) expect(isLoopbackHost(h), h).toBe(false);
+    for (const h of ['127.0.0.1', '127.1.2.3', 'localhost', 'LOCALHOST', '::1', '[::1]', '::ffff:127.0.0.1'])
+      expect(isLoopbackHost(h), h).toBe(true);
+    for (const h of ['0.0.0.0', '::', '[::]', '10.0.0.5', '192.168.1.2', 'codec.internal', '128.0.0.1'])
+      expect(isLoopbackHost(h), h).toBe(false);
   });
 
   it('warns only beyond loopback without a token', () => {

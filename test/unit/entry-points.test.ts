@@ -37,7 +37,10 @@ const WATCHED = [
 ] as const;
 
 /** The optional peers among the watched packages (durable-agent's `peerDependencies`). */
-const PEERS = WATCHED.filter((name) => name in (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { peerDependencies: Record<string, string> }).peerDependencies);
+const PEERS = WATCHED.filter(
+  (name) =>
+    name in (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { peerDependencies: Record<string, string> }).peerDependencies,
+);
 
 /** The runtime export names of each entry loaded so far (by {@link packagesLoadedBy}). */
 const exportsOf = new Map<string, string[]>();
@@ -83,7 +86,10 @@ describe('what each entry loads', () => {
     expect(PEERS.length).toBeGreaterThan(10);
     for (const file of ['src/entry/index.ts', 'src/entry/client.ts']) {
       const loaded = await packagesLoadedBy(file);
-      expect(PEERS.filter((name) => loaded[name]), file).toEqual([]);
+      expect(
+        PEERS.filter((name) => loaded[name]),
+        file,
+      ).toEqual([]);
     }
   });
 
@@ -134,12 +140,16 @@ const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as Pack
 
 /** Every file `tsc -p tsconfig.build.json` emits, relative to the root with `./`. */
 function buildOutputs(): Set<string> {
-  const parsed = ts.getParsedCommandLineOfConfigFile(join(ROOT, 'tsconfig.build.json'), {}, {
-    ...ts.sys,
-    onUnRecoverableConfigFileDiagnostic: (d) => {
-      throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+  const parsed = ts.getParsedCommandLineOfConfigFile(
+    join(ROOT, 'tsconfig.build.json'),
+    {},
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (d) => {
+        throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+      },
     },
-  });
+  );
   if (!parsed) throw new Error('tsconfig.build.json did not parse');
   const out = new Set<string>();
   for (const file of parsed.fileNames) {
@@ -153,10 +163,23 @@ describe('package.json points at what the build emits', () => {
   const norm = (p: string) => (p.startsWith('./') ? p : `./${p}`);
 
   it('has the entries, each with its typesVersions path', () => {
-    const subpaths = ['./ai-sdk', './anthropic', './client', './mcp', './openai', './otel', './postgres', './redis', './s3', './worker', './workflow'];
+    const subpaths = [
+      './ai-sdk',
+      './anthropic',
+      './client',
+      './mcp',
+      './openai',
+      './otel',
+      './postgres',
+      './redis',
+      './s3',
+      './worker',
+      './workflow',
+    ];
     expect(Object.keys(pkg.exports).sort()).toEqual(['.', './package.json', ...subpaths].sort());
     expect(Object.keys(pkg.typesVersions['*'] ?? {}).sort()).toEqual(subpaths.map((p) => p.slice(2)));
-    for (const p of subpaths) expect(pkg.typesVersions['*']?.[p.slice(2)], p).toEqual([(pkg.exports[p] as { types: string }).types.slice(2)]);
+    for (const p of subpaths)
+      expect(pkg.typesVersions['*']?.[p.slice(2)], p).toEqual([(pkg.exports[p] as { types: string }).types.slice(2)]);
   });
 
   it('every export target, main, types and typesVersions is a file tsconfig.build.json emits', () => {

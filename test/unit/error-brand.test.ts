@@ -63,9 +63,19 @@ describe('the client’s errors', () => {
   it('keep their code, name, message and cause', () => {
     const cause = new Error('update failed');
     const refused = new ApprovalRefusedError('call c1 was already decided', { cause });
-    expect(refused).toMatchObject({ code: 'approval_refused', name: 'ApprovalRefusedError', message: 'call c1 was already decided', cause });
+    expect(refused).toMatchObject({
+      code: 'approval_refused',
+      name: 'ApprovalRefusedError',
+      message: 'call c1 was already decided',
+      cause,
+    });
     expect(refused).toBeInstanceOf(Error);
     const missing = new RunNotFoundError('wf-9');
-    expect(missing).toMatchObject({ code: 'run_not_found', name: 'RunNotFoundError', workflowId: 'wf-9', message: 'no run with workflow id "wf-9"' });
+    expect(missing).toMatchObject({
+      code: 'run_not_found',
+      name: 'RunNotFoundError',
+      workflowId: 'wf-9',
+      message: 'no run with workflow id "wf-9"',
+    });
   });
 });

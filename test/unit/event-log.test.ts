@@ -158,7 +158,13 @@ describe('recorded events (a closed execution read from its history)', () => {
     const log = logWith(7, true);
     const chunks = log.record();
     expect(chunks).toHaveLength(1);
-    for (const [cursor, limit] of [[0, 500], [3, 2], [8, 10], [20, 5]] as const) expect(recordedPage(chunks, cursor, limit)).toEqual(log.page(cursor, limit));
+    for (const [cursor, limit] of [
+      [0, 500],
+      [3, 2],
+      [8, 10],
+      [20, 5],
+    ] as const)
+      expect(recordedPage(chunks, cursor, limit)).toEqual(log.page(cursor, limit));
   });
 
   it('chunks a large log within the page byte budget, and pages across chunks', () => {
@@ -183,7 +189,14 @@ describe('recorded events (a closed execution read from its history)', () => {
   });
 
   it('an execution that continued another points a cursor before its events to the execution that holds it', () => {
-    const log = new EventLog(clock(), { count: 40, runId: 'r2', chain: [{ runId: 'r1', from: 0 }, { runId: 'r2', from: 20 }] });
+    const log = new EventLog(clock(), {
+      count: 40,
+      runId: 'r2',
+      chain: [
+        { runId: 'r1', from: 0 },
+        { runId: 'r2', from: 20 },
+      ],
+    });
     log.push(text(40), DONE);
     const chunks = log.record();
     expect(recordedPage(chunks, 5)).toEqual(log.page(5));

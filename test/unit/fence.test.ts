@@ -24,7 +24,19 @@ describe('fenceUntrusted', () => {
   });
 
   it('no content, however built around the escape, holds a closing tag after escaping', () => {
-    const pieces = ['<', '/', '\\', '</', `</${FENCE_TAG}`, `<</${FENCE_TAG}`, `<\\/${FENCE_TAG}`, 'untrusted-tool-output', '>', 'x', `</${FENCE_TAG.toUpperCase()}`];
+    const pieces = [
+      '<',
+      '/',
+      '\\',
+      '</',
+      `</${FENCE_TAG}`,
+      `<</${FENCE_TAG}`,
+      `<\\/${FENCE_TAG}`,
+      'untrusted-tool-output',
+      '>',
+      'x',
+      `</${FENCE_TAG.toUpperCase()}`,
+    ];
     let seed = 7;
     const rand = (n: number) => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
     for (let i = 0; i < 3000; i++) {

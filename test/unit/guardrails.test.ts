@@ -1,7 +1,14 @@
 /** The pure rules of guardrails: what a decision does to the loop (core/guardrails.ts), and their definitions. */
 import { describe, expect, it } from 'vitest';
 import type { GuardrailDecision, GuardrailSpec } from '../../src/core/guardrails/guardrail-types';
-import { applyInputGuardrails, applyOutputGuardrails, feedbackText, guardrailsFailed, hasGuardrails, judgesAnswer } from '../../src/core/guardrails/guardrails';
+import {
+  applyInputGuardrails,
+  applyOutputGuardrails,
+  feedbackText,
+  guardrailsFailed,
+  hasGuardrails,
+  judgesAnswer,
+} from '../../src/core/guardrails/guardrails';
 import { finishRun } from '../../src/core/run/report';
 import { startLoop } from '../../src/core/loop/state';
 import { applyModelStep } from '../../src/core/loop/transitions';
@@ -32,12 +39,27 @@ describe('input guardrails', () => {
   it('a failure without tripwire is an event and the model is still called', () => {
     const t = applyInputGuardrails(loop, [g('pii')], [fail('pii', 'mentions a password')]);
     expect(t.next).toEqual({ type: 'call_model' });
-    expect(t.events).toEqual([{ type: 'guardrail', kind: 'input', step: 1, name: 'pii', pass: false, reason: 'mentions a password', tripwire: false, action: 'logged' }]);
+    expect(t.events).toEqual([
+      {
+        type: 'guardrail',
+        kind: 'input',
+        step: 1,
+        name: 'pii',
+        pass: false,
+        reason: 'mentions a password',
+        tripwire: false,
+        action: 'logged',
+      },
+    ]);
   });
 
   it('a tripwire ends the run `guardrail` with the reason as final text', () => {
     const t = applyInputGuardrails(loop, [g('pii'), g('topic', true)], [fail('pii', 'p'), fail('topic', 'off topic')]);
-    expect(t.next).toMatchObject({ type: 'finish', status: 'guardrail', error: { message: 'The input guardrail "topic" tripped: off topic', type: 'GuardrailTripped' } });
+    expect(t.next).toMatchObject({
+      type: 'finish',
+      status: 'guardrail',
+      error: { message: 'The input guardrail "topic" tripped: off topic', type: 'GuardrailTripped' },
+    });
     expect(t.events.map((e) => (e as { action: string }).action)).toEqual(['logged', 'ended']);
     const result = finishRun(t.state, 'guardrail', META, (t.next as { error: { message: string } }).error);
     expect(result.finalText).toBe('off topic');
@@ -59,7 +81,10 @@ describe('output guardrails', () => {
     const out = applyOutputGuardrails(t, [g('tone')], [fail('tone', 'the answer is rude')]);
     expect(out.next).toEqual({ type: 'call_model' });
     const last = out.state.messages[out.state.messages.length - 1];
-    expect(last).toEqual({ role: 'user', content: [{ type: 'text', text: feedbackText([{ name: 'tone', reason: 'the answer is rude' }]) }] });
+    expect(last).toEqual({
+      role: 'user',
+      content: [{ type: 'text', text: feedbackText([{ name: 'tone', reason: 'the answer is rude' }]) }],
+    });
     expect(feedbackText([{ name: 'tone', reason: 'the answer is rude' }])).toContain('tone: the answer is rude');
     expect(out.state.step).toBe(1);
     expect(out.events).toMatchObject([{ type: 'guardrail', kind: 'output', step: 1, action: 'feedback' }]);
@@ -104,8 +129,15 @@ describe('output guardrails', () => {
 
   it('a guardrail that could not decide ends the run with the given failure; open calls closed', () => {
     const t = answered([use('c1', 'write')]);
-    const out = guardrailsFailed(t.state, 'output', { status: 'internal_error', error: { message: 'The output guardrail "x" threw: boom' } });
-    expect(out.next).toMatchObject({ type: 'finish', status: 'internal_error', error: { message: 'The output guardrail "x" threw: boom' } });
+    const out = guardrailsFailed(t.state, 'output', {
+      status: 'internal_error',
+      error: { message: 'The output guardrail "x" threw: boom' },
+    });
+    expect(out.next).toMatchObject({
+      type: 'finish',
+      status: 'internal_error',
+      error: { message: 'The output guardrail "x" threw: boom' },
+    });
     expectEveryCallAnswered(out.state.messages);
   });
 
@@ -124,7 +156,13 @@ describe('defining guardrails', () => {
     const b = defineGuardrail({ name: 'b', kind: 'output', tripwire: true, check });
     const c = defineGuardrail({ name: 'c', feedback: false, check });
     expect(guardrailsField({ input: [a], output: [b, c] })).toEqual({
-      guardrails: { input: [{ name: 'a', tripwire: false, feedback: false }], output: [{ name: 'b', tripwire: true, feedback: true }, { name: 'c', tripwire: false, feedback: false }] },
+      guardrails: {
+        input: [{ name: 'a', tripwire: false, feedback: false }],
+        output: [
+          { name: 'b', tripwire: true, feedback: true },
+          { name: 'c', tripwire: false, feedback: false },
+        ],
+      },
     });
     expect(guardrailsField(undefined)).toEqual({});
     expect(guardrailsField({ input: [], output: [] })).toEqual({});
@@ -138,11 +176,17 @@ describe('defining guardrails', () => {
     expect(() => defineGuardrail({ name: 'x', kind: 'middle' as never, check })).toThrow(/kind must be "input" or "output"/);
     const out = defineGuardrail({ name: 'o', kind: 'output', check });
     const model = { provider: 'scripted', model: 'm' };
-    expect(() => defineAgent({ name: 'a', model, guardrails: { input: [out] } })).toThrow(/is an output guardrail: put it in guardrails.output/);
+    expect(() => defineAgent({ name: 'a', model, guardrails: { input: [out] } })).toThrow(
+      /is an output guardrail: put it in guardrails.output/,
+    );
     expect(() => defineAgent({ name: 'a', model, guardrails: { output: [out, out] } })).toThrow(/two output guardrails named "o"/);
     expect(() => defineAgent({ name: 'a', model, guardrails: { before: [] } as never })).toThrow(/unknown list "before"/);
-    expect(() => defineAgent({ name: 'a', model, guardrails: { input: [defineGuardrail({ name: 'i', feedback: true, check })] } })).toThrow(/feedback applies to output guardrails only/);
-    expect(() => defineAgent({ name: 'a', model, hooks: { beforeToolCall: 'no' } as never })).toThrow(/hooks.beforeToolCall must be a function/);
+    expect(() => defineAgent({ name: 'a', model, guardrails: { input: [defineGuardrail({ name: 'i', feedback: true, check })] } })).toThrow(
+      /feedback applies to output guardrails only/,
+    );
+    expect(() => defineAgent({ name: 'a', model, hooks: { beforeToolCall: 'no' } as never })).toThrow(
+      /hooks.beforeToolCall must be a function/,
+    );
     expect(() => defineAgent({ name: 'a', model, hooks: { onCall: () => undefined } as never })).toThrow(/unknown hook "onCall"/);
   });
 });

@@ -22,10 +22,15 @@ describe('token permissions', () => {
   });
 
   it('refuses an unknown permission, a non-list and a contradiction, naming the entry but never the token', () => {
-    const bad = (entry: unknown) => () => parseTokens(JSON.stringify({ tokens: { [T(1)]: { identity: 'ok' }, [T(2)]: entry } }), 'tokens.json');
-    expect(bad({ identity: 'a', permissions: ['read', 'approve'] })).toThrow(/tokens\.json: token #2 \(permissions\.1\): unknown permission "approve" \(known: read, start, message, cancel, decide, waive, metrics, admin\)/);
+    const bad = (entry: unknown) => () =>
+      parseTokens(JSON.stringify({ tokens: { [T(1)]: { identity: 'ok' }, [T(2)]: entry } }), 'tokens.json');
+    expect(bad({ identity: 'a', permissions: ['read', 'approve'] })).toThrow(
+      /tokens\.json: token #2 \(permissions\.1\): unknown permission "approve" \(known: read, start, message, cancel, decide, waive, metrics, admin\)/,
+    );
     expect(bad({ identity: 'a', permissions: 'admin' })).toThrow(/token #2 \(permissions\)/);
-    expect(bad({ identity: 'a', permissions: ['decide'], approve: false })).toThrow(/token #2 \(approve\): "approve": false contradicts "decide"/);
+    expect(bad({ identity: 'a', permissions: ['decide'], approve: false })).toThrow(
+      /token #2 \(approve\): "approve": false contradicts "decide"/,
+    );
     try {
       bad({ identity: 'a', permissions: ['nope'] })();
     } catch (err) {
@@ -39,7 +44,12 @@ describe('token permissions', () => {
     expect(mayActOnRun(admin, undefined)).toBe(true);
     expect(mayActOnRun(admin, 'someone')).toBe(true);
     const alice = callerOf({ identity: 'ops:alice' });
-    expect([holds(alice, 'metrics'), holds(alice, 'waive'), holds(alice, 'decide'), holds(alice, 'admin')]).toEqual([false, false, false, false]);
+    expect([holds(alice, 'metrics'), holds(alice, 'waive'), holds(alice, 'decide'), holds(alice, 'admin')]).toEqual([
+      false,
+      false,
+      false,
+      false,
+    ]);
     expect(mayActOnRun(alice, 'ops:alice')).toBe(true);
     expect(mayActOnRun(alice, 'ops:bob')).toBe(false);
     expect(mayActOnRun(alice, undefined)).toBe(false);
@@ -49,7 +59,11 @@ describe('token permissions', () => {
 describe('startOptions', () => {
   const body = { agent: 'a', input: 'hi', policy: { refund: 'allow' as const } };
   it('records the caller as starter, and as approval waiver only when its token holds waive (or admin)', () => {
-    expect(startOptions(body, callerOf({ identity: 'ops:alice' }))).toEqual({ input: 'hi', policy: { refund: 'allow' }, startedBy: 'ops:alice' });
+    expect(startOptions(body, callerOf({ identity: 'ops:alice' }))).toEqual({
+      input: 'hi',
+      policy: { refund: 'allow' },
+      startedBy: 'ops:alice',
+    });
     expect(startOptions(body, callerOf({ identity: 'ops:lead', permissions: ['start', 'waive'] }))).toEqual({
       input: 'hi',
       policy: { refund: 'allow' },

@@ -30,10 +30,19 @@ describe('parseUserMessage', () => {
 describe('withUserText', () => {
   it('adds a new user message after an answer', () => {
     const messages: Message[] = [{ role: 'assistant', content: [{ type: 'text', text: 'hi' }] }];
-    expect(withUserText(messages, ['a', 'b'])).toEqual([...messages, { role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] }]);
+    expect(withUserText(messages, ['a', 'b'])).toEqual([
+      ...messages,
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'a' },
+          { type: 'text', text: 'b' },
+        ],
+      },
+    ]);
   });
 
-  it("joins the tool results of the step in progress, after them (a result must follow its call)", () => {
+  it('joins the tool results of the step in progress, after them (a result must follow its call)', () => {
     const messages: Message[] = [
       { role: 'assistant', content: [{ type: 'tool_use', id: 'c1', name: 't', input: {} }] },
       { role: 'user', content: [{ type: 'tool_result', toolUseId: 'c1', output: { type: 'text', text: 'r' }, isError: false }] },
@@ -62,7 +71,13 @@ describe('applyUserMessages', () => {
       { message: { text: 'third' }, via: 'signal' },
     ]);
     expect(t.state.turn).toBe(2);
-    expect(t.state.messages.at(-1)).toEqual({ role: 'user', content: [{ type: 'text', text: 'second' }, { type: 'text', text: 'third' }] });
+    expect(t.state.messages.at(-1)).toEqual({
+      role: 'user',
+      content: [
+        { type: 'text', text: 'second' },
+        { type: 'text', text: 'third' },
+      ],
+    });
     expect(t.events).toEqual([
       { type: 'user_message', turn: 2, text: 'second', via: 'update', by: 'u' },
       { type: 'user_message', turn: 2, text: 'third', via: 'signal' },

@@ -8,7 +8,13 @@ import { ZERO_USAGE } from '../../src/core/budget/usage';
 
 let seq = 0;
 const stamp = <T extends object>(e: T) => ({ ...e, seq: seq++, at: '2026-01-01T00:00:00.000Z' }) as unknown as AgentEvent;
-const delta = (step: number, attempt: number, n: number, text: string): LiveDelta => ({ workflowId: 'w', step, attempt, n, delta: { type: 'text', text } });
+const delta = (step: number, attempt: number, n: number, text: string): LiveDelta => ({
+  workflowId: 'w',
+  step,
+  attempt,
+  n,
+  delta: { type: 'text', text },
+});
 
 describe('LiveFilter', () => {
   it('passes deltas in order once, drops those of a failed attempt or a finished step, and voids failed attempts', () => {
@@ -39,7 +45,13 @@ describe('TextAccumulator', () => {
     const chunks: TextChunk[] = events.flatMap((e) => acc.push(e));
     return { chunks, acc };
   };
-  const d = (step: number, attempt: number, n: number, text: string): StreamEvent => ({ type: 'delta', step, attempt, n, delta: { type: 'text', text } });
+  const d = (step: number, attempt: number, n: number, text: string): StreamEvent => ({
+    type: 'delta',
+    step,
+    attempt,
+    n,
+    delta: { type: 'text', text },
+  });
 
   it('appends deltas, takes back a voided attempt, and checks each step against its durable text', () => {
     const { chunks, acc } = run([
@@ -59,8 +71,14 @@ describe('TextAccumulator', () => {
   });
 
   it('replaces text that disagrees with the durable text, and gives a late reader the whole text', () => {
-    expect(run([d(2, 1, 0, 'Hxllo'), stamp({ type: 'text', step: 2, text: 'Hello' }) as StreamEvent]).chunks.at(-1)).toEqual({ type: 'reset', step: 2, text: 'Hello' });
-    expect(run([stamp({ type: 'text', step: 2, text: 'Hello' }) as StreamEvent]).chunks).toEqual([{ type: 'text', step: 2, text: 'Hello' }]);
+    expect(run([d(2, 1, 0, 'Hxllo'), stamp({ type: 'text', step: 2, text: 'Hello' }) as StreamEvent]).chunks.at(-1)).toEqual({
+      type: 'reset',
+      step: 2,
+      text: 'Hello',
+    });
+    expect(run([stamp({ type: 'text', step: 2, text: 'Hello' }) as StreamEvent]).chunks).toEqual([
+      { type: 'text', step: 2, text: 'Hello' },
+    ]);
   });
 });
 
@@ -85,14 +103,33 @@ describe('LiveFilter: an answer an output guardrail rejected', () => {
     const text = new TextAccumulator();
     const chunks = [
       ...text.push(f.delta(delta(1, 2, 0, 'the key is sk-'))!),
-      ...f.durable(stamp({ type: 'step_finished', step: 1, stopReason: 'end_turn', usage: ZERO_USAGE, latencyMs: 1 })).flatMap((e) => text.push(e)),
+      ...f
+        .durable(stamp({ type: 'step_finished', step: 1, stopReason: 'end_turn', usage: ZERO_USAGE, latencyMs: 1 }))
+        .flatMap((e) => text.push(e)),
     ];
-    const voided = f.durable(stamp({ type: 'guardrail', kind: 'output', step: 1, name: 'no_secrets', pass: false, reason: 'An API key.', tripwire: true, action: 'ended' }));
-    expect(voided.slice(1)).toEqual([{ type: 'attempt_voided', step: 1, attempt: 2, reason: 'the answer failed the output guardrail "no_secrets": An API key.' }]);
+    const voided = f.durable(
+      stamp({
+        type: 'guardrail',
+        kind: 'output',
+        step: 1,
+        name: 'no_secrets',
+        pass: false,
+        reason: 'An API key.',
+        tripwire: true,
+        action: 'ended',
+      }),
+    );
+    expect(voided.slice(1)).toEqual([
+      { type: 'attempt_voided', step: 1, attempt: 2, reason: 'the answer failed the output guardrail "no_secrets": An API key.' },
+    ]);
     chunks.push(...voided.flatMap((e) => text.push(e)));
     expect(chunks.at(-1)).toEqual({ type: 'reset', step: 1, text: '' });
     expect(text.textOf(1)).toBe('');
     // A logged (not ending) failure voids nothing.
-    expect(f.durable(stamp({ type: 'guardrail', kind: 'output', step: 1, name: 'x', pass: false, reason: 'r', tripwire: false, action: 'logged' }))).toHaveLength(1);
+    expect(
+      f.durable(
+        stamp({ type: 'guardrail', kind: 'output', step: 1, name: 'x', pass: false, reason: 'r', tripwire: false, action: 'logged' }),
+      ),
+    ).toHaveLength(1);
   });
 });

@@ -11,8 +11,15 @@ const model = { provider: 'scripted', model: 'x' };
 
 describe('mcpServer and mcpTools', () => {
   it('accept a stdio server and a Streamable HTTP server', () => {
-    expect(mcpServer({ name: 'fs', command: 'npx', args: ['-y', 'server'] })).toMatchObject({ kind: 'mcp_server', transport: 'stdio', name: 'fs' });
-    expect(mcpServer({ name: 'docs', url: 'http://localhost:3001/mcp', headers: { Authorization: 'Bearer x' } })).toMatchObject({ transport: 'http', url: 'http://localhost:3001/mcp' });
+    expect(mcpServer({ name: 'fs', command: 'npx', args: ['-y', 'server'] })).toMatchObject({
+      kind: 'mcp_server',
+      transport: 'stdio',
+      name: 'fs',
+    });
+    expect(mcpServer({ name: 'docs', url: 'http://localhost:3001/mcp', headers: { Authorization: 'Bearer x' } })).toMatchObject({
+      transport: 'http',
+      url: 'http://localhost:3001/mcp',
+    });
   });
 
   it('refuse bad declarations with a message naming the fix', () => {
@@ -24,7 +31,9 @@ describe('mcpServer and mcpTools', () => {
     expect(() => mcpServer({ name: 'x', command: 'node', header: {} } as never)).toThrow(/unknown option "header"/);
     expect(() => mcpServer({ name: 'x', command: 'node', connectTimeout: 'soon' })).toThrow(/connectTimeout must be a positive duration/);
     const fs = mcpServer({ name: 'fs', command: 'node' });
-    expect(() => mcpTools(fs, { tools: { write: { needApproval: true } as never } })).toThrow(/tools\.write: unknown setting "needApproval"/);
+    expect(() => mcpTools(fs, { tools: { write: { needApproval: true } as never } })).toThrow(
+      /tools\.write: unknown setting "needApproval"/,
+    );
     expect(() => mcpTools(fs, { only: ['x'] } as never)).toThrow(/unknown option "only"/);
   });
 
@@ -62,7 +71,13 @@ describe('resultText', () => {
       ],
     });
     expect(text).toBe(
-      ['first', '[image image/png, 3 bytes: not shown]', '[resource file:///a.txt (text/plain)]\ninside', '[resource file:///b.bin, 4 bytes of binary content: not shown]', '[resource link "c": file:///c] a link'].join('\n'),
+      [
+        'first',
+        '[image image/png, 3 bytes: not shown]',
+        '[resource file:///a.txt (text/plain)]\ninside',
+        '[resource file:///b.bin, 4 bytes of binary content: not shown]',
+        '[resource link "c": file:///c] a link',
+      ].join('\n'),
     );
   });
 

@@ -106,13 +106,21 @@ describe('callModel: storage failures are not model failures', () => {
     const agent = defineAgent({ name: 'a', model: { provider: 'scripted', model: 'm' }, tools: [echo] });
     const file = join(mkdtempSync(join(tmpdir(), 'durable-agent-test-')), 'a-file');
     writeFileSync(file, 'not a directory');
-    const broken = createActivities({ registry: new AgentRegistry([agent]), providers: new Map(), store: new TranscriptStore(new FileBlobStore(file)) });
+    const broken = createActivities({
+      registry: new AgentRegistry([agent]),
+      providers: new Map(),
+      store: new TranscriptStore(new FileBlobStore(file)),
+    });
     const env = new MockActivityEnvironment();
     const described = await failure(env.run(broken.describeAgent, { agent: 'a' }));
     expect(described).toMatchObject({ type: STORAGE_ERROR, nonRetryable: true });
     expect(described.message).toMatch(/^This worker could not store the agent's prompt: the blob store failed: /);
 
-    const empty = createActivities({ registry: new AgentRegistry([agent]), providers: new Map(), store: new TranscriptStore(new MemoryBlobStore()) });
+    const empty = createActivities({
+      registry: new AgentRegistry([agent]),
+      providers: new Map(),
+      store: new TranscriptStore(new MemoryBlobStore()),
+    });
     const committed = await failure(env.run(empty.commitTranscript, { head: MISSING, append: [user('bye')] }));
     expect(committed).toMatchObject({ type: STORAGE_ERROR, nonRetryable: true, details: [{ storage: true, ref: MISSING }] });
     expect(committed.message).toContain('could not store the last messages of the transcript');
@@ -128,7 +136,9 @@ describe('callModel: the answer', () => {
     const err = await failure(new MockActivityEnvironment().run(callModel, input(promptRef, null, [user('write a lot')])));
     expect(err).toMatchObject({ type: 'ModelOutputTooLarge', nonRetryable: true, details: [{ retryable: false }] });
     expect(err.message).toMatch(
-      new RegExp(`^The model's answer is too large to record in workflow history: \\d{7} bytes of JSON \\(3145728 characters of text, 1 tool call\\), over the limit of ${MODEL_OUTPUT_LIMIT_BYTES} bytes\\.`),
+      new RegExp(
+        `^The model's answer is too large to record in workflow history: \\d{7} bytes of JSON \\(3145728 characters of text, 1 tool call\\), over the limit of ${MODEL_OUTPUT_LIMIT_BYTES} bytes\\.`,
+      ),
     );
     expect(MODEL_OUTPUT_LIMIT_BYTES).toBe(1.5 * 1024 * 1024);
     expect(counter.calls).toBe(1);

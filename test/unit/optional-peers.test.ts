@@ -26,12 +26,16 @@ describe('loadPeer', () => {
     const err = thrown as MissingPeerError;
     expect(err.code).toBe('missing_peer');
     expect(err.packageName).toBe('@durable-agent-test/not-installed');
-    expect(err.message).toBe('durable-agent/nothing needs the package @durable-agent-test/not-installed: npm install @durable-agent-test/not-installed');
+    expect(err.message).toBe(
+      'durable-agent/nothing needs the package @durable-agent-test/not-installed: npm install @durable-agent-test/not-installed',
+    );
   });
 
   it('loads an installed package, and passes on other failures (a module the package does not export) as they are', () => {
     expect(loadPeer<{ z: { string: unknown } }>({ feature: 'x', packageName: 'zod' }).z.string).toBeTypeOf('function');
-    expect(() => loadPeer({ feature: 'x', packageName: 'zod' }, 'zod/no-such-module')).toThrow(expect.objectContaining({ code: 'ERR_PACKAGE_PATH_NOT_EXPORTED' }));
+    expect(() => loadPeer({ feature: 'x', packageName: 'zod' }, 'zod/no-such-module')).toThrow(
+      expect.objectContaining({ code: 'ERR_PACKAGE_PATH_NOT_EXPORTED' }),
+    );
   });
 });
 
@@ -75,14 +79,23 @@ describe('a package installed without its optional peers', () => {
         process.stdout.write(JSON.stringify(outcomes));
       })();
     `;
-    const { stdout, stderr, code } = await pkg.run(script, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://localhost:4318', OTEL_SDK_DISABLED: '', OTEL_TRACES_EXPORTER: '', ANTHROPIC_API_KEY: 'k' });
+    const { stdout, stderr, code } = await pkg.run(script, {
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://localhost:4318',
+      OTEL_SDK_DISABLED: '',
+      OTEL_TRACES_EXPORTER: '',
+      ANTHROPIC_API_KEY: 'k',
+    });
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
     outcomes = JSON.parse(stdout) as Record<string, Outcome>;
   }, 120_000);
 
   afterAll(() => pkg?.remove());
 
-  const missing = (feature: string, packageName: string): Outcome => ({ name: 'MissingPeerError', code: 'missing_peer', message: `${feature} needs the package ${packageName}: npm install ${packageName}` });
+  const missing = (feature: string, packageName: string): Outcome => ({
+    name: 'MissingPeerError',
+    code: 'missing_peer',
+    message: `${feature} needs the package ${packageName}: npm install ${packageName}`,
+  });
 
   it('the root, client and workflow entries load without any optional peer (no @temporalio/worker)', () => {
     expect(outcomes['root entry']).toBe('no error');
@@ -125,6 +138,8 @@ describe('a package installed without its optional peers', () => {
     const { stdout, stderr, code } = await pkg.node('apps/cli/bin/durable-agent.js', ['--help']);
     expect(code).toBe(1);
     expect(stdout).toBe('');
-    expect(stderr).toBe('error: the durable-agent CLI needs the packages commander, ora, hono, @hono/node-server, @temporalio/worker, @temporalio/testing: npm install commander ora hono @hono/node-server @temporalio/worker @temporalio/testing\n');
+    expect(stderr).toBe(
+      'error: the durable-agent CLI needs the packages commander, ora, hono, @hono/node-server, @temporalio/worker, @temporalio/testing: npm install commander ora hono @hono/node-server @temporalio/worker @temporalio/testing\n',
+    );
   });
 });

@@ -16,7 +16,15 @@ import {
 import { ok } from './core-fixtures';
 
 /** An error outcome of `text` that was never run. */
-const notRun = (callId: string, tool: string, text: string) => ({ callId, tool, output: { type: 'text', text }, isError: true, error: text, latencyMs: 0, attempts: 0 });
+const notRun = (callId: string, tool: string, text: string) => ({
+  callId,
+  tool,
+  output: { type: 'text', text },
+  isError: true,
+  error: text,
+  latencyMs: 0,
+  attempts: 0,
+});
 
 describe('errorOutcome', () => {
   it('is an error the model reads, with the same message for the report', () => {
@@ -24,14 +32,20 @@ describe('errorOutcome', () => {
   });
 
   it('takes extra fields, such as the status that ends the run', () => {
-    expect(errorOutcome('c', 't', 'boom', { endsRun: 'storage_error', attempts: 2 })).toMatchObject({ endsRun: 'storage_error', attempts: 2, isError: true });
+    expect(errorOutcome('c', 't', 'boom', { endsRun: 'storage_error', attempts: 2 })).toMatchObject({
+      endsRun: 'storage_error',
+      attempts: 2,
+      isError: true,
+    });
   });
 });
 
 describe('outcomes the model sees', () => {
   it('deny is an error result naming who denied and why', () => {
     const text = 'Denied by ops:bob: change freeze. The tool was not run.';
-    expect(decisionOutcome('call_1_0', 'deploy', { decision: 'deny', by: 'ops:bob', reason: 'change freeze' })).toEqual(notRun('call_1_0', 'deploy', text));
+    expect(decisionOutcome('call_1_0', 'deploy', { decision: 'deny', by: 'ops:bob', reason: 'change freeze' })).toEqual(
+      notRun('call_1_0', 'deploy', text),
+    );
   });
 
   it('deny without a reason', () => {
@@ -57,11 +71,15 @@ describe('outcomes the model sees', () => {
   });
 
   it('keeps the reason’s own punctuation and trims it', () => {
-    expect(outputText(decisionOutcome('c', 't', { decision: 'deny', by: 'x', reason: '  risky!  ' }).output)).toBe('Denied by x: risky! The tool was not run.');
+    expect(outputText(decisionOutcome('c', 't', { decision: 'deny', by: 'x', reason: '  risky!  ' }).output)).toBe(
+      'Denied by x: risky! The tool was not run.',
+    );
   });
 
   it('treats a reason of only whitespace as none', () => {
-    expect(outputText(decisionOutcome('c', 't', { decision: 'skip', by: 'x', reason: '   ' }).output)).toBe('Skipped by x. The tool was not run.');
+    expect(outputText(decisionOutcome('c', 't', { decision: 'skip', by: 'x', reason: '   ' }).output)).toBe(
+      'Skipped by x. The tool was not run.',
+    );
   });
 
   it('a run-policy denial is an error naming the tool', () => {
@@ -88,7 +106,9 @@ describe('outcomes the model sees', () => {
   });
 
   it('a call of a cut-off response was not executed', () => {
-    expect(truncatedOutcome('c', 'write')).toEqual(notRun('c', 'write', 'Not executed: the response was cut off at the output token limit.'));
+    expect(truncatedOutcome('c', 'write')).toEqual(
+      notRun('c', 'write', 'Not executed: the response was cut off at the output token limit.'),
+    );
   });
 
   it('a call after one that ended the run names the tool that failed, and does not end the run itself', () => {
@@ -114,10 +134,23 @@ describe('toolResultEvent', () => {
   it('previews long text and reports sizes and storage', () => {
     const long = 'é'.repeat(300);
     const e = toolResultEvent(4, ok('c1', 'read', long, { latencyMs: 9, attempts: 2 }));
-    expect(e).toMatchObject({ type: 'tool_result', step: 4, callId: 'c1', tool: 'read', isError: false, bytes: 600, stored: false, latencyMs: 9, attempts: 2 });
+    expect(e).toMatchObject({
+      type: 'tool_result',
+      step: 4,
+      callId: 'c1',
+      tool: 'read',
+      isError: false,
+      bytes: 600,
+      stored: false,
+      latencyMs: 9,
+      attempts: 2,
+    });
     expect(e.preview).toBe(`${'é'.repeat(200)}… [100 more chars]`);
 
-    const stored = toolResultEvent(1, ok('c2', 'read', '', { output: { type: 'stored', ref: 'sha256-x', bytes: 99_999, preview: 'start' } }));
+    const stored = toolResultEvent(
+      1,
+      ok('c2', 'read', '', { output: { type: 'stored', ref: 'sha256-x', bytes: 99_999, preview: 'start' } }),
+    );
     expect(stored).toMatchObject({ preview: 'start', bytes: 99_999, stored: true });
   });
 

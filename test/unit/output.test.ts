@@ -5,7 +5,14 @@ import { judgeAnswer, outputRequest } from '../../src/activities/output';
 import { defineAgent, defineTool } from '../../src/agents/define';
 import { outputSpec } from '../../src/agents/output';
 import { DefinitionError } from '../../src/core/run/errors';
-import { applyOutputAnswer, FINAL_ANSWER_ACCEPTED, FINAL_ANSWER_TOOL, formatIssues, NOT_RUN_WITH_FINAL_ANSWER, parseJsonAnswer } from '../../src/core/output/output';
+import {
+  applyOutputAnswer,
+  FINAL_ANSWER_ACCEPTED,
+  FINAL_ANSWER_TOOL,
+  formatIssues,
+  NOT_RUN_WITH_FINAL_ANSWER,
+  parseJsonAnswer,
+} from '../../src/core/output/output';
 import { finishRun } from '../../src/core/run/report';
 import type { AgentSpec, OutputSpec } from '../../src/core/run/spec';
 import type { LoopState, ModelStep } from '../../src/core/loop/state';
@@ -46,10 +53,14 @@ describe('judgeAnswer (the worker’s zod validation of a final answer)', () => 
   });
 
   it('native: the text is parsed as JSON (fenced too); not JSON is an error', () => {
-    expect(judgeAnswer(schema, modelStep([{ type: 'text', text: '```json\n{"city":"Oslo","temperature":3}\n```' }]).message, 'end_turn', NATIVE)).toEqual({
+    expect(
+      judgeAnswer(schema, modelStep([{ type: 'text', text: '```json\n{"city":"Oslo","temperature":3}\n```' }]).message, 'end_turn', NATIVE),
+    ).toEqual({
       output: { city: 'Oslo', temperature: 3 },
     });
-    expect(judgeAnswer(schema, modelStep([{ type: 'text', text: 'It is sunny.' }]).message, 'end_turn', NATIVE)).toEqual({ outputErrors: expect.stringContaining('not valid JSON') });
+    expect(judgeAnswer(schema, modelStep([{ type: 'text', text: 'It is sunny.' }]).message, 'end_turn', NATIVE)).toEqual({
+      outputErrors: expect.stringContaining('not valid JSON'),
+    });
   });
 
   it('an answer asking for other tools, or cut off, is not final: no verdict', () => {
@@ -58,15 +69,23 @@ describe('judgeAnswer (the worker’s zod validation of a final answer)', () => 
   });
 
   it('tool mode: a text answer is accepted when it is valid JSON, else the model is told to call final_answer', () => {
-    expect(judgeAnswer(schema, modelStep([{ type: 'text', text: '{"city":"Rome","temperature":30}' }]).message, 'end_turn', TOOL_MODE)).toEqual({ output: { city: 'Rome', temperature: 30 } });
-    expect(judgeAnswer(schema, modelStep([{ type: 'text', text: 'Rome, 30 degrees' }]).message, 'end_turn', TOOL_MODE)).toHaveProperty('outputErrors');
+    expect(
+      judgeAnswer(schema, modelStep([{ type: 'text', text: '{"city":"Rome","temperature":30}' }]).message, 'end_turn', TOOL_MODE),
+    ).toEqual({ output: { city: 'Rome', temperature: 30 } });
+    expect(judgeAnswer(schema, modelStep([{ type: 'text', text: 'Rome, 30 degrees' }]).message, 'end_turn', TOOL_MODE)).toHaveProperty(
+      'outputErrors',
+    );
   });
 });
 
 describe('applyOutputAnswer', () => {
   it('a valid final_answer ends the run with its output, the call closed with a result (other calls unrun)', () => {
     const spec = specWith(TOOL_MODE);
-    const t = step(startLoop(spec, 'weather?'), spec, judged(modelStep([use('r1', 'read'), use('c1', FINAL_ANSWER_TOOL, { city: 'Paris', temperature: 21 })]), TOOL_MODE));
+    const t = step(
+      startLoop(spec, 'weather?'),
+      spec,
+      judged(modelStep([use('r1', 'read'), use('c1', FINAL_ANSWER_TOOL, { city: 'Paris', temperature: 21 })]), TOOL_MODE),
+    );
     expect(t.next).toEqual({ type: 'finish', status: 'success' });
     expect(t.state.output).toEqual({ city: 'Paris', temperature: 21 });
     const results = t.state.messages.at(-1)!;
@@ -85,7 +104,12 @@ describe('applyOutputAnswer', () => {
     expect(t1.next).toEqual({ type: 'call_model' });
     expect(t1.state.outputRetries).toBe(1);
     const fed = t1.state.messages.at(-1)!.content[0]!;
-    expect(fed).toMatchObject({ type: 'tool_result', toolUseId: 'c1', isError: true, output: { text: expect.stringMatching(/does not match the required output schema:\n- temperature: /) } });
+    expect(fed).toMatchObject({
+      type: 'tool_result',
+      toolUseId: 'c1',
+      isError: true,
+      output: { text: expect.stringMatching(/does not match the required output schema:\n- temperature: /) },
+    });
     expect(t1.events).toContainEqual(expect.objectContaining({ type: 'output_rejected', step: 1, retrying: true }));
     const t2 = step(t1.state, spec, judged(modelStep([use('c2', FINAL_ANSWER_TOOL, { city: 'Paris', temperature: 20 })]), TOOL_MODE));
     expect(t2.next).toEqual({ type: 'finish', status: 'success' });
@@ -105,7 +129,11 @@ describe('applyOutputAnswer', () => {
     const t1 = step(startLoop(spec, 'weather?'), spec, bad());
     expect(t1.next.type).toBe('call_model');
     const t2 = step(t1.state, spec, bad());
-    expect(t2.next).toEqual({ type: 'finish', status: 'output_invalid', error: { message: expect.stringMatching(/after 1 correction:\n- city: /), type: 'OutputInvalid' } });
+    expect(t2.next).toEqual({
+      type: 'finish',
+      status: 'output_invalid',
+      error: { message: expect.stringMatching(/after 1 correction:\n- city: /), type: 'OutputInvalid' },
+    });
     // The transcript stays well formed: the last call has its result.
     expect(t2.state.messages.at(-1)).toMatchObject({ role: 'user', content: [{ type: 'tool_result', isError: true }] });
     const result = finishRun(t2.state, 'output_invalid', META, t2.next.type === 'finish' ? t2.next.error : undefined);
@@ -168,8 +196,16 @@ describe('defineAgent({ output })', () => {
     expect(a.outputSchema).toMatchObject({ type: 'object', required: ['city', 'temperature'] });
     expect(outputSpec(a, () => true)).toEqual({ schema: a.outputSchema, mode: 'native', maxRetries: 2 });
     expect(outputSpec(a, () => false)?.mode).toBe('tool');
-    expect(outputSpec(defineAgent({ name: 'b', model, fallbackModels: [{ provider: 'anthropic', model: 'x' }], output: schema }), (p) => p === 'scripted')?.mode).toBe('tool');
-    expect(outputSpec(defineAgent({ name: 'c', model, output: schema, outputMode: 'tool', outputRetries: 0 }), () => true)).toMatchObject({ mode: 'tool', maxRetries: 0 });
+    expect(
+      outputSpec(
+        defineAgent({ name: 'b', model, fallbackModels: [{ provider: 'anthropic', model: 'x' }], output: schema }),
+        (p) => p === 'scripted',
+      )?.mode,
+    ).toBe('tool');
+    expect(outputSpec(defineAgent({ name: 'c', model, output: schema, outputMode: 'tool', outputRetries: 0 }), () => true)).toMatchObject({
+      mode: 'tool',
+      maxRetries: 0,
+    });
     expect(outputSpec(defineAgent({ name: 'd', model }), () => true)).toBeUndefined();
   });
 
@@ -177,7 +213,9 @@ describe('defineAgent({ output })', () => {
     expect(() => defineAgent({ name: 'a', model, output: z.string() as never })).toThrow(DefinitionError);
     expect(() => defineAgent({ name: 'a', model, output: z.string() as never })).toThrow(/output must be a zod object schema/);
     expect(() => defineAgent({ name: 'a', model, output: schema, outputRetries: -1 })).toThrow(/outputRetries must be a whole number/);
-    expect(() => defineAgent({ name: 'a', model, output: schema, outputMode: 'json' as never })).toThrow(/outputMode must be "native" or "tool"/);
+    expect(() => defineAgent({ name: 'a', model, output: schema, outputMode: 'json' as never })).toThrow(
+      /outputMode must be "native" or "tool"/,
+    );
     expect(() => defineAgent({ name: 'a', model, outputRetries: 1 })).toThrow(/set output to a z.object/);
     const fa = defineTool({ name: FINAL_ANSWER_TOOL, description: 'x', input: z.object({}), execute: () => 'x' });
     expect(() => defineAgent({ name: 'a', model, tools: [fa], output: schema })).toThrow(/rename it/);

@@ -20,7 +20,10 @@ describe('planStep', () => {
     const p = plan({ type: 'text', text: 'x' }, use('c1', 'read', { q: 1 }), use('c2', 'write', { v: [1, 2] }));
     expect(p.step).toBe(3);
     expect(p.calls).toEqual([use('c1', 'read', { q: 1 }), use('c2', 'write', { v: [1, 2] })]);
-    expect(p.batches).toEqual([[{ step: 3, callId: 'c1', tool: READ, args: { q: 1 } }], [{ step: 3, callId: 'c2', tool: WRITE, args: { v: [1, 2] } }]]);
+    expect(p.batches).toEqual([
+      [{ step: 3, callId: 'c1', tool: READ, args: { q: 1 } }],
+      [{ step: 3, callId: 'c2', tool: WRITE, args: { v: [1, 2] } }],
+    ]);
     expect(p.immediate).toEqual([]);
   });
 
@@ -39,7 +42,9 @@ describe('planStep', () => {
       const text = invalidCallInput(notJson) as string;
       expect(text).toContain('{"path": "a", "text": ');
       expect(text).toContain('Unexpected end of JSON input');
-      expect(p.immediate).toEqual([{ callId: 'c1', tool: 'write', output: { type: 'text', text }, isError: true, error: text, latencyMs: 0, attempts: 0 }]);
+      expect(p.immediate).toEqual([
+        { callId: 'c1', tool: 'write', output: { type: 'text', text }, isError: true, error: text, latencyMs: 0, attempts: 0 },
+      ]);
     });
 
     it.each([
@@ -49,22 +54,37 @@ describe('planStep', () => {
       ['a number', 42, 'a number', '42'],
       ['a boolean', true, 'a boolean', 'true'],
       ['an empty array', [], 'an array', '[]'],
-    ] as Array<[string, JsonValue, string, string]>)('answers %s at once, saying what it got and quoting it', (_label, input, kind, sent) => {
-      const block = use('c1', 'read', input);
-      const p = plan(block);
-      expect(p.batches).toEqual([]);
-      const text = invalidCallInput(block) as string;
-      expect(text).toContain(`not a JSON object but ${kind}. You sent: ${sent}`);
-      expect(p.immediate).toEqual([{ callId: 'c1', tool: 'read', output: { type: 'text', text }, isError: true, error: text, latencyMs: 0, attempts: 0 }]);
-    });
+    ] as Array<[string, JsonValue, string, string]>)(
+      'answers %s at once, saying what it got and quoting it',
+      (_label, input, kind, sent) => {
+        const block = use('c1', 'read', input);
+        const p = plan(block);
+        expect(p.batches).toEqual([]);
+        const text = invalidCallInput(block) as string;
+        expect(text).toContain(`not a JSON object but ${kind}. You sent: ${sent}`);
+        expect(p.immediate).toEqual([
+          { callId: 'c1', tool: 'read', output: { type: 'text', text }, isError: true, error: text, latencyMs: 0, attempts: 0 },
+        ]);
+      },
+    );
 
     it('never batches them, and keeps the valid calls around them in their batches', () => {
-      const p = plan(use('r1', 'read'), use('bad1', 'read', [1]), use('r2', 'read'), notJson, use('w1', 'write'), use('bad2', 'write', null), use('w2', 'write'));
+      const p = plan(
+        use('r1', 'read'),
+        use('bad1', 'read', [1]),
+        use('r2', 'read'),
+        notJson,
+        use('w1', 'write'),
+        use('bad2', 'write', null),
+        use('w2', 'write'),
+      );
       expect(ids(p.batches)).toEqual([['r1', 'r2'], ['w1'], ['w2']]);
       expect(p.immediate.map((o) => o.callId)).toEqual(['bad1', 'c1', 'bad2']);
       expect(p.immediate.every((o) => o.isError && o.endsRun === undefined)).toBe(true);
       // Every call is either planned or answered, exactly once.
-      expect([...p.batches.flat().map((c) => c.callId), ...p.immediate.map((o) => o.callId)].sort()).toEqual(p.calls.map((c) => c.id).sort());
+      expect([...p.batches.flat().map((c) => c.callId), ...p.immediate.map((o) => o.callId)].sort()).toEqual(
+        p.calls.map((c) => c.id).sort(),
+      );
     });
 
     it('an empty object is a valid input', () => {

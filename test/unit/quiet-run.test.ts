@@ -27,7 +27,8 @@ function runNode(args: string[], env: Record<string, string> = {}): Promise<Ran>
   for (const [name, value] of Object.entries(process.env)) {
     // This process's vitest, CI and test-log settings (and the AWS notice switch the test config may set):
     // the child must get only what its own config gives it.
-    if (/^(VITEST|TINYPOOL|CI$|DURABLE_AGENT_TEST_LOGS$|AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED$|NODE_ENV$|TEST$)/.test(name)) continue;
+    if (/^(VITEST|TINYPOOL|CI$|DURABLE_AGENT_TEST_LOGS$|AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED$|NODE_ENV$|TEST$)/.test(name))
+      continue;
     clean[name] = value;
   }
   Object.assign(clean, { NO_COLOR: '1', FORCE_COLOR: '0' }, env);
@@ -67,7 +68,7 @@ describe('a test run', () => {
     expect(green.stderr).toBe('');
   });
 
-  it('red: shows the failing test\'s warnings and its error, not the passing test\'s warnings', () => {
+  it("red: shows the failing test's warnings and its error, not the passing test's warnings", () => {
     expect(red.code).not.toBe(0);
     const all = red.stdout + red.stderr;
     expect(all).toContain('warning of the failing test');
@@ -76,7 +77,7 @@ describe('a test run', () => {
     expect(all).not.toContain('NodeVersionSupportWarning');
   });
 
-  it('with DURABLE_AGENT_TEST_LOGS=1: prints every warning, passing tests\' too', () => {
+  it("with DURABLE_AGENT_TEST_LOGS=1: prints every warning, passing tests' too", () => {
     expect(verbose.code, verbose.stdout + verbose.stderr).toBe(0);
     expect(verbose.stdout + verbose.stderr).toContain('warning of the passing test');
   });

@@ -68,7 +68,13 @@ describe('Redactor', () => {
 describe('redactError', () => {
   it('redacts an ApplicationFailure in place: message, stack, details and the cause chain; class and fields kept', () => {
     const cause = new Error(`upstream said ${KEY}`);
-    const failure = ApplicationFailure.create({ message: `401: ${KEY}`, type: 'authentication_error', nonRetryable: true, details: [{ retryable: false, body: `key ${KEY}` }], cause });
+    const failure = ApplicationFailure.create({
+      message: `401: ${KEY}`,
+      type: 'authentication_error',
+      nonRetryable: true,
+      details: [{ retryable: false, body: `key ${KEY}` }],
+      cause,
+    });
     const out = redactError(failure, new Redactor([KEY])) as ApplicationFailure;
     expect(out).toBe(failure);
     expect(out).toBeInstanceOf(ApplicationFailure);
@@ -120,7 +126,16 @@ describe("a worker's secrets", () => {
       SSH_AUTH_SOCK: '/tmp/ssh-agent.sock',
     };
     const found = environmentSecrets(env);
-    for (const v of ['sk-env-openai-1234', 'ghp_tokenvalue123', 'aws/secret+value', 'pg-password-1', 'AAAABBBBCCCCDDDD', 'EEEEFFFFGGGGHHHH', 'url-pass-123']) expect(found).toContain(v);
+    for (const v of [
+      'sk-env-openai-1234',
+      'ghp_tokenvalue123',
+      'aws/secret+value',
+      'pg-password-1',
+      'AAAABBBBCCCCDDDD',
+      'EEEEFFFFGGGGHHHH',
+      'url-pass-123',
+    ])
+      expect(found).toContain(v);
     expect(found).not.toContain('/home/someone');
     expect(found).not.toContain('/usr/bin:/bin');
     expect(found).not.toContain('/home/someone/project');
@@ -142,7 +157,16 @@ describe("a worker's secrets", () => {
       keyring,
       extra: ['extra-secret-1'],
     });
-    for (const v of ['anthropic-key-1', 'mcp-env-value-1', 'Bearer mcp-bearer-value', 'mcp-bearer-value', 'store-pass-1', keyring.primaryKey.toString('base64'), 'extra-secret-1']) expect(secrets).toContain(v);
+    for (const v of [
+      'anthropic-key-1',
+      'mcp-env-value-1',
+      'Bearer mcp-bearer-value',
+      'mcp-bearer-value',
+      'store-pass-1',
+      keyring.primaryKey.toString('base64'),
+      'extra-secret-1',
+    ])
+      expect(secrets).toContain(v);
     expect(secrets).not.toContain(PLACEHOLDER_API_KEY);
     // The store URL's user:password too, so its Basic-auth form (base64 of user:password) goes as well.
     const basic = Buffer.from('agent:store-pass-1').toString('base64');

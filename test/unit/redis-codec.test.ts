@@ -1,12 +1,30 @@
 /** The pure parts of the Redis Streams transport: keys, entry encoding, reply parsing, option checks. */
 import { describe, expect, it } from 'vitest';
 import type { LiveDelta } from '../../src/core/events/stream';
-import { DEFAULT_KEY_PREFIX, checkRedisUrl, decodeDelta, encodeDelta, entriesOf, entriesOfRange, isStreamId, lastIdOf, lastReadIdOf, redact, streamKey } from '../../src/integrations/streaming/redis-codec';
+import {
+  DEFAULT_KEY_PREFIX,
+  checkRedisUrl,
+  decodeDelta,
+  encodeDelta,
+  entriesOf,
+  entriesOfRange,
+  isStreamId,
+  lastIdOf,
+  lastReadIdOf,
+  redact,
+  streamKey,
+} from '../../src/integrations/streaming/redis-codec';
 import { RedisDeltaFeed, RedisDeltaPublisher } from '../../src/integrations/streaming/redis';
 import { REDIS_SERVER_ENV, findRedisServer } from '../helpers/redis';
 
 const text: LiveDelta = { workflowId: 'wf-1', step: 2, attempt: 3, n: 7, delta: { type: 'text', text: 'héllo "quoted"\n' } };
-const args: LiveDelta = { workflowId: 'wf-1', step: 1, attempt: 1, n: 0, delta: { type: 'tool_args', call: 1, tool: 'echo', json: '{"te' } };
+const args: LiveDelta = {
+  workflowId: 'wf-1',
+  step: 1,
+  attempt: 1,
+  n: 0,
+  delta: { type: 'tool_args', call: 1, tool: 'echo', json: '{"te' },
+};
 
 describe('redis codec', () => {
   it('names one stream per run under the prefix', () => {
@@ -39,7 +57,15 @@ describe('redis codec', () => {
   it("parses an XREAD reply: the stream's readable entries, in order; the last id read includes unreadable ones", () => {
     const key = streamKey('wf-1');
     const reply = [
-      [key, [['1-0', ['d', encodeDelta(text)]], ['1-1', ['d', 'junk']], ['2-0', ['d', encodeDelta(args)]], ['3-0', ['d', '{']]]],
+      [
+        key,
+        [
+          ['1-0', ['d', encodeDelta(text)]],
+          ['1-1', ['d', 'junk']],
+          ['2-0', ['d', encodeDelta(args)]],
+          ['3-0', ['d', '{']],
+        ],
+      ],
       ['other-key', [['9-0', ['d', encodeDelta(text)]]]],
     ];
     expect(entriesOf(reply, key, 'wf-1')).toEqual([
@@ -66,7 +92,9 @@ describe('redis codec', () => {
   it('accepts redis:// and rediss:// URLs and names the option and the expected form otherwise', () => {
     expect(checkRedisUrl('redis://localhost:6379', 'x')).toBe('redis://localhost:6379');
     expect(checkRedisUrl('rediss://user:pw@cache.example:6380/2', 'x')).toBe('rediss://user:pw@cache.example:6380/2');
-    expect(() => checkRedisUrl(undefined, 'RedisDeltaFeed: url')).toThrow(/RedisDeltaFeed: url: a Redis URL is required, e.g. redis:\/\/localhost:6379/);
+    expect(() => checkRedisUrl(undefined, 'RedisDeltaFeed: url')).toThrow(
+      /RedisDeltaFeed: url: a Redis URL is required, e.g. redis:\/\/localhost:6379/,
+    );
     expect(() => checkRedisUrl('localhost:6379', 'opt')).toThrow(/opt: .*scheme localhost:.*expected redis:\/\/host:port/);
     expect(() => checkRedisUrl('http://localhost:6379', 'opt')).toThrow(/scheme http:/);
     expect(() => checkRedisUrl('not a url', 'opt')).toThrow(/"not a url" is not a URL/);
@@ -83,7 +111,9 @@ describe('redis codec', () => {
 describe('redis transport options', () => {
   it('refuses a bad URL or bound at construction, naming the option (and connects to nothing)', () => {
     expect(() => new RedisDeltaPublisher({ url: 'localhost' })).toThrow(/RedisDeltaPublisher: url/);
-    expect(() => new RedisDeltaPublisher({ url: 'redis://h:1', maxLen: 0 })).toThrow(/RedisDeltaPublisher: maxLen must be a positive integer \(got 0\)/);
+    expect(() => new RedisDeltaPublisher({ url: 'redis://h:1', maxLen: 0 })).toThrow(
+      /RedisDeltaPublisher: maxLen must be a positive integer \(got 0\)/,
+    );
     expect(() => new RedisDeltaPublisher({ url: 'redis://h:1', ttlSeconds: 1.5 })).toThrow(/ttlSeconds/);
     expect(() => new RedisDeltaFeed({ url: '' })).toThrow(/RedisDeltaFeed: url: a Redis URL is required/);
     expect(() => new RedisDeltaFeed({ url: 'redis://h:1', blockMs: -5 })).toThrow(/RedisDeltaFeed: blockMs/);

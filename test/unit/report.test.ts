@@ -20,29 +20,66 @@ function planOf(t: Transition) {
 
 describe('finishRun and doneEvent', () => {
   it('builds the result and report of a successful run', () => {
-    const t1 = applyModelStep(startLoop(spec, 'p'), spec, modelStep([{ type: 'text', text: 'Reading.' }, use('c1', 'read')], 'tool_use', usage(10, 1)));
+    const t1 = applyModelStep(
+      startLoop(spec, 'p'),
+      spec,
+      modelStep([{ type: 'text', text: 'Reading.' }, use('c1', 'read')], 'tool_use', usage(10, 1)),
+    );
     const s1 = applyToolOutcomes(t1.state, planOf(t1), [ok('c1', 'read', 'data')]).state;
-    const out = modelStep([{ type: 'text', text: 'All ' }, { type: 'text', text: 'done.' }], 'end_turn', usage(20, 2));
+    const out = modelStep(
+      [
+        { type: 'text', text: 'All ' },
+        { type: 'text', text: 'done.' },
+      ],
+      'end_turn',
+      usage(20, 2),
+    );
     const s2 = applyModelStep(s1, spec, out).state;
 
     const result = finishRun(s2, 'success', meta);
-    expect(result).toMatchObject({ status: 'success', finalText: 'All done.', steps: 2, usage: usage(30, 3), transcriptHead: out.head, messagesOmitted: 0 });
+    expect(result).toMatchObject({
+      status: 'success',
+      finalText: 'All done.',
+      steps: 2,
+      usage: usage(30, 3),
+      transcriptHead: out.head,
+      messagesOmitted: 0,
+    });
     expect(result).not.toHaveProperty('error');
     expect(result.messages).toEqual(s2.messages);
     // The test model has no price: the cost is unknown (null, not 0), and the report says both steps were unpriced.
     expect(result.costUsd).toBeNull();
     expect(JSON.parse(JSON.stringify(result))).toMatchObject({ costUsd: null, report: { costUsd: null, unpricedSteps: 2 } });
-    expect(result.report).toEqual({ agent: 'tester', ...meta, steps: s2.steps, stepsOmitted: 0, toolCalls: s2.toolCalls, toolCallsOmitted: 0, usage: usage(30, 3), costUsd: null, unpricedSteps: 2 });
+    expect(result.report).toEqual({
+      agent: 'tester',
+      ...meta,
+      steps: s2.steps,
+      stepsOmitted: 0,
+      toolCalls: s2.toolCalls,
+      toolCallsOmitted: 0,
+      usage: usage(30, 3),
+      costUsd: null,
+      unpricedSteps: 2,
+    });
     expect(result.report.steps).toHaveLength(2);
     expect(result.report.toolCalls).toHaveLength(1);
     expect(result.report.toolCalls[0]).toMatchObject({ callId: 'c1', tool: 'read' });
 
-    expect(doneEvent(result)).toEqual({ type: 'done', status: 'success', steps: 2, usage: usage(30, 3), costUsd: null, finalText: 'All done.' });
+    expect(doneEvent(result)).toEqual({
+      type: 'done',
+      status: 'success',
+      steps: 2,
+      usage: usage(30, 3),
+      costUsd: null,
+      finalText: 'All done.',
+    });
   });
 
   it('takes the final text from the last assistant message even after tool results', () => {
     const t1 = applyModelStep(startLoop(spec, 'p'), spec, modelStep([{ type: 'text', text: 'Deploying.' }, use('c1', 'deploy')]));
-    const t2 = applyToolOutcomes(t1.state, planOf(t1), [ok('c1', 'deploy', 'x', { isError: true, error: 'Tool "deploy" failed: boom', endsRun: 'tool_error' })]);
+    const t2 = applyToolOutcomes(t1.state, planOf(t1), [
+      ok('c1', 'deploy', 'x', { isError: true, error: 'Tool "deploy" failed: boom', endsRun: 'tool_error' }),
+    ]);
     if (t2.next.type !== 'finish') throw new Error('expected finish');
     const result = finishRun(t2.state, t2.next.status, meta, t2.next.error);
     expect(result.finalText).toBe('Deploying.');
@@ -165,8 +202,28 @@ describe('the report of a long run', () => {
       ...startLoop(spec, 'go'),
       step: n,
       usage: usage(n * 10, n * 2),
-      steps: Array.from({ length: n }, (_, i) => ({ step: i + 1, turn: 1, provider: 'p', model: 'm', latencyMs: 1, stopReason: 'tool_use' as const, usage: usage(10, 2), attempts: 1, costUsd: 0.001 })),
-      toolCalls: Array.from({ length: n }, (_, i) => ({ step: i + 1, callId: `c${i}`, tool: 'read', args: { path: `file-${i}` }, latencyMs: 1, resultBytes: 10, stored: false, isError: false, attempts: 1 })),
+      steps: Array.from({ length: n }, (_, i) => ({
+        step: i + 1,
+        turn: 1,
+        provider: 'p',
+        model: 'm',
+        latencyMs: 1,
+        stopReason: 'tool_use' as const,
+        usage: usage(10, 2),
+        attempts: 1,
+        costUsd: 0.001,
+      })),
+      toolCalls: Array.from({ length: n }, (_, i) => ({
+        step: i + 1,
+        callId: `c${i}`,
+        tool: 'read',
+        args: { path: `file-${i}` },
+        latencyMs: 1,
+        resultBytes: 10,
+        stored: false,
+        isError: false,
+        attempts: 1,
+      })),
     };
     const r = finishRun(state, 'max_steps', meta, { message: 'cap' });
     expect(jsonBytes(r.report)).toBeLessThan(2 * REPORT_DETAIL_BYTES + 4096);
@@ -194,14 +251,29 @@ describe('answerText', () => {
   const user = (...texts: string[]): Message => ({ role: 'user', content: texts.map((text) => ({ type: 'text' as const, text })) });
 
   it('joins every part of an answer continued after cut-offs, and nothing before them', () => {
-    const messages = [user('hi'), said('earlier answer'), user('go on'), said('The answer'), user(MAX_TOKENS_CONTINUE), said(' goes on'), user(MAX_TOKENS_CONTINUE), said(' and ends.')];
+    const messages = [
+      user('hi'),
+      said('earlier answer'),
+      user('go on'),
+      said('The answer'),
+      user(MAX_TOKENS_CONTINUE),
+      said(' goes on'),
+      user(MAX_TOKENS_CONTINUE),
+      said(' and ends.'),
+    ];
     expect(answerText(messages, 7)).toBe('The answer goes on and ends.');
     expect(answerText(messages, 3)).toBe('The answer');
     expect(answerText(messages, 1)).toBe('earlier answer');
   });
 
   it('a continue that travels with tool results still joins the parts', () => {
-    const results: Message = { role: 'user', content: [{ type: 'tool_result', toolUseId: 'c', output: { type: 'text', text: 'x' }, isError: true }, { type: 'text', text: MAX_TOKENS_CONTINUE }] };
+    const results: Message = {
+      role: 'user',
+      content: [
+        { type: 'tool_result', toolUseId: 'c', output: { type: 'text', text: 'x' }, isError: true },
+        { type: 'text', text: MAX_TOKENS_CONTINUE },
+      ],
+    };
     expect(answerText([user('hi'), said('part one,'), results, said(' part two')], 3)).toBe('part one, part two');
   });
 });

@@ -70,7 +70,9 @@ describe('budget options', () => {
 describe('the workflow input check', () => {
   it('accepts a well-formed budget and none', () => {
     expect(inputProblems({ agent: 'a', prompt: 'p' })).toBeUndefined();
-    expect(inputProblems({ agent: 'a', prompt: 'p', budget: { maxTokens: 10, maxCostUsd: 1, timeoutMs: 1000, maxTurns: 2 } })).toBeUndefined();
+    expect(
+      inputProblems({ agent: 'a', prompt: 'p', budget: { maxTokens: 10, maxCostUsd: 1, timeoutMs: 1000, maxTurns: 2 } }),
+    ).toBeUndefined();
   });
 
   it('refuses a malformed budget from any client, in one line with the other problems', () => {

@@ -16,9 +16,16 @@ function refusal(f: () => unknown): RunFilterError {
 
 describe('run filter', () => {
   it('names the bad field and says what to give', () => {
-    expect(refusal(() => runsQuery({ status: 'done' }))).toMatchObject({ field: 'status', code: 'invalid_input', message: expect.stringMatching(/^status "done" is not a run status; use one of: running, /) });
+    expect(refusal(() => runsQuery({ status: 'done' }))).toMatchObject({
+      field: 'status',
+      code: 'invalid_input',
+      message: expect.stringMatching(/^status "done" is not a run status; use one of: running, /),
+    });
     expect(refusal(() => runsQuery({ agent: "a'b" }))).toMatchObject({ field: 'agent' });
-    expect(refusal(() => runsQuery({ since: 'later' }))).toMatchObject({ field: 'since', message: 'since "later" is not a duration: give one like 30m, 24h or 7d' });
+    expect(refusal(() => runsQuery({ since: 'later' }))).toMatchObject({
+      field: 'since',
+      message: 'since "later" is not a duration: give one like 30m, 24h or 7d',
+    });
     expect(refusal(() => runsLimit(0))).toMatchObject({ field: 'limit' });
     expect(refusal(() => runsLimit(1.5))).toMatchObject({ field: 'limit' });
     expect(runsLimit(undefined)).toBe(20);

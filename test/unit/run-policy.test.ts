@@ -33,7 +33,9 @@ describe('policyProblems', () => {
     expect(kinds({ purg: 'deny' })).toEqual([['unknown_tool', 'purg', ['purge']]]);
     expect(kinds({ PURGE: 'deny' }, { by: 'x' })).toEqual([['unknown_tool', 'PURGE', ['purge']]]);
     expect(kinds({ nothing_like_it: 'deny' })).toEqual([['unknown_tool', 'nothing_like_it', []]]);
-    expect(policyProblems({ purg: 'deny' }, tools)[0]?.message).toBe('policy key "purg" names no tool of the agent (did you mean purge?); tools: clear, refund, guarded, purge, lookup');
+    expect(policyProblems({ purg: 'deny' }, tools)[0]?.message).toBe(
+      'policy key "purg" names no tool of the agent (did you mean purge?); tools: clear, refund, guarded, purge, lookup',
+    );
     expect(policyProblems({ everything__x: 'deny' }, tools, { acceptedPrefixes: ['everything__'] })).toEqual([]);
     expect(policyProblems({ other: 'deny' }, tools, { refuseUnknown: false })).toEqual([]);
   });

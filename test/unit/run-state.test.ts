@@ -22,13 +22,16 @@ describe('RunState', () => {
     expect(page.events.map((e) => e.seq)).toEqual([0, 1, 2]);
   });
 
-  it('logs the events it is given instead of the transition\'s own (events held back)', () => {
+  it("logs the events it is given instead of the transition's own (events held back)", () => {
     const run = fresh();
     const t = applyModelStep(run.loop, spec, modelStep([{ type: 'text', text: 'final' }]));
     run.apply(t, []);
     expect(run.loop).toBe(t.state);
     expect(run.log.size).toBe(0);
-    run.apply(t, t.events.filter((e) => e.type !== 'text'));
+    run.apply(
+      t,
+      t.events.filter((e) => e.type !== 'text'),
+    );
     expect(types(run.log.page(0, 100).events)).toEqual(['step_finished']);
   });
 
@@ -61,7 +64,11 @@ describe('RunState', () => {
     run.apply(applyModelStep(run.loop, spec, { ...modelStep([{ type: 'text', text: 'a' }], undefined, usage(80, 30)), costUsd: 0.25 }));
     expect(run.spentBudget({ maxTokens: 100 }, 1)).toEqual({ budget: 'maxTokens', limit: 100, spent: 110 });
     expect(run.spentBudget({ maxCostUsd: 1 }, 1)).toBeUndefined();
-    run.replace({ ...run.loop, earlier: { messages: 0, steps: 0, toolCalls: 0, costUsd: 0.5, unpricedSteps: 0 }, subAgents: { runs: 1, usage: usage(0, 0), costUsd: 0.25 } });
+    run.replace({
+      ...run.loop,
+      earlier: { messages: 0, steps: 0, toolCalls: 0, costUsd: 0.5, unpricedSteps: 0 },
+      subAgents: { runs: 1, usage: usage(0, 0), costUsd: 0.25 },
+    });
     expect(run.spentBudget({ maxCostUsd: 1 }, 1)).toEqual({ budget: 'maxCostUsd', limit: 1, spent: 1 });
     expect(run.spentBudget({ maxTurns: 1 }, 2)).toMatchObject({ budget: 'maxTurns', limit: 1 });
   });

@@ -55,7 +55,9 @@ describe('the s3:// store setting', () => {
     const withKeys = refused('s3://AKIAEXAMPLE:hunter2@bucket/p');
     expect(withKeys).toMatch(/must not carry credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY/);
     expect(withKeys).not.toMatch(/hunter2/);
-    expect(refused('s3://bucket/p?secretAccessKey=x')).toMatch(/unknown parameter "secretAccessKey" .*accepted are endpoint, region, forcePathStyle/);
+    expect(refused('s3://bucket/p?secretAccessKey=x')).toMatch(
+      /unknown parameter "secretAccessKey" .*accepted are endpoint, region, forcePathStyle/,
+    );
     expect(refused('s3://bucket/p?forcePathStyle=yes')).toMatch(/forcePathStyle=yes .*give true or false/);
   });
 

@@ -37,7 +37,13 @@ afterEach(() => {
 });
 
 const SCRIPT: Script = [
-  { text: 'first', toolCalls: [{ name: 'read', args: { path: 'a' } }, { name: 'read', args: { path: 'b' }, id: 'mine' }] },
+  {
+    text: 'first',
+    toolCalls: [
+      { name: 'read', args: { path: 'a' } },
+      { name: 'read', args: { path: 'b' }, id: 'mine' },
+    ],
+  },
   { text: 'second' },
   { text: 'third', stopReason: 'max_tokens', toolCalls: [{ name: 'write', args: {}, incomplete: true }] },
 ];
@@ -116,7 +122,14 @@ describe('ScriptedProvider', () => {
       ],
     });
     const first = await failure(p.generate(request([user('a')]), context(1)));
-    expect(first).toMatchObject({ message: 'slow down', kind: 'rate_limit', retryable: true, status: 429, type: 'rate_limit_error', retryAfterMs: 1500 });
+    expect(first).toMatchObject({
+      message: 'slow down',
+      kind: 'rate_limit',
+      retryable: true,
+      status: 429,
+      type: 'rate_limit_error',
+      retryAfterMs: 1500,
+    });
 
     const second = await failure(p.generate(request([user('a')]), context(2)));
     expect(second).toMatchObject({ message: 'oops', kind: 'server', retryable: true });
@@ -185,11 +198,14 @@ describe('ScriptedProvider windows and summaries', () => {
   });
 
   it('answers summary requests from a function script, else with an extract, without using up list replies', async () => {
-    const summary = (p: ScriptedProvider) => p.generate(request([user('the conversation to summarise')]), { ...context(), step: 7, purpose: 'summary' });
+    const summary = (p: ScriptedProvider) =>
+      p.generate(request([user('the conversation to summarise')]), { ...context(), step: 7, purpose: 'summary' });
     const listed = new ScriptedProvider({ demo: [{ text: 'first' }] });
     expect(messageTextOf(await summary(listed))).toMatch(/^Scripted summary of \d+ characters: the conversation to summarise/);
     expect((await generate(listed, [user('hi')])).message.content[0]).toEqual({ type: 'text', text: 'first' });
-    const fn = new ScriptedProvider({ demo: (_r, ctx) => (ctx.purpose === 'summary' ? { text: `summary at ${ctx.step}` } : { text: 'step' }) });
+    const fn = new ScriptedProvider({
+      demo: (_r, ctx) => (ctx.purpose === 'summary' ? { text: `summary at ${ctx.step}` } : { text: 'step' }),
+    });
     expect(messageTextOf(await summary(fn))).toBe('summary at 7');
   });
 });

@@ -44,8 +44,14 @@ describe('modelInput', () => {
 
 describe('dropIncompleteCalls', () => {
   it('removes only the calls whose arguments were cut off', () => {
-    const message: AssistantMessage = { role: 'assistant', content: [{ type: 'text', text: 'a' }, use('c1', 'write', { p: 1 }), use('c2', 'write', {}, true)] };
-    expect(dropIncompleteCalls(message)).toEqual({ role: 'assistant', content: [{ type: 'text', text: 'a' }, use('c1', 'write', { p: 1 })] });
+    const message: AssistantMessage = {
+      role: 'assistant',
+      content: [{ type: 'text', text: 'a' }, use('c1', 'write', { p: 1 }), use('c2', 'write', {}, true)],
+    };
+    expect(dropIncompleteCalls(message)).toEqual({
+      role: 'assistant',
+      content: [{ type: 'text', text: 'a' }, use('c1', 'write', { p: 1 })],
+    });
     // The input is not mutated.
     expect(message.content).toHaveLength(3);
   });

@@ -2,11 +2,27 @@
 import { describe, expect, it } from 'vitest';
 import type { ChildRunSummary } from '../../src/core/run/result';
 import { startLoop } from '../../src/core/loop/state';
-import { answerOf, chainPrompt, childAnswerText, childOutcome, childWorkflowId, qualifiedCallId, subAgentPrompt, tagChildApprovals, withChildSpend } from '../../src/core/sub-agents/sub-agent';
+import {
+  answerOf,
+  chainPrompt,
+  childAnswerText,
+  childOutcome,
+  childWorkflowId,
+  qualifiedCallId,
+  subAgentPrompt,
+  tagChildApprovals,
+  withChildSpend,
+} from '../../src/core/sub-agents/sub-agent';
 import { utf8Bytes } from '../../src/core/messages/json';
 
 const usage = (inputTokens: number, outputTokens: number) => ({ inputTokens, outputTokens, cacheReadTokens: 0, cacheWriteTokens: 0 });
-const child = (status: ChildRunSummary['status'], costUsd = 0.25): ChildRunSummary => ({ workflowId: 'p--call_1_0', agent: 'researcher', status, usage: usage(10, 5), costUsd });
+const child = (status: ChildRunSummary['status'], costUsd = 0.25): ChildRunSummary => ({
+  workflowId: 'p--call_1_0',
+  agent: 'researcher',
+  status,
+  usage: usage(10, 5),
+  costUsd,
+});
 
 describe('sub-agent rules', () => {
   it('derives the child id from the parent and the call, the same on every replay', () => {
@@ -36,9 +52,19 @@ describe('sub-agent rules', () => {
   it('turns a successful child into its answer and any other ending into an error result with its status', () => {
     const ok = childOutcome('call_1_0', 'researcher', child('success'), { finalText: 'found' }, 12, 1000);
     expect(ok).toMatchObject({ isError: false, output: { type: 'text', text: 'found' }, child: { status: 'success' } });
-    const failed = childOutcome('call_1_0', 'researcher', child('max_steps'), { finalText: 'half', error: { message: 'Reached the step limit (3).' } }, 12, 1000);
+    const failed = childOutcome(
+      'call_1_0',
+      'researcher',
+      child('max_steps'),
+      { finalText: 'half', error: { message: 'Reached the step limit (3).' } },
+      12,
+      1000,
+    );
     expect(failed).toMatchObject({ isError: true, child: { status: 'max_steps' } });
-    expect(failed.output).toEqual({ type: 'text', text: 'Sub-agent "researcher" ended max_steps: Reached the step limit (3).. Its last answer: half' });
+    expect(failed.output).toEqual({
+      type: 'text',
+      text: 'Sub-agent "researcher" ended max_steps: Reached the step limit (3).. Its last answer: half',
+    });
   });
 
   it("rolls children's usage into the run's usage and keeps their cost apart", () => {
@@ -70,7 +96,10 @@ describe('sub-agent rules', () => {
     expect(qualifiedCallId('p', 'elsewhere', 'call_1_0')).toBe('elsewhere/call_1_0');
     const pending = { callId: 'call_1_0', tool: 'deploy', args: {}, step: 1, requestedAt: '2026-01-01T00:00:00.000Z' };
     // The child lists its own child's call already qualified (call_3_0/call_1_0); the parent prefixes its own call.
-    const tagged = tagChildApprovals({ workflowId: 'p--call_2_0', agent: 'a', seq: 1, pending: [pending, { ...pending, callId: 'call_3_0/call_1_0' }] }, 'p');
+    const tagged = tagChildApprovals(
+      { workflowId: 'p--call_2_0', agent: 'a', seq: 1, pending: [pending, { ...pending, callId: 'call_3_0/call_1_0' }] },
+      'p',
+    );
     expect(tagged.map((p) => p.callId)).toEqual(['call_2_0/call_1_0', 'call_2_0/call_3_0/call_1_0']);
   });
 });

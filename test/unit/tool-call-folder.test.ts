@@ -14,13 +14,21 @@ const IMPORT = /^(import|export)( type)? [^'"]*?from\s+['"]\.\/([^'"]+)['"]/gm;
 function siblingImports(): Array<[string, string, boolean]> {
   return readdirSync(DIR)
     .filter((f) => f.endsWith('.ts'))
-    .flatMap((f) => [...readFileSync(join(DIR, f), 'utf8').matchAll(IMPORT)].map((m): [string, string, boolean] => [f.replace(/\.ts$/, ''), m[3]!, m[2] === ' type']));
+    .flatMap((f) =>
+      [...readFileSync(join(DIR, f), 'utf8').matchAll(IMPORT)].map((m): [string, string, boolean] => [
+        f.replace(/\.ts$/, ''),
+        m[3]!,
+        m[2] === ' type',
+      ]),
+    );
 }
 
 describe('src/workflows/tool-call', () => {
   it('has its driver and spokes', () => {
     const modules = readdirSync(DIR).map((f) => f.replace(/\.ts$/, ''));
-    expect(modules).toEqual(expect.arrayContaining([DRIVER, 'index', 'context', 'gate', 'approval-desk', 'execute', 'wait-tool', 'sub-agent', 'child-approvals']));
+    expect(modules).toEqual(
+      expect.arrayContaining([DRIVER, 'index', 'context', 'gate', 'approval-desk', 'execute', 'wait-tool', 'sub-agent', 'child-approvals']),
+    );
   });
 
   it('no spoke imports the driver or the index', () => {

@@ -9,7 +9,17 @@ import { startLoop } from '../../src/core/loop/state';
 import { agentSpec, modelStep, ok, use } from './core-fixtures';
 
 const schema = z.object({ path: z.string(), mode: z.enum(['r', 'w']).default('r') });
-const call: ToolHookContext = { tool: 'open', args: { path: '/etc/passwd' }, callId: 'c1', agent: 'a', workflowId: 'w', runId: 'r', step: 1, attempt: 1, signal: new AbortController().signal };
+const call: ToolHookContext = {
+  tool: 'open',
+  args: { path: '/etc/passwd' },
+  callId: 'c1',
+  agent: 'a',
+  workflowId: 'w',
+  runId: 'r',
+  step: 1,
+  attempt: 1,
+  signal: new AbortController().signal,
+};
 
 describe('beforeToolCall', () => {
   it('no hook or nothing returned: the call runs as asked', async () => {
@@ -25,12 +35,19 @@ describe('beforeToolCall', () => {
 
   it('rewrite: validated against the schema, recorded as what ran', async () => {
     const r = await beforeToolCall({ beforeToolCall: ({ args }) => ({ args: { ...args, path: '/tmp/sandbox/passwd' } }) }, schema, call);
-    expect(r).toEqual({ run: true, data: { path: '/tmp/sandbox/passwd', mode: 'r' }, ranArgs: { path: '/tmp/sandbox/passwd' }, notes: [{ hook: 'beforeToolCall', action: 'rewritten' }] });
+    expect(r).toEqual({
+      run: true,
+      data: { path: '/tmp/sandbox/passwd', mode: 'r' },
+      ranArgs: { path: '/tmp/sandbox/passwd' },
+      notes: [{ hook: 'beforeToolCall', action: 'rewritten' }],
+    });
   });
 
   it('a rewrite the schema refuses, a throw or a malformed answer: an error result naming the hook', async () => {
     const bad = await beforeToolCall({ beforeToolCall: () => ({ args: { path: 5 } }) }, schema, call);
-    expect(bad.run === false && bad.text).toMatch(/beforeToolCall hook failed for "open": it rewrote the arguments to ones the tool's schema refuses/);
+    expect(bad.run === false && bad.text).toMatch(
+      /beforeToolCall hook failed for "open": it rewrote the arguments to ones the tool's schema refuses/,
+    );
     const threw = await beforeToolCall({ beforeToolCall: () => Promise.reject(new Error('policy server down')) }, schema, call);
     expect(threw).toMatchObject({ run: false, notes: [{ action: 'failed', reason: 'policy server down' }] });
     const odd = await beforeToolCall({ beforeToolCall: () => 'yes' as never } as ToolHooks, schema, call);
@@ -41,13 +58,27 @@ describe('beforeToolCall', () => {
 describe('afterToolCall', () => {
   it('transforms the output, or keeps it', async () => {
     const redact: ToolHooks = { afterToolCall: ({ result }) => ({ result: String(result).replace(/sk-\w+/g, '[redacted]') }) };
-    expect(await afterToolCall(redact, call, 'key sk-abc123')).toEqual({ ok: true, value: 'key [redacted]', notes: [{ hook: 'afterToolCall', action: 'transformed' }] });
+    expect(await afterToolCall(redact, call, 'key sk-abc123')).toEqual({
+      ok: true,
+      value: 'key [redacted]',
+      notes: [{ hook: 'afterToolCall', action: 'transformed' }],
+    });
     expect(await afterToolCall({ afterToolCall: () => undefined }, call, 'x')).toEqual({ ok: true, value: 'x', notes: [] });
   });
 
   it('a throw withholds the output and says so', async () => {
-    const r = await afterToolCall({ afterToolCall: () => { throw new Error('redactor crashed'); } }, call, 'secret');
-    expect(r.ok === false && r.text).toBe('The tool "open" ran, but the afterToolCall hook failed: redactor crashed. Its output was withheld.');
+    const r = await afterToolCall(
+      {
+        afterToolCall: () => {
+          throw new Error('redactor crashed');
+        },
+      },
+      call,
+      'secret',
+    );
+    expect(r.ok === false && r.text).toBe(
+      'The tool "open" ran, but the afterToolCall hook failed: redactor crashed. Its output was withheld.',
+    );
   });
 });
 
@@ -61,7 +92,9 @@ describe('what the transcript and report record', () => {
     const last = after.state.messages[after.state.messages.length - 1]!;
     expect(last.content[0]).toMatchObject({ type: 'tool_result', toolUseId: 'c1', ranArgs: { path: '/tmp/x' } });
     expect(after.state.toolCalls[0]).toMatchObject({ args: { path: '/tmp/x' }, requestedArgs: { path: '/etc/passwd' } });
-    expect(toolHookEvents(1, outcome)).toEqual([{ type: 'tool_hook', step: 1, callId: 'c1', tool: 'write', hook: 'beforeToolCall', action: 'rewritten', args: { path: '/tmp/x' } }]);
+    expect(toolHookEvents(1, outcome)).toEqual([
+      { type: 'tool_hook', step: 1, callId: 'c1', tool: 'write', hook: 'beforeToolCall', action: 'rewritten', args: { path: '/tmp/x' } },
+    ]);
   });
 
   it('an untouched call has no requestedArgs, no ranArgs and no hook events', () => {

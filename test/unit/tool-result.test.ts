@@ -33,7 +33,11 @@ describe('recordToolValue', () => {
   it('says why a value cannot be recorded instead of throwing', () => {
     expect(recordToolValue({ n: 1n })).toEqual({ ok: false, reason: 'it contains a BigInt, which JSON cannot encode' });
     expect(recordToolValue(circular())).toEqual({ ok: false, reason: 'it contains a circular reference, which JSON cannot encode' });
-    const throwing = { toJSON: () => { throw new Error('no JSON for you.'); } };
+    const throwing = {
+      toJSON: () => {
+        throw new Error('no JSON for you.');
+      },
+    };
     expect(recordToolValue(throwing)).toEqual({ ok: false, reason: 'rendering it as JSON failed (no JSON for you)' });
   });
 });
@@ -44,7 +48,9 @@ describe('toolResult', () => {
   it('turns a value it cannot record into an error result the model reads', async () => {
     const r = await toolResult(store(), { total: 10n }, 16 * 1024, 12, 1);
     expect(r).toMatchObject({ isError: true, latencyMs: 12, attempt: 1 });
-    expect(outputText(r.output)).toBe('The tool ran, but its output could not be recorded: it contains a BigInt, which JSON cannot encode. It was not run again.');
+    expect(outputText(r.output)).toBe(
+      'The tool ran, but its output could not be recorded: it contains a BigInt, which JSON cannot encode. It was not run again.',
+    );
     expect(r.error).toBe(outputText(r.output));
   });
 
@@ -87,7 +93,9 @@ describe('fitted', () => {
     const big = { ...small, isError: true, error: 'e'.repeat(MAX_TOOL_ACTIVITY_RESULT_BYTES) };
     const r = fitted(big);
     expect(r).toMatchObject({ isError: true, latencyMs: 3, attempt: 2 });
-    expect(outputText(r.output)).toMatch(/^The tool ran, but its output could not be recorded: its result is \d+ bytes, over the \d+-byte limit of a recorded result\. It was not run again\.$/);
+    expect(outputText(r.output)).toMatch(
+      /^The tool ran, but its output could not be recorded: its result is \d+ bytes, over the \d+-byte limit of a recorded result\. It was not run again\.$/,
+    );
     expect(jsonBytes(r)).toBeLessThan(MAX_TOOL_ACTIVITY_RESULT_BYTES);
   });
 });

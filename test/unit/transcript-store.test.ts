@@ -33,7 +33,17 @@ class CountingStore extends MemoryBlobStore {
 /** A tool-result message whose output (`text`) is stored in `store`. */
 async function storedResult(store: TranscriptStore, id: string, text: string): Promise<Message> {
   const ref = await store.blobs.put(text);
-  return { role: 'user', content: [{ type: 'tool_result', toolUseId: id, output: { type: 'stored', ref, bytes: text.length, preview: text.slice(0, 10) }, isError: false }] };
+  return {
+    role: 'user',
+    content: [
+      {
+        type: 'tool_result',
+        toolUseId: id,
+        output: { type: 'stored', ref, bytes: text.length, preview: text.slice(0, 10) },
+        isError: false,
+      },
+    ],
+  };
 }
 
 function freshDir(): string {
@@ -59,7 +69,11 @@ const CONVERSATION: Message[] = [
 function reverseKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(reverseKeys);
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).reverse().map(([k, v]) => [k, reverseKeys(v)]));
+    return Object.fromEntries(
+      Object.entries(value)
+        .reverse()
+        .map(([k, v]) => [k, reverseKeys(v)]),
+    );
   }
   return value;
 }
@@ -147,7 +161,12 @@ describe('TranscriptStore', () => {
     const results: Message = {
       role: 'user',
       content: [
-        { type: 'tool_result', toolUseId: 'c1', output: { type: 'stored', ref, bytes: big.length, preview: big.slice(0, 20) }, isError: false },
+        {
+          type: 'tool_result',
+          toolUseId: 'c1',
+          output: { type: 'stored', ref, bytes: big.length, preview: big.slice(0, 20) },
+          isError: false,
+        },
         { type: 'tool_result', toolUseId: 'c2', output: { type: 'text', text: 'small' }, isError: true },
         { type: 'text', text: 'note' },
       ],
@@ -175,7 +194,14 @@ describe('TranscriptStore', () => {
     const store = new TranscriptStore(new MemoryBlobStore());
     const missing: Message = {
       role: 'user',
-      content: [{ type: 'tool_result', toolUseId: 'c1', output: { type: 'stored', ref: `sha256-${'1'.repeat(64)}`, bytes: 1, preview: '' }, isError: false }],
+      content: [
+        {
+          type: 'tool_result',
+          toolUseId: 'c1',
+          output: { type: 'stored', ref: `sha256-${'1'.repeat(64)}`, bytes: 1, preview: '' },
+          isError: false,
+        },
+      ],
     };
     await expect(store.resolve([missing])).rejects.toBeInstanceOf(BlobNotFoundError);
   });
@@ -227,13 +253,22 @@ describe('TranscriptStore', () => {
       const again = await store.resolve([...messages, await storedResult(store, 'c20', 'page 20 '.repeat(2000))]);
       expect(blobs.gets).toBe(21);
       expect(again.slice(0, 21)).toEqual(first);
-      expect(again[21]).toEqual({ role: 'user', content: [{ type: 'tool_result', toolUseId: 'c20', output: { type: 'text', text: 'page 20 '.repeat(2000) }, isError: false }] });
+      expect(again[21]).toEqual({
+        role: 'user',
+        content: [{ type: 'tool_result', toolUseId: 'c20', output: { type: 'text', text: 'page 20 '.repeat(2000) }, isError: false }],
+      });
     });
 
     it('callIdUsed() tells the tool-call ids of exactly the transcript at a head, as it grows and branches', async () => {
       const blobs = new CountingStore();
       const store = new TranscriptStore(blobs);
-      const call = (id: string): Message => ({ role: 'assistant', content: [{ type: 'text', text: 'calling' }, { type: 'tool_use', id, name: 'read', input: {} }] });
+      const call = (id: string): Message => ({
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'calling' },
+          { type: 'tool_use', id, name: 'read', input: {} },
+        ],
+      });
       const h0 = await store.append(null, [user('start')]);
       expect((await store.callIdUsed(null))('a')).toBe(false);
       const h1 = await store.append(h0, [call('a')]);
@@ -333,7 +368,10 @@ describe('TranscriptStore', () => {
     it('a write that failed is not remembered: the next one writes', async () => {
       const blobs = new CountingStore();
       let fail = true;
-      const store = new TranscriptStore({ put: (d) => (fail ? Promise.reject(new Error('disk full')) : blobs.put(d)), get: (r) => blobs.get(r) });
+      const store = new TranscriptStore({
+        put: (d) => (fail ? Promise.reject(new Error('disk full')) : blobs.put(d)),
+        get: (r) => blobs.get(r),
+      });
       await expect(store.putJson(prompt)).rejects.toThrow('disk full');
       fail = false;
       const ref = await store.putJson(prompt);

@@ -74,7 +74,14 @@ describe('applyModelStep', () => {
   it('finishes with success on a plain answer, recording the step', () => {
     const spec = agentSpec();
     const s0 = startLoop(spec, 'hi');
-    const out = modelStep([{ type: 'text', text: 'Hello ' }, { type: 'text', text: 'there' }], 'end_turn', usage(100, 20, 3, 4));
+    const out = modelStep(
+      [
+        { type: 'text', text: 'Hello ' },
+        { type: 'text', text: 'there' },
+      ],
+      'end_turn',
+      usage(100, 20, 3, 4),
+    );
     const t = applyModelStep(s0, spec, out);
 
     expect(t.next).toEqual({ type: 'finish', status: 'success' });
@@ -84,7 +91,16 @@ describe('applyModelStep', () => {
     expect(t.state.head).toBe(out.head);
     expect(t.state.usage).toEqual(usage(100, 20, 3, 4));
     expect(t.state.steps).toEqual([
-      { step: 1, turn: 1, provider: 'scripted', model: 'm', latencyMs: 42, stopReason: 'end_turn', usage: usage(100, 20, 3, 4), attempts: 1 },
+      {
+        step: 1,
+        turn: 1,
+        provider: 'scripted',
+        model: 'm',
+        latencyMs: 42,
+        stopReason: 'end_turn',
+        usage: usage(100, 20, 3, 4),
+        attempts: 1,
+      },
     ]);
     expect(t.events).toEqual([
       { type: 'text', step: 1, text: 'Hello there' },
@@ -104,7 +120,10 @@ describe('applyModelStep', () => {
 
   it('accumulates usage and step reports across steps', () => {
     const spec = agentSpec();
-    const t1 = applyModelStep(startLoop(spec, 'p'), spec, { ...modelStep([use('c1', 'read')], 'tool_use', usage(10, 2, 1, 0)), attempts: 3 });
+    const t1 = applyModelStep(startLoop(spec, 'p'), spec, {
+      ...modelStep([use('c1', 'read')], 'tool_use', usage(10, 2, 1, 0)),
+      attempts: 3,
+    });
     const s1 = applyToolOutcomes(t1.state, planOf(t1), [ok('c1', 'read', 'x')]).state;
     const t2 = applyModelStep(s1, spec, modelStep([{ type: 'text', text: 'ok' }], 'end_turn', usage(30, 4, 0, 5)));
     expect(t2.state.usage).toEqual(usage(40, 6, 1, 5));
@@ -133,7 +152,11 @@ describe('applyModelStep', () => {
     const t = applyModelStep(startLoop(spec, 'p'), spec, out);
     const plan = planOf(t);
     expect(plan.step).toBe(1);
-    expect(plan.calls).toEqual([use('c1', 'read', { path: 'a' }), use('c2', 'read', { path: 'b' }), use('c3', 'write', { path: 'a', text: 'x' })]);
+    expect(plan.calls).toEqual([
+      use('c1', 'read', { path: 'a' }),
+      use('c2', 'read', { path: 'b' }),
+      use('c3', 'write', { path: 'a', text: 'x' }),
+    ]);
     expect(plan.batches).toEqual([
       [
         { step: 1, callId: 'c1', tool: READ, args: { path: 'a' } },
@@ -170,7 +193,14 @@ describe('applyModelStep', () => {
     const spec = agentSpec();
     const bad: ToolUseBlock = { ...use('c1', 'write', '{"path": "a",'), inputError: 'Unexpected end of JSON input' };
     const t = applyModelStep(startLoop(spec, 'p'), spec, modelStep([bad]));
-    expect(t.events).toContainEqual({ type: 'tool_call', step: 1, callId: 'c1', tool: 'write', args: '{"path": "a",', inputError: 'Unexpected end of JSON input' });
+    expect(t.events).toContainEqual({
+      type: 'tool_call',
+      step: 1,
+      callId: 'c1',
+      tool: 'write',
+      args: '{"path": "a",',
+      inputError: 'Unexpected end of JSON input',
+    });
     const plan = planOf(t);
     expect(plan.batches).toEqual([]);
     expect(plan.immediate.map((o) => o.callId)).toEqual(['c1']);
@@ -196,16 +226,27 @@ describe('applyModelStep', () => {
       const spec = agentSpec();
       const out = delivered(
         modelStep(
-          [{ type: 'text', text: 'Writing two files.' }, use('c1', 'write', { path: 'a' }), use('c2', 'write', { path: 'b', te: '' }, true)],
+          [
+            { type: 'text', text: 'Writing two files.' },
+            use('c1', 'write', { path: 'a' }),
+            use('c2', 'write', { path: 'b', te: '' }, true),
+          ],
           'max_tokens',
           usage(50, 8192),
         ),
       );
       const t = applyModelStep(startLoop(spec, 'p'), spec, out);
 
-      expect(t.next).toEqual({ type: 'finish', status: 'max_tokens', error: { message: 'The model hit its output token limit.', type: 'MaxTokens' } });
+      expect(t.next).toEqual({
+        type: 'finish',
+        status: 'max_tokens',
+        error: { message: 'The model hit its output token limit.', type: 'MaxTokens' },
+      });
       const [, assistant, results] = t.state.messages;
-      expect(assistant).toEqual({ role: 'assistant', content: [{ type: 'text', text: 'Writing two files.' }, use('c1', 'write', { path: 'a' })] });
+      expect(assistant).toEqual({
+        role: 'assistant',
+        content: [{ type: 'text', text: 'Writing two files.' }, use('c1', 'write', { path: 'a' })],
+      });
       expect(results?.role).toBe('user');
       expect(results?.content).toHaveLength(1);
       const r = results?.content[0] as ToolResultBlock;
@@ -218,9 +259,27 @@ describe('applyModelStep', () => {
       expect(JSON.stringify(t.events)).not.toContain('c2');
       expect(JSON.stringify(t.state)).not.toContain('"c2"');
       expect(types(t.events)).toEqual(['text', 'step_finished', 'tool_call', 'tool_result']);
-      expect(t.events[3]).toMatchObject({ type: 'tool_result', step: 1, callId: 'c1', tool: 'write', isError: true, stored: false, attempts: 0, latencyMs: 0 });
+      expect(t.events[3]).toMatchObject({
+        type: 'tool_result',
+        step: 1,
+        callId: 'c1',
+        tool: 'write',
+        isError: true,
+        stored: false,
+        attempts: 0,
+        latencyMs: 0,
+      });
       expect(t.state.toolCalls).toEqual([
-        expect.objectContaining({ step: 1, callId: 'c1', tool: 'write', args: { path: 'a' }, isError: true, attempts: 0, latencyMs: 0, stored: false }),
+        expect.objectContaining({
+          step: 1,
+          callId: 'c1',
+          tool: 'write',
+          args: { path: 'a' },
+          isError: true,
+          attempts: 0,
+          latencyMs: 0,
+          stored: false,
+        }),
       ]);
       expect(t.state.usage).toEqual(usage(50, 8192));
       expect(t.state.steps[0]?.stopReason).toBe('max_tokens');
@@ -240,7 +299,11 @@ describe('applyModelStep', () => {
 
     it('leaves no open call when the only call was incomplete', () => {
       const spec = agentSpec();
-      const t = applyModelStep(startLoop(spec, 'p'), spec, delivered(modelStep([{ type: 'text', text: 'Let me' }, use('c1', 'write', {}, true)], 'max_tokens')));
+      const t = applyModelStep(
+        startLoop(spec, 'p'),
+        spec,
+        delivered(modelStep([{ type: 'text', text: 'Let me' }, use('c1', 'write', {}, true)], 'max_tokens')),
+      );
       expect(t.next).toMatchObject({ type: 'finish', status: 'max_tokens' });
       expect(t.state.messages).toHaveLength(2);
       expect(t.state.messages[1]).toEqual({ role: 'assistant', content: [{ type: 'text', text: 'Let me' }] });
@@ -291,12 +354,31 @@ describe('applyToolOutcomes', () => {
     const t = applyToolOutcomes(state, plan, [
       ok('c1', 'read', 'héllo 日本', { latencyMs: 12, attempts: 2 }),
       ok('c2', 'read', '', { output: stored }),
-      { callId: 'c3', tool: 'write', output: { type: 'text', text: 'disk full' }, isError: true, error: 'disk full', latencyMs: 3, attempts: 3 },
+      {
+        callId: 'c3',
+        tool: 'write',
+        output: { type: 'text', text: 'disk full' },
+        isError: true,
+        error: 'disk full',
+        latencyMs: 3,
+        attempts: 3,
+      },
     ]);
     expect(t.state.toolCalls).toEqual([
       { step: 1, callId: 'c1', tool: 'read', args: { q: 'x' }, latencyMs: 12, resultBytes: 13, stored: false, isError: false, attempts: 2 },
       { step: 1, callId: 'c2', tool: 'read', args: {}, latencyMs: 7, resultBytes: 123_456, stored: true, isError: false, attempts: 1 },
-      { step: 1, callId: 'c3', tool: 'write', args: {}, latencyMs: 3, resultBytes: 9, stored: false, isError: true, error: 'disk full', attempts: 3 },
+      {
+        step: 1,
+        callId: 'c3',
+        tool: 'write',
+        args: {},
+        latencyMs: 3,
+        resultBytes: 9,
+        stored: false,
+        isError: true,
+        error: 'disk full',
+        attempts: 3,
+      },
     ]);
     expect(t.state.toolCalls[0]).not.toHaveProperty('error');
   });
@@ -341,7 +423,15 @@ describe('applyToolOutcomes', () => {
     ['internal_error', 'InternalError', 'The call to "deploy" failed.'],
   ] as const)('gives %s a %s error with a default message when the outcome has none', (status: FailureStatus, type, message) => {
     const { state, plan } = afterCalls([use('c1', 'deploy')]);
-    const o: ToolOutcome = { callId: 'c1', tool: 'deploy', output: { type: 'text', text: 'x' }, isError: true, latencyMs: 1, attempts: 1, endsRun: status };
+    const o: ToolOutcome = {
+      callId: 'c1',
+      tool: 'deploy',
+      output: { type: 'text', text: 'x' },
+      isError: true,
+      latencyMs: 1,
+      attempts: 1,
+      endsRun: status,
+    };
     expect(applyToolOutcomes(state, plan, [o]).next).toEqual({ type: 'finish', status, error: { message, type } });
   });
 
@@ -397,7 +487,11 @@ describe('closeOpenCalls', () => {
   });
 
   it('emits nothing when every call had completed', () => {
-    const { state: closed, events } = closeOpenCalls(open(), [ok('c3', 'read', '3'), ok('c1', 'write', '1'), ok('c2', 'read', '2')], REASON);
+    const { state: closed, events } = closeOpenCalls(
+      open(),
+      [ok('c3', 'read', '3'), ok('c1', 'write', '1'), ok('c2', 'read', '2')],
+      REASON,
+    );
     expect(events).toEqual([]);
     expectEveryCallAnswered(closed.messages);
   });
@@ -419,10 +513,20 @@ describe('recovering from the output token limit', () => {
   const recovering = { ...agentSpec(), limits: { ...agentSpec().limits, maxTokensRecoveries: 1 } };
 
   it('asks the model to continue, closing complete calls unrun, up to the agent limit', () => {
-    const first = applyModelStep(startLoop(recovering, 'go'), recovering, modelStep([{ type: 'text', text: 'part' }, use('c1', 'read')], 'max_tokens'));
+    const first = applyModelStep(
+      startLoop(recovering, 'go'),
+      recovering,
+      modelStep([{ type: 'text', text: 'part' }, use('c1', 'read')], 'max_tokens'),
+    );
     expect(first.next).toEqual({ type: 'call_model' });
     expect(first.state.recoveries).toBe(1);
-    expect(first.state.messages.at(-1)).toMatchObject({ role: 'user', content: [{ type: 'tool_result', toolUseId: 'c1', isError: true }, { type: 'text', text: MAX_TOKENS_CONTINUE }] });
+    expect(first.state.messages.at(-1)).toMatchObject({
+      role: 'user',
+      content: [
+        { type: 'tool_result', toolUseId: 'c1', isError: true },
+        { type: 'text', text: MAX_TOKENS_CONTINUE },
+      ],
+    });
     expectEveryCallAnswered(first.state.messages);
     const second = applyModelStep(first.state, recovering, modelStep([{ type: 'text', text: 'more' }], 'max_tokens'));
     expect(second.next).toMatchObject({ type: 'finish', status: 'max_tokens' });

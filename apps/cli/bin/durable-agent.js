@@ -16,7 +16,9 @@ if (entry.kind === 'source') {
   try {
     require('tsx/cjs');
   } catch {
-    process.stderr.write('error: the compiled CLI (dist/) is missing or older than the sources, and tsx is not installed to run them: run npm run build\n');
+    process.stderr.write(
+      'error: the compiled CLI (dist/) is missing or older than the sources, and tsx is not installed to run them: run npm run build\n',
+    );
     process.exit(1);
   }
 }

@@ -118,7 +118,11 @@ async function watchApprovals(out: Output, first: AwaitingRun[], query: () => Pr
   let drawn: string | undefined;
   const render = (runs: AwaitingRun[]) => {
     if (tty) {
-      const text = [...approvalLines(runs), '', out.styles.dim(`watching: refreshed every ${WATCH_INTERVAL_MS / 1000} s; Ctrl-C stops`)].join('\n');
+      const text = [
+        ...approvalLines(runs),
+        '',
+        out.styles.dim(`watching: refreshed every ${WATCH_INTERVAL_MS / 1000} s; Ctrl-C stops`),
+      ].join('\n');
       // Redraw (from the top of a cleared screen) only when the list changed.
       if (text !== drawn) out.text(`\u001b[H\u001b[2J${text}\n`);
       drawn = text;
@@ -133,7 +137,14 @@ async function watchApprovals(out: Output, first: AwaitingRun[], query: () => Pr
     unreadable = new Set(runs.filter((r) => r.error !== undefined).map((r) => r.workflowId));
     for (const [key, { run, pending }] of now) {
       if (shown.has(key)) continue;
-      if (out.jsonMode) out.jsonLine({ type: 'waiting', workflowId: run.workflowId, agent: run.agent, ...(run.parent ? { parent: run.parent } : {}), approval: pending });
+      if (out.jsonMode)
+        out.jsonLine({
+          type: 'waiting',
+          workflowId: run.workflowId,
+          agent: run.agent,
+          ...(run.parent ? { parent: run.parent } : {}),
+          approval: pending,
+        });
       else out.line(`+ ${run.workflowId}  (agent ${run.agent ?? '?'}${parentNote(run)})  ${describePending(pending)}`);
     }
     for (const [key, { run, pending }] of shown) {

@@ -35,10 +35,16 @@ export async function codecServerCommand(flags: CodecServerFlags, signal: AbortS
   } catch (err) {
     throw new CliError(errorMessage(err));
   }
-  if (!keyring) throw new CliError(`${KEYS_ENV} is not set: the codec server needs the keys the workers use (id:base64key,…; the first one encrypts)`);
+  if (!keyring)
+    throw new CliError(`${KEYS_ENV} is not set: the codec server needs the keys the workers use (id:base64key,…; the first one encrypts)`);
   const token = process.env[CODEC_TOKEN_ENV]?.trim() || undefined;
   const origins = flags.corsOrigin ?? [];
-  const app = createCodecApp({ keyring, corsOrigins: origins, ...(token ? { token } : {}), onError: (err) => out.note(`internal error: ${errorMessage(err)}`) });
+  const app = createCodecApp({
+    keyring,
+    corsOrigins: origins,
+    ...(token ? { token } : {}),
+    onError: (err) => out.note(`internal error: ${errorMessage(err)}`),
+  });
   const host = flags.host ?? '127.0.0.1';
   const port = flags.port ?? DEFAULT_CODEC_PORT;
   let server: CodecServer;

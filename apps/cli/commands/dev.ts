@@ -30,7 +30,11 @@ export async function devCommand(flags: DevFlags, signal: AbortSignal): Promise<
     const host = parseAddress(session.address).host;
     const uiHost = host === '127.0.0.1' || host === '0.0.0.0' ? 'localhost' : host;
     const ui = `http://${uiHost}:${flags.uiPort}`;
-    const uiLine = session.server ? ui : (await isReachable(`${uiHost}:${flags.uiPort}`)) ? ui : `not found at ${ui} (use your server's UI)`;
+    const uiLine = session.server
+      ? ui
+      : (await isReachable(`${uiHost}:${flags.uiPort}`))
+        ? ui
+        : `not found at ${ui} (use your server's UI)`;
     out.line(
       '',
       s.bold('durable-agent dev'),

@@ -33,13 +33,21 @@ export async function sendCommand(workflowId: string, words: string[], flags: Se
     if (flags.agent) {
       // Send-or-start: the session of this conversation, started if it does not exist.
       // The writer, when named, is recorded as the starter of a session this starts (the HTTP API lets only it, or an admin, act on it).
-      const run = await session.agentClient(target.taskQueue).send(workflowId, message, { agent: flags.agent, ...(flags.by !== undefined ? { startedBy: flags.by } : {}) });
+      const run = await session
+        .agentClient(target.taskQueue)
+        .send(workflowId, message, { agent: flags.agent, ...(flags.by !== undefined ? { startedBy: flags.by } : {}) });
       if (flags.json) out.json({ workflowId: run.workflowId, sent: 'signal', ...message });
-      else out.line(`sent to ${run.workflowId} (started as a session of "${flags.agent}" if it was not running); follow with: durable-agent watch ${run.workflowId}`);
+      else
+        out.line(
+          `sent to ${run.workflowId} (started as a session of "${flags.agent}" if it was not running); follow with: durable-agent watch ${run.workflowId}`,
+        );
       return 0;
     }
     const { run, description, running } = await findRun(session, workflowId);
-    if (!running) throw new CliError(`run "${workflowId}" has already ended (${description.status.name.toLowerCase()}); start a new one with --agent <name>`);
+    if (!running)
+      throw new CliError(
+        `run "${workflowId}" has already ended (${description.status.name.toLowerCase()}); start a new one with --agent <name>`,
+      );
     if (!(await session.hasWorker(description.taskQueue))) {
       await run.signalMessage(message);
       if (flags.json) out.json({ workflowId, sent: 'signal', ...message });
@@ -49,7 +57,10 @@ export async function sendCommand(workflowId: string, words: string[], flags: Se
     try {
       const receipt = await run.send(message);
       if (flags.json) out.json({ workflowId, sent: 'update', ...receipt });
-      else out.line(`sent to ${workflowId}: turn ${receipt.turn} (${receipt.queued} message${receipt.queued === 1 ? '' : 's'} waiting for the model)`);
+      else
+        out.line(
+          `sent to ${workflowId}: turn ${receipt.turn} (${receipt.queued} message${receipt.queued === 1 ? '' : 's'} waiting for the model)`,
+        );
       return 0;
     } catch (err) {
       if (err instanceof MessageRefusedError) throw new CliError(`refused: ${err.message}`);

@@ -47,7 +47,10 @@ export function parseSince(value: string): number {
   const m = /^\s*(\d+)\s*([smhdw])\s*$/.exec(value);
   const ms = m ? Number(m[1]) * (UNITS[m[2] as string] as number) : NaN;
   if (!Number.isSafeInteger(ms) || ms <= 0) {
-    throw new CliError(`invalid --since "${value}": give a duration such as 30m, 24h or 7d (a whole number and s, m, h, d or w)`, REPLAY_ERROR_EXIT);
+    throw new CliError(
+      `invalid --since "${value}": give a duration such as 30m, 24h or 7d (a whole number and s, m, h, d or w)`,
+      REPLAY_ERROR_EXIT,
+    );
   }
   return ms;
 }
@@ -62,7 +65,8 @@ export function replayQuery(flags: Pick<ReplayFlags, 'since' | 'agent' | 'query'
     parts.push(`${AGENT_NAME.name} = ${JSON.stringify(flags.agent)}`);
   }
   if (flags.query !== undefined) {
-    if (!flags.query.trim()) throw new CliError('invalid --query: give a visibility query, e.g. "ExecutionStatus = \'Running\'"', REPLAY_ERROR_EXIT);
+    if (!flags.query.trim())
+      throw new CliError('invalid --query: give a visibility query, e.g. "ExecutionStatus = \'Running\'"', REPLAY_ERROR_EXIT);
     parts.push(`(${flags.query})`);
   }
   return parts.join(' AND ');
@@ -93,7 +97,10 @@ async function listRuns(client: Client, query: string, limit: number): Promise<A
 function quietRuntime(): void {
   try {
     // Each run that does not replay is reported below; the worker's own log of it is noise here.
-    Runtime.install({ logger: new DefaultLogger('ERROR', () => undefined), telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' } } } });
+    Runtime.install({
+      logger: new DefaultLogger('ERROR', () => undefined),
+      telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' } } },
+    });
   } catch {
     // Already installed in this process.
   }
@@ -102,7 +109,10 @@ function quietRuntime(): void {
 async function bundle(workflowsPath: string): Promise<string> {
   const noop = () => undefined;
   try {
-    const { code } = await bundleWorkflowCode({ workflowsPath, logger: { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: noop } });
+    const { code } = await bundleWorkflowCode({
+      workflowsPath,
+      logger: { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: noop },
+    });
     return code;
   } catch (err) {
     throw new CliError(`could not bundle the workflows at ${workflowsPath}: ${errorMessage(err)}`, REPLAY_ERROR_EXIT);
@@ -115,7 +125,8 @@ export async function replayCommand(flags: ReplayFlags): Promise<number> {
   const query = replayQuery(flags);
   const limit = flags.limit ?? 100;
   const workflowsPath = flags.workflows !== undefined ? resolve(flags.workflows) : WORKFLOWS_PATH;
-  if (!existsSync(workflowsPath)) throw new CliError(`--workflows "${flags.workflows}" does not exist: give the module that exports agentWorkflow`, REPLAY_ERROR_EXIT);
+  if (!existsSync(workflowsPath))
+    throw new CliError(`--workflows "${flags.workflows}" does not exist: give the module that exports agentWorkflow`, REPLAY_ERROR_EXIT);
   let dataConverter: { payloadCodecs: EncryptionCodec[] };
   try {
     dataConverter = { payloadCodecs: [new EncryptionCodec(resolveKeyring(undefined))] };
@@ -148,7 +159,10 @@ export async function replayCommand(flags: ReplayFlags): Promise<number> {
     })();
     const broken: BrokenRun[] = [];
     let replayed = 0;
-    for await (const result of Worker.runReplayHistories({ workflowBundle: { code }, dataConverter }, histories) as AsyncIterable<ReplayResult>) {
+    for await (const result of Worker.runReplayHistories(
+      { workflowBundle: { code }, dataConverter },
+      histories,
+    ) as AsyncIterable<ReplayResult>) {
       replayed++;
       if (!result.error) continue;
       const b = { workflowId: result.workflowId, runId: result.runId, error: firstLine(result.error) };

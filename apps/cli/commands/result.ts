@@ -31,7 +31,9 @@ export async function resultCommand(workflowId: string, flags: ResultFlags, sign
       if (worker.kind === 'hosted') out.note(`worker: started an in-process worker on task queue "${description.taskQueue}"`);
       if (worker.kind === 'none') {
         out.note(noWorkerLine(description.taskQueue, worker.reason));
-        out.note(`run ${workflowId} is still running; the run continues when a worker for it runs. Meanwhile waiting for its result through the server (Ctrl-C stops waiting, not the run)...`);
+        out.note(
+          `run ${workflowId} is still running; the run continues when a worker for it runs. Meanwhile waiting for its result through the server (Ctrl-C stops waiting, not the run)...`,
+        );
       } else {
         out.note(`run ${workflowId} is still running; waiting for it to end...`);
       }

@@ -39,7 +39,9 @@ async function startLocalModel(out: Output): Promise<LocalModelServer> {
   const { startLocalModelServer } = require('../dev-server/local-model') as typeof LocalModelModule;
   try {
     const server = await startLocalModelServer();
-    out.note(`local model: llama.cpp server at ${server.baseURL} (started in ${(server.startMs / 1000).toFixed(1)} s, stopped when this run ends)`);
+    out.note(
+      `local model: llama.cpp server at ${server.baseURL} (started in ${(server.startMs / 1000).toFixed(1)} s, stopped when this run ends)`,
+    );
     return server;
   } catch (err) {
     throw new CliError(`--local-model: ${(err as Error).message}`);
@@ -67,7 +69,13 @@ export async function runCommand(promptWords: string[], flags: RunFlags, signal:
   }
 }
 
-async function runWith(prompt: string, flags: RunFlags, out: Output, signal: AbortSignal, local: LocalModelServer | undefined): Promise<number> {
+async function runWith(
+  prompt: string,
+  flags: RunFlags,
+  out: Output,
+  signal: AbortSignal,
+  local: LocalModelServer | undefined,
+): Promise<number> {
   const policy = parsePolicyFlag(flags.policy);
   const served = local ? localModelDemoAgents(local.baseURL) : await servedAgents(flags.agents);
   const agent = flags.agent ?? defaultAgent(served.names, flags.agents);
@@ -96,7 +104,11 @@ async function runWith(prompt: string, flags: RunFlags, out: Output, signal: Abo
       if (hosted.workflowCode.kind === 'bundled') out.note(`worker: bundled the workflow code at start: ${hosted.workflowCode.reason}`);
       const demo = served.load().demo;
       if (local) {
-        out.line(out.styles.yellow(`note: ${LOCAL_MODEL_LABEL}: a 270M-parameter base model on this machine. It drives real tools through real tool calls, but often picks wrong arguments or writes weak answers; it is here to show the machinery, not to be useful.`));
+        out.line(
+          out.styles.yellow(
+            `note: ${LOCAL_MODEL_LABEL}: a 270M-parameter base model on this machine. It drives real tools through real tool calls, but often picks wrong arguments or writes weak answers; it is here to show the machinery, not to be useful.`,
+          ),
+        );
       } else if (demo?.offline) {
         out.line(out.styles.yellow(`note: ${OFFLINE_NOTE}`));
         offlineNoted = true;
@@ -116,7 +128,8 @@ async function runWith(prompt: string, flags: RunFlags, out: Output, signal: Abo
       };
       run = await withPolicyChecked(() => (definition ? client.start(definition, options) : client.start(agent, options)));
     } catch (err) {
-      if (err instanceof WorkflowExecutionAlreadyStartedError) throw new CliError(`a run with workflow id "${flags.workflowId}" already exists`);
+      if (err instanceof WorkflowExecutionAlreadyStartedError)
+        throw new CliError(`a run with workflow id "${flags.workflowId}" already exists`);
       throw err;
     }
     out.line(out.styles.bold(`run ${run.workflowId} started`));
@@ -129,7 +142,10 @@ async function runWith(prompt: string, flags: RunFlags, out: Output, signal: Abo
     try {
       const followed = await followRun(run, out, { signal, offlineNoted, check: () => session.checkWorker() });
       if (!followed.result) {
-        out.line('', `interrupted. The run is durable and continues whenever a worker runs: ${resumeHint(run.workflowId, followed.lastSeq)}`);
+        out.line(
+          '',
+          `interrupted. The run is durable and continues whenever a worker runs: ${resumeHint(run.workflowId, followed.lastSeq)}`,
+        );
         return INTERRUPTED_EXIT;
       }
       printSummary(out, followed.result, { finalTextShown: followed.finalTextShown });

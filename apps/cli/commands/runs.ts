@@ -67,8 +67,22 @@ function costCell(r: ListedRun): string {
 /** The runs as a table. */
 export function runsTable(runs: readonly ListedRun[]): string[] {
   return formatTable(
-    [{ header: 'workflow id' }, { header: 'agent' }, { header: 'status' }, { header: 'started' }, { header: 'steps', align: 'right' }, { header: 'cost', align: 'right' }],
-    runs.map((r) => [r.workflowId, r.agent ?? UNKNOWN, r.status, r.startedAt.replace('T', ' ').replace(/\.\d+Z$/, 'Z'), r.steps !== undefined ? String(r.steps) : UNKNOWN, costCell(r)]),
+    [
+      { header: 'workflow id' },
+      { header: 'agent' },
+      { header: 'status' },
+      { header: 'started' },
+      { header: 'steps', align: 'right' },
+      { header: 'cost', align: 'right' },
+    ],
+    runs.map((r) => [
+      r.workflowId,
+      r.agent ?? UNKNOWN,
+      r.status,
+      r.startedAt.replace('T', ' ').replace(/\.\d+Z$/, 'Z'),
+      r.steps !== undefined ? String(r.steps) : UNKNOWN,
+      costCell(r),
+    ]),
   );
 }
 

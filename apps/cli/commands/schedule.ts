@@ -61,7 +61,8 @@ function everyMs(every: string): number {
   } catch {
     throw new CliError(`--every "${every}" is not a duration: give one like 30s, 5m, 1h or "1 day"`);
   }
-  if (!Number.isFinite(ms) || ms < MIN_SCHEDULE_INTERVAL_MS) throw new CliError(`--every "${every}" is too short: a schedule fires at most once a second (give at least 1s)`);
+  if (!Number.isFinite(ms) || ms < MIN_SCHEDULE_INTERVAL_MS)
+    throw new CliError(`--every "${every}" is too short: a schedule fires at most once a second (give at least 1s)`);
   return ms;
 }
 
@@ -70,7 +71,9 @@ export async function scheduleCreateCommand(scheduleId: string, prompt: string[]
   if (!scheduleId.trim()) throw new CliError('the schedule id is empty');
   if (!flags.agent?.trim()) throw new CliError('--agent must name the agent each run starts');
   if ((flags.cron === undefined) === (flags.every === undefined)) {
-    throw new CliError(`give exactly one of --cron "<expression>" (e.g. --cron "0 9 * * *") and --every <duration> (e.g. --every 5m)${flags.cron !== undefined ? ', not both' : ''}`);
+    throw new CliError(
+      `give exactly one of --cron "<expression>" (e.g. --cron "0 9 * * *") and --every <duration> (e.g. --every 5m)${flags.cron !== undefined ? ', not both' : ''}`,
+    );
   }
   const input = prompt.join(' ');
   if (!input.trim()) throw new CliError('the prompt is empty: say what each run should ask the agent');
@@ -132,12 +135,23 @@ export async function scheduleListCommand(flags: ScheduleFlags): Promise<number>
       return 0;
     }
     if (schedules.length === 0) {
-      out.line(`no schedules of agent runs on ${session.target.taskQueue !== undefined ? `task queue "${session.target.taskQueue}"` : `their agents' own task queues`} (create one with: durable-agent schedule create)`);
+      out.line(
+        `no schedules of agent runs on ${session.target.taskQueue !== undefined ? `task queue "${session.target.taskQueue}"` : `their agents' own task queues`} (create one with: durable-agent schedule create)`,
+      );
       return 0;
     }
     for (const s of schedules) {
       out.line(`${s.scheduleId}  agent ${s.agent}  ${s.spec.text}${s.paused ? '  paused' : ''}${s.note ? `  (${s.note})` : ''}`);
-      out.line(`  next: ${s.nextRunTimes.length ? s.nextRunTimes.slice(0, 3).map((d) => d.toISOString()).join(', ') : 'none'}`);
+      out.line(
+        `  next: ${
+          s.nextRunTimes.length
+            ? s.nextRunTimes
+                .slice(0, 3)
+                .map((d) => d.toISOString())
+                .join(', ')
+            : 'none'
+        }`,
+      );
       if (s.recentRuns.length === 0) out.line('  recent: none');
       else {
         out.line('  recent:');

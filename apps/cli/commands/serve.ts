@@ -48,7 +48,13 @@ export async function serveCommand(flags: ServeFlags, signal: AbortSignal): Prom
   const tracing = cliTracing(out);
   const session = await Session.open(target, { embed: 'never', log: (l) => out.note(l), ...(tracing ? { tracing } : {}) });
   try {
-    const api = createHttpApi({ client: session.agentClient(), auth, metricsPublic: flags.metricsPublic === true, ...(agents ? { agents } : {}), onError: (err) => out.note(`internal error: ${errorMessage(err)}`) });
+    const api = createHttpApi({
+      client: session.agentClient(),
+      auth,
+      metricsPublic: flags.metricsPublic === true,
+      ...(agents ? { agents } : {}),
+      onError: (err) => out.note(`internal error: ${errorMessage(err)}`),
+    });
     let server: HttpApiServer;
     try {
       server = await serveHttpApi(api, { port: flags.httpPort ?? DEFAULT_HTTP_PORT, hostname: flags.host ?? '127.0.0.1' });

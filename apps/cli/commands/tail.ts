@@ -33,7 +33,11 @@ const WORKER_CHECK_MS = 2000;
  * With no worker to answer queries: wait for whichever comes first, the run's result (through the
  * server) or a worker on its task queue. Returns the result, or 'worker', or undefined when interrupted.
  */
-async function waitForWorkerOrResult(session: Session, existing: ExistingRun, signal: AbortSignal): Promise<AgentRunResult | 'worker' | undefined> {
+async function waitForWorkerOrResult(
+  session: Session,
+  existing: ExistingRun,
+  signal: AbortSignal,
+): Promise<AgentRunResult | 'worker' | undefined> {
   const stop = new AbortController();
   const both = AbortSignal.any([signal, stop.signal]);
   const result = existing.run.result();
@@ -81,7 +85,11 @@ export async function tailCommand(workflowId: string, flags: TailFlags, signal: 
       }
       out.note(`worker: a worker now polls task queue "${description.taskQueue}"; its events follow`);
     }
-    const followed = await followRun(run, out, { signal, check: () => session.checkWorker(), ...(flags.after !== undefined ? { after: flags.after } : {}) });
+    const followed = await followRun(run, out, {
+      signal,
+      check: () => session.checkWorker(),
+      ...(flags.after !== undefined ? { after: flags.after } : {}),
+    });
     if (!followed.result) {
       out.line('', `interrupted; go on from here with: ${resumeHint(workflowId, followed.lastSeq)}`);
       return INTERRUPTED_EXIT;

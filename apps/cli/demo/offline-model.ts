@@ -102,7 +102,8 @@ function sentence(use: ToolUseBlock, result: ToolResultBlock | undefined): strin
       if (v && 'removed' in v) return `Cleared ${String(v.path)} (${String(v.removed)} line${v.removed === 1 ? '' : 's'} removed).`;
       break;
     case 'save_note':
-      if (v && 'path' in v) return `Saved your note to ${String(v.path)} (the notes file now has ${String(v.lines)} line${v.lines === 1 ? '' : 's'}).`;
+      if (v && 'path' in v)
+        return `Saved your note to ${String(v.path)} (the notes file now has ${String(v.lines)} line${v.lines === 1 ? '' : 's'}).`;
       break;
   }
   return `${use.name} returned: ${text}`;

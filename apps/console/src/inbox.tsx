@@ -11,7 +11,11 @@ import { useNow } from './hooks';
 import { runHref } from './router';
 import { followSse } from './sse';
 
-type Connection = { state: 'connecting' } | { state: 'live' } | { state: 'retrying'; error: string; retryInMs: number } | { state: 'failed'; error: string };
+type Connection =
+  | { state: 'connecting' }
+  | { state: 'live' }
+  | { state: 'retrying'; error: string; retryInMs: number }
+  | { state: 'failed'; error: string };
 
 /** The inbox page; `onRefused` hears a refused token (the app then signs out). */
 export function InboxPage(props: { api: Api; me: Me; onRefused: (err: unknown) => void }) {
@@ -48,7 +52,11 @@ export function InboxPage(props: { api: Api; me: Me; onRefused: (err: unknown) =
       {!inbox && conn.state !== 'failed' && <p class="muted">Loading the inbox…</p>}
       {inbox && count === 0 && !inbox.runs.some((r) => r.error !== undefined) && <p class="empty">Nothing is waiting for a person.</p>}
       {inbox?.runs.map((run) =>
-        run.error !== undefined ? <UnreadableCard key={run.workflowId} run={run} /> : run.pending.map((call) => <ApprovalCard key={`${run.workflowId}/${call.callId}`} api={api} me={me} run={run} call={call} />),
+        run.error !== undefined ? (
+          <UnreadableCard key={run.workflowId} run={run} />
+        ) : (
+          run.pending.map((call) => <ApprovalCard key={`${run.workflowId}/${call.callId}`} api={api} me={me} run={run} call={call} />)
+        ),
       )}
     </section>
   );
@@ -57,7 +65,12 @@ export function InboxPage(props: { api: Api; me: Me; onRefused: (err: unknown) =
 function ConnectionBadge({ conn }: { conn: Connection }) {
   if (conn.state === 'live') return <span class="badge ok">● live</span>;
   if (conn.state === 'connecting') return <span class="badge">connecting…</span>;
-  if (conn.state === 'failed') return <span class="badge bad" role="alert">{conn.error}</span>;
+  if (conn.state === 'failed')
+    return (
+      <span class="badge bad" role="alert">
+        {conn.error}
+      </span>
+    );
   return (
     <span class="badge warn" role="status">
       reconnecting in {duration(conn.retryInMs)} ({conn.error})
@@ -152,12 +165,21 @@ function ApprovalCard(props: { api: Api; me: Me; run: InboxRun; call: PendingCal
         </details>
       )}
       <p class="small muted">
-        Step {call.step} · call {call.callId} · may decide: {call.approvers?.length ? call.approvers.join(', ') : 'anyone whose token may approve'}
+        Step {call.step} · call {call.callId} · may decide:{' '}
+        {call.approvers?.length ? call.approvers.join(', ') : 'anyone whose token may approve'}
       </p>
       <label class="reason" for={`reason-${id}`}>
         Reason <span class="muted">(optional; the model reads it)</span>
       </label>
-      <input id={`reason-${id}`} class="reason" type="text" value={reason} onInput={(e) => setReason(e.currentTarget.value)} disabled={disabled} placeholder="Why?" />
+      <input
+        id={`reason-${id}`}
+        class="reason"
+        type="text"
+        value={reason}
+        onInput={(e) => setReason(e.currentTarget.value)}
+        disabled={disabled}
+        placeholder="Why?"
+      />
       <div class="actions">
         <button type="button" class="primary" disabled={disabled} onClick={() => void decide('approve')}>
           {busy === 'approve' ? 'Approving…' : 'Approve'}

@@ -56,7 +56,11 @@ function App() {
   if (auth.state !== 'signed-in') {
     return (
       <Shell>
-        <SignIn busy={auth.state === 'checking'} {...(auth.state === 'signed-out' && auth.error ? { error: auth.error } : {})} onSignIn={signIn} />
+        <SignIn
+          busy={auth.state === 'checking'}
+          {...(auth.state === 'signed-out' && auth.error ? { error: auth.error } : {})}
+          onSignIn={signIn}
+        />
       </Shell>
     );
   }
@@ -71,7 +75,8 @@ function App() {
 }
 
 function signInError(err: unknown): string {
-  if (err instanceof ApiError && err.status === 401) return `Sign-in refused: ${err.message}. Check the token (it is one of the server's --tokens file).`;
+  if (err instanceof ApiError && err.status === 401)
+    return `Sign-in refused: ${err.message}. Check the token (it is one of the server's --tokens file).`;
   return `Cannot sign in: ${err instanceof Error ? err.message : String(err)}`;
 }
 

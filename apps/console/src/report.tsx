@@ -90,7 +90,9 @@ export function ReportTables({ report, status }: { report: RunReport; status: st
 
       {report.toolCalls.length > 0 && (
         <>
-          <h3>Tool calls{report.toolCallsOmitted ? ` (the last ${report.toolCalls.length}; ${report.toolCallsOmitted} earlier omitted)` : ''}</h3>
+          <h3>
+            Tool calls{report.toolCallsOmitted ? ` (the last ${report.toolCalls.length}; ${report.toolCallsOmitted} earlier omitted)` : ''}
+          </h3>
           <div class="scroll">
             <table class="grid report-tools">
               <thead>
@@ -115,7 +117,15 @@ export function ReportTables({ report, status }: { report: RunReport; status: st
                     <td class="num">
                       {c.resultBytes} B{c.stored ? ' (stored)' : ''}
                     </td>
-                    <td class={c.isError ? 'bad' : ''}>{c.isError ? (c.error ?? 'error') : c.outcomeUnknown ? 'outcome unknown' : c.child ? `sub-agent ${c.child.status}` : 'ok'}</td>
+                    <td class={c.isError ? 'bad' : ''}>
+                      {c.isError
+                        ? (c.error ?? 'error')
+                        : c.outcomeUnknown
+                          ? 'outcome unknown'
+                          : c.child
+                            ? `sub-agent ${c.child.status}`
+                            : 'ok'}
+                    </td>
                   </tr>
                 ))}
               </tbody>

@@ -19,7 +19,8 @@ const message = (err: unknown) => (err instanceof Error ? err.message : String(e
 function whyNoCancel(me: Me, view: RunView): string | undefined {
   if (me.permissions.includes('admin')) return undefined;
   if (!me.permissions.includes('cancel')) return `Your token (${me.identity}) may not cancel runs.`;
-  if (view.startedBy !== me.identity) return `Only ${view.startedBy ?? 'an admin'}${view.startedBy ? ' or an admin' : ''} may cancel this run.`;
+  if (view.startedBy !== me.identity)
+    return `Only ${view.startedBy ?? 'an admin'}${view.startedBy ? ' or an admin' : ''} may cancel this run.`;
   return undefined;
 }
 
@@ -34,7 +35,9 @@ export function RunPage(props: { api: Api; me: Me; id: string; onRefused: (err: 
   const [report, setReport] = useState<ReportView | undefined>(undefined);
   const [reportError, setReportError] = useState<string | undefined>(undefined);
   const [confirming, setConfirming] = useState(false);
-  const [cancel, setCancel] = useState<{ state: 'sending' } | { state: 'sent' } | { state: 'failed'; error: string } | undefined>(undefined);
+  const [cancel, setCancel] = useState<{ state: 'sending' } | { state: 'sent' } | { state: 'failed'; error: string } | undefined>(
+    undefined,
+  );
 
   useEffect(() => {
     const stop = new AbortController();
@@ -137,7 +140,12 @@ export function RunPage(props: { api: Api; me: Me; id: string; onRefused: (err: 
         {!ended && view && !whyNoCancel(me, view) && (
           <div class="actions">
             {!confirming && (
-              <button type="button" class="danger" disabled={cancel?.state === 'sending' || cancel?.state === 'sent'} onClick={() => setConfirming(true)}>
+              <button
+                type="button"
+                class="danger"
+                disabled={cancel?.state === 'sending' || cancel?.state === 'sent'}
+                onClick={() => setConfirming(true)}
+              >
                 {cancel?.state === 'sent' ? 'Cancellation requested' : cancel?.state === 'sending' ? 'Cancelling…' : 'Cancel run'}
               </button>
             )}
@@ -244,7 +252,9 @@ function ToolLine({ entry }: { entry: ToolEntry }) {
         </span>
         <span class={`state ${entry.state}`}>{TOOL_STATE[entry.state]}</span>
         {entry.state === 'running' && <span class="spinner" aria-label="running" />}
-        {entry.state === 'running' && entry.startedAt !== undefined && <span class="latency">{duration(Math.max(0, now - entry.startedAt))}</span>}
+        {entry.state === 'running' && entry.startedAt !== undefined && (
+          <span class="latency">{duration(Math.max(0, now - entry.startedAt))}</span>
+        )}
         {entry.latencyMs !== undefined && entry.state !== 'running' && (
           <span class="latency">
             {duration(entry.latencyMs)}

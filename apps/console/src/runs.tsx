@@ -56,7 +56,13 @@ export function RunsPage(props: { api: Api; query: URLSearchParams; onRefused: (
       >
         <label>
           Agent
-          <input type="text" value={agentInput} onInput={(e) => setAgentInput(e.currentTarget.value)} onBlur={() => agentInput.trim() !== agent && go({ agent: agentInput.trim() })} placeholder="any" />
+          <input
+            type="text"
+            value={agentInput}
+            onInput={(e) => setAgentInput(e.currentTarget.value)}
+            onBlur={() => agentInput.trim() !== agent && go({ agent: agentInput.trim() })}
+            placeholder="any"
+          />
         </label>
         <label>
           Status

@@ -15,7 +15,15 @@ export function SignIn(props: { busy: boolean; error?: string; onSignIn: (token:
       <h1>Sign in</h1>
       <p class="muted">Paste a bearer token from the server's token file (durable-agent serve --tokens). It is kept in this tab only.</p>
       <label for="token">Token</label>
-      <input id="token" name="token" type="password" autocomplete="off" value={token} onInput={(e) => setToken(e.currentTarget.value)} required />
+      <input
+        id="token"
+        name="token"
+        type="password"
+        autocomplete="off"
+        value={token}
+        onInput={(e) => setToken(e.currentTarget.value)}
+        required
+      />
       {props.error && (
         <p class="error" role="alert">
           {props.error}

@@ -16,7 +16,14 @@ export interface SseMessage {
  * Read `path`'s events until the response ends (resolves) or `signal` aborts (resolves too).
  * @throws {ApiError} when the server refuses the request; a network failure as is.
  */
-export async function readSse(token: string, path: string, onMessage: (m: SseMessage) => void, signal: AbortSignal, lastEventId?: string, onOpen?: () => void): Promise<void> {
+export async function readSse(
+  token: string,
+  path: string,
+  onMessage: (m: SseMessage) => void,
+  signal: AbortSignal,
+  lastEventId?: string,
+  onOpen?: () => void,
+): Promise<void> {
   const headers: Record<string, string> = { Authorization: `Bearer ${token}`, Accept: 'text/event-stream' };
   if (lastEventId !== undefined) headers['Last-Event-ID'] = lastEventId;
   let res: Response;
@@ -29,7 +36,8 @@ export async function readSse(token: string, path: string, onMessage: (m: SseMes
   if (!res.ok || !res.body) throw await errorOf(res);
   onOpen?.();
   const parser = createParser({
-    onEvent: (e) => onMessage({ data: e.data, ...(e.id !== undefined ? { id: e.id } : {}), ...(e.event !== undefined ? { event: e.event } : {}) }),
+    onEvent: (e) =>
+      onMessage({ data: e.data, ...(e.id !== undefined ? { id: e.id } : {}), ...(e.event !== undefined ? { event: e.event } : {}) }),
   });
   const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
   try {
@@ -67,7 +75,16 @@ const BACKOFF_MS = [500, 1000, 2000, 5000, 10000];
 export async function followSse(token: string, path: string, signal: AbortSignal, options: FollowOptions): Promise<void> {
   let failures = 0;
   const fatal =
-    options.fatal ?? ((err: unknown) => typeof err === 'object' && err !== null && 'status' in err && typeof err.status === 'number' && err.status >= 400 && err.status < 500 && err.status !== 408 && err.status !== 429);
+    options.fatal ??
+    ((err: unknown) =>
+      typeof err === 'object' &&
+      err !== null &&
+      'status' in err &&
+      typeof err.status === 'number' &&
+      err.status >= 400 &&
+      err.status < 500 &&
+      err.status !== 408 &&
+      err.status !== 429);
   while (!signal.aborted) {
     let error: string;
     try {

@@ -158,7 +158,8 @@ export class Timeline {
         break;
       case 'done':
         this.done = e;
-        for (const t of this.tools.values()) if (t.state === 'running' || t.state === 'queued' || t.state === 'awaiting_approval') t.state = 'error';
+        for (const t of this.tools.values())
+          if (t.state === 'running' || t.state === 'queued' || t.state === 'awaiting_approval') t.state = 'error';
         this.note(`Run ended: ${e.status}${e.error ? ` (${e.error.message})` : ''}`, e.status === 'success' ? 'info' : 'bad');
         break;
       case 'continued_as_new':

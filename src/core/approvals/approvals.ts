@@ -28,7 +28,13 @@ export function policyRule(policy: RunPolicy | undefined, tool: string): PolicyR
  * policy may tighten anything, but `allow` cannot waive a tool that names its approvers: whoever
  * starts a run must not be able to skip a control meant for specific people.
  */
-export function gateFor(tool: string, approval: ApprovalSpec | undefined, policy: RunPolicy | undefined, approvedTools: ReadonlySet<string>, checkResult?: boolean): Gate {
+export function gateFor(
+  tool: string,
+  approval: ApprovalSpec | undefined,
+  policy: RunPolicy | undefined,
+  approvedTools: ReadonlySet<string>,
+  checkResult?: boolean,
+): Gate {
   const rule = policyRule(policy, tool);
   if (rule === 'deny') return { kind: 'deny', why: 'run_policy' };
   if (rule === 'allow' && !approval?.approvers?.length) return { kind: 'run', why: 'run_policy' };
@@ -55,14 +61,16 @@ export function parseDecision(payload: unknown): { ok: true; value: ApprovalDeci
   const p = payload as Record<string, unknown>;
   const problems: string[] = [];
   if (typeof p.callId !== 'string' || !p.callId) problems.push('callId must be a non-empty string');
-  if (typeof p.decision !== 'string' || !DECISIONS.includes(p.decision as Decision)) problems.push(`decision must be one of ${DECISIONS.join(', ')}`);
+  if (typeof p.decision !== 'string' || !DECISIONS.includes(p.decision as Decision))
+    problems.push(`decision must be one of ${DECISIONS.join(', ')}`);
   if (typeof p.by !== 'string' || !p.by.trim()) problems.push('by must name who decided (e.g. "ops:alice")');
   if (p.reason !== undefined && typeof p.reason !== 'string') problems.push('reason must be a string');
   if (typeof p.reason === 'string' && p.reason.length > 2000) problems.push('reason must be at most 2000 characters');
   if (p.scope !== undefined && p.scope !== 'call' && p.scope !== 'tool') problems.push('scope must be "call" or "tool"');
   if (p.scope === 'tool' && p.decision !== 'approve') problems.push('scope "tool" is only for approve');
   if (p.extendBy !== undefined) {
-    if (typeof p.extendBy !== 'number' || !Number.isFinite(p.extendBy) || p.extendBy <= 0) problems.push('extendBy must be a positive number');
+    if (typeof p.extendBy !== 'number' || !Number.isFinite(p.extendBy) || p.extendBy <= 0)
+      problems.push('extendBy must be a positive number');
     else if (p.decision !== 'approve') problems.push('extendBy is only for approve');
   }
   const known = new Set(['callId', 'decision', 'by', 'reason', 'scope', 'extendBy']);
@@ -103,9 +111,15 @@ export const MAX_QUEUED_DECISIONS = 100;
  * gate has not answered yet), or refuse it. Updates are never queued: their caller waits for the answer
  * (see {@link refusal}); one for a call being gated waits for its gate.
  */
-export function signalDisposition(d: ApprovalDecision, state: CallApprovalState, nowMs: number, queued: number): { kind: 'apply' } | { kind: 'queue' } | { kind: 'refuse'; reason: string } {
+export function signalDisposition(
+  d: ApprovalDecision,
+  state: CallApprovalState,
+  nowMs: number,
+  queued: number,
+): { kind: 'apply' } | { kind: 'queue' } | { kind: 'refuse'; reason: string } {
   if (state.kind === 'not_reached' || state.kind === 'gating') {
-    if (queued >= MAX_QUEUED_DECISIONS) return { kind: 'refuse', reason: `too many decisions wait for calls this run has not reached (${MAX_QUEUED_DECISIONS})` };
+    if (queued >= MAX_QUEUED_DECISIONS)
+      return { kind: 'refuse', reason: `too many decisions wait for calls this run has not reached (${MAX_QUEUED_DECISIONS})` };
     return { kind: 'queue' };
   }
   const why = refusal(d, state, nowMs);

@@ -62,7 +62,8 @@ function distance(a: string, b: string): number {
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const row = [i];
-    for (let j = 1; j <= b.length; j++) row.push(Math.min((prev[j] as number) + 1, (row[j - 1] as number) + 1, (prev[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1)));
+    for (let j = 1; j <= b.length; j++)
+      row.push(Math.min((prev[j] as number) + 1, (row[j - 1] as number) + 1, (prev[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1)));
     prev = row;
   }
   return prev[b.length] as number;
@@ -81,7 +82,11 @@ export function nearMatches(key: string, names: readonly string[]): string[] {
 }
 
 /** Everything wrong with `policy` for an agent with `tools` (empty: the policy is accepted). */
-export function policyProblems(policy: RunPolicy | undefined, tools: readonly PolicyTool[], options: PolicyCheckOptions = {}): PolicyProblem[] {
+export function policyProblems(
+  policy: RunPolicy | undefined,
+  tools: readonly PolicyTool[],
+  options: PolicyCheckOptions = {},
+): PolicyProblem[] {
   if (!policy || typeof policy !== 'object') return [];
   const problems: PolicyProblem[] = [];
   const names = [...new Set(tools.map((t) => t.name))];

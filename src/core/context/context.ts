@@ -31,7 +31,7 @@ export const STUB_MIN_CHARS = 1024;
 /** The default instructions of the summariser. */
 export const SUMMARY_PROMPT = [
   'You compact the context of a long-running agent. Summarise the conversation you are given so the agent can',
-  'continue its work without it: the user\'s goals and instructions (quote exact requirements), decisions made,',
+  "continue its work without it: the user's goals and instructions (quote exact requirements), decisions made,",
   'what each tool call found that still matters (names, numbers, identifiers, paths, errors), work completed,',
   'work in progress and what comes next. Be specific and complete; omit pleasantries. Write the summary only.',
 ].join(' ');
@@ -200,7 +200,8 @@ export function stubbedThrough(step: number, keep: number): number {
 
 /** The stub a model sees instead of an old tool result. */
 export function stubText(result: ToolResultBlock, chars: number): string {
-  const where = result.output.type === 'stored' ? `stored as ${result.output.ref}` : `kept in the run's transcript (call ${result.toolUseId})`;
+  const where =
+    result.output.type === 'stored' ? `stored as ${result.output.ref}` : `kept in the run's transcript (call ${result.toolUseId})`;
   return `[Earlier tool result omitted to save context: ${chars} characters, ${where}. Call the tool again if you need it.]`;
 }
 
@@ -245,7 +246,11 @@ function stubbed(m: UserMessage): UserMessage {
 }
 
 /** The context after a compaction: a new summary and start, no anchor until the next report. */
-export function compacted(state: ContextState | undefined, out: { summaryRef: string; from: number; usage: Usage; costUsd?: number; tokensAfter: number }, messages: number): ContextState {
+export function compacted(
+  state: ContextState | undefined,
+  out: { summaryRef: string; from: number; usage: Usage; costUsd?: number; tokensAfter: number },
+  messages: number,
+): ContextState {
   const s = state ?? START_CONTEXT;
   return {
     summaryRef: out.summaryRef,
@@ -304,7 +309,8 @@ function renderMessage(m: Message): string {
       case 'tool_result': {
         const text = b.output.type === 'text' ? b.output.text : b.output.preview;
         const size = b.output.type === 'text' ? text.length : b.output.bytes;
-        const cut = text.length > SUMMARY_TOOL_RESULT_CHARS ? `${text.slice(0, SUMMARY_TOOL_RESULT_CHARS)}… [${size} characters in all]` : text;
+        const cut =
+          text.length > SUMMARY_TOOL_RESULT_CHARS ? `${text.slice(0, SUMMARY_TOOL_RESULT_CHARS)}… [${size} characters in all]` : text;
         parts.push(`${b.isError ? 'Tool error' : 'Tool result'} (call ${b.toolUseId}): ${cut}`);
         break;
       }

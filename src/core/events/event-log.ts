@@ -118,7 +118,9 @@ export class EventLog {
    * event each); the first says where earlier events are.
    */
   record(): RecordedEvents[] {
-    const earlier = this.earlier ? { count: this.earlier.count, runId: this.earlier.runId, ...(this.earlier.chain ? { chain: [...this.earlier.chain] } : {}) } : undefined;
+    const earlier = this.earlier
+      ? { count: this.earlier.count, runId: this.earlier.runId, ...(this.earlier.chain ? { chain: [...this.earlier.chain] } : {}) }
+      : undefined;
     const chunks: RecordedEvents[] = [];
     let current: AgentEvent[] = [];
     let bytes = 0;
@@ -152,14 +154,19 @@ export interface RecordedEvents {
 }
 
 /** The earlier execution holding event `seq`: from the chain when known, else the previous one. */
-function earlierHolder(earlier: { count: number; runId: string; chain?: readonly ExecutionStart[] }, seq: number): { runId: string; before: number } {
+function earlierHolder(
+  earlier: { count: number; runId: string; chain?: readonly ExecutionStart[] },
+  seq: number,
+): { runId: string; before: number } {
   const chain = earlier.chain ?? [];
   for (let i = chain.length - 1; i >= 0; i--) {
     const start = chain[i]!;
     if (start.from <= seq) return { runId: start.runId, before: chain[i + 1]?.from ?? earlier.count };
   }
   // Older than the chain remembers: its oldest execution points further back.
-  return chain.length ? { runId: chain[0]!.runId, before: chain[1]?.from ?? earlier.count } : { runId: earlier.runId, before: earlier.count };
+  return chain.length
+    ? { runId: chain[0]!.runId, before: chain[1]?.from ?? earlier.count }
+    : { runId: earlier.runId, before: earlier.count };
 }
 
 /**

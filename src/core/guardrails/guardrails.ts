@@ -59,7 +59,11 @@ function tripped(state: LoopState, kind: GuardrailKind, f: { name: string; reaso
   return {
     state: { ...state, finalText: f.reason },
     events,
-    next: { type: 'finish', status: 'guardrail', error: { message: `The ${kind} guardrail "${f.name}" tripped: ${f.reason}`, type: GUARDRAIL_ERROR } },
+    next: {
+      type: 'finish',
+      status: 'guardrail',
+      error: { message: `The ${kind} guardrail "${f.name}" tripped: ${f.reason}`, type: GUARDRAIL_ERROR },
+    },
   };
 }
 
@@ -67,7 +71,11 @@ function tripped(state: LoopState, kind: GuardrailKind, f: { name: string; reaso
  * Apply the decisions of the input guardrails run before step `state.step + 1`: the first failing one
  * with tripwire ends the run (the model is not called); other failures are events and the model is called.
  */
-export function applyInputGuardrails(state: LoopState, specs: readonly GuardrailSpec[], decisions: readonly GuardrailDecision[]): Transition {
+export function applyInputGuardrails(
+  state: LoopState,
+  specs: readonly GuardrailSpec[],
+  decisions: readonly GuardrailDecision[],
+): Transition {
   const step = state.step + 1;
   const failures = failuresOf(specs, decisions);
   const trip = failures.find((f) => f.tripwire);
@@ -92,7 +100,9 @@ export function applyOutputGuardrails(t: Transition, specs: readonly GuardrailSp
   const first = trip ?? feedback[0];
   const noStepLeft = !trip && feedback.length > 0 && t.state.step >= t.state.maxSteps;
   const ends = (f: (typeof failures)[number]) => f === trip || (noStepLeft && feedback.includes(f));
-  const events: AgentEventBody[] = failures.map((f) => event('output', step, f, ends(f) ? 'ended' : feedback.includes(f) ? 'feedback' : 'logged'));
+  const events: AgentEventBody[] = failures.map((f) =>
+    event('output', step, f, ends(f) ? 'ended' : feedback.includes(f) ? 'feedback' : 'logged'),
+  );
   if (!first) return { ...t, events };
   const closed = closeOpenCalls(t.state, [], notRunText(first));
   events.push(...closed.events);

@@ -62,7 +62,10 @@ export class RunState {
    */
   spentBudget(budget: Budget, turns: number): BudgetExhausted | undefined {
     const loop = this.current;
-    const steps = [...loop.steps, { costUsd: (loop.earlier?.costUsd ?? 0) + (loop.context?.costUsd ?? 0) + (loop.subAgents?.costUsd ?? 0) }];
+    const steps = [
+      ...loop.steps,
+      { costUsd: (loop.earlier?.costUsd ?? 0) + (loop.context?.costUsd ?? 0) + (loop.subAgents?.costUsd ?? 0) },
+    ];
     return exhaustedBudget(budget, budgetSpent(loop.usage, steps, turns));
   }
 }

@@ -25,9 +25,7 @@ export const MAX_TOKENS_CONTINUE =
 
 /** What the workflow must do next. */
 export type NextAction =
-  | { type: 'call_model' }
-  | { type: 'run_tools'; plan: StepPlan }
-  | { type: 'finish'; status: RunStatus; error?: RunError };
+  { type: 'call_model' } | { type: 'run_tools'; plan: StepPlan } | { type: 'finish'; status: RunStatus; error?: RunError };
 
 /** The result of a transition: the new state, the events to log, and what to do next. */
 export interface Transition {
@@ -79,7 +77,14 @@ export function applyModelStep(state: LoopState, spec: AgentSpec, out: ModelStep
 
   const calls = toolCalls(message);
   for (const c of calls) {
-    events.push({ type: 'tool_call', step, callId: c.id, tool: c.name, args: c.input, ...(c.inputError !== undefined ? { inputError: c.inputError } : {}) });
+    events.push({
+      type: 'tool_call',
+      step,
+      callId: c.id,
+      tool: c.name,
+      args: c.input,
+      ...(c.inputError !== undefined ? { inputError: c.inputError } : {}),
+    });
   }
 
   if (out.stopReason === 'max_tokens') {
@@ -108,7 +113,10 @@ export function applyModelStep(state: LoopState, spec: AgentSpec, out: ModelStep
  * join the conversation before the next model call, together as one new user turn, each logged as a
  * `user_message` event.
  */
-export function applyUserMessages(state: LoopState, messages: ReadonlyArray<{ message: UserMessageInput; via: 'signal' | 'update' }>): Transition {
+export function applyUserMessages(
+  state: LoopState,
+  messages: ReadonlyArray<{ message: UserMessageInput; via: 'signal' | 'update' }>,
+): Transition {
   if (messages.length === 0) return { state, events: [], next: { type: 'call_model' } };
   const turn = state.turn + 1;
   const texts = messages.map((m) => m.message.text);
@@ -136,14 +144,24 @@ export function applyToolOutcomes(state: LoopState, plan: StepPlan, outcomes: re
     const status = ending.endsRun;
     const error: RunError =
       status === 'approval_expired'
-        ? { message: `Nobody decided on the call to "${ending.tool}" (${ending.callId}) before its approval expired.`, type: 'ApprovalExpired' }
+        ? {
+            message: `Nobody decided on the call to "${ending.tool}" (${ending.callId}) before its approval expired.`,
+            type: 'ApprovalExpired',
+          }
         : status === 'tool_error'
           ? { message: ending.error ?? `Tool "${ending.tool}" failed.`, type: 'ToolError' }
-          : { message: ending.error ?? `The call to "${ending.tool}" failed.`, type: status === 'storage_error' ? 'StorageError' : 'InternalError' };
+          : {
+              message: ending.error ?? `The call to "${ending.tool}" failed.`,
+              type: status === 'storage_error' ? 'StorageError' : 'InternalError',
+            };
     return { state: next, events: [], next: { type: 'finish', status, error } };
   }
   if (next.step >= next.maxSteps) {
-    return { state: next, events: [], next: { type: 'finish', status: 'max_steps', error: { message: `Reached the step limit (${next.maxSteps}).`, type: 'MaxSteps' } } };
+    return {
+      state: next,
+      events: [],
+      next: { type: 'finish', status: 'max_steps', error: { message: `Reached the step limit (${next.maxSteps}).`, type: 'MaxSteps' } },
+    };
   }
   return { state: next, events: [], next: { type: 'call_model' } };
 }
@@ -153,7 +171,11 @@ export function applyToolOutcomes(state: LoopState, plan: StepPlan, outcomes: re
  * mid-step), keeping the outcomes that did complete, so the transcript never holds a call without a
  * result. Returns events only for the calls closed here.
  */
-export function closeOpenCalls(state: LoopState, completed: readonly ToolOutcome[], reason: string): { state: LoopState; events: AgentEventBody[] } {
+export function closeOpenCalls(
+  state: LoopState,
+  completed: readonly ToolOutcome[],
+  reason: string,
+): { state: LoopState; events: AgentEventBody[] } {
   const last = state.messages[state.messages.length - 1];
   if (!last || last.role !== 'assistant') return { state, events: [] };
   const calls = toolCalls(last);
@@ -174,7 +196,13 @@ function appendToolResults(state: LoopState, calls: readonly ToolUseBlock[], out
   for (const call of calls) {
     const o = byId.get(call.id);
     if (!o) throw new Error(`no outcome for tool call ${call.id}`);
-    blocks.push({ type: 'tool_result', toolUseId: call.id, output: o.output, isError: o.isError, ...(o.ranArgs ? { ranArgs: o.ranArgs } : {}) });
+    blocks.push({
+      type: 'tool_result',
+      toolUseId: call.id,
+      output: o.output,
+      isError: o.isError,
+      ...(o.ranArgs ? { ranArgs: o.ranArgs } : {}),
+    });
     reports.push({
       step: state.step,
       callId: call.id,

@@ -15,7 +15,8 @@ export interface BuiltinToolSpec {
 /** How long a `wait` call sleeps, from its arguments `{ seconds }` or `{ until }` (ISO time), or why it cannot. */
 export function waitDuration(args: JsonObject, nowMs: number, maxWaitMs: number): { ms: number } | { error: string } {
   const { seconds, until } = args;
-  if ((seconds === undefined) === (until === undefined)) return { error: 'give exactly one of "seconds" (a number) or "until" (an ISO 8601 time)' };
+  if ((seconds === undefined) === (until === undefined))
+    return { error: 'give exactly one of "seconds" (a number) or "until" (an ISO 8601 time)' };
   let ms: number;
   if (seconds !== undefined) {
     if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds <= 0) return { error: '"seconds" must be a positive number' };

@@ -44,9 +44,7 @@ export interface ToolUseBlock {
 }
 
 /** What a tool returned: inline text, or a reference to a stored blob when it was too large for history. */
-export type ToolOutput =
-  | { type: 'text'; text: string }
-  | { type: 'stored'; ref: BlobRef; bytes: number; preview: string };
+export type ToolOutput = { type: 'text'; text: string } | { type: 'stored'; ref: BlobRef; bytes: number; preview: string };
 
 /** The result of one tool call, sent back to the model. */
 export interface ToolResultBlock {

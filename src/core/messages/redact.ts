@@ -20,7 +20,11 @@ export function base64Of(text: string): string {
   for (let i = 0; i < bytes.length; i += 3) {
     const [a, b, c] = [bytes[i] as number, bytes[i + 1], bytes[i + 2]];
     const n = (a << 16) | ((b ?? 0) << 8) | (c ?? 0);
-    out += BASE64[(n >> 18) & 63]! + BASE64[(n >> 12) & 63]! + (b === undefined ? '=' : BASE64[(n >> 6) & 63]!) + (c === undefined ? '=' : BASE64[n & 63]!);
+    out +=
+      BASE64[(n >> 18) & 63]! +
+      BASE64[(n >> 12) & 63]! +
+      (b === undefined ? '=' : BASE64[(n >> 6) & 63]!) +
+      (c === undefined ? '=' : BASE64[n & 63]!);
   }
   return out;
 }

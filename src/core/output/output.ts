@@ -38,7 +38,11 @@ export const NOT_RUN_WITH_FINAL_ANSWER = `Not executed: it was called together w
 
 /** The `final_answer` tool as the model sees it: the output schema as its input schema. */
 export function finalAnswerTool(schema: JsonObject): PromptSpec['tools'][number] {
-  return { name: FINAL_ANSWER_TOOL, description: 'Give your final answer. Its input is the answer itself, matching the schema.', inputSchema: schema };
+  return {
+    name: FINAL_ANSWER_TOOL,
+    description: 'Give your final answer. Its input is the answer itself, matching the schema.',
+    inputSchema: schema,
+  };
 }
 
 /** The prompt the model is shown in output mode `tool`: the agent's, plus the `final_answer` tool and how to use it. */
@@ -63,7 +67,11 @@ export type FinalAnswer =
   | { kind: 'text'; text: string };
 
 /** The final answer in `message`, if it gives one (see {@link FinalAnswer}). */
-export function finalAnswerOf(message: AssistantMessage, stopReason: ModelStep['stopReason'], mode: OutputSpec['mode']): FinalAnswer | undefined {
+export function finalAnswerOf(
+  message: AssistantMessage,
+  stopReason: ModelStep['stopReason'],
+  mode: OutputSpec['mode'],
+): FinalAnswer | undefined {
   if (stopReason === 'max_tokens') return undefined;
   const calls = toolCalls(message);
   const final = mode === 'tool' ? calls.find((c) => c.name === FINAL_ANSWER_TOOL) : undefined;
@@ -99,7 +107,9 @@ export const MAX_LISTED_ISSUES = 10;
 
 /** Validation issues as concise lines the model can act on: `- path.to.field: message`. */
 export function formatIssues(issues: readonly OutputIssue[]): string {
-  const lines = issues.slice(0, MAX_LISTED_ISSUES).map((i) => `- ${i.path.length ? i.path.map(String).join('.') : '(the answer itself)'}: ${i.message}`);
+  const lines = issues
+    .slice(0, MAX_LISTED_ISSUES)
+    .map((i) => `- ${i.path.length ? i.path.map(String).join('.') : '(the answer itself)'}: ${i.message}`);
   if (issues.length > MAX_LISTED_ISSUES) lines.push(`- …and ${issues.length - MAX_LISTED_ISSUES} more`);
   return lines.join('\n');
 }
@@ -131,7 +141,8 @@ export function applyOutputAnswer(t: Transition, spec: AgentSpec, out: ModelStep
   if (!output || (out.output === undefined && out.outputErrors === undefined)) return t;
   const state = t.state;
   const message = state.messages[state.messages.length - 1];
-  const final = message?.role === 'assistant' && output.mode === 'tool' ? toolCalls(message).find((c) => c.name === FINAL_ANSWER_TOOL) : undefined;
+  const final =
+    message?.role === 'assistant' && output.mode === 'tool' ? toolCalls(message).find((c) => c.name === FINAL_ANSWER_TOOL) : undefined;
   const events: AgentEventBody[] = [...t.events];
 
   /** Give the `final_answer` call `outcome` and close the other calls unrun (results and report lines). */
@@ -144,7 +155,14 @@ export function applyOutputAnswer(t: Transition, spec: AgentSpec, out: ModelStep
 
   if (out.output !== undefined) {
     const accepted: ToolOutcome | undefined = final
-      ? { callId: final.id, tool: final.name, output: { type: 'text', text: FINAL_ANSWER_ACCEPTED }, isError: false, latencyMs: 0, attempts: 0 }
+      ? {
+          callId: final.id,
+          tool: final.name,
+          output: { type: 'text', text: FINAL_ANSWER_ACCEPTED },
+          isError: false,
+          latencyMs: 0,
+          attempts: 0,
+        }
       : undefined;
     const { outputRetries: _done, ...closed } = closeCalls(accepted);
     return {
@@ -168,11 +186,20 @@ export function applyOutputAnswer(t: Transition, spec: AgentSpec, out: ModelStep
       next: { type: 'call_model' },
     };
   }
-  const why = retries < output.maxRetries ? ` (the step limit of ${state.maxSteps} was reached)` : retries > 0 ? ` after ${retries} correction${retries === 1 ? '' : 's'}` : '';
+  const why =
+    retries < output.maxRetries
+      ? ` (the step limit of ${state.maxSteps} was reached)`
+      : retries > 0
+        ? ` after ${retries} correction${retries === 1 ? '' : 's'}`
+        : '';
   return {
     state: closed,
     events,
-    next: { type: 'finish', status: 'output_invalid', error: { message: `The final answer does not match the output schema${why}:\n${errors}`, type: 'OutputInvalid' } },
+    next: {
+      type: 'finish',
+      status: 'output_invalid',
+      error: { message: `The final answer does not match the output schema${why}:\n${errors}`, type: 'OutputInvalid' },
+    },
   };
 }
 

@@ -21,7 +21,8 @@ export function shouldContinueAsNew(history: { length: number; suggested: boolea
  * result; recent step and call details are kept within the report's budget; the rest is counted.
  */
 export function carriedState(loop: LoopState, recentMessageBytes: number): LoopState {
-  if (loop.stored !== loop.messages.length) throw new Error(`carriedState: ${loop.messages.length - loop.stored} message(s) not stored yet`);
+  if (loop.stored !== loop.messages.length)
+    throw new Error(`carriedState: ${loop.messages.length - loop.stored} message(s) not stored yet`);
   const messages = recentWithin(loop.messages, recentMessageBytes);
   const steps = recentWithin(loop.steps, REPORT_DETAIL_BYTES);
   const calls = recentWithin(loop.toolCalls, REPORT_DETAIL_BYTES);

@@ -66,7 +66,13 @@ export function answerText(messages: readonly Message[], last: number): string {
  * result, which must stay well under Temporal's payload limit; the transcript store has them all. Every
  * status but `success` carries an error (a generic one if none was given).
  */
-export function finishRun(state: LoopState, status: RunStatus, meta: RunMeta, error?: RunError, inlineBytes = Number.POSITIVE_INFINITY): AgentRunResult {
+export function finishRun(
+  state: LoopState,
+  status: RunStatus,
+  meta: RunMeta,
+  error?: RunError,
+  inlineBytes = Number.POSITIVE_INFINITY,
+): AgentRunResult {
   let last = state.messages.length - 1;
   while (last >= 0 && state.messages[last]!.role !== 'assistant') last--;
   const lastAssistant = last >= 0 ? (state.messages[last] as AssistantMessage) : undefined;
@@ -75,16 +81,22 @@ export function finishRun(state: LoopState, status: RunStatus, meta: RunMeta, er
   const earlier = state.earlier;
   // Summaries written by compaction are paid for too.
   const other = (earlier?.costUsd ?? 0) + (state.context?.costUsd ?? 0) + (state.subAgents?.costUsd ?? 0);
-  const known = other > 0 || earlier
-    ? { costUsd: Math.round((here.costUsd + other) * 1e8) / 1e8, unpricedSteps: here.unpricedSteps + (earlier?.unpricedSteps ?? 0) }
-    : here;
+  const known =
+    other > 0 || earlier
+      ? { costUsd: Math.round((here.costUsd + other) * 1e8) / 1e8, unpricedSteps: here.unpricedSteps + (earlier?.unpricedSteps ?? 0) }
+      : here;
   // Nothing the run paid for had a price: its cost is unknown (null), not $0.
   const cost = { costUsd: costUnknown(state.step, known.unpricedSteps, other) ? null : known.costUsd, unpricedSteps: known.unpricedSteps };
   const steps = recentWithin(state.steps, REPORT_DETAIL_BYTES);
   const toolCalls = recentWithin(state.toolCalls, REPORT_DETAIL_BYTES);
   const base = {
     // An answer given through the final_answer tool (agents with an output schema) has no text of its own.
-    finalText: state.finalText ?? (lastAssistant ? answerText(state.messages, last) || (state.output !== undefined || status === 'output_invalid' ? finalAnswerText(lastAssistant) : '') : ''),
+    finalText:
+      state.finalText ??
+      (lastAssistant
+        ? answerText(state.messages, last) ||
+          (state.output !== undefined || status === 'output_invalid' ? finalAnswerText(lastAssistant) : '')
+        : ''),
     messages: recent.messages,
     messagesOmitted: recent.omitted + (earlier?.messages ?? 0),
     steps: state.step,

@@ -214,4 +214,5 @@ export interface FailedResult<C extends ToolCallShape = AnyToolCall> extends Run
  * The typed result of an agent run: every ending, failures included, discriminated by `status`. `O` is
  * the type of a successful run's `output` (from the agent's output schema); other endings have none.
  */
-export type AgentRunResult<C extends ToolCallShape = AnyToolCall, O = UnknownOutput> = SuccessResult<C, O> | LimitResult<C> | CancelledResult<C> | FailedResult<C>;
+export type AgentRunResult<C extends ToolCallShape = AnyToolCall, O = UnknownOutput> =
+  SuccessResult<C, O> | LimitResult<C> | CancelledResult<C> | FailedResult<C>;

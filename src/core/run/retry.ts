@@ -38,7 +38,9 @@ export interface RetryDelay {
 export function retryDelay(policy: RetrySpec, attempt: number, retryAfterMs?: number): RetryDelay {
   if (retryAfterMs !== undefined && retryAfterMs >= 0) {
     const requested = Math.round(retryAfterMs);
-    return requested > policy.maximumIntervalMs ? { delayMs: Math.round(policy.maximumIntervalMs), requestedDelayMs: requested } : { delayMs: requested };
+    return requested > policy.maximumIntervalMs
+      ? { delayMs: Math.round(policy.maximumIntervalMs), requestedDelayMs: requested }
+      : { delayMs: requested };
   }
   const backoff = policy.initialIntervalMs * Math.pow(policy.backoffCoefficient, Math.max(0, attempt - 1));
   return { delayMs: Math.round(Math.min(backoff, policy.maximumIntervalMs)) };

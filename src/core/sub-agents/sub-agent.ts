@@ -42,7 +42,9 @@ export function childWorkflowId(parentWorkflowId: string, callId: string): strin
 export function subAgentPrompt(args: JsonObject): { prompt: string } | { error: string } {
   const input = args.input;
   if (typeof input !== 'string' || !input.trim()) {
-    return { error: `"input" must be a non-empty string: the task for the sub-agent (got ${input === undefined ? 'nothing' : JSON.stringify(input).slice(0, 80)})` };
+    return {
+      error: `"input" must be a non-empty string: the task for the sub-agent (got ${input === undefined ? 'nothing' : JSON.stringify(input).slice(0, 80)})`,
+    };
   }
   return { prompt: input };
 }
@@ -102,7 +104,15 @@ export function childOutcome(
   maxBytes: number,
 ): ToolOutcome {
   if (child.status === 'success') {
-    return { callId, tool, output: { type: 'text', text: childAnswerText(answerOf(result), child.workflowId, maxBytes) }, isError: false, latencyMs, attempts: 1, child };
+    return {
+      callId,
+      tool,
+      output: { type: 'text', text: childAnswerText(answerOf(result), child.workflowId, maxBytes) },
+      isError: false,
+      latencyMs,
+      attempts: 1,
+      child,
+    };
   }
   const partial = result.finalText ? ` Its last answer: ${result.finalText}` : '';
   const message = `Sub-agent "${child.agent}" ended ${child.status}: ${result.error?.message ?? 'no reason given'}.${partial}`;
@@ -110,7 +120,14 @@ export function childOutcome(
 }
 
 /** The outcome of a call whose child could not run at all (it failed to start, failed or was terminated). */
-export function childFailedOutcome(callId: string, tool: string, agent: string, workflowId: string, message: string, latencyMs: number): ToolOutcome {
+export function childFailedOutcome(
+  callId: string,
+  tool: string,
+  agent: string,
+  workflowId: string,
+  message: string,
+  latencyMs: number,
+): ToolOutcome {
   return errorOutcome(callId, tool, `Sub-agent "${agent}" (run ${workflowId}) failed: ${message}`, { latencyMs, attempts: 1 });
 }
 
@@ -121,7 +138,11 @@ export function withChildSpend(state: LoopState, outcomes: readonly ToolOutcome[
   let spend = state.subAgents ?? { runs: 0, usage: ZERO_USAGE, costUsd: 0 };
   let usage = state.usage;
   for (const c of children) {
-    spend = { runs: spend.runs + 1, usage: addUsage(spend.usage, c.usage), costUsd: Math.round((spend.costUsd + (c.costUsd ?? 0)) * 1e8) / 1e8 };
+    spend = {
+      runs: spend.runs + 1,
+      usage: addUsage(spend.usage, c.usage),
+      costUsd: Math.round((spend.costUsd + (c.costUsd ?? 0)) * 1e8) / 1e8,
+    };
     usage = addUsage(usage, c.usage);
   }
   return { ...state, usage, subAgents: spend };

@@ -22,7 +22,11 @@ export const CALL_ID_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
  * uniqueCallIds(msg, new Set(['call_0']), 2); // a call with id 'call_0' becomes 'da_2_0'
  * ```
  */
-export function uniqueCallIds(message: AssistantMessage, used: ReadonlySet<string> | ((id: string) => boolean), step: number): AssistantMessage {
+export function uniqueCallIds(
+  message: AssistantMessage,
+  used: ReadonlySet<string> | ((id: string) => boolean),
+  step: number,
+): AssistantMessage {
   const isUsed = typeof used === 'function' ? used : (id: string) => used.has(id);
   const mine = new Set<string>();
   const taken = (id: string) => mine.has(id) || isUsed(id);

@@ -64,7 +64,11 @@ export function policyDeniedOutcome(callId: string, tool: string): ToolOutcome {
 }
 
 /** The result the model sees for a call a person denied or skipped. */
-export function decisionOutcome(callId: string, tool: string, d: { decision: Exclude<Decision, 'approve'>; by: string; reason?: string }): ToolOutcome {
+export function decisionOutcome(
+  callId: string,
+  tool: string,
+  d: { decision: Exclude<Decision, 'approve'>; by: string; reason?: string },
+): ToolOutcome {
   const reason = d.reason?.trim();
   const why = reason ? `: ${reason}${/[.!?]$/.test(reason) ? '' : '.'}` : '.';
   if (d.decision === 'skip') {

@@ -49,7 +49,14 @@ export function planStep(spec: AgentSpec, step: number, message: AssistantMessag
   for (const call of calls) {
     const tool = spec.tools.find((t) => t.name === call.name);
     const invalid = invalidCallInput(call);
-    if (!tool) immediate.push(unknownToolOutcome(call.id, call.name, spec.tools.map((t) => t.name)));
+    if (!tool)
+      immediate.push(
+        unknownToolOutcome(
+          call.id,
+          call.name,
+          spec.tools.map((t) => t.name),
+        ),
+      );
     else if (invalid !== undefined) immediate.push(errorOutcome(call.id, call.name, invalid));
     else runnable.push({ step, callId: call.id, tool, args: call.input as JsonObject });
   }

@@ -68,12 +68,22 @@ interface Envelope {
 function parse(stored: Uint8Array, what: string): Envelope {
   const bytes = Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength);
   const version = bytes[MAGIC.length];
-  if (version !== VERSION) throw new DecryptionError('storage_error', `${what} is sealed in envelope version ${version ?? '(missing)'}, this version of durable-agent reads version ${VERSION}: upgrade it`, undefined);
+  if (version !== VERSION)
+    throw new DecryptionError(
+      'storage_error',
+      `${what} is sealed in envelope version ${version ?? '(missing)'}, this version of durable-agent reads version ${VERSION}: upgrade it`,
+      undefined,
+    );
   const idLength = bytes[MAGIC.length + 1] ?? 0;
   const idStart = MAGIC.length + 2;
   const ivStart = idStart + idLength;
   const keyId = bytes.subarray(idStart, Math.min(ivStart, bytes.length)).toString('ascii');
-  if (idLength === 0 || bytes.length < ivStart + IV_BYTES + TAG_BYTES) throw new DecryptionError('storage_error', `${what} is a truncated envelope (${bytes.length} bytes): it was cut or altered`, idLength ? keyId : undefined);
+  if (idLength === 0 || bytes.length < ivStart + IV_BYTES + TAG_BYTES)
+    throw new DecryptionError(
+      'storage_error',
+      `${what} is a truncated envelope (${bytes.length} bytes): it was cut or altered`,
+      idLength ? keyId : undefined,
+    );
   return {
     keyId,
     header: bytes.subarray(0, ivStart),

@@ -49,14 +49,18 @@ export class Keyring {
    * @throws {EncryptionConfigError} no keys, an invalid or repeated id, or a key that is not 32 bytes.
    */
   constructor(entries: readonly KeyEntry[], source = 'keyring') {
-    if (entries.length === 0) throw new EncryptionConfigError(`${source} holds no key: give at least one id:key pair, e.g. k1:<32 bytes in base64>`);
+    if (entries.length === 0)
+      throw new EncryptionConfigError(`${source} holds no key: give at least one id:key pair, e.g. k1:<32 bytes in base64>`);
     const keys = new Map<string, Buffer>();
     entries.forEach(({ id, key }, index) => {
       const where = `${source}, key ${index + 1}`;
       checkId(id, where);
-      if (keys.has(id)) throw new EncryptionConfigError(`${where}: key id ${JSON.stringify(id)} appears twice: each key needs an id of its own`);
+      if (keys.has(id))
+        throw new EncryptionConfigError(`${where}: key id ${JSON.stringify(id)} appears twice: each key needs an id of its own`);
       if (!(key instanceof Uint8Array) || key.length !== KEY_BYTES) {
-        throw new EncryptionConfigError(`${where} (id ${JSON.stringify(id)}): the key is ${key instanceof Uint8Array ? key.length : 0} bytes, AES-256 needs exactly ${KEY_BYTES} (make one with: openssl rand -base64 32)`);
+        throw new EncryptionConfigError(
+          `${where} (id ${JSON.stringify(id)}): the key is ${key instanceof Uint8Array ? key.length : 0} bytes, AES-256 needs exactly ${KEY_BYTES} (make one with: openssl rand -base64 32)`,
+        );
       }
       keys.set(id, Buffer.from(key));
     });
@@ -72,7 +76,10 @@ export class Keyring {
    */
   static parse(spec: string, source: string = KEYS_ENV): Keyring {
     const parts = spec.split(',').map((p) => p.trim());
-    if (parts.every((p) => p === '')) throw new EncryptionConfigError(`${source} is empty: give id:key pairs, e.g. k1:<32 bytes in base64> (make a key with: openssl rand -base64 32)`);
+    if (parts.every((p) => p === ''))
+      throw new EncryptionConfigError(
+        `${source} is empty: give id:key pairs, e.g. k1:<32 bytes in base64> (make a key with: openssl rand -base64 32)`,
+      );
     const entries = parts.map((part, index): KeyEntry => {
       const where = `${source}, key ${index + 1}`;
       const colon = part.indexOf(':');
@@ -80,7 +87,8 @@ export class Keyring {
       const id = part.slice(0, colon).trim();
       checkId(id, where);
       const encoded = part.slice(colon + 1).trim();
-      if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(encoded)) throw new EncryptionConfigError(`${where} (id ${JSON.stringify(id)}): the key is not base64`);
+      if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(encoded))
+        throw new EncryptionConfigError(`${where} (id ${JSON.stringify(id)}): the key is not base64`);
       return { id, key: Buffer.from(encoded, 'base64') };
     });
     return new Keyring(entries, source);
@@ -130,6 +138,8 @@ export class Keyring {
 function checkId(id: string, where: string): void {
   if (!KEY_ID.test(id)) {
     // The id is not shown: a malformed entry may be key material in the wrong place (e.g. key:id).
-    throw new EncryptionConfigError(`${where}: the key id ${id === '' ? 'is empty' : 'is invalid'}: use 1-64 letters, digits, '_', '.' or '-' before the ':' (id:base64key)`);
+    throw new EncryptionConfigError(
+      `${where}: the key id ${id === '' ? 'is empty' : 'is invalid'}: use 1-64 letters, digits, '_', '.' or '-' before the ':' (id:base64key)`,
+    );
   }
 }

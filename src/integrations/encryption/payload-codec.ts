@@ -49,12 +49,10 @@ export class EncryptionCodec implements PayloadCodec {
     const keyring = this.keyring;
     if (!keyring) return Promise.resolve(payloads);
     return Promise.resolve(
-      payloads.map(
-        (payload): Payload => ({
-          metadata: { [METADATA_ENCODING_KEY]: utf8.encode(ENCRYPTED_ENCODING), [KEY_ID_METADATA]: utf8.encode(keyring.primaryId) },
-          data: seal(keyring, ProtoPayload.encode(payload).finish()),
-        }),
-      ),
+      payloads.map((payload): Payload => ({
+        metadata: { [METADATA_ENCODING_KEY]: utf8.encode(ENCRYPTED_ENCODING), [KEY_ID_METADATA]: utf8.encode(keyring.primaryId) },
+        data: seal(keyring, ProtoPayload.encode(payload).finish()),
+      })),
     );
   }
 
@@ -72,10 +70,19 @@ export class EncryptionCodec implements PayloadCodec {
     const keyId = metadataText(payload, KEY_ID_METADATA);
     const named = keyId !== undefined ? ` with key id ${JSON.stringify(keyId)}` : '';
     if (!this.keyring) {
-      throw new DecryptionError('invalid_config', `a Temporal payload is encrypted${named} and this process has no encryption keys: set ${KEYS_ENV} (the keys the workers use)`, keyId);
+      throw new DecryptionError(
+        'invalid_config',
+        `a Temporal payload is encrypted${named} and this process has no encryption keys: set ${KEYS_ENV} (the keys the workers use)`,
+        keyId,
+      );
     }
     const data = payload.data ?? new Uint8Array();
-    if (!isSealed(data)) throw new DecryptionError('storage_error', `a Temporal payload marked ${ENCRYPTED_ENCODING}${named} does not hold a durable-agent envelope: it was altered, or encrypted by another codec`, keyId);
+    if (!isSealed(data))
+      throw new DecryptionError(
+        'storage_error',
+        `a Temporal payload marked ${ENCRYPTED_ENCODING}${named} does not hold a durable-agent envelope: it was altered, or encrypted by another codec`,
+        keyId,
+      );
     const decoded = ProtoPayload.decode(open(this.keyring, data, 'a Temporal payload'));
     return { metadata: decoded.metadata, data: decoded.data };
   }

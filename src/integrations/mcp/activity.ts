@@ -45,7 +45,13 @@ export async function withMcpTools(agent: Agent, catalog: McpCatalog | undefined
  * @throws an `ApplicationFailure` (with `details`) for a server that cannot be reached (retryable) or no
  * longer lists the tool.
  */
-export async function mcpToolOf(agent: Agent, name: string, catalog: McpCatalog | undefined, details: ToolFailureDetails, ctx?: Context): Promise<AnyTool | undefined> {
+export async function mcpToolOf(
+  agent: Agent,
+  name: string,
+  catalog: McpCatalog | undefined,
+  details: ToolFailureDetails,
+  ctx?: Context,
+): Promise<AnyTool | undefined> {
   if (!catalog || !agent.mcp?.length) return undefined;
   const stop = ctx ? keepAlive(ctx) : () => undefined;
   try {

@@ -63,7 +63,8 @@ class McpConnection {
 
   /** The connected client, connecting now if there is none (or the last one died). */
   client(): Promise<Client> {
-    if (this.closed) return Promise.reject(new McpServerError(this.server.name, 'the worker is closing; its MCP clients are closed', { retryable: true }));
+    if (this.closed)
+      return Promise.reject(new McpServerError(this.server.name, 'the worker is closing; its MCP clients are closed', { retryable: true }));
     if (!this.connecting) {
       const attempt = this.connect();
       this.connecting = attempt;
@@ -78,11 +79,20 @@ class McpConnection {
     if (this.server.transport === 'http') {
       const s = this.server as McpHttpServerConfig;
       const { StreamableHTTPClientTransport } = sdk.http();
-      return new StreamableHTTPClientTransport(new URL(String(s.url)), s.headers ? { requestInit: { headers: { ...s.headers } } } : undefined);
+      return new StreamableHTTPClientTransport(
+        new URL(String(s.url)),
+        s.headers ? { requestInit: { headers: { ...s.headers } } } : undefined,
+      );
     }
     const s = this.server as McpStdioServerConfig;
     const { StdioClientTransport } = sdk.stdio();
-    const transport = new StdioClientTransport({ command: s.command, args: [...(s.args ?? [])], ...(s.env ? { env: { ...s.env } } : {}), ...(s.cwd ? { cwd: s.cwd } : {}), stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: s.command,
+      args: [...(s.args ?? [])],
+      ...(s.env ? { env: { ...s.env } } : {}),
+      ...(s.cwd ? { cwd: s.cwd } : {}),
+      stderr: 'pipe',
+    });
     // Keep the end of what the server writes to stderr, for the error when it fails to start or dies.
     transport.stderr?.on('data', (chunk: Buffer) => {
       this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL_BYTES);
@@ -121,9 +131,18 @@ class McpConnection {
     if (this.server.transport === 'stdio') {
       const s = this.server as McpStdioServerConfig;
       if (code === 'ENOENT') {
-        return new McpServerError(name, `command "${s.command}" was not found: install it or fix command in mcpServer({ name: '${name}', command, args })`, { retryable: false, cause: err });
+        return new McpServerError(
+          name,
+          `command "${s.command}" was not found: install it or fix command in mcpServer({ name: '${name}', command, args })`,
+          { retryable: false, cause: err },
+        );
       }
-      if (code === 'EACCES') return new McpServerError(name, `command "${s.command}" cannot be run (permission denied): fix command in mcpServer({ name: '${name}', ... })`, { retryable: false, cause: err });
+      if (code === 'EACCES')
+        return new McpServerError(
+          name,
+          `command "${s.command}" cannot be run (permission denied): fix command in mcpServer({ name: '${name}', ... })`,
+          { retryable: false, cause: err },
+        );
       const stderr = this.stderrTail.trim();
       return new McpServerError(
         name,
@@ -134,9 +153,16 @@ class McpConnection {
     const url = String((this.server as McpHttpServerConfig).url);
     if (err instanceof sdk.http().StreamableHTTPError && typeof code === 'number' && [401, 403, 404, 405].includes(code)) {
       const fix = code === 404 || code === 405 ? 'check url (the MCP endpoint, often ending in /mcp)' : 'check headers (credentials)';
-      return new McpServerError(name, `${url} answered HTTP ${code}: ${fix} in mcpServer({ name: '${name}', url, headers })`, { retryable: false, cause: err });
+      return new McpServerError(name, `${url} answered HTTP ${code}: ${fix} in mcpServer({ name: '${name}', url, headers })`, {
+        retryable: false,
+        cause: err,
+      });
     }
-    return new McpServerError(name, `cannot reach ${url}: ${messageOf(err)}. Is the server running? Check url in mcpServer({ name: '${name}', url })`, { retryable: true, cause: err });
+    return new McpServerError(
+      name,
+      `cannot reach ${url}: ${messageOf(err)}. Is the server running? Check url in mcpServer({ name: '${name}', url })`,
+      { retryable: true, cause: err },
+    );
   }
 
   /** Every tool the server lists (all pages), read once per connection. */

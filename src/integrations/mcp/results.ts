@@ -22,7 +22,9 @@ export function contentText(block: ContentBlock): string {
     case 'resource': {
       const r = block.resource;
       const head = `[resource ${r.uri}${r.mimeType ? ` (${r.mimeType})` : ''}]`;
-      return 'text' in r && typeof r.text === 'string' ? `${head}\n${r.text}` : `${head.slice(0, -1)}, ${base64Bytes(String((r as { blob?: string }).blob ?? ''))} bytes of binary content: not shown]`;
+      return 'text' in r && typeof r.text === 'string'
+        ? `${head}\n${r.text}`
+        : `${head.slice(0, -1)}, ${base64Bytes(String((r as { blob?: string }).blob ?? ''))} bytes of binary content: not shown]`;
     }
     case 'resource_link':
       return `[resource link "${block.name}": ${block.uri}${block.mimeType ? ` (${block.mimeType})` : ''}]${block.description ? ` ${block.description}` : ''}`;

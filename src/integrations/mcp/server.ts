@@ -124,7 +124,10 @@ const HTTP_KEYS = ['name', 'url', 'headers', 'connectTimeout'];
  * ```
  */
 export function mcpServer(config: McpServerConfig): McpServer {
-  if (!isObject(config)) throw new DefinitionError(`mcpServer needs an object such as { name: 'fs', command: 'npx', args: [...] } or { name: 'docs', url: 'https://…/mcp' }, got ${describeValue(config)}`);
+  if (!isObject(config))
+    throw new DefinitionError(
+      `mcpServer needs an object such as { name: 'fs', command: 'npx', args: [...] } or { name: 'docs', url: 'https://…/mcp' }, got ${describeValue(config)}`,
+    );
   const { name } = config;
   if (typeof name !== 'string' || !MCP_SERVER_NAME.test(name) || name.length > MCP_SERVER_NAME_MAX) {
     throw new DefinitionError(
@@ -135,18 +138,33 @@ export function mcpServer(config: McpServerConfig): McpServer {
   const c = config as Fields;
   const hasCommand = c.command !== undefined;
   const hasUrl = c.url !== undefined;
-  if (hasCommand === hasUrl) throw new DefinitionError(`${where}: give either command (a server started over stdio) or url (a Streamable HTTP server), not ${hasCommand ? 'both' : 'neither'}`);
+  if (hasCommand === hasUrl)
+    throw new DefinitionError(
+      `${where}: give either command (a server started over stdio) or url (a Streamable HTTP server), not ${hasCommand ? 'both' : 'neither'}`,
+    );
   const known = hasCommand ? STDIO_KEYS : HTTP_KEYS;
   for (const key of Object.keys(c)) {
-    if (!known.includes(key)) throw new DefinitionError(`${where}: unknown option "${key}" for a ${hasCommand ? 'stdio' : 'Streamable HTTP'} server (known: ${known.join(', ')})`);
+    if (!known.includes(key))
+      throw new DefinitionError(
+        `${where}: unknown option "${key}" for a ${hasCommand ? 'stdio' : 'Streamable HTTP'} server (known: ${known.join(', ')})`,
+      );
   }
   checkConnectTimeout(where, c.connectTimeout);
   if (hasCommand) {
-    if (typeof c.command !== 'string' || !c.command.trim()) throw new DefinitionError(`${where}: command must be a non-empty string (the program to run, e.g. "npx"), got ${describeValue(c.command)}`);
-    if (c.args !== undefined && !(Array.isArray(c.args) && c.args.every((a) => typeof a === 'string'))) throw new DefinitionError(`${where}: args must be a list of strings`);
+    if (typeof c.command !== 'string' || !c.command.trim())
+      throw new DefinitionError(
+        `${where}: command must be a non-empty string (the program to run, e.g. "npx"), got ${describeValue(c.command)}`,
+      );
+    if (c.args !== undefined && !(Array.isArray(c.args) && c.args.every((a) => typeof a === 'string')))
+      throw new DefinitionError(`${where}: args must be a list of strings`);
     if (c.env !== undefined && !isStringRecord(c.env)) throw new DefinitionError(`${where}: env must map variable names to strings`);
     if (c.cwd !== undefined && (typeof c.cwd !== 'string' || !c.cwd)) throw new DefinitionError(`${where}: cwd must be a non-empty string`);
-    return Object.freeze({ ...(config as McpStdioServerConfig), args: Object.freeze([...((c.args as string[] | undefined) ?? [])]), kind: 'mcp_server' as const, transport: 'stdio' as const });
+    return Object.freeze({
+      ...(config as McpStdioServerConfig),
+      args: Object.freeze([...((c.args as string[] | undefined) ?? [])]),
+      kind: 'mcp_server' as const,
+      transport: 'stdio' as const,
+    });
   }
   let url: URL;
   try {
@@ -154,8 +172,10 @@ export function mcpServer(config: McpServerConfig): McpServer {
   } catch {
     throw new DefinitionError(`${where}: url must be an http(s) URL such as "http://localhost:3001/mcp", got ${describeValue(c.url)}`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new DefinitionError(`${where}: url must use http or https, got "${url.protocol}"`);
-  if (c.headers !== undefined && !isStringRecord(c.headers)) throw new DefinitionError(`${where}: headers must map header names to strings`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new DefinitionError(`${where}: url must use http or https, got "${url.protocol}"`);
+  if (c.headers !== undefined && !isStringRecord(c.headers))
+    throw new DefinitionError(`${where}: headers must map header names to strings`);
   return Object.freeze({ ...(config as McpHttpServerConfig), url: url.href, kind: 'mcp_server' as const, transport: 'http' as const });
 }
 
@@ -167,11 +187,25 @@ function checkConnectTimeout(where: string, value: unknown): void {
   } catch {
     ms = Number.NaN;
   }
-  if (!Number.isFinite(ms) || ms <= 0) throw new DefinitionError(`${where}: connectTimeout must be a positive duration (e.g. "30s" or milliseconds), got ${describeValue(value)}`);
+  if (!Number.isFinite(ms) || ms <= 0)
+    throw new DefinitionError(
+      `${where}: connectTimeout must be a positive duration (e.g. "30s" or milliseconds), got ${describeValue(value)}`,
+    );
 }
 
 const TOOLSET_KEYS = ['include', 'exclude', 'defaults', 'tools'];
-const TOOL_OPTION_KEYS = ['readOnly', 'atMostOnce', 'timeout', 'heartbeatTimeout', 'retry', 'onError', 'needsApproval', 'approvers', 'approvalTimeout', 'onApprovalTimeout'];
+const TOOL_OPTION_KEYS = [
+  'readOnly',
+  'atMostOnce',
+  'timeout',
+  'heartbeatTimeout',
+  'retry',
+  'onError',
+  'needsApproval',
+  'approvers',
+  'approvalTimeout',
+  'onApprovalTimeout',
+];
 
 /**
  * The tools of `server` an agent gets, with their settings. Settings are checked when the run starts
@@ -188,7 +222,8 @@ const TOOL_OPTION_KEYS = ['readOnly', 'atMostOnce', 'timeout', 'heartbeatTimeout
  * ```
  */
 export function mcpTools(server: McpServer, options: McpToolsetOptions = {}): McpToolset {
-  if (!isObject(server) || server.kind !== 'mcp_server') throw new DefinitionError(`mcpTools: the first argument must be a server made by mcpServer(...), got ${describeValue(server)}`);
+  if (!isObject(server) || server.kind !== 'mcp_server')
+    throw new DefinitionError(`mcpTools: the first argument must be a server made by mcpServer(...), got ${describeValue(server)}`);
   const where = `mcpTools(${server.name})`;
   if (!isObject(options)) throw new DefinitionError(`${where}: options must be an object, got ${describeValue(options)}`);
   for (const key of Object.keys(options)) {
@@ -196,7 +231,8 @@ export function mcpTools(server: McpServer, options: McpToolsetOptions = {}): Mc
   }
   for (const key of ['include', 'exclude'] as const) {
     const list = options[key];
-    if (list !== undefined && !(Array.isArray(list) && list.every((t) => typeof t === 'string' && t))) throw new DefinitionError(`${where}: ${key} must be a list of the server's tool names`);
+    if (list !== undefined && !(Array.isArray(list) && list.every((t) => typeof t === 'string' && t)))
+      throw new DefinitionError(`${where}: ${key} must be a list of the server's tool names`);
   }
   checkToolOptionKeys(`${where}: defaults`, options.defaults);
   if (options.tools !== undefined) {
@@ -210,7 +246,8 @@ function checkToolOptionKeys(where: string, value: unknown): void {
   if (value === undefined) return;
   if (!isObject(value)) throw new DefinitionError(`${where} must be an object of tool settings, got ${describeValue(value)}`);
   for (const key of Object.keys(value)) {
-    if (!TOOL_OPTION_KEYS.includes(key)) throw new DefinitionError(`${where}: unknown setting "${key}" (known: ${TOOL_OPTION_KEYS.join(', ')})`);
+    if (!TOOL_OPTION_KEYS.includes(key))
+      throw new DefinitionError(`${where}: unknown setting "${key}" (known: ${TOOL_OPTION_KEYS.join(', ')})`);
   }
 }
 
@@ -226,15 +263,23 @@ export function toolsetOf(source: McpSource): McpToolset {
  */
 export function checkAgentMcp(agent: string, mcp: unknown): void {
   if (mcp === undefined) return;
-  if (!Array.isArray(mcp)) throw new DefinitionError(`agent "${agent}": mcp must be a list of servers (mcpServer(...)) or toolsets (mcpTools(server, ...)), got ${describeValue(mcp)}`);
+  if (!Array.isArray(mcp))
+    throw new DefinitionError(
+      `agent "${agent}": mcp must be a list of servers (mcpServer(...)) or toolsets (mcpTools(server, ...)), got ${describeValue(mcp)}`,
+    );
   const names = new Set<string>();
   mcp.forEach((s: unknown, i) => {
     const kind = isObject(s) ? s.kind : undefined;
     const server = kind === 'mcp_server' ? s : kind === 'mcp_tools' ? (s as Fields).server : undefined;
     if (!isObject(server) || server.kind !== 'mcp_server' || typeof server.name !== 'string') {
-      throw new DefinitionError(`agent "${agent}": mcp[${i}] is not an MCP server or toolset (got ${describeValue(s)}); use mcpServer({ ... }) or mcpTools(server, { ... })`);
+      throw new DefinitionError(
+        `agent "${agent}": mcp[${i}] is not an MCP server or toolset (got ${describeValue(s)}); use mcpServer({ ... }) or mcpTools(server, { ... })`,
+      );
     }
-    if (names.has(server.name)) throw new DefinitionError(`agent "${agent}": two MCP servers named "${server.name}": server names are tool-name prefixes and must be unique within an agent`);
+    if (names.has(server.name))
+      throw new DefinitionError(
+        `agent "${agent}": two MCP servers named "${server.name}": server names are tool-name prefixes and must be unique within an agent`,
+      );
     names.add(server.name);
   });
 }

@@ -31,7 +31,10 @@ const ajvProvider = () => loadPeer<typeof AjvProviderModule>(PEERS.mcp, '@modelc
 /** Whether `err` is an MCP error that retrying cannot fix: the server refused the request itself. */
 function isFinal(err: unknown): boolean {
   const { ErrorCode, McpError } = mcpTypes();
-  return err instanceof McpError && [ErrorCode.InvalidParams, ErrorCode.MethodNotFound, ErrorCode.InvalidRequest, ErrorCode.ParseError].includes(err.code);
+  return (
+    err instanceof McpError &&
+    [ErrorCode.InvalidParams, ErrorCode.MethodNotFound, ErrorCode.InvalidRequest, ErrorCode.ParseError].includes(err.code)
+  );
 }
 
 /** The tools' input schema: the server's JSON Schema, without `$schema` (which providers and ajv need not see). */
@@ -57,7 +60,8 @@ function validatingInput(schema: JsonObject, validator: AjvJsonSchemaValidator):
     .catchall(z.unknown())
     .superRefine((value, ctx) => {
       const r = check?.(value);
-      if (r && !r.valid) ctx.addIssue({ code: 'custom', message: (r.errorMessage ?? 'does not match the schema').replace(/^data\b/, 'arguments') });
+      if (r && !r.valid)
+        ctx.addIssue({ code: 'custom', message: (r.errorMessage ?? 'does not match the schema').replace(/^data\b/, 'arguments') });
     });
 }
 
@@ -130,7 +134,10 @@ export class McpCatalog {
     const source = ((agent.mcp ?? []) as readonly McpSource[]).map(toolsetOf).find((s) => hasServerPrefix(name, s.server.name));
     if (!source) return undefined;
     const tool = (await this.toolset(agent, source)).find((t) => t.name === name);
-    if (!tool) throw new McpServerError(source.server.name, `it no longer lists a tool "${name}" (its tools changed since the run started)`, { retryable: false });
+    if (!tool)
+      throw new McpServerError(source.server.name, `it no longer lists a tool "${name}" (its tools changed since the run started)`, {
+        retryable: false,
+      });
     return tool;
   }
 
@@ -167,7 +174,12 @@ export class McpCatalog {
     return chosen.map((info, i) => {
       const name = mcpToolName(server, info.name);
       const other = seen.get(name);
-      if (other !== undefined) throw new McpServerError(server, `its tools "${other}" and "${info.name}" both become "${name}": leave one out with mcpTools(server, { exclude: [...] })`, { retryable: false });
+      if (other !== undefined)
+        throw new McpServerError(
+          server,
+          `its tools "${other}" and "${info.name}" both become "${name}": leave one out with mcpTools(server, { exclude: [...] })`,
+          { retryable: false },
+        );
       seen.set(name, info.name);
       const options: McpToolOptions = { ...set.defaults, ...set.tools?.[info.name] };
       const timeoutMs = options.timeout !== undefined ? msToNumber(options.timeout) : DEFAULTS.toolTimeoutMs;
@@ -195,7 +207,8 @@ export class McpCatalog {
       try {
         return checkAgentTool(config, agent.name, i);
       } catch (err) {
-        if (err instanceof DefinitionError) throw new McpServerError(server, `settings of tool "${info.name}": ${err.message}`, { retryable: false, cause: err });
+        if (err instanceof DefinitionError)
+          throw new McpServerError(server, `settings of tool "${info.name}": ${err.message}`, { retryable: false, cause: err });
         throw err;
       }
     });

@@ -65,8 +65,15 @@ function isAbortError(err: unknown): err is Error {
 export function classifyAiSdkError(err: unknown, provider: string): ProviderError {
   if (err instanceof ProviderError) return err;
   // Loaded on the first error: the AI SDK's error classes (their `isInstance` checks work across copies).
-  const { APICallError, InvalidArgumentError, InvalidPromptError, LoadAPIKeyError, LoadSettingError, NoSuchModelError, UnsupportedFunctionalityError } =
-    loadPeer<typeof AiSdkProviderModule>(PEERS.aiSdk);
+  const {
+    APICallError,
+    InvalidArgumentError,
+    InvalidPromptError,
+    LoadAPIKeyError,
+    LoadSettingError,
+    NoSuchModelError,
+    UnsupportedFunctionalityError,
+  } = loadPeer<typeof AiSdkProviderModule>(PEERS.aiSdk);
   if (APICallError.isInstance(err)) return apiCallFailure(err, provider);
   if (NoSuchModelError.isInstance(err)) {
     return new ProviderError(`${provider}: ${err.message}`, { kind: 'not_found', retryable: false, type: 'model_not_found', cause: err });
@@ -75,7 +82,12 @@ export function classifyAiSdkError(err: unknown, provider: string): ProviderErro
     return new ProviderError(`${provider}: ${err.message}`, { kind: 'authentication', retryable: false, type: err.name, cause: err });
   }
   if (InvalidPromptError.isInstance(err) || InvalidArgumentError.isInstance(err) || UnsupportedFunctionalityError.isInstance(err)) {
-    return new ProviderError(`${provider} refused the request: ${err.message}`, { kind: 'invalid_request', retryable: false, type: err.name, cause: err });
+    return new ProviderError(`${provider} refused the request: ${err.message}`, {
+      kind: 'invalid_request',
+      retryable: false,
+      type: err.name,
+      cause: err,
+    });
   }
   if (err instanceof Error && err.name === 'TimeoutError') {
     return new ProviderError(`${provider} request timed out: ${err.message}`, { kind: 'timeout', retryable: true, cause: err });
@@ -106,7 +118,11 @@ function apiCallFailure(err: APICallError, provider: string): ProviderError {
   const headers = new Headers(err.responseHeaders ?? {});
   if (err.statusCode === undefined) {
     // No response: the SDK could not reach the server ("Cannot connect to API").
-    return new ProviderError(`${provider} connection failed: ${err.message}`, { kind: 'connection', retryable: err.isRetryable, cause: err });
+    return new ProviderError(`${provider} connection failed: ${err.message}`, {
+      kind: 'connection',
+      retryable: err.isRetryable,
+      cause: err,
+    });
   }
   if (err.statusCode < 400) {
     // The response had started ("Failed to process successful response"): the connection dropped while

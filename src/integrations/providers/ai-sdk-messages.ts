@@ -79,7 +79,9 @@ function assistantPart(b: AssistantContent): AssistantPart[] {
       return b.text ? [{ type: 'text', text: b.text }] : [];
     case 'thinking':
       if (!b.thinking && !b.signature) return [];
-      return [{ type: 'reasoning', text: b.thinking, ...(b.signature ? { providerOptions: { anthropic: { signature: b.signature } } } : {}) }];
+      return [
+        { type: 'reasoning', text: b.thinking, ...(b.signature ? { providerOptions: { anthropic: { signature: b.signature } } } : {}) },
+      ];
     case 'redacted_thinking':
       return [{ type: 'reasoning', text: '', providerOptions: { anthropic: { redactedData: b.data } } }];
     case 'tool_use':

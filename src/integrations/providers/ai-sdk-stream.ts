@@ -5,7 +5,12 @@
  * from `finish`. Tool calls the provider executed itself (provider-defined tools), sources and files are
  * not part of our transcript and are skipped.
  */
-import type { LanguageModelV2FinishReason, LanguageModelV2StreamPart, LanguageModelV2Usage, SharedV2ProviderMetadata } from '@ai-sdk/provider';
+import type {
+  LanguageModelV2FinishReason,
+  LanguageModelV2StreamPart,
+  LanguageModelV2Usage,
+  SharedV2ProviderMetadata,
+} from '@ai-sdk/provider';
 import type { AssistantContent } from '../../core/messages/messages';
 import type { ModelResponse, StopReason } from '../../core/output/native-output';
 import type { ModelDelta } from '../../core/events/stream';

@@ -42,7 +42,8 @@ export interface AiSdkModelSource {
  * - a table of models by id: `{ fast: openai('gpt-4.1-mini'), smart: anthropic('claude-sonnet-4-5') }`;
  * - one model, which answers every id (the agent's id is then only a label in reports and price lookups).
  */
-export type AiSdkModels = AiSdkModelSource | ((modelId: string) => LanguageModelV2) | LanguageModelV2 | Readonly<Record<string, LanguageModelV2>>;
+export type AiSdkModels =
+  AiSdkModelSource | ((modelId: string) => LanguageModelV2) | LanguageModelV2 | Readonly<Record<string, LanguageModelV2>>;
 
 /** Options of {@link aiSdkProvider}. */
 export interface AiSdkProviderOptions {
@@ -59,7 +60,9 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 
 /** Whether `v` is a language model of the V2 specification (an object with `doStream`). */
 function isLanguageModel(v: unknown): v is LanguageModelV2 {
-  return (isObject(v) || typeof v === 'function') && 'specificationVersion' in v && typeof (v as { doStream?: unknown }).doStream === 'function';
+  return (
+    (isObject(v) || typeof v === 'function') && 'specificationVersion' in v && typeof (v as { doStream?: unknown }).doStream === 'function'
+  );
 }
 
 /**
@@ -115,7 +118,10 @@ export class AiSdkProvider implements ModelProvider {
     if (isLanguageModel(models)) {
       const model = checkModel(models, 'aiSdkProvider(model)');
       this.resolve = () => model;
-    } else if ((isObject(models) || typeof models === 'function') && typeof (models as { languageModel?: unknown }).languageModel === 'function') {
+    } else if (
+      (isObject(models) || typeof models === 'function') &&
+      typeof (models as { languageModel?: unknown }).languageModel === 'function'
+    ) {
       const source = models as unknown as AiSdkModelSource;
       this.resolve = (id) => checkModel(source.languageModel(id), `languageModel(${JSON.stringify(id)})`);
     } else if (typeof models === 'function') {
@@ -127,11 +133,18 @@ export class AiSdkProvider implements ModelProvider {
       this.resolve = (id) => {
         const model = Object.hasOwn(table, id) ? table[id] : undefined;
         if (model) return model;
-        throw new ProviderError(`no AI SDK model is registered for the id ${JSON.stringify(id)}: known ids are ${Object.keys(table).map((k) => JSON.stringify(k)).join(', ') || '(none)'}`, {
-          kind: 'not_found',
-          retryable: false,
-          type: 'model_not_found',
-        });
+        throw new ProviderError(
+          `no AI SDK model is registered for the id ${JSON.stringify(id)}: known ids are ${
+            Object.keys(table)
+              .map((k) => JSON.stringify(k))
+              .join(', ') || '(none)'
+          }`,
+          {
+            kind: 'not_found',
+            retryable: false,
+            type: 'model_not_found',
+          },
+        );
       };
     } else {
       throw new Error(
@@ -221,7 +234,9 @@ const CREDENTIAL_HEADER = /auth|key|token|secret|cookie|password/i;
 /** The values of a headers object's credential headers (and the credential after an auth scheme). */
 function headerValues(headers: unknown): string[] {
   if (!isObject(headers)) return [];
-  return Object.entries(headers).flatMap(([name, v]) => (CREDENTIAL_HEADER.test(name) && typeof v === 'string' && v ? [v, v.replace(/^(?:Bearer|Basic)\s+/i, '')] : []));
+  return Object.entries(headers).flatMap(([name, v]) =>
+    CREDENTIAL_HEADER.test(name) && typeof v === 'string' && v ? [v, v.replace(/^(?:Bearer|Basic)\s+/i, '')] : [],
+  );
 }
 
 /**

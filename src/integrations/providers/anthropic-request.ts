@@ -95,14 +95,12 @@ export function anthropicParams(request: ModelRequest, options: AnthropicParamsO
       { kind: 'invalid_request', retryable: false, type: 'invalid_request_error' },
     );
   }
-  const tools = request.tools.map(
-    (t, i): Anthropic.Tool => ({
-      name: t.name,
-      description: t.description,
-      input_schema: t.inputSchema as Anthropic.Tool.InputSchema,
-      ...(cache && i === request.tools.length - 1 ? { cache_control: EPHEMERAL } : {}),
-    }),
-  );
+  const tools = request.tools.map((t, i): Anthropic.Tool => ({
+    name: t.name,
+    description: t.description,
+    input_schema: t.inputSchema as Anthropic.Tool.InputSchema,
+    ...(cache && i === request.tools.length - 1 ? { cache_control: EPHEMERAL } : {}),
+  }));
   return {
     model: request.model,
     max_tokens: request.maxTokens,

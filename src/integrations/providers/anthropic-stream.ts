@@ -24,7 +24,16 @@ interface RawEvent {
   type?: unknown;
   index?: unknown;
   message?: { model?: unknown; usage?: unknown };
-  content_block?: { type?: unknown; text?: unknown; thinking?: unknown; signature?: unknown; data?: unknown; id?: unknown; name?: unknown; input?: unknown };
+  content_block?: {
+    type?: unknown;
+    text?: unknown;
+    thinking?: unknown;
+    signature?: unknown;
+    data?: unknown;
+    id?: unknown;
+    name?: unknown;
+    input?: unknown;
+  };
   delta?: { type?: unknown; text?: unknown; thinking?: unknown; signature?: unknown; partial_json?: unknown; stop_reason?: unknown };
   usage?: unknown;
   error?: { type?: unknown; message?: unknown };
@@ -111,7 +120,10 @@ export class AnthropicStreamAssembler {
         this.stopped = this.started;
         return;
       case 'error':
-        throw new AnthropicStreamError(typeof e.error?.type === 'string' ? e.error.type : undefined, str(e.error?.message) || 'error event in stream');
+        throw new AnthropicStreamError(
+          typeof e.error?.type === 'string' ? e.error.type : undefined,
+          str(e.error?.message) || 'error event in stream',
+        );
       default:
         // ping and event types added after this was written
         return;
@@ -130,7 +142,8 @@ export class AnthropicStreamAssembler {
     } else if (d.type === 'signature_delta' && b.type === 'thinking') b.signature = str(d.signature);
     else if (d.type === 'input_json_delta' && b.type === 'tool_use') {
       b.json += str(d.partial_json);
-      if (str(d.partial_json)) this.onDelta?.({ type: 'tool_args', call: this.callOrdinals.get(index) ?? 0, tool: b.name, json: str(d.partial_json) });
+      if (str(d.partial_json))
+        this.onDelta?.({ type: 'tool_args', call: this.callOrdinals.get(index) ?? 0, tool: b.name, json: str(d.partial_json) });
     }
   }
 
@@ -167,7 +180,12 @@ export class AnthropicStreamAssembler {
         });
       }
     }
-    return { message: { role: 'assistant', content }, stopReason: anthropicStopReason(this.stop), usage: { ...this.usage }, model: this.model };
+    return {
+      message: { role: 'assistant', content },
+      stopReason: anthropicStopReason(this.stop),
+      usage: { ...this.usage },
+      model: this.model,
+    };
   }
 }
 

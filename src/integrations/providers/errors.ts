@@ -32,14 +32,22 @@ const KIND_BY_STATUS: Readonly<Record<number, ProviderErrorKind>> = {
 };
 
 /** Kinds that mean the request itself is wrong: retrying the same request cannot help. */
-const FINAL_KINDS: ReadonlySet<ProviderErrorKind> = new Set(['invalid_request', 'authentication', 'permission', 'not_found', 'request_too_large', 'context_overflow']);
+const FINAL_KINDS: ReadonlySet<ProviderErrorKind> = new Set([
+  'invalid_request',
+  'authentication',
+  'permission',
+  'not_found',
+  'request_too_large',
+  'context_overflow',
+]);
 
 /**
  * How providers say a prompt does not fit the model's context window: Anthropic ("prompt is too long:
  * 215013 tokens > 200000 maximum"), OpenAI and vLLM ("maximum context length is …",
  * `context_length_exceeded`), llama.cpp ("exceeds the available context size", `exceed_context_size_error`).
  */
-const CONTEXT_OVERFLOW = /prompt is too long|maximum context length|context[_ ]length[_ ]exceeded|exceeds? the (available )?context|exceed_context_size|context window|too many (input )?tokens/i;
+const CONTEXT_OVERFLOW =
+  /prompt is too long|maximum context length|context[_ ]length[_ ]exceeded|exceeds? the (available )?context|exceed_context_size|context window|too many (input )?tokens/i;
 
 /** Whether a failure says the prompt is larger than the model's context window. */
 export function isContextOverflow(status: number | undefined, type: string | undefined, message: string): boolean {
@@ -110,7 +118,17 @@ export function apiFailure(f: ApiFailure): ProviderError {
   });
 }
 
-const SOCKET_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
+const SOCKET_CODES = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+]);
 
 /** True for the errors fetch throws when a connection drops while the body is being read. */
 export function isConnectionDrop(err: unknown): boolean {

@@ -114,12 +114,10 @@ export function openAIParams(request: ModelRequest, options: OpenAIParamsOptions
     ...(request.output ? { response_format: responseFormat(request.output) } : {}),
     ...(withTools
       ? {
-          tools: request.tools.map(
-            (t): OpenAI.Chat.ChatCompletionFunctionTool => ({
-              type: 'function',
-              function: { name: t.name, description: t.description, parameters: t.inputSchema },
-            }),
-          ),
+          tools: request.tools.map((t): OpenAI.Chat.ChatCompletionFunctionTool => ({
+            type: 'function',
+            function: { name: t.name, description: t.description, parameters: t.inputSchema },
+          })),
         }
       : {}),
   };

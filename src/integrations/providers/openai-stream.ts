@@ -87,7 +87,9 @@ export class OpenAIStreamAssembler {
     const c = chunk as RawChunk;
     if (!this.model && typeof c.model === 'string') this.model = c.model;
     if (isObject(c.usage)) this.setUsage(c.usage);
-    const choice = Array.isArray(c.choices) ? (c.choices.find((x) => isObject(x) && (x.index ?? 0) === 0) as JsonObject | undefined) : undefined;
+    const choice = Array.isArray(c.choices)
+      ? (c.choices.find((x) => isObject(x) && (x.index ?? 0) === 0) as JsonObject | undefined)
+      : undefined;
     if (!choice) return;
     if (isObject(choice.delta)) this.applyDelta(choice.delta as RawDelta);
     if (typeof choice.finish_reason === 'string') this.finish = choice.finish_reason;
@@ -129,7 +131,8 @@ export class OpenAIStreamAssembler {
       if (typeof fn.name === 'string' && fn.name) call.name = fn.name;
       const piece = typeof fn.arguments === 'string' ? fn.arguments : isObject(fn.arguments) ? JSON.stringify(fn.arguments) : '';
       call.args += piece;
-      if (piece) this.onDelta?.({ type: 'tool_args', call: this.calls.indexOf(call), ...(call.name ? { tool: call.name } : {}), json: piece });
+      if (piece)
+        this.onDelta?.({ type: 'tool_args', call: this.calls.indexOf(call), ...(call.name ? { tool: call.name } : {}), json: piece });
     }
   }
 

@@ -80,5 +80,11 @@ export function priceFor(model: string, prices: PriceTable = DEFAULT_PRICES): Mo
 export function costUsd(model: string, usage: Usage, prices: PriceTable = DEFAULT_PRICES): number | undefined {
   const p = priceFor(model, prices);
   if (!p) return undefined;
-  return (usage.inputTokens * p.input + usage.outputTokens * p.output + usage.cacheReadTokens * p.cacheRead + usage.cacheWriteTokens * p.cacheWrite) / 1_000_000;
+  return (
+    (usage.inputTokens * p.input +
+      usage.outputTokens * p.output +
+      usage.cacheReadTokens * p.cacheRead +
+      usage.cacheWriteTokens * p.cacheWrite) /
+    1_000_000
+  );
 }

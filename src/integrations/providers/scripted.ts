@@ -127,18 +127,26 @@ export class ScriptedProvider implements ModelProvider {
     this.largestRequest.set(request.model, Math.max(this.largestRequest.get(request.model) ?? 0, inputTokens));
     const window = this.windows[request.model];
     if (window !== undefined && inputTokens > window) {
-      throw new ProviderError(`prompt is too long: ${inputTokens} tokens > ${window} maximum`, { kind: 'context_overflow', retryable: false, status: 400, type: 'invalid_request_error' });
+      throw new ProviderError(`prompt is too long: ${inputTokens} tokens > ${window} maximum`, {
+        kind: 'context_overflow',
+        retryable: false,
+        status: 400,
+        type: 'invalid_request_error',
+      });
     }
     if (ctx.purpose === 'summary') return this.summarize(script, request, ctx, inputTokens);
     // The step picks the reply (a compacted view holds fewer assistant messages than the run has had).
     const index = ctx.step >= 1 ? ctx.step - 1 : request.messages.filter((m) => m.role === 'assistant').length;
     const turn = typeof script === 'function' ? await script(request, ctx) : script[index];
     if (!turn) {
-      throw new ProviderError(`scripted model "${request.model}" has no reply for step ${index + 1} (script has ${(script as readonly ScriptedTurn[]).length})`, {
-        kind: 'invalid_request',
-        retryable: false,
-        type: 'script_exhausted',
-      });
+      throw new ProviderError(
+        `scripted model "${request.model}" has no reply for step ${index + 1} (script has ${(script as readonly ScriptedTurn[]).length})`,
+        {
+          kind: 'invalid_request',
+          retryable: false,
+          type: 'script_exhausted',
+        },
+      );
     }
     if (turn.delayMs) await abortableSleep(turn.delayMs, ctx.signal, () => ctx.heartbeat());
     const failure = turn.failures?.[ctx.attempt - 1];
@@ -187,7 +195,12 @@ export class ScriptedProvider implements ModelProvider {
     const turn = typeof script === 'function' ? await script(request, ctx) : undefined;
     if (turn?.delayMs) await abortableSleep(turn.delayMs, ctx.signal, () => ctx.heartbeat());
     const failure = turn?.failures?.[ctx.attempt - 1];
-    if (failure) throw new ProviderError(failure.message, { kind: failure.kind ?? 'server', retryable: failure.retryable ?? true, ...(failure.status !== undefined ? { status: failure.status } : {}) });
+    if (failure)
+      throw new ProviderError(failure.message, {
+        kind: failure.kind ?? 'server',
+        retryable: failure.retryable ?? true,
+        ...(failure.status !== undefined ? { status: failure.status } : {}),
+      });
     const asked = request.messages.map((m) => m.content.map((b) => (b.type === 'text' ? b.text : '')).join('')).join('\n');
     const text = turn?.text ?? `Scripted summary of ${asked.length} characters: ${asked.slice(0, 160).replace(/\s+/g, ' ')}…`;
     return {
@@ -214,7 +227,12 @@ async function streamPieces(content: AssistantContent[], stream: ScriptedStreami
       block.type === 'text'
         ? pieces(block.text).map((text) => ({ type: 'text' as const, text }))
         : block.type === 'tool_use'
-          ? pieces(typeof block.input === 'string' ? block.input : JSON.stringify(block.input)).map((json) => ({ type: 'tool_args' as const, call, tool: block.name, json }))
+          ? pieces(typeof block.input === 'string' ? block.input : JSON.stringify(block.input)).map((json) => ({
+              type: 'tool_args' as const,
+              call,
+              tool: block.name,
+              json,
+            }))
           : [];
     if (block.type === 'tool_use') call++;
     for (const delta of sends) {

@@ -188,20 +188,29 @@ export class AgentStore implements Store {
     const stored = await this.objects.read('blob', ref);
     if (stored === undefined) throw new BlobNotFoundError(ref, this.location);
     if (this.cipher?.isSealed && !this.cipher.isSealed(stored)) {
-      throw new BlobIntegrityError(ref, storeName(this.objects), 'is not sealed, though this store encrypts what it keeps (DURABLE_AGENT_KEYS)');
+      throw new BlobIntegrityError(
+        ref,
+        storeName(this.objects),
+        'is not sealed, though this store encrypts what it keeps (DURABLE_AGENT_KEYS)',
+      );
     }
     let plain: Uint8Array;
     try {
       plain = this.open(stored);
     } catch (err) {
       // Altered or malformed sealed content (a missing key, `invalid_config`, is not the content's fault).
-      if (err instanceof DurableAgentError && err.code === 'storage_error') throw new BlobIntegrityError(ref, storeName(this.objects), `does not open (${err.message})`);
+      if (err instanceof DurableAgentError && err.code === 'storage_error')
+        throw new BlobIntegrityError(ref, storeName(this.objects), `does not open (${err.message})`);
       throw err;
     }
     const hash = createHash('sha256').update(plain).digest('hex');
     if (`sha256-${hash}` !== ref) {
       // No text starts with 0xFF, an envelope does: a store without keys reading sealed content says so.
-      if (!this.cipher && stored[0] === 0xff) throw new DurableAgentError('invalid_config', `blob ${ref} in the ${storeName(this.objects)} is encrypted, and this store has no keys to open it: set DURABLE_AGENT_KEYS`);
+      if (!this.cipher && stored[0] === 0xff)
+        throw new DurableAgentError(
+          'invalid_config',
+          `blob ${ref} in the ${storeName(this.objects)} is encrypted, and this store has no keys to open it: set DURABLE_AGENT_KEYS`,
+        );
       throw new BlobIntegrityError(ref, storeName(this.objects), `holds content whose SHA-256 is ${hash}`);
     }
     return text.decode(plain);
@@ -213,7 +222,10 @@ export class AgentStore implements Store {
     if (await this.objects.create('claim', name, this.sealJson(record))) return { kind: 'claimed' };
     const found = await this.objects.read('claim', name);
     // Released between our create and read: try once more (a third party's retry).
-    if (found === undefined) return (await this.objects.create('claim', name, this.sealJson(record))) ? { kind: 'claimed' } : this.claimFound(key, await this.objects.read('claim', name));
+    if (found === undefined)
+      return (await this.objects.create('claim', name, this.sealJson(record)))
+        ? { kind: 'claimed' }
+        : this.claimFound(key, await this.objects.read('claim', name));
     return this.claimFound(key, found);
   }
 

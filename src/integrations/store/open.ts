@@ -32,7 +32,9 @@ export function objectStoreFor(setting: string): ObjectStore {
   if (scheme === 's3') return s3ObjectStore(spec);
   // Options in the query: ?schema=…&table=…&max=… (`pg` itself loads on the first operation).
   if (scheme === 'postgres' || scheme === 'postgresql') return new PostgresObjectStore(spec);
-  throw new StoreConfigError(`unsupported store ${JSON.stringify(redact(spec))}: give a directory, file://…, memory:, postgres://user@host/db or s3://bucket/prefix?endpoint=…`);
+  throw new StoreConfigError(
+    `unsupported store ${JSON.stringify(redact(spec))}: give a directory, file://…, memory:, postgres://user@host/db or s3://bucket/prefix?endpoint=…`,
+  );
 }
 
 /** The query parameters an `s3://` setting accepts. */
@@ -51,18 +53,29 @@ function s3ObjectStore(spec: string): ObjectStore {
     throw new StoreConfigError(`malformed S3 store setting ${JSON.stringify(redact(spec))}: expected ${example}`);
   }
   if (url.username || url.password) {
-    throw new StoreConfigError('an s3:// store setting must not carry credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or AWS_PROFILE) in the environment instead');
+    throw new StoreConfigError(
+      'an s3:// store setting must not carry credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or AWS_PROFILE) in the environment instead',
+    );
   }
   const bucket = decodeURIComponent(url.hostname);
-  if (!bucket) throw new StoreConfigError(`the S3 store setting ${JSON.stringify(redact(spec))} names no bucket: expected s3://<bucket>/<prefix>, e.g. ${example}`);
+  if (!bucket)
+    throw new StoreConfigError(
+      `the S3 store setting ${JSON.stringify(redact(spec))} names no bucket: expected s3://<bucket>/<prefix>, e.g. ${example}`,
+    );
   const unknown = [...url.searchParams.keys()].filter((k) => !S3_PARAMS.includes(k));
-  if (unknown.length) throw new StoreConfigError(`unknown parameter ${unknown.map((k) => JSON.stringify(k)).join(', ')} in the S3 store setting: accepted are ${S3_PARAMS.join(', ')} (credentials come from the AWS environment, never the setting)`);
+  if (unknown.length)
+    throw new StoreConfigError(
+      `unknown parameter ${unknown.map((k) => JSON.stringify(k)).join(', ')} in the S3 store setting: accepted are ${S3_PARAMS.join(', ')} (credentials come from the AWS environment, never the setting)`,
+    );
   const endpoint = url.searchParams.get('endpoint') ?? undefined;
   const region = url.searchParams.get('region') ?? undefined;
   const pathStyle = url.searchParams.get('forcePathStyle');
-  if (pathStyle !== null && !['true', 'false'].includes(pathStyle)) throw new StoreConfigError(`forcePathStyle=${pathStyle} in the S3 store setting: give true or false`);
-  if (endpoint === '') throw new StoreConfigError('endpoint= in the S3 store setting is empty: give the server\'s URL, e.g. endpoint=http://127.0.0.1:9000');
-  if (region === '') throw new StoreConfigError('region= in the S3 store setting is empty: give a region such as us-east-1, or leave it out');
+  if (pathStyle !== null && !['true', 'false'].includes(pathStyle))
+    throw new StoreConfigError(`forcePathStyle=${pathStyle} in the S3 store setting: give true or false`);
+  if (endpoint === '')
+    throw new StoreConfigError("endpoint= in the S3 store setting is empty: give the server's URL, e.g. endpoint=http://127.0.0.1:9000");
+  if (region === '')
+    throw new StoreConfigError('region= in the S3 store setting is empty: give a region such as us-east-1, or leave it out');
   try {
     return new S3ObjectStore({
       bucket,

@@ -75,10 +75,14 @@ export class PostgresObjectStore implements ObjectStore {
     try {
       url = new URL(connectionString);
     } catch {
-      throw new StoreConfigError(`cannot parse the PostgreSQL store URL ${JSON.stringify(redact(connectionString))}: write it as postgres://user:password@host:5432/database (percent-encode special characters of the password)`);
+      throw new StoreConfigError(
+        `cannot parse the PostgreSQL store URL ${JSON.stringify(redact(connectionString))}: write it as postgres://user:password@host:5432/database (percent-encode special characters of the password)`,
+      );
     }
     if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
-      throw new StoreConfigError(`not a PostgreSQL URL: ${JSON.stringify(redact(connectionString))}: write it as postgres://user:password@host:5432/database`);
+      throw new StoreConfigError(
+        `not a PostgreSQL URL: ${JSON.stringify(redact(connectionString))}: write it as postgres://user:password@host:5432/database`,
+      );
     }
     const fromQuery = Object.fromEntries(OWN_PARAMS.flatMap((p) => (url.searchParams.has(p) ? [[p, url.searchParams.get(p) ?? '']] : [])));
     for (const p of OWN_PARAMS) url.searchParams.delete(p);
@@ -92,7 +96,13 @@ export class PostgresObjectStore implements ObjectStore {
     const host = url.hostname ? decodeURIComponent(url.hostname) : (url.searchParams.get('host') ?? 'localhost');
     const database = decodeURIComponent(url.pathname.replace(/^\//, '')) || decodeURIComponent(url.username) || 'postgres';
     this.location = `postgres://${host.startsWith('/') ? encodeURIComponent(host) : url.hostname || host}:${url.port || url.searchParams.get('port') || '5432'}/${encodeURIComponent(database)}`;
-    this.config = { connectionString: url.toString(), max, connectionTimeoutMillis: connectTimeoutMs, idleTimeoutMillis: 10_000, allowExitOnIdle: true };
+    this.config = {
+      connectionString: url.toString(),
+      max,
+      connectionTimeoutMillis: connectTimeoutMs,
+      idleTimeoutMillis: 10_000,
+      allowExitOnIdle: true,
+    };
   }
 
   async read(kind: ObjectKind, name: string): Promise<Uint8Array | undefined> {
@@ -103,11 +113,18 @@ export class PostgresObjectStore implements ObjectStore {
   async write(kind: ObjectKind, name: string, data: Uint8Array): Promise<void> {
     // Equal blob names hold equal content: an existing blob stays. A claim is replaced (settled).
     const onConflict = kind === 'blob' ? 'DO NOTHING' : 'DO UPDATE SET data = EXCLUDED.data';
-    await this.query(`INSERT INTO ${this.qualified} (kind, name, data) VALUES ($1, $2, $3) ON CONFLICT (kind, name) ${onConflict}`, [kind, name, toBuffer(data)]);
+    await this.query(`INSERT INTO ${this.qualified} (kind, name, data) VALUES ($1, $2, $3) ON CONFLICT (kind, name) ${onConflict}`, [
+      kind,
+      name,
+      toBuffer(data),
+    ]);
   }
 
   async create(kind: ObjectKind, name: string, data: Uint8Array): Promise<boolean> {
-    const result = await this.query(`INSERT INTO ${this.qualified} (kind, name, data) VALUES ($1, $2, $3) ON CONFLICT (kind, name) DO NOTHING`, [kind, name, toBuffer(data)]);
+    const result = await this.query(
+      `INSERT INTO ${this.qualified} (kind, name, data) VALUES ($1, $2, $3) ON CONFLICT (kind, name) DO NOTHING`,
+      [kind, name, toBuffer(data)],
+    );
     return result.rowCount === 1;
   }
 
@@ -123,7 +140,10 @@ export class PostgresObjectStore implements ObjectStore {
     if (pool) await pool.end();
   }
 
-  private async query<R extends object = Record<string, unknown>>(sql: string, params: unknown[]): Promise<{ rows: R[]; rowCount: number | null }> {
+  private async query<R extends object = Record<string, unknown>>(
+    sql: string,
+    params: unknown[],
+  ): Promise<{ rows: R[]; rowCount: number | null }> {
     const pool = this.connect();
     await this.ensureTable(pool);
     try {
@@ -198,12 +218,16 @@ export class PostgresObjectStore implements ObjectStore {
     const reason = this.scrub(e.message || String(err));
     const code = e.code ?? '';
     let fix: string;
-    if (['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ECONNRESET'].includes(code) || /timeout|terminated/i.test(reason)) {
+    if (
+      ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ECONNRESET'].includes(code) ||
+      /timeout|terminated/i.test(reason)
+    ) {
       doing = 'cannot connect';
-      fix = 'check that the PostgreSQL server is running and reachable at that host and port (DURABLE_AGENT_STORE=postgres://user:password@host:5432/database)';
+      fix =
+        'check that the PostgreSQL server is running and reachable at that host and port (DURABLE_AGENT_STORE=postgres://user:password@host:5432/database)';
     } else if (code === '28P01' || code === '28000') {
       doing = 'cannot connect';
-      fix = 'check the user and password in DURABLE_AGENT_STORE (percent-encode special characters) and the server\'s pg_hba.conf';
+      fix = "check the user and password in DURABLE_AGENT_STORE (percent-encode special characters) and the server's pg_hba.conf";
     } else if (code === '3D000') {
       doing = 'cannot connect';
       fix = 'create the database (CREATE DATABASE …) or name an existing one in DURABLE_AGENT_STORE';
@@ -212,7 +236,10 @@ export class PostgresObjectStore implements ObjectStore {
     } else {
       fix = '';
     }
-    return new PostgresStoreError(`PostgreSQL store ${this.location}: ${doing}: ${reason}${code ? ` (${code})` : ''}${fix ? `: ${fix}` : ''}`, code || undefined);
+    return new PostgresStoreError(
+      `PostgreSQL store ${this.location}: ${doing}: ${reason}${code ? ` (${code})` : ''}${fix ? `: ${fix}` : ''}`,
+      code || undefined,
+    );
   }
 
   private scrub(message: string): string {
@@ -222,18 +249,21 @@ export class PostgresObjectStore implements ObjectStore {
 }
 
 function identifier(what: string, value: string): string {
-  if (!IDENTIFIER.test(value)) throw new StoreConfigError(`PostgreSQL store ${what} ${JSON.stringify(value)} is not a plain identifier: use lower-case letters, digits and _ (at most 63, not starting with a digit)`);
+  if (!IDENTIFIER.test(value))
+    throw new StoreConfigError(
+      `PostgreSQL store ${what} ${JSON.stringify(value)} is not a plain identifier: use lower-case letters, digits and _ (at most 63, not starting with a digit)`,
+    );
   return value;
 }
 
 function count(what: string, value: string | number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new StoreConfigError(`PostgreSQL store ?${what}=${JSON.stringify(value)} is not a positive whole number`);
+  if (!Number.isInteger(n) || n < 1)
+    throw new StoreConfigError(`PostgreSQL store ?${what}=${JSON.stringify(value)} is not a positive whole number`);
   return n;
 }
 
 function toBuffer(data: Uint8Array): Buffer {
   return Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
 }
-

@@ -72,7 +72,10 @@ export class S3ObjectStore implements ObjectStore {
 
   constructor(options: S3ObjectStoreOptions) {
     if (!BUCKET_NAME.test(options.bucket)) {
-      throw new S3StoreError('invalid_config', `invalid S3 bucket name ${JSON.stringify(options.bucket)}: 3 to 63 lowercase letters, digits, dots or hyphens, e.g. s3://my-agents/prefix`);
+      throw new S3StoreError(
+        'invalid_config',
+        `invalid S3 bucket name ${JSON.stringify(options.bucket)}: 3 to 63 lowercase letters, digits, dots or hyphens, e.g. s3://my-agents/prefix`,
+      );
     }
     this.bucket = options.bucket;
     this.prefix = (options.prefix ?? '').replace(/^\/+|\/+$/g, '');
@@ -81,18 +84,28 @@ export class S3ObjectStore implements ObjectStore {
       try {
         url = new URL(options.endpoint);
       } catch {
-        throw new S3StoreError('invalid_config', `invalid S3 endpoint ${JSON.stringify(options.endpoint)}: give a URL such as http://127.0.0.1:9000 or https://<account>.r2.cloudflarestorage.com`);
+        throw new S3StoreError(
+          'invalid_config',
+          `invalid S3 endpoint ${JSON.stringify(options.endpoint)}: give a URL such as http://127.0.0.1:9000 or https://<account>.r2.cloudflarestorage.com`,
+        );
       }
       if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-        throw new S3StoreError('invalid_config', `invalid S3 endpoint ${JSON.stringify(options.endpoint)}: it must start with http:// or https://`);
+        throw new S3StoreError(
+          'invalid_config',
+          `invalid S3 endpoint ${JSON.stringify(options.endpoint)}: it must start with http:// or https://`,
+        );
       }
       if (url.username || url.password) {
-        throw new S3StoreError('invalid_config', 'the S3 endpoint must not carry credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or an AWS profile) instead');
+        throw new S3StoreError(
+          'invalid_config',
+          'the S3 endpoint must not carry credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or an AWS profile) instead',
+        );
       }
       this.endpoint = url.origin + url.pathname.replace(/\/+$/, '');
     }
     this.location = `s3://${this.bucket}${this.prefix ? `/${this.prefix}` : ''}`;
-    const region = options.region ?? (this.endpoint && !process.env.AWS_REGION && !process.env.AWS_DEFAULT_REGION ? 'us-east-1' : undefined);
+    const region =
+      options.region ?? (this.endpoint && !process.env.AWS_REGION && !process.env.AWS_DEFAULT_REGION ? 'us-east-1' : undefined);
     this.client = new this.sdk.S3Client({
       ...options.client,
       ...(this.endpoint ? { endpoint: this.endpoint } : {}),
@@ -181,19 +194,40 @@ export class S3ObjectStore implements ObjectStore {
     const fail = (c: 'invalid_config' | 'storage_error', message: string) => new S3StoreError(c, message, { cause: err });
     if (name === 'NoSuchBucket') {
       const endpointFlag = this.endpoint ? ` --endpoint-url ${this.endpoint}` : '';
-      return fail('invalid_config', `S3 bucket "${this.bucket}" does not exist (${where}): create it first, e.g. \`aws s3 mb s3://${this.bucket}${endpointFlag}\`, or fix the bucket name in the store setting`);
+      return fail(
+        'invalid_config',
+        `S3 bucket "${this.bucket}" does not exist (${where}): create it first, e.g. \`aws s3 mb s3://${this.bucket}${endpointFlag}\`, or fix the bucket name in the store setting`,
+      );
     }
-    if (name === 'AccessDenied' || name === 'InvalidAccessKeyId' || name === 'SignatureDoesNotMatch' || name === 'Forbidden' || status === 403) {
-      return fail('invalid_config', `access to S3 bucket "${this.bucket}" denied (${where}, ${name || status}): check AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY or AWS_PROFILE, and that they may GetObject, PutObject and DeleteObject under ${this.prefix ? `${this.prefix}/` : 'the bucket'}`);
+    if (
+      name === 'AccessDenied' ||
+      name === 'InvalidAccessKeyId' ||
+      name === 'SignatureDoesNotMatch' ||
+      name === 'Forbidden' ||
+      status === 403
+    ) {
+      return fail(
+        'invalid_config',
+        `access to S3 bucket "${this.bucket}" denied (${where}, ${name || status}): check AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY or AWS_PROFILE, and that they may GetObject, PutObject and DeleteObject under ${this.prefix ? `${this.prefix}/` : 'the bucket'}`,
+      );
     }
     if (name === 'CredentialsProviderError' || /could not load credentials/i.test(detail)) {
-      return fail('invalid_config', `no AWS credentials for S3 bucket "${this.bucket}": set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE (credentials never go in the store setting) — ${detail}`);
+      return fail(
+        'invalid_config',
+        `no AWS credentials for S3 bucket "${this.bucket}": set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE (credentials never go in the store setting) — ${detail}`,
+      );
     }
     if (/region is missing/i.test(detail)) {
-      return fail('invalid_config', `no AWS region for S3 bucket "${this.bucket}": add ?region=… to the s3:// store setting or set AWS_REGION`);
+      return fail(
+        'invalid_config',
+        `no AWS region for S3 bucket "${this.bucket}": add ?region=… to the s3:// store setting or set AWS_REGION`,
+      );
     }
     if (typeof code === 'string' && /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH)$/.test(code)) {
-      return fail('invalid_config', `cannot reach the S3 endpoint ${this.endpoint ?? '(AWS)'} for bucket "${this.bucket}" (${code}): check ?endpoint= in the store setting and that the server is up`);
+      return fail(
+        'invalid_config',
+        `cannot reach the S3 endpoint ${this.endpoint ?? '(AWS)'} for bucket "${this.bucket}" (${code}): check ?endpoint= in the store setting and that the server is up`,
+      );
     }
     return fail('storage_error', `S3 ${what} failed (${where}): ${name ? `${name}: ` : ''}${detail}`);
   }

@@ -244,7 +244,11 @@ export class TranscriptStore {
         return;
       }
       reads.push(
-        Promise.all(content.map(async (b) => (isStoredResult(b) ? { ...b, output: { type: 'text' as const, text: await this.outputText(b.output) } } : b))).then((full) => {
+        Promise.all(
+          content.map(async (b) =>
+            isStoredResult(b) ? { ...b, output: { type: 'text' as const, text: await this.outputText(b.output) } } : b,
+          ),
+        ).then((full) => {
           resolved[i] = { role: 'user', content: full };
         }),
       );

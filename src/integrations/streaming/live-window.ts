@@ -77,5 +77,13 @@ export class LiveWindow {
 /** Whether heartbeat details are a {@link LiveDetails} window. */
 export function isLiveDetails(value: unknown): value is LiveDetails {
   const v = value as Partial<LiveDetails> | null;
-  return typeof v === 'object' && v !== null && v.live === 1 && typeof v.step === 'number' && typeof v.attempt === 'number' && typeof v.first === 'number' && Array.isArray(v.deltas);
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    v.live === 1 &&
+    typeof v.step === 'number' &&
+    typeof v.attempt === 'number' &&
+    typeof v.first === 'number' &&
+    Array.isArray(v.deltas)
+  );
 }

@@ -39,7 +39,8 @@ export function decodeDelta(workflowId: string, fields: readonly string[]): Live
       return undefined;
     }
     const v = value as { step?: unknown; attempt?: unknown; n?: unknown; delta?: unknown } | null;
-    if (typeof v !== 'object' || v === null || !count(v.step) || !count(v.attempt) || !count(v.n) || !isModelDelta(v.delta)) return undefined;
+    if (typeof v !== 'object' || v === null || !count(v.step) || !count(v.attempt) || !count(v.n) || !isModelDelta(v.delta))
+      return undefined;
     return { workflowId, step: v.step, attempt: v.attempt, n: v.n, delta: v.delta };
   }
   return undefined;
@@ -102,7 +103,8 @@ export function checkRedisUrl(url: unknown, option: string): string {
   } catch {
     throw new TypeError(`${option}: "${redact(url)}" is not a URL; expected redis://host:port (or rediss:// for TLS)`);
   }
-  if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') throw new TypeError(`${option}: "${redact(url)}" has scheme ${parsed.protocol}; expected redis://host:port (or rediss:// for TLS)`);
+  if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:')
+    throw new TypeError(`${option}: "${redact(url)}" has scheme ${parsed.protocol}; expected redis://host:port (or rediss:// for TLS)`);
   if (!parsed.hostname) throw new TypeError(`${option}: "${redact(url)}" names no host; expected redis://host:port`);
   return url;
 }

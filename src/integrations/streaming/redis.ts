@@ -12,7 +12,17 @@ import { loadPeer, PEERS } from '../optional-peer';
 import type { LiveDelta } from '../../core/events/stream';
 import { sleep } from '../../client/abortable';
 import type { RedisDeltaEntry } from './redis-codec';
-import { DEFAULT_KEY_PREFIX, checkRedisUrl, encodeDelta, entriesOf, isStreamId, lastIdOf, lastReadIdOf, redact, streamKey } from './redis-codec';
+import {
+  DEFAULT_KEY_PREFIX,
+  checkRedisUrl,
+  encodeDelta,
+  entriesOf,
+  isStreamId,
+  lastIdOf,
+  lastReadIdOf,
+  redact,
+  streamKey,
+} from './redis-codec';
 import type { DeltaFeed, DeltaPublisher, FollowOptions } from './transport';
 
 export type { RedisDeltaEntry } from './redis-codec';
@@ -85,7 +95,14 @@ const LOG_EVERY_MS = 10_000;
  * do not depend on it.
  */
 export async function redisUnreachable(url: string, timeoutMs = 2000): Promise<string | undefined> {
-  const redis = newRedis(url, { lazyConnect: true, connectTimeout: timeoutMs, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null, connectionName: 'durable-agent:check' });
+  const redis = newRedis(url, {
+    lazyConnect: true,
+    connectTimeout: timeoutMs,
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+    retryStrategy: () => null,
+    connectionName: 'durable-agent:check',
+  });
   redis.on('error', () => undefined); // the failed connect below says why
   try {
     await redis.connect();
@@ -201,7 +218,12 @@ export class RedisDeltaPublisher implements DeltaPublisher {
       maxRetriesPerRequest: 5,
       connectionName: 'durable-agent:publisher',
     });
-    redis.on('error', (err: unknown) => this.log.report('connection', `Redis delta publisher (${redact(this.url)}): ${message(err)}; deltas wait (at most ${this.maxBuffered}) and model calls go on`));
+    redis.on('error', (err: unknown) =>
+      this.log.report(
+        'connection',
+        `Redis delta publisher (${redact(this.url)}): ${message(err)}; deltas wait (at most ${this.maxBuffered}) and model calls go on`,
+      ),
+    );
     redis.connect().catch(() => undefined); // failures come as 'error' events; ioredis keeps reconnecting
     this.redis = redis;
     return redis;
@@ -260,7 +282,10 @@ export class RedisDeltaPublisher implements DeltaPublisher {
 
   private drop(count: number, why: string): void {
     this.dropped += count;
-    this.log.report('dropped', `Redis delta publisher: ${this.dropped} deltas dropped so far (${why}); readers see the gap and get each step whole from the run's events`);
+    this.log.report(
+      'dropped',
+      `Redis delta publisher: ${this.dropped} deltas dropped so far (${why}); readers see the gap and get each step whole from the run's events`,
+    );
   }
 }
 
@@ -304,7 +329,10 @@ export class RedisDeltaFeed implements DeltaFeed {
    * @throws {TypeError} when `after` is not a stream id (`<ms>-<seq>`).
    */
   async *entries(workflowId: string, { signal, after }: RedisFollowOptions = {}): AsyncGenerator<RedisDeltaEntry> {
-    if (after !== undefined && !isStreamId(after)) throw new TypeError(`RedisDeltaFeed: after "${after}" is not a stream id; pass the id of an entry read before (e.g. 1700000000000-0), or 0-0 for all the stream holds`);
+    if (after !== undefined && !isStreamId(after))
+      throw new TypeError(
+        `RedisDeltaFeed: after "${after}" is not a stream id; pass the id of an entry read before (e.g. 1700000000000-0), or 0-0 for all the stream holds`,
+      );
     if (signal?.aborted) return;
     const key = streamKey(workflowId, this.prefix);
     const redis = newRedis(this.url, {

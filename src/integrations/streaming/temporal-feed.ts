@@ -38,9 +38,13 @@ export class TemporalDeltaFeed implements DeltaFeed {
   async *follow(workflowId: string, { signal }: FollowOptions = {}): AsyncGenerator<LiveDelta> {
     let poll = this.polls.get(workflowId);
     if (!poll) {
-      const created = new SharedPoll(() => this.read(workflowId), this.options.pollMs ?? 100, () => {
-        if (this.polls.get(workflowId) === created) this.polls.delete(workflowId);
-      });
+      const created = new SharedPoll(
+        () => this.read(workflowId),
+        this.options.pollMs ?? 100,
+        () => {
+          if (this.polls.get(workflowId) === created) this.polls.delete(workflowId);
+        },
+      );
       poll = created;
       this.polls.set(workflowId, poll);
     }
@@ -73,7 +77,11 @@ export class TemporalDeltaFeed implements DeltaFeed {
     const windows: LiveDetails[] = [];
     for (const activity of description.raw.pendingActivities ?? []) {
       if (activity.activityType?.name !== 'callModel' || !activity.heartbeatDetails?.payloads?.length) continue;
-      const details: unknown = await decodeFromPayloadsAtIndex(this.client.options.loadedDataConverter, 0, activity.heartbeatDetails.payloads).catch(() => undefined);
+      const details: unknown = await decodeFromPayloadsAtIndex(
+        this.client.options.loadedDataConverter,
+        0,
+        activity.heartbeatDetails.payloads,
+      ).catch(() => undefined);
       if (isLiveDetails(details)) windows.push(details);
     }
     return { running: description.status.name === 'RUNNING', windows };

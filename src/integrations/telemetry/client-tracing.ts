@@ -17,6 +17,9 @@ import { loadPeer, PEERS } from '../optional-peer';
 export function tracingClientInterceptors(options: TracingOptions): WorkflowClientInterceptor[] {
   // Loaded here: Temporal's OpenTelemetry interceptor (and @opentelemetry/api under it) only when tracing.
   // Deep import, no public equivalent: the package's root also loads its workflow-sandbox runtime patch and worker interceptors.
-  const { OpenTelemetryWorkflowClientInterceptor } = loadPeer<typeof ClientInterceptorsModule>(PEERS.temporalOtel, '@temporalio/interceptors-opentelemetry/lib/client');
+  const { OpenTelemetryWorkflowClientInterceptor } = loadPeer<typeof ClientInterceptorsModule>(
+    PEERS.temporalOtel,
+    '@temporalio/interceptors-opentelemetry/lib/client',
+  );
   return [new OpenTelemetryWorkflowClientInterceptor({ tracer: tracingFrom(options).tracer })];
 }

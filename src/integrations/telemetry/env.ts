@@ -33,7 +33,8 @@ function checkedUrl(value: string, name: string): string {
   } catch {
     throw bad(`${name} "${value}" is not a URL; give the collector's OTLP/HTTP address, e.g. http://localhost:4318`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw bad(`${name} "${value}" must be an http:// or https:// URL (OTLP over HTTP), e.g. http://localhost:4318`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw bad(`${name} "${value}" must be an http:// or https:// URL (OTLP over HTTP), e.g. http://localhost:4318`);
   return url.toString();
 }
 
@@ -52,16 +53,22 @@ function flag(value: string | undefined, name: string): boolean {
  */
 export function tracingSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): EnvTracingSettings | undefined {
   if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return undefined;
-  const exporters = (env.OTEL_TRACES_EXPORTER ?? '').split(',').map((e) => e.trim().toLowerCase()).filter(Boolean);
+  const exporters = (env.OTEL_TRACES_EXPORTER ?? '')
+    .split(',')
+    .map((e) => e.trim().toLowerCase())
+    .filter(Boolean);
   if (exporters.includes('none')) return undefined;
   const other = exporters.find((e) => e !== 'otlp');
-  if (other) throw bad(`OTEL_TRACES_EXPORTER "${env.OTEL_TRACES_EXPORTER}": durable-agent's command line exports traces with otlp only (or none)`);
+  if (other)
+    throw bad(`OTEL_TRACES_EXPORTER "${env.OTEL_TRACES_EXPORTER}": durable-agent's command line exports traces with otlp only (or none)`);
   const specific = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim();
   const general = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
   if (!specific && !general) return undefined;
   for (const name of ['OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'OTEL_EXPORTER_OTLP_PROTOCOL']) {
     if (env[name]?.trim().toLowerCase() === 'grpc') {
-      throw bad(`${name}=grpc: durable-agent's command line exports OTLP over HTTP; set it to http/json (or unset it) and point the endpoint at the collector's HTTP port (usually 4318)`);
+      throw bad(
+        `${name}=grpc: durable-agent's command line exports OTLP over HTTP; set it to http/json (or unset it) and point the endpoint at the collector's HTTP port (usually 4318)`,
+      );
     }
   }
   const url = specific
@@ -109,6 +116,10 @@ export function tracingFromEnv(): EnvTracing | undefined {
   const resource = envDetectorSync.detect().merge(new Resource({ 'service.name': settings.serviceName }));
   return {
     settings,
-    options: { spanProcessor: new BatchSpanProcessor(new OTLPTraceExporter({ url: settings.url })), resource, captureContent: settings.captureContent },
+    options: {
+      spanProcessor: new BatchSpanProcessor(new OTLPTraceExporter({ url: settings.url })),
+      resource,
+      captureContent: settings.captureContent,
+    },
   };
 }

@@ -72,7 +72,10 @@ export function tracingFrom(options: TracingOptions): Tracing {
   const known = made.get(options);
   if (known) return known;
   if (!options || typeof options.spanProcessor?.onEnd !== 'function') {
-    throw new DurableAgentError('invalid_config', 'durable-agent: tracing needs a spanProcessor, e.g. { spanProcessor: new BatchSpanProcessor(new OTLPTraceExporter()) }');
+    throw new DurableAgentError(
+      'invalid_config',
+      'durable-agent: tracing needs a spanProcessor, e.g. { spanProcessor: new BatchSpanProcessor(new OTLPTraceExporter()) }',
+    );
   }
   // Loaded here, not on import: a client without tracing does not load the OpenTelemetry SDK.
   const { NodeTracerProvider } = loadPeer<typeof TraceNodeModule>(PEERS.otelTraceNode);

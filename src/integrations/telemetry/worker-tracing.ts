@@ -19,7 +19,9 @@ import { tracingFrom } from './tracing';
 import { loadPeer, PEERS } from '../optional-peer';
 
 /** Path of durable-agent's workflow interceptors module (compiled `.js` from `dist/`, else `.ts`). */
-export const WORKFLOW_INTERCEPTORS_PATH = ['.js', '.ts'].map((ext) => join(__dirname, `workflow-interceptors${ext}`)).find((p) => existsSync(p)) ?? join(__dirname, 'workflow-interceptors');
+export const WORKFLOW_INTERCEPTORS_PATH =
+  ['.js', '.ts'].map((ext) => join(__dirname, `workflow-interceptors${ext}`)).find((p) => existsSync(p)) ??
+  join(__dirname, 'workflow-interceptors');
 
 /**
  * Temporal's OpenTelemetry interceptors (and the OpenTelemetry SDK under them), loaded when a worker
@@ -38,23 +40,44 @@ export class WorkerTracing {
   constructor(options: TracingOptions) {
     this.tracing = tracingFrom(options);
     const tracer = { tracer: this.tracing.tracer };
-    const { OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor, OpenTelemetryNexusInboundInterceptor, OpenTelemetryNexusOutboundInterceptor, OpenTelemetryWorkflowClientInterceptor } =
-      interceptors();
+    const {
+      OpenTelemetryActivityInboundInterceptor,
+      OpenTelemetryActivityOutboundInterceptor,
+      OpenTelemetryNexusInboundInterceptor,
+      OpenTelemetryNexusOutboundInterceptor,
+      OpenTelemetryWorkflowClientInterceptor,
+    } = interceptors();
     this.plugin = new SimplePlugin({
       name: 'durable-agent-tracing',
       clientInterceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor(tracer)] },
       workerInterceptors: {
         client: { workflow: [new OpenTelemetryWorkflowClientInterceptor(tracer)] },
         workflowModules: [WORKFLOW_INTERCEPTORS_PATH],
-        activity: [(ctx) => ({ inbound: new OpenTelemetryActivityInboundInterceptor(ctx, tracer), outbound: new OpenTelemetryActivityOutboundInterceptor(ctx) })],
-        nexus: [(ctx) => ({ inbound: new OpenTelemetryNexusInboundInterceptor(ctx, tracer), outbound: new OpenTelemetryNexusOutboundInterceptor(ctx) })],
+        activity: [
+          (ctx) => ({
+            inbound: new OpenTelemetryActivityInboundInterceptor(ctx, tracer),
+            outbound: new OpenTelemetryActivityOutboundInterceptor(ctx),
+          }),
+        ],
+        nexus: [
+          (ctx) => ({
+            inbound: new OpenTelemetryNexusInboundInterceptor(ctx, tracer),
+            outbound: new OpenTelemetryNexusOutboundInterceptor(ctx),
+          }),
+        ],
       },
     });
   }
 
   /** The sink through which workflow spans leave the sandbox (Temporal does not call it on replay). */
   private withSink<O extends WorkerOptions | ReplayWorkerOptions>(options: O): O {
-    return { ...options, sinks: { ...options.sinks, exporter: interceptors().makeWorkflowExporter(this.tracing.spanProcessor as SpanProcessor, this.tracing.resource as Resource) } };
+    return {
+      ...options,
+      sinks: {
+        ...options.sinks,
+        exporter: interceptors().makeWorkflowExporter(this.tracing.spanProcessor as SpanProcessor, this.tracing.resource as Resource),
+      },
+    };
   }
 
   /** Interceptors and the span sink (workflow interceptor modules only when the worker bundles: give a prebuilt bundle {@link configureBundler}). */

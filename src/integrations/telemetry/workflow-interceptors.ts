@@ -12,7 +12,11 @@
 import type { Attributes } from '@opentelemetry/api';
 import { SpanStatusCode, trace } from '@opentelemetry/api';
 // Deep import: the package's root also loads its client and worker modules, which cannot enter the workflow sandbox.
-import { OpenTelemetryInboundInterceptor, OpenTelemetryInternalsInterceptor, OpenTelemetryOutboundInterceptor } from '@temporalio/interceptors-opentelemetry/lib/workflow';
+import {
+  OpenTelemetryInboundInterceptor,
+  OpenTelemetryInternalsInterceptor,
+  OpenTelemetryOutboundInterceptor,
+} from '@temporalio/interceptors-opentelemetry/lib/workflow';
 import type { Next, SignalInput, WorkflowExecuteInput, WorkflowInboundCallsInterceptor, WorkflowInterceptors } from '@temporalio/workflow';
 import { ContinueAsNew, workflowInfo } from '@temporalio/workflow';
 import { AGENT_ATTR, GEN_AI, OPERATION, spanName, TRACER_NAME } from './gen-ai';
@@ -39,7 +43,11 @@ class InvokeAgentInterceptor implements WorkflowInboundCallsInterceptor {
     const first = input.args[0] as { agent?: unknown } | undefined;
     if (!AGENT_WORKFLOWS.has(info.workflowType) || typeof first?.agent !== 'string') return next(input);
     const agent = first.agent;
-    const attributes: Attributes = { [GEN_AI.operation]: OPERATION.invokeAgent, [GEN_AI.agentName]: agent, [GEN_AI.conversationId]: info.workflowId };
+    const attributes: Attributes = {
+      [GEN_AI.operation]: OPERATION.invokeAgent,
+      [GEN_AI.agentName]: agent,
+      [GEN_AI.conversationId]: info.workflowId,
+    };
     return trace.getTracer(TRACER_NAME).startActiveSpan(spanName.invokeAgent(agent), { attributes }, async (span) => {
       try {
         const result = await next(input);

@@ -79,29 +79,41 @@ export class ApprovalDesk {
   install(): void {
     setHandler(pendingApprovalsQuery, () => [...this.pending(), ...(this.children?.pending() ?? [])]);
     setHandler(approvalSignal, (payload: unknown) => this.onSignal(payload));
-    setHandler(decideUpdate, (payload: unknown) => {
-      const d = (parseDecision(payload) as { value: ApprovalDecision }).value;
-      const child = this.inChild(d.callId);
-      if (child && this.children) {
-        // A sub-agent's call: the child decides it (a signal; the validator checked it against the child's last report).
-        return this.children.forward(child.via, { ...d, callId: child.childCallId }).then(() => ({ callId: d.callId, tool: child.pending.tool, decision: d.decision, by: d.by, applied: [d.callId] }));
-      }
-      // A call being gated: the caller waits for its gate, then the decision applies if it asked.
-      if (this.stateOf(d.callId).kind === 'gating') return this.afterGate(d);
-      return this.apply(d, 'update');
-    }, {
-      // Refusals are final (nothing to retry) and typed, so any client — the `temporal` CLI included —
-      // reads `ApprovalRefused` with the reason. The validator writes nothing to history.
-      validator: (payload: unknown) => {
-        const parsed = parseDecision(payload);
-        if (!parsed.ok) throw ApplicationFailure.nonRetryable(parsed.error, APPROVAL_REFUSED);
-        const child = this.inChild(parsed.value.callId);
-        const state: CallApprovalState = child ? { kind: 'pending', pending: child.pending } : this.stateOf(parsed.value.callId);
-        const why = refusal(parsed.value, state, Date.now());
-        // The state travels as a detail: a client that saw the call in a query can tell "not reached yet".
-        if (why) throw ApplicationFailure.create({ message: why, type: APPROVAL_REFUSED, nonRetryable: true, details: [{ state: state.kind } satisfies RefusalDetails] });
+    setHandler(
+      decideUpdate,
+      (payload: unknown) => {
+        const d = (parseDecision(payload) as { value: ApprovalDecision }).value;
+        const child = this.inChild(d.callId);
+        if (child && this.children) {
+          // A sub-agent's call: the child decides it (a signal; the validator checked it against the child's last report).
+          return this.children
+            .forward(child.via, { ...d, callId: child.childCallId })
+            .then(() => ({ callId: d.callId, tool: child.pending.tool, decision: d.decision, by: d.by, applied: [d.callId] }));
+        }
+        // A call being gated: the caller waits for its gate, then the decision applies if it asked.
+        if (this.stateOf(d.callId).kind === 'gating') return this.afterGate(d);
+        return this.apply(d, 'update');
       },
-    });
+      {
+        // Refusals are final (nothing to retry) and typed, so any client — the `temporal` CLI included —
+        // reads `ApprovalRefused` with the reason. The validator writes nothing to history.
+        validator: (payload: unknown) => {
+          const parsed = parseDecision(payload);
+          if (!parsed.ok) throw ApplicationFailure.nonRetryable(parsed.error, APPROVAL_REFUSED);
+          const child = this.inChild(parsed.value.callId);
+          const state: CallApprovalState = child ? { kind: 'pending', pending: child.pending } : this.stateOf(parsed.value.callId);
+          const why = refusal(parsed.value, state, Date.now());
+          // The state travels as a detail: a client that saw the call in a query can tell "not reached yet".
+          if (why)
+            throw ApplicationFailure.create({
+              message: why,
+              type: APPROVAL_REFUSED,
+              nonRetryable: true,
+              details: [{ state: state.kind } satisfies RefusalDetails],
+            });
+        },
+      },
+    );
   }
 
   /** Apply an update's decision once its call's gate has answered, or refuse it if the call did not ask. */
@@ -109,7 +121,13 @@ export class ApprovalDesk {
     await condition(() => this.stateOf(d.callId).kind !== 'gating');
     const state = this.stateOf(d.callId);
     const why = refusal(d, state, Date.now());
-    if (why) throw ApplicationFailure.create({ message: why, type: APPROVAL_REFUSED, nonRetryable: true, details: [{ state: state.kind } satisfies RefusalDetails] });
+    if (why)
+      throw ApplicationFailure.create({
+        message: why,
+        type: APPROVAL_REFUSED,
+        nonRetryable: true,
+        details: [{ state: state.kind } satisfies RefusalDetails],
+      });
     return this.apply(d, 'update');
   }
 
@@ -125,9 +143,11 @@ export class ApprovalDesk {
     }
     const state = this.stateOf(d.callId);
     // Runs recorded before decisions could wait for their call refused them at once: keep that on replay.
-    if (state.kind === 'not_reached' && !patched('queue-early-decisions')) return this.refused(payload, refusal(d, state, Date.now()) as string);
+    if (state.kind === 'not_reached' && !patched('queue-early-decisions'))
+      return this.refused(payload, refusal(d, state, Date.now()) as string);
     // Runs recorded before decisions could wait for a call's gate refused them as "did not ask": keep that on replay.
-    if (state.kind === 'gating' && !patched('queue-decisions-while-gating')) return this.refused(payload, refusal(d, { kind: 'not_asked' }, Date.now()) as string);
+    if (state.kind === 'gating' && !patched('queue-decisions-while-gating'))
+      return this.refused(payload, refusal(d, { kind: 'not_asked' }, Date.now()) as string);
     const next = signalDisposition(d, state, Date.now(), this.queued.size);
     if (next.kind === 'refuse') return this.refused(payload, next.reason);
     if (next.kind === 'apply') {
@@ -280,9 +300,12 @@ export class ApprovalDesk {
     const tool = call.tool.name;
     await condition(() => entry.decided !== undefined || entry.closed !== undefined);
     if (entry.closed === 'withdrawn') return { kind: 'outcome', outcome: withdrawnOutcome(call.callId, tool) };
-    if (entry.closed === 'expired') return { kind: 'outcome', outcome: expiredOutcome(call.callId, tool, entry.spec?.onTimeout === 'fail') };
+    if (entry.closed === 'expired')
+      return { kind: 'outcome', outcome: expiredOutcome(call.callId, tool, entry.spec?.onTimeout === 'fail') };
     const d = entry.decided as Decided;
-    return d.decision === 'approve' ? { kind: 'run' } : { kind: 'outcome', outcome: decisionOutcome(call.callId, tool, { ...d, decision: d.decision }) };
+    return d.decision === 'approve'
+      ? { kind: 'run' }
+      : { kind: 'outcome', outcome: decisionOutcome(call.callId, tool, { ...d, decision: d.decision }) };
   }
 
   /** Stop waiting for every open request, and refuse decisions still queued (the run is ending). */
@@ -313,7 +336,12 @@ export class ApprovalDesk {
   private apply(d: ApprovalDecision, via: 'signal' | 'update'): DecisionReceipt {
     const entry = this.entries.get(d.callId) as Entry;
     const tool = entry.pending.tool;
-    const decided: Decided = { decision: d.decision, by: d.by, ...(d.reason ? { reason: d.reason } : {}), ...(d.extendBy !== undefined ? { extendBy: d.extendBy } : {}) };
+    const decided: Decided = {
+      decision: d.decision,
+      by: d.by,
+      ...(d.reason ? { reason: d.reason } : {}),
+      ...(d.extendBy !== undefined ? { extendBy: d.extendBy } : {}),
+    };
     const applied = [d.callId];
     this.settle(entry, decided, via, false);
     if (d.decision === 'approve' && d.scope === 'tool') {

@@ -73,7 +73,10 @@ export class ChildApprovals {
  * The child side: a function that reports the approvals this run waits for to its parent, or undefined
  * for a run without a parent agent (which then issues no command for it).
  */
-export function parentNotifier(parent: ParentLink | undefined, agent: () => string): ((pending: Array<PendingApproval & { child?: ChildTag }>) => void) | undefined {
+export function parentNotifier(
+  parent: ParentLink | undefined,
+  agent: () => string,
+): ((pending: Array<PendingApproval & { child?: ChildTag }>) => void) | undefined {
   if (!parent) return undefined;
   let n = 0;
   let last = '[]';
@@ -82,8 +85,15 @@ export function parentNotifier(parent: ParentLink | undefined, agent: () => stri
     if (text === last) return;
     last = text;
     // Workflow time orders the reports across continue-as-new too (a new execution counts from 0 again).
-    const report: ChildApprovalsReport = { workflowId: workflowInfo().workflowId, agent: agent(), seq: Date.now() * 1000 + (++n % 1000), pending };
+    const report: ChildApprovalsReport = {
+      workflowId: workflowInfo().workflowId,
+      agent: agent(),
+      seq: Date.now() * 1000 + (++n % 1000),
+      pending,
+    };
     // Fire and forget; a parent that has closed meanwhile has no use for it.
-    void CancellationScope.nonCancellable(() => getExternalWorkflowHandle(parent.workflowId).signal(childApprovalsSignal, report)).catch(() => undefined);
+    void CancellationScope.nonCancellable(() => getExternalWorkflowHandle(parent.workflowId).signal(childApprovalsSignal, report)).catch(
+      () => undefined,
+    );
   };
 }

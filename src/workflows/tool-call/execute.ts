@@ -61,7 +61,9 @@ export async function executeCall(ctx: ExecuteContext, call: PlannedCall, inline
     const question = `The outcome of this call is unknown (its worker was lost after it started). Approve to run it again, deny to tell the model the outcome is unknown.`;
     const decided = await ctx.desk.askRerun(call, rerun + 1, call.tool.approval, question);
     if (decided?.decision !== 'approve') {
-      const why = decided ? ` ${decided.by} decided not to run it again${decided.reason ? `: ${decided.reason}` : ''}.` : ' Nobody decided in time; it was not run again.';
+      const why = decided
+        ? ` ${decided.by} decided not to run it again${decided.reason ? `: ${decided.reason}` : ''}.`
+        : ' Nobody decided in time; it was not run again.';
       const text = `${outcomeText(outcome)}${why}`;
       return { ...outcome, output: { type: 'text', text }, error: text };
     }
@@ -77,7 +79,7 @@ async function executeAttempts(ctx: ExecuteContext, call: PlannedCall, inlineLim
   const tool = call.tool;
   const run = toolActivity(ctx.proxies, tool, true);
   let losses = 0;
-  for (let attempt = 1; ; ) {
+  for (let attempt = 1; ;) {
     try {
       const r = await run({ ...toolInput(ctx, call, inlineLimitBytes), attempt, ...(rerun ? { rerun } : {}) });
       return { ...outcomeOf(call, r), ...(losses ? { workerLosses: losses } : {}) };
@@ -133,7 +135,11 @@ function toolInput(ctx: ExecuteContext, call: PlannedCall, inlineLimitBytes: num
 function failedOutcome(call: PlannedCall, f: ToolFailure, attempts: number): ToolOutcome {
   const tool = call.tool;
   if (f.type === STORAGE_ERROR) {
-    return errorOutcome(call.callId, tool.name, `Tool "${tool.name}": ${f.message}`, { attempts, latencyMs: f.latencyMs, endsRun: 'storage_error' });
+    return errorOutcome(call.callId, tool.name, `Tool "${tool.name}": ${f.message}`, {
+      attempts,
+      latencyMs: f.latencyMs,
+      endsRun: 'storage_error',
+    });
   }
   return errorOutcome(call.callId, tool.name, `Tool "${tool.name}" failed: ${f.message}`, {
     attempts,

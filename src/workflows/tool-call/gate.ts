@@ -37,7 +37,10 @@ export function knownGates(ctx: GateContext, calls: readonly PlannedCall[]): Map
 export async function checkedGates(ctx: GateContext, calls: readonly PlannedCall[]): Promise<Map<string, Gate>> {
   const gates = new Map(calls.map((c) => [c.callId, gateOf(ctx, c)]));
   const toCheck = calls.filter((c) => gates.get(c.callId)?.kind === 'check');
-  const answers = await checkApprovals({ agent: ctx.spec.name, calls: toCheck.map((c) => ({ callId: c.callId, tool: c.tool.name, args: c.args })) });
+  const answers = await checkApprovals({
+    agent: ctx.spec.name,
+    calls: toCheck.map((c) => ({ callId: c.callId, tool: c.tool.name, args: c.args })),
+  });
   for (const c of toCheck) gates.set(c.callId, gateOf(ctx, c, answers.find((a) => a.callId === c.callId)?.needsApproval ?? true));
   return gates;
 }

@@ -4,14 +4,7 @@
  * it); `runSubAgentCall` is the tool-call form (an `agentTool` call of the loop: events, outcome, spend).
  * The approvals children wait for are `child-approvals.ts`'s, reached here only through the context.
  */
-import {
-  ChildWorkflowCancellationType,
-  isCancellation,
-  ParentClosePolicy,
-  startChild,
-  uuid4,
-  workflowInfo,
-} from '@temporalio/workflow';
+import { ChildWorkflowCancellationType, isCancellation, ParentClosePolicy, startChild, uuid4, workflowInfo } from '@temporalio/workflow';
 import type { ChildWorkflowHandle } from '@temporalio/workflow';
 import type { RunPolicy } from '../../core/approvals/approvals';
 import type { Budget } from '../../core/budget/budget';
@@ -28,7 +21,9 @@ import { errorOutcome } from '../../core/tool-calls/outcomes';
 import type { ToolCallContext } from './context';
 
 /** What an agent-tool call needs from the run. */
-export type SubAgentCallContext = Pick<ToolCallContext, 'policy' | 'approvalWaiver' | 'log'> & { children?: Pick<NonNullable<ToolCallContext['children']>, 'drop'> };
+export type SubAgentCallContext = Pick<ToolCallContext, 'policy' | 'approvalWaiver' | 'log'> & {
+  children?: Pick<NonNullable<ToolCallContext['children']>, 'drop'>;
+};
 
 /** The agent workflow's signature (named by type, so this module does not import the workflow itself). */
 type AgentWorkflowFn = (input: AgentWorkflowInput) => Promise<AgentRunResult>;
@@ -92,25 +87,39 @@ export async function runSubAgentCall(ctx: SubAgentCallContext, call: PlannedCal
   const agent = call.tool.subAgent?.agent as string;
   const tool = call.tool.name;
   const asked = subAgentPrompt(call.args);
-  if ('error' in asked) return errorOutcome(call.callId, tool, `Invalid arguments for tool "${tool}": ${asked.error}. The sub-agent was not started.`);
+  if ('error' in asked)
+    return errorOutcome(call.callId, tool, `Invalid arguments for tool "${tool}": ${asked.error}. The sub-agent was not started.`);
   const parentId = workflowInfo().workflowId;
   const workflowId = childWorkflowId(parentId, call.callId);
   const begun = Date.now();
   const base = { step: call.step, callId: call.callId, tool, agent, workflowId };
   let result: AgentRunResult;
   try {
-    const child = await startSubAgent(agent, { input: asked.prompt, ...(ctx.policy ? { policy: ctx.policy } : {}), ...(ctx.approvalWaiver ? { approvalWaiver: ctx.approvalWaiver } : {}), workflowId, parent: { workflowId: parentId, callId: call.callId } });
+    const child = await startSubAgent(agent, {
+      input: asked.prompt,
+      ...(ctx.policy ? { policy: ctx.policy } : {}),
+      ...(ctx.approvalWaiver ? { approvalWaiver: ctx.approvalWaiver } : {}),
+      workflowId,
+      parent: { workflowId: parentId, callId: call.callId },
+    });
     ctx.log.push({ type: 'sub_agent_started', ...base });
     result = await child.result();
   } catch (err) {
     ctx.children?.drop(workflowId);
     if (isCancellation(err)) throw err;
-    const message = err instanceof Error ? (err.cause instanceof Error ? `${err.message}: ${err.cause.message}` : err.message) : String(err);
+    const message =
+      err instanceof Error ? (err.cause instanceof Error ? `${err.message}: ${err.cause.message}` : err.message) : String(err);
     ctx.log.push({ type: 'sub_agent_finished', ...base, error: message });
     return childFailedOutcome(call.callId, tool, agent, workflowId, message, Date.now() - begun);
   }
   ctx.children?.drop(workflowId);
   const summary = childSummary(workflowId, agent, result);
-  ctx.log.push({ type: 'sub_agent_finished', ...base, status: summary.status, usage: summary.usage, ...(summary.costUsd !== null ? { costUsd: summary.costUsd } : {}) });
+  ctx.log.push({
+    type: 'sub_agent_finished',
+    ...base,
+    status: summary.status,
+    usage: summary.usage,
+    ...(summary.costUsd !== null ? { costUsd: summary.costUsd } : {}),
+  });
   return childOutcome(call.callId, tool, summary, result, Date.now() - begun, inlineLimitBytes);
 }

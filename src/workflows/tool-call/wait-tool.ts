@@ -13,8 +13,16 @@ import type { ToolCallContext } from './context';
 export async function waitCall(ctx: Pick<ToolCallContext, 'messageWaiting'>, call: PlannedCall, maxWaitMs: number): Promise<ToolOutcome> {
   const started = Date.now();
   const asked = waitDuration(call.args, started, maxWaitMs);
-  if ('error' in asked) return errorOutcome(call.callId, call.tool.name, `Invalid arguments for tool "${call.tool.name}": ${asked.error}. Nothing was waited.`);
+  if ('error' in asked)
+    return errorOutcome(call.callId, call.tool.name, `Invalid arguments for tool "${call.tool.name}": ${asked.error}. Nothing was waited.`);
   const woken = await condition(ctx.messageWaiting, asked.ms);
   const slept = Date.now() - started;
-  return { callId: call.callId, tool: call.tool.name, output: { type: 'text', text: waitResultText(asked.ms, slept, woken) }, isError: false, latencyMs: slept, attempts: 1 };
+  return {
+    callId: call.callId,
+    tool: call.tool.name,
+    output: { type: 'text', text: waitResultText(asked.ms, slept, woken) },
+    isError: false,
+    latencyMs: slept,
+    attempts: 1,
+  };
 }
