@@ -118,8 +118,8 @@ async function phasesOfStart(connection: NativeConnection, bundle: string): Prom
     [DurableAgentsPlugin.prototype, 'configureWorker', "the plugin's configureWorker (activities, search attributes)"],
     [Worker, 'getOrCreateBundle', 'read the bundle, extract its source map, compile it in the main thread'],
     [Worker, 'createWorkflowCreator', 'start the workflow thread: load the SDK there, evaluate the bundle'],
-    // eslint-disable-next-line @typescript-eslint/no-require-imports -- Temporal's internal class, looked up by name
     [
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- Temporal's internal class, looked up by name
       (require('@temporalio/worker/lib/worker') as { NativeWorker: object }).NativeWorker,
       'create',
       'register the worker with the native core',
