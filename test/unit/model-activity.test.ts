@@ -25,8 +25,12 @@ import type { ScriptedTurn } from '../../src/integrations/providers/scripted';
 import { ScriptedProvider } from '../../src/integrations/providers/scripted';
 import { FileBlobStore, MemoryBlobStore } from '../../src/integrations/store/blob-store';
 import { TranscriptStore } from '../../src/integrations/store/transcript-store';
+import { testLogs } from '../helpers/test-logs';
 
 const MISSING = `sha256-${'0'.repeat(64)}`;
+
+/** The SDK's activity test environment, logging into the per-test log (printed only for a failing test). */
+const mockEnv = () => new MockActivityEnvironment(undefined, { logger: testLogs });
 const prompt: PromptSpec = { system: 'test', tools: [] };
 
 /** A provider serving one scripted turn, counting its calls. */
@@ -60,7 +64,7 @@ describe('callModel: storage failures are not model failures', () => {
   it('fails with a final StorageError naming the missing prompt and the fix, without calling the model', async () => {
     const { provider, counter } = scripted({ text: 'never' });
     const callModel = callModelActivity(new Map([['scripted', provider]]), new TranscriptStore(new MemoryBlobStore()));
-    const err = await failure(new MockActivityEnvironment().run(callModel, input(MISSING, null, [user('hi')])));
+    const err = await failure(mockEnv().run(callModel, input(MISSING, null, [user('hi')])));
     expect(err.type).toBe(STORAGE_ERROR);
     expect(err.nonRetryable).toBe(true);
     expect(err.details).toEqual([{ storage: true, ref: MISSING }]);
@@ -73,7 +77,7 @@ describe('callModel: storage failures are not model failures', () => {
     const store = new TranscriptStore(new MemoryBlobStore());
     const promptRef = await store.putJson(prompt);
     const callModel = callModelActivity(new Map([['scripted', provider]]), store);
-    const err = await failure(new MockActivityEnvironment().run(callModel, input(promptRef, MISSING, [user('more')])));
+    const err = await failure(mockEnv().run(callModel, input(promptRef, MISSING, [user('more')])));
     expect(err).toMatchObject({ type: STORAGE_ERROR, nonRetryable: true });
     expect(err.message).toMatch(/^This worker could not add the new messages to the transcript: blob sha256-0+ not found/);
     expect(counter.calls).toBe(0);
@@ -96,7 +100,7 @@ describe('callModel: storage failures are not model failures', () => {
       }
     }
     const callModel = callModelActivity(new Map([['scripted', provider]]), store);
-    const err = await failure(new MockActivityEnvironment().run(callModel, input(promptRef, head, [])));
+    const err = await failure(mockEnv().run(callModel, input(promptRef, head, [])));
     expect(err).toMatchObject({ type: STORAGE_ERROR, nonRetryable: true });
     expect(err.message).toMatch(/^This worker could not store the model's answer: the blob store failed: /);
   });
@@ -111,7 +115,7 @@ describe('callModel: storage failures are not model failures', () => {
       providers: new Map(),
       store: new TranscriptStore(new FileBlobStore(file)),
     });
-    const env = new MockActivityEnvironment();
+    const env = mockEnv();
     const described = await failure(env.run(broken.describeAgent, { agent: 'a' }));
     expect(described).toMatchObject({ type: STORAGE_ERROR, nonRetryable: true });
     expect(described.message).toMatch(/^This worker could not store the agent's prompt: the blob store failed: /);
@@ -133,7 +137,7 @@ describe('callModel: the answer', () => {
     const store = new TranscriptStore(new MemoryBlobStore());
     const promptRef = await store.putJson(prompt);
     const callModel = callModelActivity(new Map([['scripted', provider]]), store);
-    const err = await failure(new MockActivityEnvironment().run(callModel, input(promptRef, null, [user('write a lot')])));
+    const err = await failure(mockEnv().run(callModel, input(promptRef, null, [user('write a lot')])));
     expect(err).toMatchObject({ type: 'ModelOutputTooLarge', nonRetryable: true, details: [{ retryable: false }] });
     expect(err.message).toMatch(
       new RegExp(
@@ -162,7 +166,7 @@ describe('callModel: the answer', () => {
     ];
     const head = await store.append(null, earlier);
     const callModel = callModelActivity(new Map([['scripted', provider]]), store);
-    const out: CallModelOutput = await new MockActivityEnvironment().run(callModel, input(promptRef, head, [], 2));
+    const out: CallModelOutput = await mockEnv().run(callModel, input(promptRef, head, [], 2));
     expect(toolCalls(out.message).map((c) => [c.id, c.input])).toEqual([
       ['da_2_0', { text: 'a' }],
       ['call_1', { text: 'b' }],
