@@ -213,8 +213,8 @@ const SHARED = resolve(__dirname, '..', '..', '..', 'shared', 'fixtures');
 const shared = existsSync(join(SHARED, 'README.md'));
 if (!shared) console.warn(`shared fixture cases skipped: ${SHARED} is not present (it is in CI)`);
 
+// reason: ../shared/fixtures absent (warned above); the data lives outside the project
 describe.skipIf(!shared)('@ai-sdk/openai-compatible on the shared captures', () => {
-  // reason: ../shared/fixtures absent (warned above); the data lives outside the project
   const read = (name: string) => readFileSync(join(SHARED, name), 'utf8');
 
   it('assembles a captured OpenAI tool call streamed in fragments', async () => {

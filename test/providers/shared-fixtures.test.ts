@@ -80,8 +80,8 @@ function toolResultsOf(wire: WireRequest, index: number): Message {
   };
 }
 
+// reason: ../shared/fixtures absent (warned above); the data lives outside the project
 describe.skipIf(!present)('shared Anthropic fixtures', () => {
-  // reason: ../shared/fixtures absent (warned above); the data lives outside the project
   let server: ReplayServer;
   let provider: AnthropicProvider;
   beforeAll(async () => {
@@ -246,8 +246,8 @@ describe.skipIf(!present)('shared Anthropic fixtures', () => {
   });
 });
 
+// reason: ../shared/fixtures absent (warned above)
 describe.skipIf(!present)('shared OpenAI fixtures', () => {
-  // reason: ../shared/fixtures absent (warned above)
   let server: ReplayServer;
   let provider: OpenAIProvider;
   beforeAll(async () => {
