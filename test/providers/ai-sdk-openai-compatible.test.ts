@@ -213,25 +213,27 @@ const SHARED = resolve(__dirname, '..', '..', '..', 'shared', 'fixtures');
 const shared = existsSync(join(SHARED, 'README.md'));
 if (!shared) console.warn(`shared fixture cases skipped: ${SHARED} is not present (it is in CI)`);
 
-// reason: ../shared/fixtures absent (warned above); the data lives outside the project
-describe.skipIf(!shared)('@ai-sdk/openai-compatible on the shared captures', () => {
-  const read = (name: string) => readFileSync(join(SHARED, name), 'utf8');
+describe.skipIf(!shared /* reason: ../shared/fixtures absent (warned above); the data lives outside the project */)(
+  '@ai-sdk/openai-compatible on the shared captures',
+  () => {
+    const read = (name: string) => readFileSync(join(SHARED, name), 'utf8');
 
-  it('assembles a captured OpenAI tool call streamed in fragments', async () => {
-    const { response, ctx } = await replay(read('openai/tool_call.sse'), request('gpt-test', 'weather?', { tools }));
-    expect(response.stopReason).toBe('tool_use');
-    const call = response.message.content.find((b) => b.type === 'tool_use');
-    expect(call).toMatchObject({ type: 'tool_use', name: 'weather', id: expect.stringMatching(/^call_/) as unknown });
-    expect(call?.type === 'tool_use' && call.inputError).toBeFalsy();
-    expect(response.usage.inputTokens).toBeGreaterThan(0);
-    expectDeltasAddUp(ctx.deltas, response.message);
-  });
+    it('assembles a captured OpenAI tool call streamed in fragments', async () => {
+      const { response, ctx } = await replay(read('openai/tool_call.sse'), request('gpt-test', 'weather?', { tools }));
+      expect(response.stopReason).toBe('tool_use');
+      const call = response.message.content.find((b) => b.type === 'tool_use');
+      expect(call).toMatchObject({ type: 'tool_use', name: 'weather', id: expect.stringMatching(/^call_/) as unknown });
+      expect(call?.type === 'tool_use' && call.inputError).toBeFalsy();
+      expect(response.usage.inputTokens).toBeGreaterThan(0);
+      expectDeltasAddUp(ctx.deltas, response.message);
+    });
 
-  it('assembles a captured llama.cpp stream: reasoning first, then the call', async () => {
-    const { response, ctx } = await replay(read('openai/tool_call_llamacpp.sse'), request('gpt-test', 'weather?', { tools }));
-    expect(response.message.content[0]).toMatchObject({ type: 'thinking', signature: '' });
-    expect(response.message.content.filter((b) => b.type === 'tool_use')).toHaveLength(1);
-    expect(response.stopReason).toBe('tool_use');
-    expectDeltasAddUp(ctx.deltas, response.message);
-  });
-});
+    it('assembles a captured llama.cpp stream: reasoning first, then the call', async () => {
+      const { response, ctx } = await replay(read('openai/tool_call_llamacpp.sse'), request('gpt-test', 'weather?', { tools }));
+      expect(response.message.content[0]).toMatchObject({ type: 'thinking', signature: '' });
+      expect(response.message.content.filter((b) => b.type === 'tool_use')).toHaveLength(1);
+      expect(response.stopReason).toBe('tool_use');
+      expectDeltasAddUp(ctx.deltas, response.message);
+    });
+  },
+);
