@@ -6,8 +6,8 @@
  * key, unknown model, unsupported feature) is final; an error part after the stream started is
  * transient unless its type says the request itself is wrong.
  */
-import type * as AiSdkProviderModule from '@ai-sdk/provider';
-import type { APICallError } from '@ai-sdk/provider';
+import type * as AiSdkProviderModule from '@ai-sdk/provider' with { 'resolution-mode': 'import' };
+import type { APICallError } from '@ai-sdk/provider' with { 'resolution-mode': 'import' };
 import { loadPeer, PEERS } from '../optional-peer';
 import { apiFailure, otherFailure } from './errors';
 import type { ProviderErrorKind } from './types';

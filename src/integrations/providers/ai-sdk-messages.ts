@@ -10,7 +10,7 @@ import type {
   LanguageModelV2Message,
   LanguageModelV2Prompt,
   LanguageModelV2ToolResultPart,
-} from '@ai-sdk/provider';
+} from '@ai-sdk/provider' with { 'resolution-mode': 'import' };
 import type { AssistantContent, Message, UserContent } from '../../core/messages/messages';
 import { outputText } from '../../core/messages/messages';
 import type { ModelRequest } from '../../core/output/native-output';

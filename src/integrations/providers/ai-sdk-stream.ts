@@ -10,7 +10,7 @@ import type {
   LanguageModelV2StreamPart,
   LanguageModelV2Usage,
   SharedV2ProviderMetadata,
-} from '@ai-sdk/provider';
+} from '@ai-sdk/provider' with { 'resolution-mode': 'import' };
 import type { AssistantContent } from '../../core/messages/messages';
 import type { ModelResponse, StopReason } from '../../core/output/native-output';
 import type { ModelDelta } from '../../core/events/stream';

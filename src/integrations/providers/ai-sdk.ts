@@ -13,7 +13,7 @@
  * The API key, base URL and any other credential stay inside the model object the worker was given:
  * none of it is an activity input or output.
  */
-import type { LanguageModelV2, LanguageModelV2StreamPart } from '@ai-sdk/provider';
+import type { LanguageModelV2, LanguageModelV2StreamPart } from '@ai-sdk/provider' with { 'resolution-mode': 'import' };
 import type { ModelRequest, ModelResponse } from '../../core/output/native-output';
 import { abortReason } from './abortable';
 import { classifyAiSdkError } from './ai-sdk-errors';
