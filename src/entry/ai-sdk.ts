@@ -1,7 +1,8 @@
 /**
- * `durable-agent/ai-sdk`: any Vercel AI SDK language model (`@ai-sdk/*` providers) as a model provider.
- * Needs the optional package `@ai-sdk/provider` (`npm install @ai-sdk/provider`), which every AI SDK
- * provider package depends on.
+ * `durable-agent/ai-sdk`: any Vercel AI SDK language model (`@ai-sdk/*` providers) as a model provider:
+ * the v4 specification of `ai@7` (`@ai-sdk/provider@4`), v3 (`ai@6`) and v2 (`ai@5`). Needs the optional
+ * package `@ai-sdk/provider` (`npm install @ai-sdk/provider`, 2, 3 or 4), which every AI SDK provider
+ * package depends on.
  *
  * @example
  * ```ts
@@ -13,4 +14,10 @@
  * ```
  */
 export { AiSdkProvider, aiSdkProvider } from '../integrations/providers/ai-sdk';
-export type { AiSdkCallSettings, AiSdkModels, AiSdkModelSource, AiSdkProviderOptions } from '../integrations/providers/ai-sdk';
+export type {
+  AiSdkCallSettings,
+  AiSdkLanguageModel,
+  AiSdkModels,
+  AiSdkModelSource,
+  AiSdkProviderOptions,
+} from '../integrations/providers/ai-sdk';

@@ -1,13 +1,15 @@
 /**
- * The AI SDK adapter against the AI SDK's own mock model (`MockLanguageModelV2` from `ai/test`, streams
- * from `simulateReadableStream`): the call options it sends, text and reasoning, tool calls with streamed
- * input deltas, usage, stop reasons, error parts, APICallError classification with Retry-After, abort,
- * and the ways models are given.
+ * The AI SDK adapter on models of the v2 specification, against the AI SDK 5's own mock model
+ * (`MockLanguageModelV2` from `ai@5`'s `ai/test`, installed as `ai-v5`; streams from
+ * `simulateReadableStream`; errors of `@ai-sdk/provider@2`, installed as `@ai-sdk/provider-v2`): the
+ * call options it sends, text and reasoning, tool calls with streamed input deltas, usage, stop
+ * reasons, error parts, APICallError classification with Retry-After, abort, and the ways models are
+ * given. The v3 and v4 specifications: ai-sdk-v4.test.ts.
  */
-import type { LanguageModelV2CallOptions, LanguageModelV2StreamPart, LanguageModelV2Usage } from '@ai-sdk/provider';
-import { APICallError, NoSuchModelError } from '@ai-sdk/provider';
-import { simulateReadableStream } from 'ai';
-import { MockLanguageModelV2, MockProviderV2 } from 'ai/test';
+import type { LanguageModelV2CallOptions, LanguageModelV2StreamPart, LanguageModelV2Usage } from '@ai-sdk/provider-v2';
+import { APICallError, NoSuchModelError } from '@ai-sdk/provider-v2';
+import { simulateReadableStream } from 'ai-v5';
+import { MockLanguageModelV2, MockProviderV2 } from 'ai-v5/test';
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../src/core/messages/messages';
 import type { ModelRequest } from '../../src/core/output/native-output';
@@ -463,19 +465,20 @@ describe('aiSdkProvider: which model answers', () => {
     expect((thrown as Error).message).toContain('unknown model b');
   });
 
-  it('refuses what is not a V2 language model, saying what to pass', async () => {
+  it('refuses what is not a language model of a specification it speaks, saying what to pass', async () => {
     expect(() => aiSdkProvider('gpt-4.1' as never)).toThrow(/provider instance/);
     expect(() => aiSdkProvider({ fast: 'gpt-4.1' } as never)).toThrow(/not an AI SDK language model \(got the string "gpt-4.1"\)/);
-    const v3 = {
-      specificationVersion: 'v3',
+    const v1 = {
+      specificationVersion: 'v1',
       provider: 'p',
       modelId: 'm',
       supportedUrls: {},
       doGenerate: () => undefined,
       doStream: () => undefined,
     };
-    expect(() => aiSdkProvider(v3 as never)).toThrow(/specification v3; this adapter speaks v2/);
-    const err = await rejection(aiSdkProvider(() => v3 as never).generate(request('m'), callContext()));
+    expect(() => aiSdkProvider(v1 as never)).toThrow(/specification v1; this adapter speaks v2, v3 and v4/);
+    expect(() => aiSdkProvider({ ...v1, specificationVersion: 'v5' } as never)).toThrow(/specification v5;/);
+    const err = await rejection(aiSdkProvider(() => v1 as never).generate(request('m'), callContext()));
     expect(err).toMatchObject({ kind: 'invalid_request', retryable: false });
   });
 });

@@ -1,41 +1,56 @@
 /**
- * Building the call options of an AI SDK language model (`LanguageModelV2CallOptions` of
- * `@ai-sdk/provider@2`) from a {@link ModelRequest}: the system prompt, the conversation as a V2 prompt,
+ * Building the call options of an AI SDK language model (`LanguageModelV4CallOptions` of
+ * `@ai-sdk/provider@4`) from a {@link ModelRequest}: the system prompt, the conversation as a prompt,
  * the tools as function tools, the token cap and temperature.
+ *
+ * The prompt uses only the parts whose shape is the same in the v2, v3 and v4 specifications (system
+ * text, user text, assistant text, reasoning and tool calls, tool results as `text`/`error-text`; no
+ * files, whose data V4 tags differently), so one prompt serves models of every specification. The call
+ * options of V2 and V3 are V4's without `reasoning` (see `ai-sdk.ts`, which drops it for them).
  */
 import type {
   JSONSchema7,
-  LanguageModelV2CallOptions,
-  LanguageModelV2FunctionTool,
-  LanguageModelV2Message,
-  LanguageModelV2Prompt,
-  LanguageModelV2ToolResultPart,
+  LanguageModelV4CallOptions,
+  LanguageModelV4FunctionTool,
+  LanguageModelV4Message,
+  LanguageModelV4Prompt,
+  LanguageModelV4ToolResultPart,
 } from '@ai-sdk/provider' with { 'resolution-mode': 'import' };
 import type { AssistantContent, Message, UserContent } from '../../core/messages/messages';
 import { outputText } from '../../core/messages/messages';
 import type { ModelRequest } from '../../core/output/native-output';
 
 /**
- * Call settings an AI SDK user may pass with every call of a model (the `LanguageModelV2CallOptions` the
- * runtime does not own): provider options (e.g. `{ anthropic: { thinking: … } }`), headers, stop sequences,
- * sampling. The runtime owns the prompt, the tools, the token cap and the abort signal; an agent's own
- * `temperature` wins over the one given here.
+ * Call settings an AI SDK user may pass with every call of a model (the call options the runtime does not
+ * own): provider options (e.g. `{ anthropic: { thinking: … } }`), headers, stop sequences, sampling, and
+ * V4's `reasoning` effort (`'low'`, `'high'`…: sent to models of the v4 specification only, the earlier
+ * ones have no such option). The runtime owns the prompt, the tools, the token cap and the abort signal;
+ * an agent's own `temperature` wins over the one given here.
  */
 export type AiSdkCallSettings = Pick<
-  LanguageModelV2CallOptions,
-  'temperature' | 'topP' | 'topK' | 'stopSequences' | 'presencePenalty' | 'frequencyPenalty' | 'seed' | 'headers' | 'providerOptions'
+  LanguageModelV4CallOptions,
+  | 'temperature'
+  | 'topP'
+  | 'topK'
+  | 'stopSequences'
+  | 'presencePenalty'
+  | 'frequencyPenalty'
+  | 'seed'
+  | 'headers'
+  | 'providerOptions'
+  | 'reasoning'
 >;
 
 /**
- * Our conversation as a V2 prompt. A user message becomes a `tool` message with its tool results (in
+ * Our conversation as a prompt (valid in the v2, v3 and v4 specifications alike). A user message becomes a `tool` message with its tool results (in
  * call order, right after the assistant message that made the calls) and a `user` message with its text.
  * A failed tool's result is sent as `error-text`. Thinking becomes a reasoning part (an Anthropic
  * signature or redacted thinking goes back through `providerOptions.anthropic`, as `@ai-sdk/anthropic`
  * expects). A call whose arguments were not valid JSON is echoed with its raw text as `input`.
  */
-export function toAiSdkPrompt(system: string | undefined, messages: readonly Message[]): LanguageModelV2Prompt {
-  const prompt: LanguageModelV2Prompt = system ? [{ role: 'system', content: system }] : [];
-  // Tool results name their tool in V2: the name comes from the call they answer.
+export function toAiSdkPrompt(system: string | undefined, messages: readonly Message[]): LanguageModelV4Prompt {
+  const prompt: LanguageModelV4Prompt = system ? [{ role: 'system', content: system }] : [];
+  // Tool results name their tool (in every specification): the name comes from the call they answer.
   const toolNames = new Map<string, string>();
   for (const m of messages) {
     if (m.role === 'assistant') {
@@ -49,8 +64,8 @@ export function toAiSdkPrompt(system: string | undefined, messages: readonly Mes
   return prompt;
 }
 
-function userMessages(content: readonly UserContent[], toolNames: ReadonlyMap<string, string>): LanguageModelV2Message[] {
-  const results: LanguageModelV2ToolResultPart[] = [];
+function userMessages(content: readonly UserContent[], toolNames: ReadonlyMap<string, string>): LanguageModelV4Message[] {
+  const results: LanguageModelV4ToolResultPart[] = [];
   const texts: Array<{ type: 'text'; text: string }> = [];
   for (const b of content) {
     if (b.type === 'text') {
@@ -65,13 +80,13 @@ function userMessages(content: readonly UserContent[], toolNames: ReadonlyMap<st
       output: b.isError ? { type: 'error-text', value } : { type: 'text', value },
     });
   }
-  const out: LanguageModelV2Message[] = [];
+  const out: LanguageModelV4Message[] = [];
   if (results.length) out.push({ role: 'tool', content: results });
   if (texts.length) out.push({ role: 'user', content: texts });
   return out;
 }
 
-type AssistantPart = Extract<LanguageModelV2Message, { role: 'assistant' }>['content'][number];
+type AssistantPart = Extract<LanguageModelV4Message, { role: 'assistant' }>['content'][number];
 
 function assistantPart(b: AssistantContent): AssistantPart[] {
   switch (b.type) {
@@ -90,8 +105,8 @@ function assistantPart(b: AssistantContent): AssistantPart[] {
   }
 }
 
-/** Our tools as V2 function tools. */
-export function toAiSdkTools(tools: ModelRequest['tools']): LanguageModelV2FunctionTool[] {
+/** Our tools as function tools. */
+export function toAiSdkTools(tools: ModelRequest['tools']): LanguageModelV4FunctionTool[] {
   return tools.map((t) => ({ type: 'function', name: t.name, description: t.description, inputSchema: t.inputSchema as JSONSchema7 }));
 }
 
@@ -99,7 +114,7 @@ export function toAiSdkTools(tools: ModelRequest['tools']): LanguageModelV2Funct
  * The call options for `request`: the settings given with the provider, then the prompt, tools (`auto`
  * choice), `maxOutputTokens` and the agent's temperature, and the abort signal.
  */
-export function aiSdkCallOptions(request: ModelRequest, signal: AbortSignal, settings: AiSdkCallSettings = {}): LanguageModelV2CallOptions {
+export function aiSdkCallOptions(request: ModelRequest, signal: AbortSignal, settings: AiSdkCallSettings = {}): LanguageModelV4CallOptions {
   const temperature = request.temperature ?? settings.temperature;
   return {
     ...settings,

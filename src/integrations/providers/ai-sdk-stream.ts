@@ -1,15 +1,26 @@
 /**
- * Assembling the stream of an AI SDK language model (`LanguageModelV2StreamPart`s of `@ai-sdk/provider@2`)
- * into a {@link ModelResponse}: text and reasoning by part id, tool calls from `tool-input-*` deltas and
- * their final `tool-call` part (which wins: it is the provider's own assembly), usage and finish reason
- * from `finish`. Tool calls the provider executed itself (provider-defined tools), sources and files are
- * not part of our transcript and are skipped.
+ * Assembling the stream of an AI SDK language model (the `LanguageModelV2StreamPart`s, `V3` or `V4` of
+ * `@ai-sdk/provider` 2, 3 or 4) into a {@link ModelResponse}: text and reasoning by part id, tool calls
+ * from `tool-input-*` deltas and their final `tool-call` part (which wins: it is the provider's own
+ * assembly), usage and finish reason from `finish`. Tool calls the provider executed itself
+ * (provider-defined tools) and their approval requests, sources, files, reasoning files, custom content,
+ * citations and pings are not part of our transcript and are skipped.
+ *
+ * The specifications differ where this module reads them: V2's finish reason is a string and its usage
+ * flat; V3 and V4 give `{ unified, raw }` and usage split into `noCache`/`cacheRead`/`cacheWrite`. V4's
+ * `interrupted` (the provider's stream ended without a completion signal) is not an answer: the
+ * assembler does not count the stream complete, so the call fails retryably like any cut stream.
  */
 import type {
   LanguageModelV2FinishReason,
   LanguageModelV2StreamPart,
   LanguageModelV2Usage,
-  SharedV2ProviderMetadata,
+  LanguageModelV3FinishReason,
+  LanguageModelV3StreamPart,
+  LanguageModelV3Usage,
+  LanguageModelV4FinishReason,
+  LanguageModelV4StreamPart,
+  LanguageModelV4Usage,
 } from '@ai-sdk/provider' with { 'resolution-mode': 'import' };
 import type { AssistantContent } from '../../core/messages/messages';
 import type { ModelResponse, StopReason } from '../../core/output/native-output';
@@ -17,11 +28,36 @@ import type { ModelDelta } from '../../core/events/stream';
 import type { Usage } from '../../core/budget/usage';
 import { parseArguments } from './tool-arguments';
 
-/** Map a V2 finish reason onto ours. Tool calls make any reason but `length` a `tool_use`. */
-export function aiSdkStopReason(finish: LanguageModelV2FinishReason | undefined, hasToolCalls: boolean): StopReason {
-  if (finish === 'length') return 'max_tokens';
+/** A stream part of any language model specification the adapter speaks (v2, v3, v4). */
+export type AiSdkStreamPart = LanguageModelV2StreamPart | LanguageModelV3StreamPart | LanguageModelV4StreamPart;
+
+/** A finish reason of any specification: a string (v2) or `{ unified, raw }` (v3, v4). */
+export type AiSdkFinishReason = LanguageModelV2FinishReason | LanguageModelV3FinishReason | LanguageModelV4FinishReason;
+
+/** A usage of any specification: flat (v2) or split by cache (v3, v4). */
+export type AiSdkUsage = LanguageModelV2Usage | LanguageModelV3Usage | LanguageModelV4Usage;
+
+/**
+ * The name of a finish reason, whichever the specification: V2's string, V3's and V4's `unified` value.
+ * A value this version of the adapter does not know (a later minor release may add one, as
+ * `interrupted` was added within V4) is returned as it is, for the caller's default.
+ */
+export function aiSdkFinishName(finish: AiSdkFinishReason | undefined): string | undefined {
+  if (finish === undefined) return undefined;
+  if (typeof finish === 'string') return finish;
+  return typeof finish === 'object' && finish !== null && typeof finish.unified === 'string' ? finish.unified : 'other';
+}
+
+/**
+ * Map a finish reason (of any specification) onto ours. Tool calls make any reason but `length` a
+ * `tool_use`; an unknown reason is `other`. (`interrupted` never gets here from a stream: a stream that
+ * ends so is a failed attempt, see the module comment.)
+ */
+export function aiSdkStopReason(finish: AiSdkFinishReason | undefined, hasToolCalls: boolean): StopReason {
+  const name = aiSdkFinishName(finish);
+  if (name === 'length') return 'max_tokens';
   if (hasToolCalls) return 'tool_use';
-  switch (finish) {
+  switch (name) {
     case 'stop':
       return 'end_turn';
     case 'tool-calls':
@@ -38,20 +74,45 @@ const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v)
 /** Providers whose V2 `inputTokens` leave out cache reads (their APIs count them apart). */
 const CACHE_APART = /anthropic|bedrock/i;
 
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Provider metadata of any specification (`{ [provider]: { [key]: JSON } }`). */
+type AnyMetadata = Readonly<Record<string, unknown>> | undefined;
+
 /**
- * Our usage from a V2 usage. V2 leaves open whether `inputTokens` include the cached ones: the OpenAI
- * family counts them in (taken out here: our `inputTokens` never count cache reads twice), Anthropic
- * (direct, Vertex) and Bedrock count them apart. Cache writes are read from `@ai-sdk/anthropic`'s
- * provider metadata (`cacheCreationInputTokens`), the one provider that reports them there.
+ * Our usage from a usage of any specification (`provider` and `metadata` matter for V2 only).
+ *
+ * V3 and V4 split input tokens: `total` counts them all, `noCache` the ones not read from or written to
+ * the cache, `cacheRead` and `cacheWrite` the others; ours are `noCache` (or `total` less the cached
+ * ones when a provider leaves `noCache` out), `cacheRead` and `cacheWrite`. Output tokens are `total`
+ * (or text plus reasoning).
+ *
+ * V2 leaves open whether `inputTokens` include the cached ones: the OpenAI family counts them in (taken
+ * out here: our `inputTokens` never count cache reads twice), Anthropic (direct, Vertex) and Bedrock
+ * count them apart. Cache writes are read from `@ai-sdk/anthropic`'s provider metadata
+ * (`cacheCreationInputTokens`), the one provider that reports them there.
  */
-export function aiSdkUsage(usage: LanguageModelV2Usage, provider: string, metadata?: SharedV2ProviderMetadata): Usage {
-  const input = num(usage.inputTokens);
-  const cached = num(usage.cachedInputTokens);
+export function aiSdkUsage(usage: AiSdkUsage | undefined, provider: string, metadata?: AnyMetadata): Usage {
+  if (!usage) return { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+  if (isRecord(usage.inputTokens) || isRecord(usage.outputTokens)) {
+    const input: Record<string, unknown> = isRecord(usage.inputTokens) ? usage.inputTokens : {};
+    const output: Record<string, unknown> = isRecord(usage.outputTokens) ? usage.outputTokens : {};
+    const cacheReadTokens = num(input.cacheRead);
+    const cacheWriteTokens = num(input.cacheWrite);
+    const inputTokens =
+      typeof input.noCache === 'number' ? num(input.noCache) : Math.max(0, num(input.total) - cacheReadTokens - cacheWriteTokens);
+    const outputTokens = typeof output.total === 'number' ? num(output.total) : num(output.text) + num(output.reasoning);
+    return { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens };
+  }
+  const flat = usage as LanguageModelV2Usage;
+  const input = num(flat.inputTokens);
+  const cached = num(flat.cachedInputTokens);
+  const anthropic = metadata?.anthropic;
   return {
     inputTokens: CACHE_APART.test(provider) ? input : Math.max(0, input - cached),
-    outputTokens: num(usage.outputTokens),
+    outputTokens: num(flat.outputTokens),
     cacheReadTokens: cached,
-    cacheWriteTokens: num(metadata?.anthropic?.cacheCreationInputTokens),
+    cacheWriteTokens: isRecord(anthropic) ? num(anthropic.cacheCreationInputTokens) : 0,
   };
 }
 
@@ -82,7 +143,9 @@ export class AiSdkStreamAssembler {
   private readonly parts: Array<TextPart | CallPart> = [];
   private readonly calls = new Map<string, CallPart>();
   private callCount = 0;
-  private finish: LanguageModelV2FinishReason | undefined;
+  private finish: AiSdkFinishReason | undefined;
+  /** Set when the stream ended with V4's `interrupted`: no completion signal came. */
+  private interrupted = false;
   private usage: Usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
   private model = '';
   /** The first `error` part, if any. */
@@ -97,13 +160,16 @@ export class AiSdkStreamAssembler {
     private readonly onDelta?: (delta: ModelDelta) => void,
   ) {}
 
-  /** True once the `finish` part arrived. */
+  /**
+   * True once the `finish` part arrived, unless it said `interrupted` (the provider's stream broke off:
+   * what came is not a whole answer).
+   */
   get complete(): boolean {
-    return this.finish !== undefined;
+    return this.finish !== undefined && !this.interrupted;
   }
 
-  /** Apply one stream part. */
-  push(part: LanguageModelV2StreamPart): void {
+  /** Apply one stream part (of any specification). */
+  push(part: AiSdkStreamPart): void {
     switch (part.type) {
       case 'text-start':
       case 'reasoning-start':
@@ -145,18 +211,20 @@ export class AiSdkStreamAssembler {
         return;
       case 'finish':
         this.finish = part.finishReason;
+        this.interrupted = aiSdkFinishName(part.finishReason) === 'interrupted';
         this.usage = aiSdkUsage(part.usage, this.provider, part.providerMetadata);
         return;
       case 'error':
         this.error ??= { error: part.error };
         return;
       default:
-        // stream-start (warnings), raw chunks, sources, files, provider-executed tool results.
+        // stream-start (warnings), raw chunks, sources, files, provider-executed tool results and their
+        // approval requests; V4's reasoning files, custom content and pings; whatever a later release adds.
         return;
     }
   }
 
-  private textPart(type: TextPart['type'], id: string, metadata: SharedV2ProviderMetadata | undefined): TextPart {
+  private textPart(type: TextPart['type'], id: string, metadata: AnyMetadata): TextPart {
     let p = this.parts.find((x): x is TextPart => x.type === type && x.id === id);
     if (!p) {
       p = { type, id, text: '', signature: '' };
@@ -164,7 +232,7 @@ export class AiSdkStreamAssembler {
     }
     // An Anthropic thinking signature (or redacted thinking) arrives in the metadata of a reasoning part.
     const anthropic = metadata?.anthropic;
-    if (type === 'thinking' && anthropic && typeof anthropic === 'object' && !Array.isArray(anthropic)) {
+    if (type === 'thinking' && isRecord(anthropic)) {
       if (str(anthropic.signature)) p.signature = str(anthropic.signature);
       if (str(anthropic.redactedData)) p.redacted = str(anthropic.redactedData);
     }
@@ -185,7 +253,7 @@ export class AiSdkStreamAssembler {
   /** The assembled response (call once the stream has ended). */
   result(): ModelResponse {
     const content: AssistantContent[] = [];
-    const truncated = this.finish === 'length';
+    const truncated = aiSdkFinishName(this.finish) === 'length';
     for (const p of this.parts) {
       if (p.type === 'call') {
         const { input, inputError } = parseArguments(p.args);

@@ -1,7 +1,9 @@
 /**
- * Any language model the Vercel AI SDK speaks (`ai@5`: the `LanguageModelV2` of `@ai-sdk/provider@2`, as
- * `@ai-sdk/openai`, `@ai-sdk/anthropic`, `@ai-sdk/google`, `@ai-sdk/mistral`, `@ai-sdk/amazon-bedrock`,
- * `@ai-sdk/openai-compatible`… return) served as a {@link ModelProvider}.
+ * Any language model the Vercel AI SDK speaks served as a {@link ModelProvider}: the `LanguageModelV4` of
+ * `@ai-sdk/provider@4` (`ai@7`: `@ai-sdk/openai` and `@ai-sdk/anthropic` 4, `@ai-sdk/openai-compatible` 3…),
+ * the `LanguageModelV3` of `@ai-sdk/provider@3` (`ai@6`) and the `LanguageModelV2` of `@ai-sdk/provider@2`
+ * (`ai@5`), as `@ai-sdk/openai`, `@ai-sdk/anthropic`, `@ai-sdk/google`, `@ai-sdk/mistral`,
+ * `@ai-sdk/amazon-bedrock`, `@ai-sdk/openai-compatible`… return them.
  *
  * The adapter calls the model's own `doStream` rather than `ai`'s `streamText`: the runtime already is the
  * agent loop, so what `streamText` adds is in the way. It retries (the workflow owns retries, on durable
@@ -13,12 +15,20 @@
  * The API key, base URL and any other credential stay inside the model object the worker was given:
  * none of it is an activity input or output.
  */
-import type { LanguageModelV2, LanguageModelV2StreamPart } from '@ai-sdk/provider' with { 'resolution-mode': 'import' };
+import type {
+  LanguageModelV2,
+  LanguageModelV2CallOptions,
+  LanguageModelV3,
+  LanguageModelV3CallOptions,
+  LanguageModelV4,
+  LanguageModelV4CallOptions,
+} from '@ai-sdk/provider' with { 'resolution-mode': 'import' };
 import type { ModelRequest, ModelResponse } from '../../core/output/native-output';
 import { abortReason } from './abortable';
 import { classifyAiSdkError } from './ai-sdk-errors';
 import type { AiSdkCallSettings } from './ai-sdk-messages';
 import { aiSdkCallOptions } from './ai-sdk-messages';
+import type { AiSdkStreamPart } from './ai-sdk-stream';
 import { AiSdkStreamAssembler } from './ai-sdk-stream';
 import { streamCall } from './stream-call';
 import type { ModelCallContext, ModelProvider } from './types';
@@ -27,12 +37,22 @@ import { ProviderError } from './types';
 export { classifyAiSdkError } from './ai-sdk-errors';
 export { aiSdkCallOptions, toAiSdkPrompt, toAiSdkTools } from './ai-sdk-messages';
 export type { AiSdkCallSettings } from './ai-sdk-messages';
-export { AiSdkStreamAssembler, aiSdkStopReason, aiSdkUsage } from './ai-sdk-stream';
+export { AiSdkStreamAssembler, aiSdkFinishName, aiSdkStopReason, aiSdkUsage } from './ai-sdk-stream';
+export type { AiSdkFinishReason, AiSdkStreamPart, AiSdkUsage } from './ai-sdk-stream';
+
+/**
+ * A language model of a specification the adapter speaks: `LanguageModelV4` (`ai@7`, `@ai-sdk/provider@4`),
+ * `LanguageModelV3` (`ai@6`, `@ai-sdk/provider@3`) or `LanguageModelV2` (`ai@5`, `@ai-sdk/provider@2`).
+ */
+export type AiSdkLanguageModel = LanguageModelV2 | LanguageModelV3 | LanguageModelV4;
+
+/** The specifications the adapter speaks. */
+const SPECIFICATIONS: ReadonlySet<unknown> = new Set(['v2', 'v3', 'v4']);
 
 /** An AI SDK provider instance (what `createOpenAI()`, `anthropic`, `google`… are): models by id. */
 export interface AiSdkModelSource {
   /** The model with this id. */
-  languageModel(modelId: string): LanguageModelV2;
+  languageModel(modelId: string): AiSdkLanguageModel;
 }
 
 /**
@@ -43,7 +63,7 @@ export interface AiSdkModelSource {
  * - one model, which answers every id (the agent's id is then only a label in reports and price lookups).
  */
 export type AiSdkModels =
-  AiSdkModelSource | ((modelId: string) => LanguageModelV2) | LanguageModelV2 | Readonly<Record<string, LanguageModelV2>>;
+  AiSdkModelSource | ((modelId: string) => AiSdkLanguageModel) | AiSdkLanguageModel | Readonly<Record<string, AiSdkLanguageModel>>;
 
 /** Options of {@link aiSdkProvider}. */
 export interface AiSdkProviderOptions {
@@ -58,18 +78,18 @@ export interface AiSdkProviderOptions {
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
 
-/** Whether `v` is a language model of the V2 specification (an object with `doStream`). */
-function isLanguageModel(v: unknown): v is LanguageModelV2 {
+/** Whether `v` is a language model (an object with a specification version and `doStream`). */
+function isLanguageModel(v: unknown): v is AiSdkLanguageModel {
   return (
     (isObject(v) || typeof v === 'function') && 'specificationVersion' in v && typeof (v as { doStream?: unknown }).doStream === 'function'
   );
 }
 
 /**
- * Check a resolved model: it must implement the V2 specification this adapter speaks.
+ * Check a resolved model: it must implement a specification this adapter speaks (v2, v3, v4).
  * @throws ProviderError (`invalid_request`, final) naming what was given and what to use.
  */
-function checkModel(model: unknown, where: string): LanguageModelV2 {
+function checkModel(model: unknown, where: string): AiSdkLanguageModel {
   if (!isLanguageModel(model)) {
     const got = typeof model === 'string' ? `the string ${JSON.stringify(model)}` : model === null ? 'null' : typeof model;
     throw new ProviderError(
@@ -77,9 +97,9 @@ function checkModel(model: unknown, where: string): LanguageModelV2 {
       { kind: 'invalid_request', retryable: false, type: 'invalid_model' },
     );
   }
-  if (model.specificationVersion !== 'v2') {
+  if (!SPECIFICATIONS.has(model.specificationVersion)) {
     throw new ProviderError(
-      `${where} implements the AI SDK language model specification ${String(model.specificationVersion)}; this adapter speaks v2 (ai@5 with @ai-sdk/provider@2: @ai-sdk/* packages of major version 1 or 2)`,
+      `${where} implements the AI SDK language model specification ${String(model.specificationVersion)}; this adapter speaks v2, v3 and v4 (@ai-sdk/provider 2, 3 and 4: ai@5, ai@6 and ai@7)`,
       { kind: 'invalid_request', retryable: false, type: 'unsupported_model_specification' },
     );
   }
@@ -107,10 +127,14 @@ export function aiSdkProvider(models: AiSdkModels, options: AiSdkProviderOptions
 
 /** The provider {@link aiSdkProvider} returns. */
 export class AiSdkProvider implements ModelProvider {
-  private readonly resolve: (modelId: string) => LanguageModelV2;
-  private readonly resolved = new Map<string, LanguageModelV2>();
+  private readonly resolve: (modelId: string) => AiSdkLanguageModel;
+  private readonly resolved = new Map<string, AiSdkLanguageModel>();
+  /** Credential header values the models' asynchronous `config.headers()` gave (awaited before each call). */
+  private readonly heldHeaders = new Set<string>();
+  /** Models whose `config.headers()` is asynchronous: asked before each call only, not at each redaction. */
+  private readonly asyncHeaders = new WeakSet<AiSdkLanguageModel>();
 
-  /** @throws Error when `models` is none of the accepted shapes, or a table entry is not a V2 model. */
+  /** @throws Error when `models` is none of the accepted shapes, or a table entry is not a v2, v3 or v4 model. */
   constructor(
     models: AiSdkModels,
     private readonly options: AiSdkProviderOptions = {},
@@ -125,10 +149,10 @@ export class AiSdkProvider implements ModelProvider {
       const source = models as unknown as AiSdkModelSource;
       this.resolve = (id) => checkModel(source.languageModel(id), `languageModel(${JSON.stringify(id)})`);
     } else if (typeof models === 'function') {
-      const factory = models as (modelId: string) => LanguageModelV2;
+      const factory = models as (modelId: string) => AiSdkLanguageModel;
       this.resolve = (id) => checkModel(factory(id), `the model function's answer for ${JSON.stringify(id)}`);
     } else if (isObject(models) && !Array.isArray(models)) {
-      const table = models as Readonly<Record<string, LanguageModelV2>>;
+      const table = models as Readonly<Record<string, AiSdkLanguageModel>>;
       for (const [id, m] of Object.entries(table)) checkModel(m, `aiSdkProvider({ ${JSON.stringify(id)}: … })`);
       this.resolve = (id) => {
         const model = Object.hasOwn(table, id) ? table[id] : undefined;
@@ -158,10 +182,10 @@ export class AiSdkProvider implements ModelProvider {
    * The language model for an agent's model id (resolved once per id).
    * @throws ProviderError (final) when no model answers the id.
    */
-  model(modelId: string): LanguageModelV2 {
+  model(modelId: string): AiSdkLanguageModel {
     const known = this.resolved.get(modelId);
     if (known) return known;
-    let model: LanguageModelV2;
+    let model: AiSdkLanguageModel;
     try {
       model = this.resolve(modelId);
     } catch (err) {
@@ -183,14 +207,36 @@ export class AiSdkProvider implements ModelProvider {
   /**
    * Credential values of the models used so far, for the worker's redaction: the credential header values
    * the call settings send and those the AI SDK provider packages keep in their models (`config.headers()`:
-   * `Authorization`, `x-api-key`…, with a `Bearer`/`Basic` scheme stripped as well).
+   * `Authorization`, `x-api-key`…, with a `Bearer`/`Basic` scheme stripped as well). A package whose
+   * headers are computed asynchronously (a key given as an async function: `apiKey: () => vault.get()`)
+   * is asked before each call, and what it gave is kept, so the values are known before any answer or
+   * failure of that call leaves the activity.
    */
   secrets(): readonly string[] {
-    const values: string[] = [];
+    const values: string[] = [...this.heldHeaders];
     for (const [id, model] of this.resolved) {
-      values.push(...headerValues(this.settings(id).headers), ...headerValues(modelHeaders(model)));
+      values.push(...headerValues(this.settings(id).headers));
+      if (this.asyncHeaders.has(model)) continue;
+      const headers = modelHeaders(model);
+      if (!isThenable(headers)) values.push(...headerValues(headers));
+      else {
+        this.asyncHeaders.add(model);
+        void Promise.resolve(headers).catch(() => undefined);
+      }
     }
     return [...new Set(values)];
+  }
+
+  /** Await the model's `config.headers()` when it is asynchronous, and keep its credential values. */
+  private async holdHeaders(model: AiSdkLanguageModel): Promise<void> {
+    const headers = modelHeaders(model);
+    if (!isThenable(headers)) return;
+    this.asyncHeaders.add(model);
+    try {
+      for (const v of headerValues(await headers)) this.heldHeaders.add(v);
+    } catch {
+      // A key that cannot be read fails the call itself (the package asks again), classified there.
+    }
   }
 
   private settings(modelId: string): AiSdkCallSettings {
@@ -206,7 +252,8 @@ export class AiSdkProvider implements ModelProvider {
         label,
         end: 'its finish part',
         open: async (signal) => {
-          const { stream } = await untilAborted(model.doStream(aiSdkCallOptions(request, signal, this.settings(request.model))), signal);
+          await this.holdHeaders(model);
+          const { stream } = await untilAborted(doStream(model, aiSdkCallOptions(request, signal, this.settings(request.model))), signal);
           return streamParts(stream, signal);
         },
         assembler: new AiSdkStreamAssembler(model.provider, ctx.onDelta),
@@ -218,8 +265,29 @@ export class AiSdkProvider implements ModelProvider {
   }
 }
 
-/** The headers an AI SDK provider package's model sends (its `config.headers()`), when it has them; never throws. */
-function modelHeaders(model: LanguageModelV2): unknown {
+/**
+ * Start a model's stream with the call options of its specification: V4's as built; V3's and V2's are
+ * the same without `reasoning` (the prompt the adapter builds has the same shape in all three; a V4
+ * provider option may hold `undefined` values, which JSON drops).
+ */
+function doStream(
+  model: AiSdkLanguageModel,
+  options: LanguageModelV4CallOptions,
+): PromiseLike<{ stream: ReadableStream<AiSdkStreamPart> }> {
+  if (model.specificationVersion === 'v4') return model.doStream(options);
+  const { reasoning: _reasoning, ...earlier } = options;
+  if (model.specificationVersion === 'v3') return model.doStream(earlier as LanguageModelV3CallOptions);
+  return model.doStream(earlier as LanguageModelV2CallOptions);
+}
+
+const isThenable = (v: unknown): v is PromiseLike<unknown> =>
+  (isObject(v) || typeof v === 'function') && typeof (v as { then?: unknown }).then === 'function';
+
+/**
+ * The headers an AI SDK provider package's model sends (its `config.headers()`: an object, or a promise
+ * of one when a credential is given as an async function), when it has them; never throws.
+ */
+function modelHeaders(model: AiSdkLanguageModel): unknown {
   try {
     const headers = (model as { config?: { headers?: unknown } }).config?.headers;
     return typeof headers === 'function' ? (headers as () => unknown)() : headers;
@@ -266,10 +334,7 @@ function untilAborted<T extends { stream: ReadableStream<unknown> }>(started: Pr
  * or until `signal` aborts (the stream is then cancelled, so a model that ignores its abort signal stops
  * too, and the parts end).
  */
-async function* streamParts(
-  stream: ReadableStream<LanguageModelV2StreamPart>,
-  signal: AbortSignal,
-): AsyncGenerator<LanguageModelV2StreamPart> {
+async function* streamParts(stream: ReadableStream<AiSdkStreamPart>, signal: AbortSignal): AsyncGenerator<AiSdkStreamPart> {
   const reader = stream.getReader();
   const onAbort = () => void reader.cancel(abortReason(signal)).catch(() => undefined);
   signal.addEventListener('abort', onAbort, { once: true });
