@@ -1,16 +1,18 @@
 /**
- * A real model through the AI SDK: `@ai-sdk/openai-compatible` against the tiny local model (Gemma 3
- * 270M on llama.cpp, the project's chat template), through the adapter. Asserts the protocol, never the
- * model's wording: streamed text and tool calls assembled, deltas adding up, usage read.
+ * A real model through the AI SDK: `@ai-sdk/openai-compatible` 3 (the v4 specification, `ai@7`) against
+ * the tiny local model (Gemma 3 270M on llama.cpp, the project's chat template), through the adapter.
+ * Asserts the protocol, never the model's wording: streamed text and tool calls assembled, deltas adding
+ * up, usage read.
  */
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import type { ModelRequest } from '../../src/core/output/native-output';
 import type { AiSdkProvider } from '../../src/integrations/providers/ai-sdk';
 import { aiSdkProvider } from '../../src/integrations/providers/ai-sdk';
 import { LOCAL_MODEL_ID } from '../../apps/cli/dev-server/local-model';
 import { LOCAL_MODEL_STOP } from '../../apps/cli/dev-server/local-model-template';
 import { describeWithLocalModel } from '../helpers/local-model';
+import type { AiSdk7 } from '../helpers/ai-sdk';
+import { aiSdk7 } from '../helpers/ai-sdk';
 import { callContext, expectDeltasAddUp, request } from './context';
 
 const calculator: ModelRequest['tools'] = [
@@ -22,6 +24,10 @@ const calculator: ModelRequest['tools'] = [
 ];
 
 describeWithLocalModel('an AI SDK provider package on the real local model', (server) => {
+  let createOpenAICompatible: AiSdk7['createOpenAICompatible'];
+  beforeAll(async () => {
+    ({ createOpenAICompatible } = await aiSdk7());
+  });
   let provider: AiSdkProvider | undefined;
   const local = (): AiSdkProvider =>
     (provider ??= aiSdkProvider(createOpenAICompatible({ name: 'llamacpp', baseURL: server().baseURL, includeUsage: true }), {
@@ -31,6 +37,7 @@ describeWithLocalModel('an AI SDK provider package on the real local model', (se
 
   it('streams a text answer: deltas add up, usage read', async () => {
     const ctx = callContext();
+    expect(local().model(LOCAL_MODEL_ID).specificationVersion).toBe('v4');
     const response = await local().generate(request(LOCAL_MODEL_ID, 'Count from 1 to 10: 1, 2, 3,', { maxTokens: 16 }), ctx);
     const text = response.message.content.find((b) => b.type === 'text');
     expect(text?.type === 'text' && text.text.length).toBeGreaterThan(0);

@@ -1,12 +1,14 @@
 /**
  * A real AI SDK provider package, `@ai-sdk/openai-compatible`, through our adapter against the local
- * replay server: the project's captured Chat Completions streams (and the shared captures, when present)
- * parsed by the package and assembled by the adapter, the request it sends, HTTP errors as the package
- * reports them (APICallError), a mid-stream error chunk, a dropped connection, cancellation.
+ * replay server, in its current major (3: the v4 specification, `ai@7`) and its v2-era one (1: `ai@5`,
+ * installed as `@ai-sdk/openai-compatible-v1`): the project's captured Chat Completions streams (and the
+ * shared captures, when present) parsed by the package and assembled by the adapter, the request it
+ * sends, HTTP errors as the package reports them (APICallError), a mid-stream error chunk, a dropped
+ * connection, cancellation.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { createOpenAICompatible as createOpenAICompatibleV1 } from '@ai-sdk/openai-compatible-v1';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Message } from '../../src/core/messages/messages';
 import type { ModelRequest } from '../../src/core/output/native-output';
@@ -15,15 +17,19 @@ import { aiSdkProvider } from '../../src/integrations/providers/ai-sdk';
 import { callContext, expectDeltasAddUp, failedCall, rejection, replayCall, request, waitFor } from './context';
 import { ReplayServer } from './replay-server';
 import { fixture, openaiCompletion, openaiErrorBody } from './sse';
+import { aiSdk7 } from '../helpers/ai-sdk';
 
 const KEY = 'test-key-aisdk-compat-3f81';
 let server: ReplayServer;
-let provider: AiSdkProvider;
+/** The package's provider per major, through the adapter. */
+const providers: Record<string, AiSdkProvider> = {};
 
 beforeAll(async () => {
   server = await ReplayServer.start();
-  const compat = createOpenAICompatible({ name: 'replay', baseURL: `${server.origin}/v1`, apiKey: KEY, includeUsage: true });
-  provider = aiSdkProvider(compat);
+  const { createOpenAICompatible } = await aiSdk7();
+  const settings = { name: 'replay', baseURL: `${server.origin}/v1`, apiKey: KEY, includeUsage: true };
+  providers['3'] = aiSdkProvider(createOpenAICompatible(settings));
+  providers['1'] = aiSdkProvider(createOpenAICompatibleV1(settings));
 });
 afterAll(async () => {
   await server?.close();
@@ -34,9 +40,16 @@ const tools: ModelRequest['tools'] = [
   { name: 'get_date', description: 'Date in a format', inputSchema: { type: 'object', properties: { fmt: { type: 'string' } } } },
 ];
 
-const replay = (sse: string | string[], req: ModelRequest = request('gpt-test')) => replayCall(server, provider, sse, req);
+describe.each([
+  ['3 (specification v4)', '3'],
+  ['1 (specification v2)', '1'],
+])('@ai-sdk/openai-compatible %s through the adapter (replay server)', (_name, major) => {
+  let provider: AiSdkProvider;
+  beforeAll(() => {
+    provider = providers[major]!;
+  });
+  const replay = (sse: string | string[], req: ModelRequest = request('gpt-test')) => replayCall(server, provider, sse, req);
 
-describe('@ai-sdk/openai-compatible through the adapter (replay server)', () => {
   it('assembles a text stream: usage with cache reads apart, the answering model, deltas', async () => {
     const { response, sent, ctx } = await replay(
       fixture('openai/text.sse'),
@@ -216,6 +229,7 @@ if (!shared) console.warn(`shared fixture cases skipped: ${SHARED} is not presen
 describe.skipIf(!shared /* reason: ../shared/fixtures absent (warned above); the data lives outside the project */)(
   '@ai-sdk/openai-compatible on the shared captures',
   () => {
+    const replay = (sse: string, req: ModelRequest) => replayCall(server, providers['3']!, sse, req);
     const read = (name: string) => readFileSync(join(SHARED, name), 'utf8');
 
     it('assembles a captured OpenAI tool call streamed in fragments', async () => {
