@@ -1,15 +1,15 @@
 /**
- * An AI SDK language model in the full agent loop on the real dev server: the AI SDK's own mock model
- * (`MockLanguageModelV2`), served through `aiSdkProvider`, calls a tool and answers; a retryable
- * `APICallError` (a 429 with Retry-After) is retried by the workflow on its durable timer; a final one
- * ends the run with the API's message. And a real provider package, `@ai-sdk/openai-compatible`, over
- * HTTP to the local replay server (captured Chat Completions streams): a tool cycle to `success`.
+ * An AI SDK language model in the full agent loop on the real dev server: the AI SDK 5's own mock model
+ * (`MockLanguageModelV2` of `ai-v5`: the v2 specification), served through `aiSdkProvider`, calls a tool
+ * and answers; a retryable `APICallError` (a 429 with Retry-After) is retried by the workflow on its
+ * durable timer; a final one ends the run with the API's message. And a real provider package of today,
+ * `@ai-sdk/openai-compatible` 3 (v4), over HTTP to the local replay server (captured Chat Completions
+ * streams): a tool cycle to `success`. `@ai-sdk/anthropic` and `@ai-sdk/openai`: ai-sdk-packages.test.ts.
  */
-import type { LanguageModelV2CallOptions, LanguageModelV2StreamPart } from '@ai-sdk/provider';
-import { APICallError } from '@ai-sdk/provider';
-import { simulateReadableStream } from 'ai';
-import { MockLanguageModelV2 } from 'ai/test';
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import type { LanguageModelV2CallOptions, LanguageModelV2StreamPart } from '@ai-sdk/provider-v2';
+import { APICallError } from '@ai-sdk/provider-v2';
+import { simulateReadableStream } from 'ai-v5';
+import { MockLanguageModelV2 } from 'ai-v5/test';
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RetryOptions } from '../../src/agents/define';
@@ -22,6 +22,7 @@ import { startHarness, testId } from '../helpers/harness';
 import { echo } from '../helpers/tools';
 import { ReplayServer, sseFrames } from '../providers/replay-server';
 import { fixture } from '../providers/sse';
+import { aiSdk7 } from '../helpers/ai-sdk';
 
 const fast: RetryOptions = { maximumAttempts: 4, initialInterval: '50ms', maximumInterval: '5s' };
 
@@ -154,6 +155,7 @@ beforeAll(async () => {
     const answered = (req.body.messages ?? []).some((m) => (m as { role?: string }).role === 'tool');
     return { sse: sseFrames(fixture(answered ? 'openai/text.sse' : 'openai/tool_calls_interleaved.sse')), frameDelayMs: 2 };
   });
+  const { createOpenAICompatible } = await aiSdk7();
   const compat = aiSdkProvider(
     createOpenAICompatible({ name: 'replay', baseURL: `${server.origin}/v1`, apiKey: 'test-key-aisdk-loop', includeUsage: true }),
   );

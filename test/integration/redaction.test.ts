@@ -1,7 +1,8 @@
 /**
  * No secret the worker holds leaves an activity: a local server answers 401 and echoes the credential it
  * was sent (in the JSON body, a response header and the status text) to the Anthropic provider, the
- * OpenAI-compatible provider, an AI SDK provider (`@ai-sdk/openai-compatible`) and an MCP server over
+ * OpenAI-compatible provider, AI SDK providers (`@ai-sdk/openai-compatible` with a key given as a string
+ * and as an async function, `@ai-sdk/anthropic` with an async auth token) and an MCP server over
  * Streamable HTTP (at connection, and in a tool's error result). Each run on the real dev server ends
  * with the error, and the key is nowhere: not in the raw history, the result, events and report the
  * client shows (which `durable-agent serve` serves; `GET /runs/:id` asked too), the store's files, or the exported spans (content capture
@@ -17,7 +18,6 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { NativeConnection } from '@temporalio/worker';
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { z } from 'zod';
 import { defineAgent, defineTool } from '../../src/agents/define';
 import type { AgentRun } from '../../src/client';
@@ -38,6 +38,7 @@ import { installTestRuntime, testId } from '../helpers/harness';
 import { historyText } from '../helpers/history';
 import { ScriptedAgents } from '../helpers/agents';
 import { big } from '../helpers/tools';
+import { aiSdk7 } from '../helpers/ai-sdk';
 
 /** Distinctive credentials; only the Anthropic one has a common key shape (`sk-…`): the others are found because the worker knows them. */
 const KEYS = {
@@ -45,6 +46,9 @@ const KEYS = {
   anthropic: ['sk', 'ant', 'test', 'SECRETanthropic0a1b2c3d4e'].join('-'),
   openai: 'SECRETopenai-5f6a7b8c9d0e1f2a',
   aisdk: 'SECRETaisdk-3b4c5d6e7f8a9b0c',
+  /** Given to AI SDK packages as an async function: their headers are a promise. */
+  aisdkAsync: 'SECRETaisdk-async-6d7e8f9a0b1c',
+  aisdkToken: 'SECRETaisdk-token-2e3f4a5b6c7d',
   mcp: 'SECRETmcp-header-1c2d3e4f5a6b',
   mcpEnv: 'SECRETmcp-env-7d8e9f0a1b2c',
   /** Given to the worker's `secrets` option: a credential only a tool holds. */
@@ -127,6 +131,8 @@ beforeAll(async () => {
     defineAgent({ name: 'redact_anthropic', model: { provider: 'anthropic-echo', model: 'claude-test' }, modelRetry: quick }),
     defineAgent({ name: 'redact_openai', model: { provider: 'openai-echo', model: 'gpt-test' }, modelRetry: quick }),
     defineAgent({ name: 'redact_aisdk', model: { provider: 'aisdk-echo', model: 'any-model' }, modelRetry: quick }),
+    defineAgent({ name: 'redact_aisdk_async', model: { provider: 'aisdk-async-echo', model: 'any-model' }, modelRetry: quick }),
+    defineAgent({ name: 'redact_aisdk_token', model: { provider: 'aisdk-token-echo', model: 'claude-test' }, modelRetry: quick }),
     // A stdio server that prints its secret environment to stderr and exits: the worker quotes its stderr.
     defineAgent({
       name: 'redact_mcp_stdio',
@@ -194,6 +200,7 @@ beforeAll(async () => {
   S.add('redact_content', [{ toolCalls: [{ name: 'read_config', args: {} }] }, { text: `The config's token is ${KEYS.extra}.` }], {
     tools: [readConfig],
   });
+  const { createAnthropic, createOpenAICompatible } = await aiSdk7();
   installTestRuntime();
   connection = await NativeConnection.connect({ address: inject('temporalAddress') });
   const taskQueue = `redact-${randomUUID()}`;
@@ -204,6 +211,12 @@ beforeAll(async () => {
       'anthropic-echo': new AnthropicProvider({ apiKey: KEYS.anthropic, baseURL: `${url}/anthropic` }),
       'openai-echo': new OpenAIProvider({ apiKey: KEYS.openai, baseURL: `${url}/v1` }),
       'aisdk-echo': aiSdkProvider(createOpenAICompatible({ name: 'echo', baseURL: `${url}/v1`, apiKey: KEYS.aisdk })),
+      'aisdk-async-echo': aiSdkProvider(
+        createOpenAICompatible({ name: 'echo', baseURL: `${url}/v1`, apiKey: () => Promise.resolve(KEYS.aisdkAsync) }),
+      ),
+      'aisdk-token-echo': aiSdkProvider(
+        createAnthropic({ baseURL: `${url}/anthropic`, authToken: () => Promise.resolve(KEYS.aisdkToken) }),
+      ),
     },
     store: new FileBlobStore(storeDir),
     encryption: false,
@@ -282,6 +295,8 @@ describe('secrets are redacted before anything leaves an activity', () => {
     ['redact_anthropic', 'the Anthropic provider', 'provider_error', /Invalid API key: \[REDACTED\]/],
     ['redact_openai', 'the OpenAI-compatible provider', 'provider_error', /Invalid API key: \[REDACTED\]/],
     ['redact_aisdk', 'an AI SDK provider', 'provider_error', /Invalid API key: \[REDACTED\]/],
+    ['redact_aisdk_async', 'an AI SDK provider whose key is an async function', 'provider_error', /Invalid API key: \[REDACTED\]/],
+    ['redact_aisdk_token', '@ai-sdk/anthropic with an async auth token', 'provider_error', /Invalid API key: \[REDACTED\]/],
     ['redact_mcp_stdio', 'an MCP server over stdio printing its env to stderr', 'internal_error', /VAULT_TOKEN is \[REDACTED\]/],
     ['redact_mcp_401', 'an MCP server over HTTP refusing the connection', 'internal_error', /answered HTTP 401/],
     ['redact_mcp_tool', 'an MCP tool whose error echoes the header', 'success', /token \[REDACTED\] is not allowed here/],
