@@ -177,3 +177,54 @@ export function anthropicErrorBody(type: string, message: string): unknown {
 export function openaiErrorBody(message: string, type: string, code: string | null = null): unknown {
   return { error: { message, type, param: null, code } };
 }
+
+/**
+ * A whole OpenAI Responses API stream (`POST /v1/responses`, what `@ai-sdk/openai`'s models speak by
+ * default): `response.created`, a `message` output item with its text deltas, `function_call` items
+ * with their argument deltas, then `response.completed` with usage — or, with `complete: false`, the
+ * stream ends after the items, without its completion event.
+ */
+export function openaiResponse(opts: {
+  model: string;
+  text?: string;
+  calls?: OpenAICall[];
+  usage: { input: number; output: number; cached?: number };
+  chunk?: number;
+  complete?: boolean;
+}): string[] {
+  const size = opts.chunk ?? 7;
+  const frame = (event: { type: string; [key: string]: unknown }) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+  const response = { id: 'resp_test', object: 'response', created_at: 1_700_000_000, model: opts.model, status: 'in_progress' };
+  const frames = [frame({ type: 'response.created', sequence_number: 0, response })];
+  let index = 0;
+  if (opts.text) {
+    const item = { type: 'message', id: 'msg_test', role: 'assistant', status: 'in_progress', content: [] };
+    frames.push(frame({ type: 'response.output_item.added', output_index: index, item }));
+    for (const p of pieces(opts.text, size)) {
+      frames.push(frame({ type: 'response.output_text.delta', item_id: 'msg_test', output_index: index, content_index: 0, delta: p }));
+    }
+    const content = [{ type: 'output_text', text: opts.text, annotations: [] }];
+    frames.push(frame({ type: 'response.output_item.done', output_index: index, item: { ...item, status: 'completed', content } }));
+    index++;
+  }
+  for (const c of opts.calls ?? []) {
+    const args = c.rawArgs ?? JSON.stringify(c.args);
+    const item = { type: 'function_call', id: `fc_${c.id}`, call_id: c.id, name: c.name, arguments: '', status: 'in_progress' };
+    frames.push(frame({ type: 'response.output_item.added', output_index: index, item }));
+    for (const p of pieces(args, size)) {
+      frames.push(frame({ type: 'response.function_call_arguments.delta', item_id: item.id, output_index: index, delta: p }));
+    }
+    frames.push(frame({ type: 'response.output_item.done', output_index: index, item: { ...item, arguments: args, status: 'completed' } }));
+    index++;
+  }
+  if (opts.complete === false) return frames;
+  const usage = {
+    input_tokens: opts.usage.input,
+    input_tokens_details: { cached_tokens: opts.usage.cached ?? 0 },
+    output_tokens: opts.usage.output,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: opts.usage.input + opts.usage.output,
+  };
+  frames.push(frame({ type: 'response.completed', response: { ...response, status: 'completed', usage } }));
+  return frames;
+}
