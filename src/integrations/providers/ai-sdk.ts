@@ -113,7 +113,8 @@ function checkModel(model: unknown, where: string): AiSdkLanguageModel {
  * @example
  * ```ts
  * import { createOpenAI } from '@ai-sdk/openai';
- * import { aiSdkProvider, createWorker } from 'durable-agent/worker';
+ * import { createWorker } from 'durable-agent/worker';
+ * import { aiSdkProvider } from 'durable-agent/ai-sdk';
  *
  * const openai = createOpenAI({ apiKey: process.env.OPENAI_API_KEY });
  * const worker = await createWorker({ agents: [assistant], providers: { openai: aiSdkProvider(openai) } });
