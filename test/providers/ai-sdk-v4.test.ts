@@ -281,6 +281,20 @@ describe('aiSdkProvider: credentials of the current provider packages', () => {
     expect(provider.secrets()).toContain(`Bearer ${key}`);
   });
 
+  it('does not wait for a key function that never answers once the call is aborted', async () => {
+    const compat = sdk.createOpenAICompatible({
+      name: 'stuck',
+      baseURL: 'http://127.0.0.1:9/v1',
+      apiKey: () => new Promise<string>(() => {}),
+    });
+    const ctx = callContext();
+    const pending = aiSdkProvider(compat).generate(request('m'), ctx);
+    setTimeout(() => ctx.controller.abort(new Error('run cancelled')), 50);
+    const started = Date.now();
+    expect(await rejection(pending)).toEqual(new Error('run cancelled'));
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
   it('holds the plain key of @ai-sdk/anthropic and @ai-sdk/openai models as soon as they are resolved', () => {
     const anthropic = aiSdkProvider(sdk.createAnthropic({ apiKey: 'SECRET-anthropic-plain-1a2b3c4d' }));
     anthropic.model('claude-test');

@@ -228,16 +228,22 @@ export class AiSdkProvider implements ModelProvider {
     return [...new Set(values)];
   }
 
-  /** Await the model's `config.headers()` when it is asynchronous, and keep its credential values. */
-  private async holdHeaders(model: AiSdkLanguageModel): Promise<void> {
+  /**
+   * Await the model's `config.headers()` when it is asynchronous, and keep its credential values.
+   * @throws the signal's reason when it aborts first (a key function that hangs is not waited for).
+   */
+  private async holdHeaders(model: AiSdkLanguageModel, signal: AbortSignal): Promise<void> {
     const headers = modelHeaders(model);
     if (!isThenable(headers)) return;
     this.asyncHeaders.add(model);
+    let values: string[] = [];
     try {
-      for (const v of headerValues(await headers)) this.heldHeaders.add(v);
-    } catch {
+      values = headerValues(await untilAborted(headers, signal));
+    } catch (err) {
+      if (signal.aborted) throw abortReason(signal, err);
       // A key that cannot be read fails the call itself (the package asks again), classified there.
     }
+    for (const v of values) this.heldHeaders.add(v);
   }
 
   private settings(modelId: string): AiSdkCallSettings {
@@ -253,8 +259,12 @@ export class AiSdkProvider implements ModelProvider {
         label,
         end: 'its finish part',
         open: async (signal) => {
-          await this.holdHeaders(model);
-          const { stream } = await untilAborted(doStream(model, aiSdkCallOptions(request, signal, this.settings(request.model))), signal);
+          await this.holdHeaders(model, signal);
+          const { stream } = await untilAborted(
+            doStream(model, aiSdkCallOptions(request, signal, this.settings(request.model))),
+            signal,
+            (late) => void late.stream.cancel(abortReason(signal)).catch(() => undefined),
+          );
           return streamParts(stream, signal);
         },
         assembler: new AiSdkStreamAssembler(model.provider, ctx.onDelta),
@@ -309,17 +319,19 @@ function headerValues(headers: unknown): string[] {
 }
 
 /**
- * `started`, or the signal's reason as soon as it aborts (a model that ignores its abort signal is not
- * waited for; the stream it answers with later is cancelled).
+ * `started`, or the signal's reason as soon as it aborts (a model, or a key function, that ignores the
+ * abort signal is not waited for; `late` gets what it answers with after the abort, e.g. to cancel a
+ * stream).
  */
-function untilAborted<T extends { stream: ReadableStream<unknown> }>(started: PromiseLike<T>, signal: AbortSignal): Promise<T> {
+function untilAborted<T>(started: PromiseLike<T>, signal: AbortSignal, late?: (value: T) => void): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(abortReason(signal));
-    signal.addEventListener('abort', onAbort, { once: true });
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
     Promise.resolve(started).then(
       (value) => {
         signal.removeEventListener('abort', onAbort);
-        if (signal.aborted) void value.stream.cancel(abortReason(signal)).catch(() => undefined);
+        if (signal.aborted) late?.(value);
         resolve(value);
       },
       (err: unknown) => {
