@@ -1,8 +1,8 @@
 /**
  * Today's AI SDK provider packages in the agent loop on the real dev server: `@ai-sdk/anthropic` 4 and
- * `@ai-sdk/openai` 4 (the v4 specification, `ai@7`), each over HTTP to the local replay server, which
- * replays the project's captured Anthropic Messages streams and Chat Completions streams built to the
- * protocol. A tool cycle to `success` with the requests the packages sent checked (Anthropic thinking
+ * `@ai-sdk/openai` 4 (the v4 specification, `ai@7`; Chat Completions and its default, the Responses API),
+ * each over HTTP to the local replay server, which replays the project's captured Anthropic Messages
+ * streams and Chat Completions and Responses streams built to the protocol. A tool cycle to `success` with the requests the packages sent checked (Anthropic thinking
  * and its signature, and redacted thinking, sent back on the next turn), usage with cache reads and
  * writes summed, a 429 with Retry-After classified and retried by the workflow after that long, and a
  * stream that broke off mid-answer (ended without its completion event: the packages' `interrupted`;
@@ -20,7 +20,7 @@ import { startHarness, testId } from '../helpers/harness';
 import { echo } from '../helpers/tools';
 import type { RecordedRequest, Reply } from '../providers/replay-server';
 import { ReplayServer, sseFrames } from '../providers/replay-server';
-import { anthropicErrorBody, anthropicMessage, fixture, openaiCompletion } from '../providers/sse';
+import { anthropicErrorBody, anthropicMessage, fixture, openaiCompletion, openaiResponse } from '../providers/sse';
 
 const fast: RetryOptions = { maximumAttempts: 4, initialInterval: '50ms', maximumInterval: '5s' };
 const KEY = 'test-key-aisdk-packages-7e21';
@@ -41,10 +41,21 @@ const agents = [
   defineAgent({ name: 'pkg_anthropic_interrupted', model: { provider: 'anthropic', model: 'claude-interrupted' }, modelRetry: fast }),
   defineAgent({ name: 'pkg_openai_tools', model: { provider: 'openai', model: 'gpt-tools' }, tools: [echo], modelRetry: fast }),
   defineAgent({ name: 'pkg_openai_cut', model: { provider: 'openai', model: 'gpt-cut' }, modelRetry: fast }),
+  defineAgent({
+    name: 'pkg_openai_responses',
+    model: { provider: 'openai-responses', model: 'gpt-responses' },
+    tools: [echo],
+    modelRetry: fast,
+  }),
 ];
 
-/** Whether a request carries a tool's result (Anthropic: a user `tool_result` block; OpenAI: a `tool` message). */
+/**
+ * Whether a request carries a tool's result (Anthropic: a user `tool_result` block; Chat Completions: a
+ * `tool` message; Responses: a `function_call_output` input item).
+ */
 function answered(req: RecordedRequest): boolean {
+  const input = Array.isArray(req.body.input) ? (req.body.input as Array<{ type?: string }>) : [];
+  if (input.some((item) => item.type === 'function_call_output')) return true;
   return (req.body.messages ?? []).some((m) => {
     const msg = m as { role?: string; content?: unknown };
     return msg.role === 'tool' || (Array.isArray(msg.content) && msg.content.some((b) => (b as { type?: string }).type === 'tool_result'));
@@ -103,6 +114,22 @@ function reply(req: RecordedRequest, seen: number): Reply | undefined {
               usage: { prompt: 200, completion: 12, cached: 128 },
             }),
           };
+    case 'gpt-responses':
+      return answered(req)
+        ? {
+            sse: openaiResponse({
+              model: 'gpt-responses-2026',
+              text: 'The echo said ping.',
+              usage: { input: 320, output: 6, cached: 300 },
+            }),
+          }
+        : {
+            sse: openaiResponse({
+              model: 'gpt-responses-2026',
+              calls: [{ id: 'call_resp_1', name: 'echo', args: { text: 'ping' } }],
+              usage: { input: 250, output: 15 },
+            }),
+          };
     case 'gpt-cut': {
       const whole = openaiCompletion({ model: 'gpt-cut', text: fullAnswer, finish: 'stop', usage: { prompt: 40, completion: 12 } });
       // The first connection is dropped after a few deltas.
@@ -129,6 +156,8 @@ beforeAll(async () => {
       }),
       // Chat Completions (the package's default, the Responses API, is not what the replay server speaks).
       openai: aiSdkProvider((id) => openai.chat(id)),
+      // The provider instance itself: its models speak the Responses API.
+      'openai-responses': aiSdkProvider(openai),
     },
   });
 }, 60_000);
@@ -260,6 +289,24 @@ describe('@ai-sdk/anthropic 4 and @ai-sdk/openai 4 in the agent loop (real dev s
       ['gpt-tools-2026', 'tool_use'],
       ['gpt-tools-2026', 'end_turn'],
     ]);
+  });
+
+  it('openai (Responses API, the package default): a tool cycle; the call and its output sent back as input items', async () => {
+    const run = await h.client.start('pkg_openai_responses', { input: 'echo ping', workflowId: testId('pkg-responses') });
+    const result = await resultWithin(run);
+    expect(result.status).toBe('success');
+    expect(result.finalText).toBe('The echo said ping.');
+    expect(toolResults(result)).toEqual([
+      { type: 'tool_result', toolUseId: 'call_resp_1', output: { type: 'text', text: 'ping' }, isError: false },
+    ]);
+    const sent = server.requestsFor('gpt-responses');
+    expect(sent.map((r) => r.path)).toEqual(['/v1/responses', '/v1/responses']);
+    expect(sent[1]!.body.input).toEqual([
+      { role: 'user', content: [{ type: 'input_text', text: 'echo ping' }] },
+      { type: 'function_call', call_id: 'call_resp_1', name: 'echo', arguments: '{"text":"ping"}' },
+      { type: 'function_call_output', call_id: 'call_resp_1', output: 'ping' },
+    ]);
+    expect(result.usage).toEqual({ inputTokens: 250 + 20, outputTokens: 21, cacheReadTokens: 300, cacheWriteTokens: 0 });
   });
 
   it('openai (chat): a connection cut mid-answer is retried; its text is not kept', async () => {
