@@ -97,7 +97,8 @@ export class DurableChatTransport<M extends UIMessage = UIMessage> implements Ch
       for (;;) {
         const response = await this.request(url, { method: 'GET', headers: await this.headersOf(options.headers), signal: stop.signal });
         if (response.status === 204) {
-          if (wait && !stop.signal.aborted) continue;
+          // Still waiting for a person after the server's long poll: ask again.
+          if (wait && !stop.signal.aborted && response.headers.get('x-durable-chat-waiting') === '1') continue;
           return null;
         }
         if (!response.body) return null;
@@ -184,7 +185,8 @@ export class DurableChatTransport<M extends UIMessage = UIMessage> implements Ch
           try {
             result = await reader.read();
           } catch (err) {
-            if (stop.signal.aborted) {
+            // Aborted, or the connection dropped after the turn's `finish`: the answer is complete.
+            if (stop.signal.aborted || finished) {
               controller.close();
               return;
             }

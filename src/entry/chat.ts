@@ -8,6 +8,7 @@ export {
   CHAT_ID_PATTERN,
   createChatHandler,
   DECISION_WAIT_MS,
+  STILL_WAITING_HEADER,
   defaultChatSessionId,
   MAX_CHAT_BODY_BYTES,
   parseChatRequest,

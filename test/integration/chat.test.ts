@@ -332,3 +332,117 @@ describe('chat tenancy', () => {
     }
   });
 });
+
+describe('approvals in the chat', () => {
+  let deployChat: ServedChat;
+  beforeAll(async () => {
+    deployChat = await serveChat(h.client, 'deployer', {
+      // carol may open alice's chats (a teammate), bob may not; the session id is the chat id.
+      sessionId: ({ chatId }) => `deploy-${chatId}`,
+      mayAccess: ({ identity, owner }) => owner === 'user:alice' && identity === 'user:carol',
+    });
+  });
+  afterAll(async () => {
+    await deployChat?.close();
+  });
+  const send = (user: string, chatId: string, messages: unknown[], messageId?: string) =>
+    new DurableChatTransport({ api: deployChat.api, headers: { 'x-user': user } }).sendMessages({
+      chatId,
+      messages: messages as UIMessage[],
+      trigger: 'submit-message',
+      messageId,
+      abortSignal: undefined,
+    });
+  type ToolPartView = { type: string; state: string; toolCallId: string; approval?: { id: string; approved?: boolean }; output?: unknown };
+  const toolPart = (m: UIMessage) => m.parts.find((p) => p.type.startsWith('tool-')) as unknown as ToolPartView;
+  const answered = (m: UIMessage, approved: boolean): UIMessage => ({
+    ...m,
+    parts: m.parts.map((p) =>
+      p.type.startsWith('tool-')
+        ? ({ ...p, state: 'approval-responded', approval: { id: (p as unknown as ToolPartView).approval!.id, approved } } as typeof p)
+        : p,
+    ),
+  });
+
+  it('a call needing approval ends the stream (finish: tool-calls) as an approval request; the answer decides it as the signed-in user and the same message goes on', async () => {
+    const chatId = testId('appr');
+    const user = userMessage('deploy the api');
+    const chunks: UIMessageChunk[] = [];
+    const [a, b] = (await send('user:alice', chatId, [user])).tee();
+    const collecting = (async () => {
+      for await (const c of a) chunks.push(c);
+    })();
+    const asked = await assemble(b);
+    await collecting;
+    expect(chunks.at(-1)).toEqual({ type: 'finish', finishReason: 'tool-calls' });
+    expect(toolPart(asked)).toMatchObject({ type: 'tool-deploy', state: 'approval-requested' });
+    expect(toolPart(asked).approval!.id).toBe(toolPart(asked).toolCallId);
+    const yes = answered(asked, true);
+    const done = await assemble(await send('user:alice', chatId, [user, yes], yes.id), yes);
+    expect(done.id).toBe(asked.id);
+    expect(toolPart(done)).toMatchObject({ state: 'output-available', output: 'deployed api' });
+    expect(textOf(done)).toContain('Done (deployed api).');
+    const decided = (await h.client.get(`deploy-${chatId}`).readEvents(0)).events.find((e) => e.type === 'approval_decided');
+    expect(decided).toMatchObject({ decision: 'approve', by: 'user:alice' });
+    // The history shows the same message: approved, with its output.
+    const { messages } = (await (await fetch(`${deployChat.api}/${chatId}/messages`, { headers: { 'x-user': 'user:alice' } })).json()) as {
+      messages: UIMessage[];
+    };
+    expect(messages.at(-1)!.id).toBe(asked.id);
+    expect(toolPart(messages.at(-1)!)).toMatchObject({ state: 'output-available', approval: { approved: true } });
+  });
+
+  it('a denial in the chat shows the call denied and the run goes on', async () => {
+    const chatId = testId('deny');
+    const user = userMessage('deploy the api');
+    const asked = await assemble(await send('user:alice', chatId, [user]));
+    const no = answered(asked, false);
+    const done = await assemble(await send('user:alice', chatId, [user, no], no.id), no);
+    expect(toolPart(done).state).toBe('output-denied');
+  });
+
+  it("a decision by someone who may read the chat but is not the call's approver is refused (403, nothing decided)", async () => {
+    const chatId = testId('guard');
+    const user = userMessage('guarded deploy please');
+    const asked = await assemble(await send('user:alice', chatId, [user]));
+    expect(toolPart(asked)).toMatchObject({ type: 'tool-guarded_deploy', state: 'approval-requested' });
+    const yes = answered(asked, true);
+    const res = await fetch(deployChat.api, {
+      method: 'POST',
+      headers: { 'x-user': 'user:carol', 'content-type': 'application/json' },
+      body: JSON.stringify({ id: chatId, messages: [user, yes], trigger: 'submit-message', messageId: yes.id }),
+    });
+    expect(res.status).toBe(403);
+    expect(await res.json()).toMatchObject({ error: 'approval_refused', callId: toolPart(asked).toolCallId });
+    const run = h.client.get(`deploy-${chatId}`);
+    expect((await run.readEvents(0)).events.some((e) => e.type === 'approval_decided')).toBe(false);
+    expect(await run.pendingApprovals()).toHaveLength(1);
+    // bob may not even see the chat.
+    const bob = await fetch(deployChat.api, {
+      method: 'POST',
+      headers: { 'x-user': 'user:bob', 'content-type': 'application/json' },
+      body: JSON.stringify({ id: chatId, messages: [user, yes], trigger: 'submit-message', messageId: yes.id }),
+    });
+    expect(bob.status).toBe(404);
+    // alice is the approver: allowed.
+    const done = await assemble(await send('user:alice', chatId, [user, yes], yes.id), yes);
+    expect(toolPart(done)).toMatchObject({ state: 'output-available', output: 'deployed api' });
+  });
+
+  it('a decision made elsewhere (the client API, as the CLI or console would) reaches the open page: waitForDecision returns the continuation', async () => {
+    const chatId = testId('elsewhere');
+    const asked = await assemble(await send('user:alice', chatId, [userMessage('deploy the api')]));
+    const t = new DurableChatTransport({ api: deployChat.api, headers: { 'x-user': 'user:alice' } });
+    // Idle page load while waiting for a person: 204 (the history shows the request).
+    expect(await t.reconnectToStream({ chatId })).toBeNull();
+    const waiting = t.reconnectToStream({ chatId, body: { waitForDecision: true } });
+    await new Promise((r) => setTimeout(r, 500));
+    await h.client.get(`deploy-${chatId}`).decide({ callId: toolPart(asked).toolCallId, decision: 'approve', by: 'ops:bob' });
+    const stream = await waiting;
+    expect(stream).not.toBeNull();
+    const m = await assemble(stream!);
+    expect(m.id).toBe(asked.id);
+    expect(toolPart(m)).toMatchObject({ state: 'output-available', approval: { approved: true } });
+    expect(textOf(m)).toContain('Done (deployed api).');
+  });
+});

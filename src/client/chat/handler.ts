@@ -6,7 +6,7 @@
  * | Route                          | Does                                                                                   |
  * |--------------------------------|----------------------------------------------------------------------------------------|
  * | `POST {base}`                  | send the user's message to the chat's session (send-or-start) and stream the answer; or decide the approvals the user answered and stream the continuation |
- * | `GET {base}/{chatId}/stream`   | 204 when no turn is in progress; else the turn from its start, live (`?after=<cursor>`: only what follows; `?wait=decision`: while the turn waits for a person, wait for a decision first) |
+ * | `GET {base}/{chatId}/stream`   | 204 when no turn is in progress; else the turn from its start, live (`?after=<cursor>`: only what follows; `?wait=decision`: while the turn waits for a person, wait (up to 25 s, then 204 with `x-durable-chat-waiting: 1`) for a decision, then the turn from its start) |
  * | `GET {base}/{chatId}/messages` | `{ messages }`: the conversation as UI messages (an unknown chat: none)                |
  *
  * Every route needs an identity (`identify`, else 401). A chat's session belongs to who started it: its
@@ -72,6 +72,9 @@ export interface ChatHandlerOptions {
 
 /** A Web-standard request handler. */
 export type ChatHandler = (request: Request) => Promise<Response>;
+
+/** Header of a 204 answering `?wait=decision` when the turn still waits for a person (ask again). */
+export const STILL_WAITING_HEADER = 'x-durable-chat-waiting';
 
 /** How long `?wait=decision` holds a request for a decision before answering 204 (ask again). */
 export const DECISION_WAIT_MS = 25_000;
@@ -210,11 +213,14 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
     if (!running) return new Response(null, { status: 204 });
     let status = lastTurnStatus(chatId, await allEvents(run, request.signal));
     if (status.state === 'paused' && url.searchParams.get('wait') === 'decision') {
+      // Wait for a decision (made anywhere), then replay the turn, which goes on from there.
       const deadline = Date.now() + DECISION_WAIT_MS;
       while (status.state === 'paused' && Date.now() < deadline && !request.signal?.aborted) {
         await sleep(300, request.signal);
         status = lastTurnStatus(chatId, await allEvents(run, request.signal));
       }
+      if (status.state === 'paused') return new Response(null, { status: 204, headers: { [STILL_WAITING_HEADER]: '1' } });
+      return stream(turnChunks(run, chatId, { turnStart: status.turn!.start }, stop.signal), stop);
     }
     if (status.state !== 'running' || !status.turn) return new Response(null, { status: 204 });
     return stream(turnChunks(run, chatId, { turnStart: status.turn.start }, stop.signal), stop);
