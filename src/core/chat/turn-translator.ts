@@ -94,12 +94,12 @@ export class TurnTranslator {
   private readonly buffered: ChatStreamEvent[] = [];
   private turn: number | undefined;
   private seq = -1;
-  private sentOfSeq = 0;
   private current: StepView | undefined;
   private stepOpen = false;
   private readonly calls = new Map<string, CallView>();
   private out: CursoredChunk[] = [];
-  private skip = 0;
+  /** Chunks of the durable event being processed (their cursors are set once it is done). */
+  private eventChunks: ChatChunk[] = [];
   private isEnded = false;
   private pauseCursor: string | undefined;
 
@@ -153,17 +153,35 @@ export class TurnTranslator {
       return this.out;
     }
     if (e.seq < this.turnStart || e.seq <= this.seq) return [];
+    const prevSeq = Math.max(this.seq, this.turnStart);
+    const liveBefore = this.current?.live ? { step: this.current.step, attempt: this.current.attempt } : undefined;
     this.seq = e.seq;
-    this.sentOfSeq = 0;
-    const resumeAt = this.silent && this.after && e.seq === this.after.seq ? this.after : undefined;
-    if (resumeAt) {
-      this.silent = false;
-      this.skip = resumeAt.sent;
-    }
+    const after = this.silent && this.after && e.seq === this.after.seq ? this.after : undefined;
     const wasPaused = this.paused;
+    this.eventChunks = [];
     this.durable(e);
+    const chunks = this.eventChunks;
+    this.eventChunks = [];
     if (!wasPaused && this.paused) this.pauseCursor = this.cursor;
-    if (resumeAt) this.resume(resumeAt);
+    if (this.silent && !(after && after.sent !== undefined)) {
+      if (after) this.resume(after);
+      return this.out;
+    }
+    if (after) this.silent = false;
+    // The chunks of a step shown live depend on what was shown: a position inside them is the position
+    // before the event (with that step live: a resume shows it again). Otherwise they follow from durable
+    // events alone, and a position inside them is a count.
+    chunks.forEach((chunk, i) => {
+      if (after && i < after.sent!) return;
+      const last = i === chunks.length - 1;
+      const cursor = last
+        ? this.cursor
+        : liveBefore
+          ? formatCursor({ turnStart: this.turnStart, seq: prevSeq, live: liveBefore })
+          : formatCursor({ turnStart: this.turnStart, seq: e.seq, sent: i + 1 });
+      this.out.push({ chunk, cursor });
+    });
+    if (after) this.resume(after);
     return this.out;
   }
 
@@ -179,20 +197,19 @@ export class TurnTranslator {
 
   private position(): ChatCursor {
     const live = this.current?.live ? { live: { step: this.current.step, attempt: this.current.attempt } } : {};
-    return { turnStart: this.turnStart, seq: Math.max(this.seq, this.turnStart), sent: this.sentOfSeq, ...live };
+    return { turnStart: this.turnStart, seq: Math.max(this.seq, this.turnStart), ...live };
   }
 
   private emit(chunk: ChatChunk): void {
-    if (this.fromDurable) this.sentOfSeq++;
-    if (this.silent) return;
-    if (this.fromDurable && this.skip > 0) {
-      this.skip--;
+    if (this.fromDurable) {
+      this.eventChunks.push(chunk);
       return;
     }
+    if (this.silent) return;
     this.out.push({ chunk, cursor: this.cursor });
   }
 
-  /** Chunks come from the durable event being processed (they count in the cursor's `sent`). */
+  /** Chunks come from the durable event being processed. */
   private fromDurable = false;
 
   /**
@@ -200,7 +217,7 @@ export class TurnTranslator {
    * message again, reset a step the client showed live, then the deltas that came meanwhile.
    */
   private resume(after: ChatCursor): void {
-    this.skip = 0;
+    this.silent = false;
     const id = this.messageId;
     if (id && this.out[0]?.chunk.type !== 'start')
       this.out.unshift({ chunk: { type: 'start', messageId: id }, cursor: formatCursor(after) });
