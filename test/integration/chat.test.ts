@@ -446,3 +446,32 @@ describe('approvals in the chat', () => {
     expect(textOf(m)).toContain('Done (deployed api).');
   });
 });
+
+describe('page loads with no worker', () => {
+  it('an idle chat answers the page load 204 at once, even while no worker runs (no query needed)', async () => {
+    const h2 = await startHarness({ agents: S.agents, providers: { scripted: S.provider } });
+    const served = await serveChat(h2.client, 'chatter');
+    try {
+      const chatId = testId('noworker');
+      const t = new DurableChatTransport({ api: served.api, headers: { 'x-user': 'user:alice' } });
+      await assemble(
+        await t.sendMessages({
+          chatId,
+          messages: [userMessage('hi')],
+          trigger: 'submit-message',
+          messageId: undefined,
+          abortSignal: undefined,
+        }),
+      );
+      h2.worker.shutdown();
+      await new Promise((r) => setTimeout(r, 1500));
+      const began = Date.now();
+      const res = await fetch(`${served.api}/${chatId}/stream`, { headers: { 'x-user': 'user:alice' } });
+      expect(res.status).toBe(204);
+      expect(Date.now() - began).toBeLessThan(2000);
+    } finally {
+      await served.close();
+      await h2.stop().catch(() => undefined);
+    }
+  }, 60_000);
+});
