@@ -392,6 +392,17 @@ describe('approvals in the chat', () => {
     expect(toolPart(messages.at(-1)!)).toMatchObject({ state: 'output-available', approval: { approved: true } });
   });
 
+  it("the AI SDK's DefaultChatTransport (the whole history posted) approves the same way", async () => {
+    const chatId = testId('std-appr');
+    const t = new ai.DefaultChatTransport({ api: deployChat.api, headers: { 'x-user': 'user:alice' } });
+    const user = userMessage('deploy the api');
+    const opts = { chatId, trigger: 'submit-message' as const, abortSignal: undefined };
+    const asked = await assemble(await t.sendMessages({ ...opts, messages: [user], messageId: undefined }));
+    const yes = answered(asked, true);
+    const done = await assemble(await t.sendMessages({ ...opts, messages: [user, yes], messageId: yes.id }), yes);
+    expect(toolPart(done)).toMatchObject({ state: 'output-available', output: 'deployed api' });
+  });
+
   it('a denial in the chat shows the call denied and the run goes on', async () => {
     const chatId = testId('deny');
     const user = userMessage('deploy the api');
