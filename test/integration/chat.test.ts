@@ -147,7 +147,7 @@ describe('chat', () => {
     const m = await assemble(replay!);
     expect(m.id).toBe(`${chatId}:1`);
     expect(textOf(m)).toBe(LONG);
-    const run = h.client.get(`chat:user:alice:${chatId}`);
+    const run = h.client.get(`chat:user%3Aalice:${chatId}`);
     expect((await run.readEvents(0)).events.filter((e) => e.type === 'text').map((e) => (e.type === 'text' ? e.text : ''))).toEqual([LONG]);
   });
 
@@ -296,7 +296,7 @@ describe('chat tenancy', () => {
     );
     expect(textOf(m)).toBe('You said: hi');
     // Alice's run got nothing from bob.
-    const events = (await h.client.get(`chat:user:alice:${chatId}`).readEvents(0)).events;
+    const events = (await h.client.get(`chat:user%3Aalice:${chatId}`).readEvents(0)).events;
     expect(events.filter((e) => e.type === 'user_message').map((e) => (e.type === 'user_message' ? e.by : ''))).toEqual(['user:alice']);
   });
 

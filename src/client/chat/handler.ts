@@ -68,7 +68,7 @@ export interface ChatHandlerOptions {
   /** Where the routes live. Default `/api/chat`. */
   basePath?: string;
   /**
-   * The session's workflow id for a chat. Default `chat:<identity>:<chatId>`: scoped by owner, so two
+   * The session's workflow id for a chat. Default `chat:<identity, URI-encoded>:<chatId>`: scoped by owner, so two
    * identities never share a session, whatever ids they pick.
    */
   sessionId?: (ctx: { chatId: string; identity: string }) => string;
@@ -109,7 +109,8 @@ function json(status: number, body: unknown): Response {
 
 /** The default session id of a chat: scoped by its owner. */
 export function defaultChatSessionId({ chatId, identity }: { chatId: string; identity: string }): string {
-  return `chat:${identity}:${chatId}`;
+  // The identity encoded (no ":" left in it), so that no two (identity, chat id) pairs give one id.
+  return `chat:${encodeURIComponent(identity)}:${chatId}`;
 }
 
 /**
