@@ -486,3 +486,50 @@ describe('page loads with no worker', () => {
     }
   }, 60_000);
 });
+
+describe('a worker lost mid-answer', () => {
+  it('the open chat stream goes on when another worker takes over, and ends with exactly the transcript', async () => {
+    const first = await startHarness({ agents: S.agents, providers: { scripted: S.provider } });
+    const served = await serveChat(first.client, 'chatter');
+    let second: Harness | undefined;
+    try {
+      const chatId = testId('lost');
+      const t = new DurableChatTransport({ api: served.api, headers: { 'x-user': 'user:alice' } });
+      const stream = await t.sendMessages({
+        chatId,
+        messages: [userMessage('long answer, then a crash')],
+        trigger: 'submit-message',
+        messageId: undefined,
+        abortSignal: undefined,
+      });
+      const [a, b] = stream.tee();
+      const chunks: UIMessageChunk[] = [];
+      let shown = '';
+      const collecting = (async () => {
+        for await (const c of a) {
+          chunks.push(c);
+          if (c.type === 'text-delta') shown += c.delta;
+          if (c.type === 'reset-step') shown = '';
+        }
+      })();
+      const assembled = assemble(b);
+      // Some of the answer on the page, then the worker goes away and another one starts on its queue.
+      for (let i = 0; i < 100 && shown.length < 30; i++) await new Promise((r) => setTimeout(r, 50));
+      first.worker.shutdown();
+      second = await startHarness({
+        agents: S.agents,
+        providers: { scripted: S.provider },
+        taskQueue: first.taskQueue,
+        storeDir: first.storeDir,
+      });
+      const m = await assembled;
+      await collecting;
+      expect(textOf(m)).toBe(LONG);
+      expect(chunks.filter((c) => c.type === 'finish')).toEqual([{ type: 'finish', finishReason: 'stop' }]);
+    } finally {
+      await served.close();
+      await second?.stop().catch(() => undefined);
+      await first.stop().catch(() => undefined);
+    }
+  }, 120_000);
+});
