@@ -265,6 +265,14 @@ describe('chat', () => {
       expect(await res.json()).toMatchObject({ error: 'invalid_request', field });
     }
     expect((await post({ id: 'c1', messages: [userMessage('x')] }, null)).status).toBe(401);
+    const get = (path: string, user: string | null = 'user:alice') =>
+      fetch(`${chat.api}/${path}`, { headers: user ? { 'x-user': user } : {} });
+    expect((await get('c1/stream', null)).status).toBe(401);
+    expect((await get('c1/messages', null)).status).toBe(401);
+    const bad = await get('%E0%A4%A/stream');
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ error: 'invalid_request', field: 'chatId' });
+    expect((await get('c1/other')).status).toBe(404);
   });
 });
 

@@ -277,7 +277,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
       if (rest === '' && request.method === 'POST') return await post(request, identity);
       const m = /^\/([^/]+)\/(stream|messages)$/.exec(rest);
       if (m && request.method === 'GET') {
-        const chatId = decodeURIComponent(m[1]!);
+        const chatId = safeDecode(m[1]!);
         if (!CHAT_ID_PATTERN.test(chatId)) throw new HttpFailure(400, 'invalid_request', 'chatId: not a chat id', { field: 'chatId' });
         await authorized(request, identity, chatId, 'read');
         return m[2] === 'stream' ? await getStream(request, identity, chatId, url) : await getMessages(request, identity, chatId);
@@ -310,6 +310,15 @@ async function eventsOrUnavailable(run: AgentRun, signal: AbortSignal | undefine
   } catch (err) {
     if (err instanceof RunNotFoundError || err instanceof HttpFailure) throw err;
     throw new HttpFailure(503, 'no_worker', "no worker answers for this chat's session: try again shortly");
+  }
+}
+
+/** A path segment decoded; a malformed one stays as it is (and fails the chat id check). */
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
   }
 }
 
