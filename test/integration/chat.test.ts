@@ -329,6 +329,17 @@ describe('chat tenancy', () => {
         body: JSON.stringify({ id: chatId, messages: [userMessage('let me in')] }),
       });
       expect(post.status).toBe(404);
+      // Through the transport: an Error carrying the server's status, code and message (the chat shows it).
+      const bobs = new DurableChatTransport({ api: served.api, headers: bob });
+      await expect(
+        bobs.sendMessages({
+          chatId,
+          messages: [userMessage('let me in')],
+          trigger: 'submit-message',
+          messageId: undefined,
+          abortSignal: undefined,
+        }),
+      ).rejects.toMatchObject({ name: 'ChatHttpError', status: 404, code: 'not_found', message: `no chat "${chatId}"` });
       expect((await fetch(`${served.api}/${chatId}/stream`, { headers: bob })).status).toBe(404);
       const read = await fetch(`${served.api}/${chatId}/messages`, { headers: bob });
       expect(read.status).toBe(404);
