@@ -478,9 +478,10 @@ describe('approvals in the chat', () => {
 });
 
 describe('page loads with no worker', () => {
-  it('an idle chat answers the page load 204 at once, even while no worker runs (no query needed)', async () => {
+  it('an idle chat answers the page load 204 at once while no worker runs (no query needed), and takes a message that is answered once one is back', async () => {
     const h2 = await startHarness({ agents: S.agents, providers: { scripted: S.provider } });
     const served = await serveChat(h2.client, 'chatter');
+    let back: Harness | undefined;
     try {
       const chatId = testId('noworker');
       const t = new DurableChatTransport({ api: served.api, headers: { 'x-user': 'user:alice' } });
@@ -499,8 +500,23 @@ describe('page loads with no worker', () => {
       const res = await fetch(`${served.api}/${chatId}/stream`, { headers: { 'x-user': 'user:alice' } });
       expect(res.status).toBe(204);
       expect(Date.now() - began).toBeLessThan(2000);
+      // A message sent meanwhile is taken at once (a signal) and answered when a worker is back.
+      const sent = Date.now();
+      const stream = await t.sendMessages({
+        chatId,
+        messages: [userMessage('again')],
+        trigger: 'submit-message',
+        messageId: undefined,
+        abortSignal: undefined,
+      });
+      expect(Date.now() - sent).toBeLessThan(5000);
+      back = await startHarness({ agents: S.agents, providers: { scripted: S.provider }, taskQueue: h2.taskQueue, storeDir: h2.storeDir });
+      const m = await assemble(stream);
+      expect(m.id).toBe(`${chatId}:2`);
+      expect(textOf(m)).toBe('You said: again');
     } finally {
       await served.close();
+      await back?.stop().catch(() => undefined);
       await h2.stop().catch(() => undefined);
     }
   }, 60_000);

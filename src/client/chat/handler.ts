@@ -322,11 +322,16 @@ function safeDecode(segment: string): string {
   }
 }
 
-/** How many events the run has logged (its next `seq`); 0 when that cannot be learnt (no worker). */
+/** How many events the run has logged (its next `seq`); 0 when no worker answers within 3 s. */
 async function eventCount(run: AgentRun): Promise<number> {
+  const stop = new AbortController();
   try {
-    return (await run.snapshot()).events;
-  } catch {
-    return 0;
+    const asked = run.snapshot().then(
+      (s) => s.events,
+      () => 0,
+    );
+    return await Promise.race([asked, sleep(3_000, stop.signal).then(() => 0)]);
+  } finally {
+    stop.abort();
   }
 }
