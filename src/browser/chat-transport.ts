@@ -9,8 +9,7 @@
  *   `resumeStreamIsReplay`), or `null` when none is. With `body: { waitForDecision: true }` it waits
  *   while the turn waits for a person, and returns the continuation once someone decided (anywhere).
  */
-import type { ChatTransport, UIMessage, UIMessageChunk } from 'ai' with { 'resolution-mode': 'import' };
-import type { CursoredChunk } from '../core/chat/ui-message-chunks';
+import type { ChatChunk, CursoredChunk } from '../core/chat/ui-message-chunks';
 import { SseChunkParser } from './sse-chunks';
 
 /** Headers, or a function giving them per request (e.g. a fresh token). */
@@ -33,10 +32,40 @@ export interface DurableChatTransportOptions {
   reconnectDelayMs?: number;
 }
 
-/** The options `sendMessages` gets (as the AI SDK passes them). */
-type SendOptions<M extends UIMessage> = Parameters<ChatTransport<M>['sendMessages']>[0];
-/** The options `reconnectToStream` gets. */
-type ReconnectOptions<M extends UIMessage> = Parameters<ChatTransport<M>['reconnectToStream']>[0];
+/**
+ * A chat message as the transport needs it: the AI SDK's `UIMessage` (and any subtype) fits. Structural, so
+ * the package's declarations do not need `ai` installed (a type test checks the transport fits `useChat`).
+ */
+export interface ChatTransportMessage {
+  id: string;
+  role: 'system' | 'user' | 'assistant';
+  parts: readonly unknown[];
+}
+
+/** Per-request options the AI SDK passes to a transport (`ChatRequestOptions`). */
+export interface ChatTransportRequestOptions {
+  /** Extra headers for this request. */
+  headers?: Record<string, string> | Headers;
+  /** Extra body fields (`reconnectToStream`: `{ waitForDecision: true }`). */
+  body?: object;
+  /** The request's metadata (not sent). */
+  metadata?: unknown;
+}
+
+/** What `sendMessages` gets, as the AI SDK 7 `ChatTransport` interface passes it. */
+export interface ChatSendOptions<M extends ChatTransportMessage = ChatTransportMessage> extends ChatTransportRequestOptions {
+  trigger: 'submit-message' | 'regenerate-message';
+  chatId: string;
+  messageId: string | undefined;
+  messages: M[];
+  abortSignal: AbortSignal | undefined;
+}
+
+/** What `reconnectToStream` gets, as the AI SDK 7 `ChatTransport` interface passes it. */
+export interface ChatReconnectOptions extends ChatTransportRequestOptions {
+  chatId: string;
+  abortSignal?: AbortSignal;
+}
 
 /** A refusal or failure of the chat handler, with its HTTP status and error code. */
 export class ChatHttpError extends Error {
@@ -51,7 +80,7 @@ export class ChatHttpError extends Error {
 }
 
 /** The AI SDK `ChatTransport` of a durable chat (see the module comment). */
-export class DurableChatTransport<M extends UIMessage = UIMessage> implements ChatTransport<M> {
+export class DurableChatTransport<M extends ChatTransportMessage = ChatTransportMessage> {
   /** Reconnects (page loads) replay the turn from its start. */
   readonly resumeStreamIsReplay = true;
   private readonly api: string;
@@ -63,7 +92,7 @@ export class DurableChatTransport<M extends UIMessage = UIMessage> implements Ch
   }
 
   /** Send the last message (a user message, or approval answers) and stream the answer. */
-  async sendMessages(options: SendOptions<M>): Promise<ReadableStream<UIMessageChunk>> {
+  async sendMessages(options: ChatSendOptions<M>): Promise<ReadableStream<ChatChunk>> {
     this.waits.get(options.chatId)?.abort();
     const last = options.messages[options.messages.length - 1];
     const response = await this.request(this.api, {
@@ -83,7 +112,7 @@ export class DurableChatTransport<M extends UIMessage = UIMessage> implements Ch
   }
 
   /** The turn in progress from its start, or null when none is (see the module comment for `waitForDecision`). */
-  async reconnectToStream(options: ReconnectOptions<M>): Promise<ReadableStream<UIMessageChunk> | null> {
+  async reconnectToStream(options: ChatReconnectOptions): Promise<ReadableStream<ChatChunk> | null> {
     const wait = Boolean((options.body as { waitForDecision?: unknown } | undefined)?.waitForDecision);
     const url = `${this.api}/${encodeURIComponent(options.chatId)}/stream${wait ? '?wait=decision' : ''}`;
     const stop = new AbortController();
@@ -140,7 +169,7 @@ export class DurableChatTransport<M extends UIMessage = UIMessage> implements Ch
     first: Response,
     signal: AbortSignal | undefined,
     headers: Record<string, string> | Headers | undefined,
-  ): ReadableStream<UIMessageChunk> {
+  ): ReadableStream<ChatChunk> {
     let response: Response | undefined = first;
     let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
     let parser = new SseChunkParser();
@@ -173,7 +202,7 @@ export class DurableChatTransport<M extends UIMessage = UIMessage> implements Ch
       }
     };
 
-    return new ReadableStream<UIMessageChunk>({
+    return new ReadableStream<ChatChunk>({
       pull: async (controller) => {
         for (;;) {
           if (stop.signal.aborted) {
@@ -206,7 +235,7 @@ export class DurableChatTransport<M extends UIMessage = UIMessage> implements Ch
             if (reconnecting && c.chunk.type === 'start') continue;
             if (c.chunk.type === 'finish') finished = true;
             reconnects = 0;
-            controller.enqueue(c.chunk as UIMessageChunk);
+            controller.enqueue(c.chunk as ChatChunk);
             delivered = true;
           }
           if (chunks.length) reconnecting = false;

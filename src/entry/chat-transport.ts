@@ -8,5 +8,12 @@
  * ```
  */
 export { ChatHttpError, DurableChatTransport } from '../browser/chat-transport';
-export type { ChatHeaders, DurableChatTransportOptions } from '../browser/chat-transport';
+export type {
+  ChatHeaders,
+  ChatReconnectOptions,
+  ChatSendOptions,
+  ChatTransportMessage,
+  ChatTransportRequestOptions,
+  DurableChatTransportOptions,
+} from '../browser/chat-transport';
 export type * from '../core/chat/ui-message-chunks';

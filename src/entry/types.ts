@@ -132,4 +132,11 @@ export type {
   ChatMessageRequest,
   ChatRequest,
 } from '../client/chat';
-export type { ChatHeaders, DurableChatTransportOptions } from '../browser/chat-transport';
+export type {
+  ChatHeaders,
+  ChatReconnectOptions,
+  ChatSendOptions,
+  ChatTransportMessage,
+  ChatTransportRequestOptions,
+  DurableChatTransportOptions,
+} from '../browser/chat-transport';
