@@ -30,6 +30,11 @@ export async function buildChatPage(outDir: string): Promise<number> {
   return Date.now() - started;
 }
 
+/** The workflow id of `identity`'s chat `chatId`: the chat handler's default session id. */
+export function chatWorkflowId(chatId: string, _identity: string): string {
+  return chatId;
+}
+
 /** A child process of the example and what it printed. */
 export interface ExampleProcess {
   readonly proc: ChildProcess;

@@ -25,7 +25,7 @@ import type { AgentRun } from '../../src/client';
 import type { AgentEvent } from '../../src/core/events/events';
 import { chromiumMissing, chromiumPath } from '../helpers/chromium';
 import type { ExampleEnv, ExampleProcess } from '../helpers/chat-example';
-import { buildChatPage, killProcess, startChatServer, startChatWorker, stopProcess } from '../helpers/chat-example';
+import { buildChatPage, chatWorkflowId, killProcess, startChatServer, startChatWorker, stopProcess } from '../helpers/chat-example';
 import { describeNeeding } from '../helpers/component';
 import { allEvents } from '../helpers/events';
 
@@ -122,12 +122,7 @@ function seenStates(page: Page): Promise<string[]> {
 
 /** The run of `user`'s chat `chatId`. */
 function chatRun(chatId: string, user: 'alice' | 'bob'): AgentRun {
-  return client.get(sessionWorkflowId(chatId, `user:${user}`));
-}
-
-/** The workflow id the chat handler gives a user's chat (its default `sessionId`). */
-function sessionWorkflowId(chatId: string, _identity: string): string {
-  return chatId;
+  return client.get(chatWorkflowId(chatId, `user:${user}`));
 }
 
 /** The text the run recorded for turn `turn` (1-based): its steps' `text` events, in order. */
