@@ -17,12 +17,20 @@ export interface ChatAppOptions {
   cookieSecret?: string;
 }
 
+/**
+ * The session (workflow id) of a chat: one per chat id, so a chat's link opens that chat, and its owner check
+ * refuses anyone else (404). `createChatHandler`'s default, `chat:<identity>:<chatId>`, scopes sessions by user
+ * instead: there another user's link opens an empty chat of their own.
+ */
+export const chatSessionId = ({ chatId }: { chatId: string }): string => `chat-example:${chatId}`;
+
 export function chatApp({ client, staticDir, cookieSecret }: ChatAppOptions): Hono {
   const auth = cookieAuth(cookieSecret);
   const chat = createChatHandler({
     client,
     agent: CHAT_AGENT,
     basePath: '/api/chat',
+    sessionId: chatSessionId,
     // Who is asking, from the host app's own auth; null: 401. A chat is readable and writable by its owner only.
     identify: (request: Request) => {
       const user = auth.userOf(request);

@@ -30,9 +30,9 @@ export async function buildChatPage(outDir: string): Promise<number> {
   return Date.now() - started;
 }
 
-/** The workflow id of `identity`'s chat `chatId`: the chat handler's default session id. */
+/** The workflow id of chat `chatId` (examples/chat/app.ts `chatSessionId`: one session per chat id, whoever asks). */
 export function chatWorkflowId(chatId: string, _identity: string): string {
-  return chatId;
+  return `chat-example:${chatId}`;
 }
 
 /** A child process of the example and what it printed. */

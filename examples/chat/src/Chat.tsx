@@ -1,15 +1,15 @@
 import { useChat } from '@ai-sdk/react';
-import { lastAssistantMessageIsCompleteWithApprovalResponses } from 'ai';
+import { isToolUIPart, lastAssistantMessageIsCompleteWithApprovalResponses } from 'ai';
 import type { UIMessage } from 'ai';
 import { DurableChatTransport } from 'durable-agent/chat-transport';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { MessageParts } from './MessageParts';
 
 /** One transport for the page: it POSTs to /api/chat with the page's cookie, and resumes the turn in progress. */
 const transport = new DurableChatTransport({ api: '/api/chat' });
 
 export function Chat({ id, initialMessages }: { id: string; initialMessages: UIMessage[] }) {
-  const { messages, sendMessage, addToolApprovalResponse, status, error, clearError } = useChat({
+  const { messages, sendMessage, addToolApprovalResponse, resumeStream, status, error, clearError } = useChat({
     id,
     messages: initialMessages,
     transport,
@@ -18,6 +18,12 @@ export function Chat({ id, initialMessages }: { id: string; initialMessages: UIM
     sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
   });
   const [input, setInput] = useState('');
+  // While a call waits for approval, wait with it: a decision made anywhere else (the CLI, the console, another
+  // tab) streams the rest of the answer into this page. Approve / Reject here end the wait (their answer streams).
+  const waiting = messages.at(-1)?.parts.some((p) => isToolUIPart(p) && p.state === 'approval-requested') ?? false;
+  useEffect(() => {
+    if (status === 'ready' && waiting) void resumeStream({ body: { waitForDecision: true } });
+  }, [status, waiting, resumeStream]);
   const busy = status === 'submitted' || status === 'streaming';
   return (
     <section className="chat" data-status={status}>
