@@ -278,7 +278,6 @@ describeNeeding('the chat example in Chromium', 'Chromium', missing, () => {
     // After the reload the page went on streaming (some states short of the whole), each a prefix of the transcript text.
     const states = (await seenStates(page)).filter((s) => s !== '');
     expect(states.some((s) => s.length < recorded.length)).toBe(true);
-    console.log('STATES', JSON.stringify(states.map((s) => [s.length, s.slice(0, 30)])));
     for (const s of states) expect(recorded.startsWith(s), s).toBe(true);
     expect(await assistantTexts(page)).toEqual([recorded]);
     expect(await page.locator('li.message.user').count()).toBe(1);
