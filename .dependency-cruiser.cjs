@@ -13,6 +13,8 @@
  *                                     (+ mcp: src/agents; + activities/client helpers *)
  *   src/client                        src/core, src/agents, src/integrations; of src/workflows the pure
  *                                     names (definitions.ts, search-attributes.ts, run-input.ts), the rest type-only
+ *   src/browser                       src/core/chat only; of packages only `ai`, type-only; no Node builtins
+ *                                     (it runs in the browser: fetch and streams)
  *   src/worker                        all of src/ but src/entry
  *   src/entry                         all of src/ (the package's entry points)
  *   apps/**                           of src/ only src/entry (products are built on the public API;
@@ -137,6 +139,24 @@ module.exports = {
       // exception: delta feeds are read by clients and wait with the client's abortable sleep (client/abortable, no Temporal).
       '^src/client/abortable\\.ts$',
     ]),
+    layer('browser', 'src/browser runs in the browser: it imports src/core/chat (pure types and helpers) only.', '^src/browser/', [
+      '^src/core/chat/',
+      '^src/browser/',
+    ]),
+    {
+      name: 'browser-npm',
+      comment: 'src/browser runs in the browser: no Node builtins, no package at run time (the AI SDK only for its types).',
+      severity: 'error',
+      from: { path: '^src/browser/' },
+      to: { dependencyTypesNot: ['type-only'], path: NPM },
+    },
+    {
+      name: 'browser-node-builtins',
+      comment: 'src/browser runs in the browser: no Node modules.',
+      severity: 'error',
+      from: { path: '^src/browser/' },
+      to: { dependencyTypes: ['core'] },
+    },
     layer('client', "src/client imports src/core, src/agents, src/integrations and the workflows' pure names.", '^src/client/', [
       '^src/core/',
       '^src/client/',

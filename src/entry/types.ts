@@ -116,3 +116,19 @@ export type { MessageReceipt, UserMessageInput } from '../core/messages/user-mes
 export type { SessionOptions } from '../core/run/contract';
 export type { RetrySpec, ToolSpec } from '../core/run/spec';
 export type { OptionalPeer } from '../integrations/optional-peer';
+export type * from '../core/chat/ui-message-chunks';
+export type { ChatCursor } from '../core/chat/cursor';
+export type { ChatStreamEvent, TurnTranslatorOptions } from '../core/chat/turn-translator';
+export type { ChatTurn, TurnStatus } from '../core/chat/history';
+export type {
+  ChatHandler,
+  ChatHandlerOptions,
+  ChatIdentity,
+  ChatRequestContext,
+  ChatRunOptions,
+  ChatApprovalsRequest,
+  ChatDecision,
+  ChatMessageRequest,
+  ChatRequest,
+} from '../client/chat';
+export type { ChatHeaders, DurableChatTransportOptions } from '../browser/chat-transport';

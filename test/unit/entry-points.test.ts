@@ -1,7 +1,7 @@
 /**
  * The package's entry points: `durable-agent` (definitions and types), `durable-agent/client`,
  * `durable-agent/worker`, `durable-agent/workflow` and one per optional part (`/anthropic`, `/openai`,
- * `/ai-sdk`, `/postgres`, `/s3`, `/redis`, `/otel`, `/mcp`). A process that only starts runs or decides
+ * `/ai-sdk`, `/postgres`, `/s3`, `/redis`, `/otel`, `/mcp`) and the chat's (`/chat`, `/chat-transport`). A process that only starts runs or decides
  * approvals must not load the worker's native code, the root must load no Temporal connection code at all,
  * and no entry loads an optional peer other than its own. Each entry's source module is
  * loaded in a fresh Node process (through tsx) and the packages it pulled in are read from
@@ -108,6 +108,18 @@ describe('what each entry loads', () => {
     expect(loaded[own]).toBe(false);
   });
 
+  it('the chat entry (server side of useChat: given an AgentClient) loads zod, but not the worker and no optional peer', async () => {
+    const loaded = await packagesLoadedBy('src/entry/chat.ts');
+    expect(loaded.zod).toBe(true);
+    expect(loaded['@temporalio/worker']).toBe(false);
+    expect(PEERS.filter((name) => loaded[name])).toEqual([]);
+  });
+
+  it('the chat-transport entry (runs in the browser) loads none of the watched packages: no Temporal, no zod, no peer', async () => {
+    const loaded = await packagesLoadedBy('src/entry/chat-transport.ts');
+    expect(WATCHED.filter((name) => loaded[name])).toEqual([]);
+  });
+
   it('the workflow entry (workflow code) loads neither the worker, the client nor zod', async () => {
     const loaded = await packagesLoadedBy('src/entry/workflow.ts');
     expect(loaded['@temporalio/worker']).toBe(false);
@@ -166,6 +178,8 @@ describe('package.json points at what the build emits', () => {
     const subpaths = [
       './ai-sdk',
       './anthropic',
+      './chat',
+      './chat-transport',
       './client',
       './mcp',
       './openai',
