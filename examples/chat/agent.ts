@@ -117,11 +117,25 @@ export function planCalls(text: string): ScriptedToolCall[] {
   return calls;
 }
 
+/** A tool's output in a line: `words 6, characters 32` for `{"words":6,"characters":32}`. */
+function inline(output: string): string {
+  try {
+    const v = JSON.parse(output) as unknown;
+    if (v && typeof v === 'object' && !Array.isArray(v))
+      return Object.entries(v)
+        .map(([k, x]) => `${k} ${typeof x === 'string' ? x : JSON.stringify(x)}`)
+        .join(', ');
+  } catch {
+    // not JSON: as it is
+  }
+  return output;
+}
+
 /** The stand-in's sentence about one tool result. */
 function sentence(tool: string, output: string, isError: boolean): string {
   if (tool === 'clear_notes' && /denied|rejected|not approved/i.test(output)) return `Clearing the notes was not approved: ${output}`;
   if (isError) return `${tool} failed: ${output}`;
-  return `${tool} says ${output}.`;
+  return `${tool} says ${inline(output)}.`;
 }
 
 /** The scripted stand-in: plans tool calls from the newest user message, then answers from their results. */

@@ -15,7 +15,10 @@ async function load(chatId: string): Promise<Loaded> {
   const me = (await (await fetch('/api/me')).json()) as Me;
   if (!me.user) return { me, messages: [] };
   const res = await fetch(`/api/chat/${encodeURIComponent(chatId)}/messages`);
-  if (!res.ok) return { me, messages: [], refused: `${res.status}: ${await res.text()}` };
+  if (!res.ok) {
+    const body = (await res.json().catch(() => ({}))) as { message?: string };
+    return { me, messages: [], refused: `${body.message ?? res.statusText} (HTTP ${res.status})` };
+  }
   return { me, messages: ((await res.json()) as { messages: UIMessage[] }).messages };
 }
 
