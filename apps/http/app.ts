@@ -18,10 +18,14 @@
  * | `GET /`, `GET /console/*`              | the web console's files (no token needed: they hold no data)     |
  * | `POST /runs/:id/approvals/:callId`     | decide one `{ decision, reason?, scope?, extendBy? }` → receipt  |
  * | `GET /metrics`                         | Prometheus gauges: approvals waiting and their age, runs by phase (no token with `metricsPublic`) |
+ * | `POST /api/chat`                       | `useChat`'s chat (`durable-agent/chat`): send-or-start the chat's session and stream the answer (UI message stream); or decide the approvals answered in it |
+ * | `GET /api/chat/:chatId/stream`         | the chat's turn in progress (204 when none; `?after=`, `?wait=decision`)                          |
+ * | `GET /api/chat/:chatId/messages`       | the chat's messages `{ messages }` (UI messages)                                                  |
  *
  * Each data route needs a permission of the token (`permissions.ts`): `read` for the reads (runs, events,
  * reports, the inbox), `start`, `message` (messages and end) and `cancel` (on the caller's own runs unless `admin`), `decide`,
- * `metrics`. A refusal is 403 `forbidden` with `missing: <permission>`, checked before anything is sent to
+ * `metrics`; the chat routes: `read` to read a chat, `start` and `message` to send in one, `decide` to answer its
+ * approvals — on the token identity's own chats (the agent: the body's `agent`, else the only agent of `agents`). A refusal is 403 `forbidden` with `missing: <permission>`, checked before anything is sent to
  * the run. Every answer carries the security headers (`security-headers.ts`).
  */
 import { WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
@@ -39,6 +43,7 @@ import type { Permission } from './permissions';
 import { securityHeaders } from './security-headers';
 import { startOptions } from './start-options';
 import { STARTED_BY_MEMO } from '../../src/entry/client';
+import { createChatHandler } from '../../src/entry/chat';
 import { HttpError, toHttpError } from './errors';
 import { addConsoleRoutes, defaultConsoleDir } from './console-static';
 import { ApprovalInbox, inboxFor, InboxPoller } from './approval-inbox';
@@ -179,6 +184,42 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
       onError: (c) => c.json(new HttpError(413, 'invalid_request', `the body must be at most ${MAX_BODY_BYTES} bytes`).body(), 413),
     }),
   );
+
+  // The chat of `useChat` (durable-agent/chat), as the token's identity.
+  const chatCallers = new WeakMap<Request, Caller>();
+  const chat = createChatHandler({
+    client,
+    basePath: '/api/chat',
+    agent: ({ body }) => {
+      const named = (body as { agent?: unknown } | null)?.agent;
+      if (typeof named === 'string' && named.trim()) return options.agents?.find((a) => a.name === named) ?? named;
+      return options.agents?.length === 1 ? options.agents[0]! : '';
+    },
+    identify: (request) => {
+      const caller = chatCallers.get(request);
+      return caller ? { identity: caller.identity } : null;
+    },
+    authorize: ({ request, action }) => {
+      const caller = chatCallers.get(request);
+      const needs: Permission[] = action === 'read' ? ['read'] : action === 'send' ? ['start', 'message'] : ['decide'];
+      const missing = needs.find((p) => !caller || !holds(caller, p));
+      return missing
+        ? `"${caller?.identity}" may not ${action === 'read' ? 'read' : action === 'send' ? 'send in' : 'decide in'} this chat: the token lacks the "${missing}" permission`
+        : undefined;
+    },
+    mayAccess: ({ request }) => {
+      const caller = chatCallers.get(request);
+      return Boolean(caller && holds(caller, 'admin'));
+    },
+    onError: report,
+  });
+  const chatRoute = (c: Context<{ Variables: AuthVariables }>) => {
+    chatCallers.set(c.req.raw, c.var.caller);
+    return chat(c.req.raw);
+  };
+  app.post('/api/chat', chatRoute);
+  app.get('/api/chat/:chatId/stream', chatRoute);
+  app.get('/api/chat/:chatId/messages', chatRoute);
 
   app.get('/me', (c) => {
     const { identity, permissions } = c.var.caller;

@@ -17,6 +17,7 @@ export {
 export type {
   ChatApprovalsRequest,
   ChatDecision,
+  ChatAction,
   ChatHandler,
   ChatHandlerOptions,
   ChatIdentity,

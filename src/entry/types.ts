@@ -121,6 +121,7 @@ export type { ChatCursor } from '../core/chat/cursor';
 export type { ChatStreamEvent, TurnTranslatorOptions } from '../core/chat/turn-translator';
 export type { ChatTurn, TurnStatus } from '../core/chat/history';
 export type {
+  ChatAction,
   ChatHandler,
   ChatHandlerOptions,
   ChatIdentity,

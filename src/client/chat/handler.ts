@@ -51,8 +51,16 @@ export type ChatRunOptions = Omit<RunOptions, 'workflowId' | 'startedBy'> & {
 export interface ChatHandlerOptions {
   /** Talks to Temporal (the handler never closes it). */
   client: AgentClient;
-  /** The agent answering (its definition or name). */
-  agent: AnyAgent | string;
+  /**
+   * The agent answering a chat's first message: its definition or name, or a function choosing it per
+   * request (it gets the POST body, e.g. an `agent` field the page sends as the transport's `body`).
+   */
+  agent: AnyAgent | string | ((ctx: ChatRequestContext & { body: unknown }) => AnyAgent | string | Promise<AnyAgent | string>);
+  /**
+   * May `identity` do `action` (`read` a chat, `send` a message, `decide` approvals)? Return why not (403
+   * naming it), or undefined. Default: every identity may do all three (on its own chats).
+   */
+  authorize?: (ctx: ChatRequestContext & { action: ChatAction }) => string | undefined | Promise<string | undefined>;
   /** The identity of a request (the host app's session, cookie, token…); null: 401. */
   identify: (request: Request) => ChatIdentity | null | Promise<ChatIdentity | null>;
   /** Where the routes live. Default `/api/chat`. */
@@ -69,6 +77,9 @@ export interface ChatHandlerOptions {
   /** Failures that are the server's own (answered 500 with a generic message). Default `console.error`. */
   onError?: (err: unknown) => void;
 }
+
+/** What a chat request does, for {@link ChatHandlerOptions.authorize}. */
+export type ChatAction = 'read' | 'send' | 'decide';
 
 /** A Web-standard request handler. */
 export type ChatHandler = (request: Request) => Promise<Response>;
@@ -111,9 +122,23 @@ export function defaultChatSessionId({ chatId, identity }: { chatId: string; ide
  */
 export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
   const base = (options.basePath ?? '/api/chat').replace(/\/+$/, '');
-  const agentName = typeof options.agent === 'string' ? options.agent : options.agent?.name;
-  if (typeof agentName !== 'string' || !agentName)
-    throw new DurableAgentError('invalid_input', 'createChatHandler(options): options.agent must be an agent definition or name');
+  if (typeof options.agent !== 'function' && typeof (typeof options.agent === 'string' ? options.agent : options.agent?.name) !== 'string')
+    throw new DurableAgentError(
+      'invalid_input',
+      'createChatHandler(options): options.agent must be an agent definition, a name or a function choosing one',
+    );
+  /** The name of the agent answering this request. */
+  async function agentNameOf(ctx: ChatRequestContext & { body: unknown }): Promise<string> {
+    const agent = typeof options.agent === 'function' ? await options.agent(ctx) : (options.agent as AnyAgent | string);
+    const name = typeof agent === 'string' ? agent : agent?.name;
+    if (typeof name !== 'string' || !name.trim())
+      throw new HttpFailure(400, 'invalid_request', 'agent: name the agent that answers this chat', { field: 'agent' });
+    return name;
+  }
+  async function authorized(request: Request, identity: string, chatId: string, action: ChatAction): Promise<void> {
+    const why = options.authorize ? await options.authorize({ request, identity, chatId, action }) : undefined;
+    if (why) throw new HttpFailure(403, 'forbidden', why, { action });
+  }
   const sessionOf = options.sessionId ?? defaultChatSessionId;
   const report = options.onError ?? ((err: unknown) => console.error(err));
 
@@ -156,6 +181,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
       throw new HttpFailure(400, 'invalid_request', 'the body must be JSON', { field: 'body' });
     }
     const req = parseChatRequest(body);
+    await authorized(request, identity, req.chatId, req.kind === 'message' ? 'send' : 'decide');
     const { run, exists, running } = await access(request, identity, req.chatId);
     const stop = new AbortController();
     request.signal?.addEventListener('abort', () => stop.abort(), { once: true });
@@ -163,11 +189,8 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
       const from = running ? await eventCount(run) : 0;
       const ctx = { request, identity, chatId: req.chatId };
       const runOptions = options.runOptions ? await options.runOptions(ctx) : {};
-      await options.client.send(
-        run.workflowId,
-        { text: req.text, by: identity },
-        { ...runOptions, agent: agentName!, startedBy: identity },
-      );
+      const agent = await agentNameOf({ ...ctx, body });
+      await options.client.send(run.workflowId, { text: req.text, by: identity }, { ...runOptions, agent, startedBy: identity });
       return stream(turnChunks(run, req.chatId, { locate: { text: req.text, by: identity, from } }, stop.signal), stop);
     }
     if (!exists || !running) throw new HttpFailure(409, 'not_waiting', `chat "${req.chatId}" has no run waiting for a decision`);
@@ -247,6 +270,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
       if (m && request.method === 'GET') {
         const chatId = decodeURIComponent(m[1]!);
         if (!CHAT_ID_PATTERN.test(chatId)) throw new HttpFailure(400, 'invalid_request', 'chatId: not a chat id', { field: 'chatId' });
+        await authorized(request, identity, chatId, 'read');
         return m[2] === 'stream' ? await getStream(request, identity, chatId, url) : await getMessages(request, identity, chatId);
       }
       throw new HttpFailure(
