@@ -147,7 +147,7 @@ export class TurnTranslator {
     this.out = [];
     if (this.isEnded) return [];
     if (!('seq' in e)) {
-      if (this.silent) this.buffered.push(e);
+      if (this.silent || this.turn === undefined) this.buffered.push(e);
       else if (e.type === 'delta') this.delta(e);
       else this.voided(e);
       return this.out;
@@ -182,6 +182,11 @@ export class TurnTranslator {
       this.out.push({ chunk, cursor });
     });
     if (after) this.resume(after);
+    else if (!this.silent && this.turn !== undefined && this.buffered.length > 0)
+      for (const b of this.buffered.splice(0)) {
+        if (b.type === 'delta') this.delta(b);
+        else if (!('seq' in b)) this.voided(b);
+      }
     return this.out;
   }
 
