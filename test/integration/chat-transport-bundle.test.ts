@@ -126,9 +126,9 @@ describeNeeding('the chat transport bundled by Vite, in Chromium', 'Chromium', c
     const page = await browser.newPage();
     try {
       await page.goto(origin);
-      await page.waitForFunction(() => document.body.dataset.done || document.body.dataset.error, undefined, { timeout: 30_000 });
-      expect(await page.evaluate(() => document.body.dataset.error)).toBeUndefined();
-      expect(await page.evaluate(() => document.body.dataset.done)).toBe('finish');
+      await page.waitForFunction('document.body.dataset.done || document.body.dataset.error', undefined, { timeout: 30_000 });
+      expect(await page.evaluate('document.body.dataset.error')).toBeUndefined();
+      expect(await page.evaluate('document.body.dataset.done')).toBe('finish');
       expect(await page.textContent('#out')).toBe('Bundled and streamed: hello from the page');
     } finally {
       await page.close();

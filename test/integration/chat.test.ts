@@ -147,7 +147,7 @@ describe('chat', () => {
     const m = await assemble(replay!);
     expect(m.id).toBe(`${chatId}:1`);
     expect(textOf(m)).toBe(LONG);
-    const run = h.client.get(`chat:user:alice:${chatId}`);
+    const run = h.client.get(`chat:user%3Aalice:${chatId}`);
     expect((await run.readEvents(0)).events.filter((e) => e.type === 'text').map((e) => (e.type === 'text' ? e.text : ''))).toEqual([LONG]);
   });
 
@@ -296,7 +296,7 @@ describe('chat tenancy', () => {
     );
     expect(textOf(m)).toBe('You said: hi');
     // Alice's run got nothing from bob.
-    const events = (await h.client.get(`chat:user:alice:${chatId}`).readEvents(0)).events;
+    const events = (await h.client.get(`chat:user%3Aalice:${chatId}`).readEvents(0)).events;
     expect(events.filter((e) => e.type === 'user_message').map((e) => (e.type === 'user_message' ? e.by : ''))).toEqual(['user:alice']);
   });
 
@@ -392,6 +392,17 @@ describe('approvals in the chat', () => {
     expect(toolPart(messages.at(-1)!)).toMatchObject({ state: 'output-available', approval: { approved: true } });
   });
 
+  it("the AI SDK's DefaultChatTransport (the whole history posted) approves the same way", async () => {
+    const chatId = testId('std-appr');
+    const t = new ai.DefaultChatTransport({ api: deployChat.api, headers: { 'x-user': 'user:alice' } });
+    const user = userMessage('deploy the api');
+    const opts = { chatId, trigger: 'submit-message' as const, abortSignal: undefined };
+    const asked = await assemble(await t.sendMessages({ ...opts, messages: [user], messageId: undefined }));
+    const yes = answered(asked, true);
+    const done = await assemble(await t.sendMessages({ ...opts, messages: [user, yes], messageId: yes.id }), yes);
+    expect(toolPart(done)).toMatchObject({ state: 'output-available', output: 'deployed api' });
+  });
+
   it('a denial in the chat shows the call denied and the run goes on', async () => {
     const chatId = testId('deny');
     const user = userMessage('deploy the api');
@@ -445,4 +456,33 @@ describe('approvals in the chat', () => {
     expect(toolPart(m)).toMatchObject({ state: 'output-available', approval: { approved: true } });
     expect(textOf(m)).toContain('Done (deployed api).');
   });
+});
+
+describe('page loads with no worker', () => {
+  it('an idle chat answers the page load 204 at once, even while no worker runs (no query needed)', async () => {
+    const h2 = await startHarness({ agents: S.agents, providers: { scripted: S.provider } });
+    const served = await serveChat(h2.client, 'chatter');
+    try {
+      const chatId = testId('noworker');
+      const t = new DurableChatTransport({ api: served.api, headers: { 'x-user': 'user:alice' } });
+      await assemble(
+        await t.sendMessages({
+          chatId,
+          messages: [userMessage('hi')],
+          trigger: 'submit-message',
+          messageId: undefined,
+          abortSignal: undefined,
+        }),
+      );
+      h2.worker.shutdown();
+      await new Promise((r) => setTimeout(r, 1500));
+      const began = Date.now();
+      const res = await fetch(`${served.api}/${chatId}/stream`, { headers: { 'x-user': 'user:alice' } });
+      expect(res.status).toBe(204);
+      expect(Date.now() - began).toBeLessThan(2000);
+    } finally {
+      await served.close();
+      await h2.stop().catch(() => undefined);
+    }
+  }, 60_000);
 });

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { ChatRequestError, parseChatRequest } from '../../src/client/chat/request';
 import { formatCursor, parseCursor } from '../../src/core/chat/cursor';
+import { defaultChatSessionId } from '../../src/client/chat/handler';
 
 const user = (text: string) => ({ id: 'm1', role: 'user', parts: [{ type: 'text', text }] });
 
@@ -102,5 +103,14 @@ describe('chat cursors', () => {
     }
     for (const bad of ['', 'x', '1', '1.2.3.4', '5.4', '1.2~3', '-1.2', '1.2.3~4.5', '9'.repeat(200)])
       expect(parseCursor(bad), bad).toBeUndefined();
+  });
+});
+
+describe('defaultChatSessionId', () => {
+  it('scopes a chat by its owner, with no two (identity, chat id) pairs on one session', () => {
+    expect(defaultChatSessionId({ identity: 'user:x', chatId: 'abc' })).not.toBe(
+      defaultChatSessionId({ identity: 'user:y', chatId: 'abc' }),
+    );
+    expect(defaultChatSessionId({ identity: 'x:y', chatId: 'z' })).not.toBe(defaultChatSessionId({ identity: 'x', chatId: 'y:z' }));
   });
 });

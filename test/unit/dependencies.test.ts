@@ -94,6 +94,8 @@ const STATIC_PEERS: Record<string, readonly string[]> = {
   '@temporalio/interceptors-opentelemetry': ['src/integrations/telemetry/workflow-interceptors.ts'],
   // The bin runs the TypeScript sources through tsx only in a checkout without a current dist/.
   tsx: ['apps/cli/bin/durable-agent.js'],
+  // Types only: the browser's chat transport implements the AI SDK's `ChatTransport` (nothing is loaded).
+  ai: ['src/browser/'],
 };
 
 /** The package of an import specifier (`@scope/name` or `name`). */

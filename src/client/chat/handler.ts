@@ -15,9 +15,11 @@
  */
 import type { Duration } from '@temporalio/common';
 import { STARTED_BY_MEMO } from '../../core/run/definition';
+import { RUN_STATUS } from '../../workflows/search-attributes';
 import { parseCursor } from '../../core/chat/cursor';
 import { chatHistory, lastTurnStatus } from '../../core/chat/history';
 import type { CursoredChunk } from '../../core/chat/ui-message-chunks';
+import type { AgentEvent } from '../../core/events/events';
 import type { AnyAgent } from '../../agents/define';
 import { DurableAgentError } from '../../core/run/errors';
 import type { AgentClient, RunOptions } from '../index';
@@ -66,7 +68,7 @@ export interface ChatHandlerOptions {
   /** Where the routes live. Default `/api/chat`. */
   basePath?: string;
   /**
-   * The session's workflow id for a chat. Default `chat:<identity>:<chatId>`: scoped by owner, so two
+   * The session's workflow id for a chat. Default `chat:<identity, URI-encoded>:<chatId>`: scoped by owner, so two
    * identities never share a session, whatever ids they pick.
    */
   sessionId?: (ctx: { chatId: string; identity: string }) => string;
@@ -107,7 +109,8 @@ function json(status: number, body: unknown): Response {
 
 /** The default session id of a chat: scoped by its owner. */
 export function defaultChatSessionId({ chatId, identity }: { chatId: string; identity: string }): string {
-  return `chat:${identity}:${chatId}`;
+  // The identity encoded (no ":" left in it), so that no two (identity, chat id) pairs give one id.
+  return `chat:${encodeURIComponent(identity)}:${chatId}`;
 }
 
 /**
@@ -143,7 +146,11 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
   const report = options.onError ?? ((err: unknown) => console.error(err));
 
   /** The chat's run for `identity`, and whether it exists and runs; 404 when it is someone else's. */
-  async function access(request: Request, identity: string, chatId: string): Promise<{ run: AgentRun; exists: boolean; running: boolean }> {
+  async function access(
+    request: Request,
+    identity: string,
+    chatId: string,
+  ): Promise<{ run: AgentRun; exists: boolean; running: boolean; idle?: boolean }> {
     const run = options.client.get(sessionOf({ chatId, identity })) as unknown as AgentRun;
     let d;
     try {
@@ -158,7 +165,9 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
         typeof owner === 'string' && options.mayAccess ? await options.mayAccess({ request, identity, chatId, owner }) : false;
       if (!allowed) throw new HttpFailure(404, 'not_found', `no chat "${chatId}"`);
     }
-    return { run, exists: true, running: d.status.name === 'RUNNING' };
+    // A session waiting for a message with nothing new to process: idle, known without asking a worker.
+    const idle = d.typedSearchAttributes.get(RUN_STATUS) === 'awaiting_message' && !d.raw.pendingWorkflowTask;
+    return { run, exists: true, running: d.status.name === 'RUNNING', idle };
   }
 
   function stream(chunks: AsyncIterable<CursoredChunk>, stop: AbortController): Response {
@@ -217,7 +226,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
   }
 
   async function getStream(request: Request, identity: string, chatId: string, url: URL): Promise<Response> {
-    const { run, running } = await access(request, identity, chatId);
+    const { run, running, idle } = await access(request, identity, chatId);
     const stop = new AbortController();
     request.signal?.addEventListener('abort', () => stop.abort(), { once: true });
     const afterText = url.searchParams.get('after');
@@ -233,8 +242,8 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
         return new Response(null, { status: 204 });
       return stream(turnChunks(run, chatId, { turnStart: after.turnStart, after }, stop.signal), stop);
     }
-    if (!running) return new Response(null, { status: 204 });
-    let status = lastTurnStatus(chatId, await allEvents(run, request.signal));
+    if (!running || idle) return new Response(null, { status: 204 });
+    let status = lastTurnStatus(chatId, await eventsOrUnavailable(run, request.signal));
     if (status.state === 'paused' && url.searchParams.get('wait') === 'decision') {
       // Wait for a decision (made anywhere), then replay the turn, which goes on from there.
       const deadline = Date.now() + DECISION_WAIT_MS;
@@ -292,6 +301,16 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
       return json(500, { error: 'internal', message: 'internal error' });
     }
   };
+}
+
+/** The run's events; a run whose worker does not answer (it is down) is a 503 `no_worker`, to ask again. */
+async function eventsOrUnavailable(run: AgentRun, signal: AbortSignal | undefined): Promise<AgentEvent[]> {
+  try {
+    return await allEvents(run, signal);
+  } catch (err) {
+    if (err instanceof RunNotFoundError || err instanceof HttpFailure) throw err;
+    throw new HttpFailure(503, 'no_worker', "no worker answers for this chat's session: try again shortly");
+  }
 }
 
 /** How many events the run has logged (its next `seq`); 0 when that cannot be learnt (no worker). */

@@ -50,6 +50,14 @@ export async function* turnChunks(run: AgentRun, chatId: string, start: TurnStar
       next = iterator.next();
       const e = r.value;
       if (!translator) {
+        // The message never joined the conversation: say why, and end.
+        const refused = 'locate' in start && e.type === 'message_refused' && e.by === start.locate.by;
+        if (refused || e.type === 'done') {
+          const why = refused ? `the message was refused: ${e.reason}` : 'the session ended before it took the message';
+          yield { chunk: { type: 'error', errorText: why }, cursor: '' };
+          yield { chunk: { type: 'finish', finishReason: 'error' }, cursor: '' };
+          return;
+        }
         if (e.type === 'user_message' && (!firstOfTurn || firstOfTurn.turn !== e.turn)) {
           firstOfTurn = { seq: e.seq, turn: e.turn };
           held = held.filter((h) => !('seq' in h));
