@@ -45,4 +45,32 @@ describe('a replay whose first deltas come before the durable events of the turn
     ];
     expect(shown(events)).toBe('Kept.');
   });
+
+  it("holds a later step's deltas until the replay reaches that step (the turn's earlier steps first)", () => {
+    const usage = { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 };
+    const step2 = (n: number, text: string): DeltaEvent => ({ type: 'delta', step: 2, attempt: 1, n, delta: { type: 'text', text } });
+    const events: ChatStreamEvent[] = [
+      step2(0, 'echo says '),
+      durable(1, { type: 'user_message', turn: 1, text: 'hi', via: 'signal', by: 'user:a' }),
+      durable(2, { type: 'step_started', step: 1, provider: 'p', model: 'm', attempt: 1 }),
+      durable(3, { type: 'text', step: 1, text: 'Let me look. ' }),
+      durable(4, { type: 'step_finished', step: 1, stopReason: 'tool_use', usage, latencyMs: 1 }),
+      durable(5, { type: 'tool_call', step: 1, callId: 'call-1', tool: 'echo', args: { text: 'x' } }),
+      durable(6, {
+        type: 'tool_result',
+        step: 1,
+        callId: 'call-1',
+        tool: 'echo',
+        isError: false,
+        preview: 'x',
+        bytes: 1,
+        stored: false,
+        latencyMs: 1,
+        attempts: 1,
+      }),
+      durable(7, { type: 'step_started', step: 2, provider: 'p', model: 'm', attempt: 1 }),
+      step2(1, 'x.'),
+    ];
+    expect(shown(events)).toBe('Let me look. echo says x.');
+  });
 });
