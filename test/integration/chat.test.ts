@@ -265,6 +265,14 @@ describe('chat', () => {
       expect(await res.json()).toMatchObject({ error: 'invalid_request', field });
     }
     expect((await post({ id: 'c1', messages: [userMessage('x')] }, null)).status).toBe(401);
+    const get = (path: string, user: string | null = 'user:alice') =>
+      fetch(`${chat.api}/${path}`, { headers: user ? { 'x-user': user } : {} });
+    expect((await get('c1/stream', null)).status).toBe(401);
+    expect((await get('c1/messages', null)).status).toBe(401);
+    const bad = await get('%E0%A4%A/stream');
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ error: 'invalid_request', field: 'chatId' });
+    expect((await get('c1/other')).status).toBe(404);
   });
 });
 
@@ -321,6 +329,17 @@ describe('chat tenancy', () => {
         body: JSON.stringify({ id: chatId, messages: [userMessage('let me in')] }),
       });
       expect(post.status).toBe(404);
+      // Through the transport: an Error carrying the server's status, code and message (the chat shows it).
+      const bobs = new DurableChatTransport({ api: served.api, headers: bob });
+      await expect(
+        bobs.sendMessages({
+          chatId,
+          messages: [userMessage('let me in')],
+          trigger: 'submit-message',
+          messageId: undefined,
+          abortSignal: undefined,
+        }),
+      ).rejects.toMatchObject({ name: 'ChatHttpError', status: 404, code: 'not_found', message: `no chat "${chatId}"` });
       expect((await fetch(`${served.api}/${chatId}/stream`, { headers: bob })).status).toBe(404);
       const read = await fetch(`${served.api}/${chatId}/messages`, { headers: bob });
       expect(read.status).toBe(404);
@@ -459,9 +478,10 @@ describe('approvals in the chat', () => {
 });
 
 describe('page loads with no worker', () => {
-  it('an idle chat answers the page load 204 at once, even while no worker runs (no query needed)', async () => {
+  it('an idle chat answers the page load 204 at once while no worker runs (no query needed), and takes a message that is answered once one is back', async () => {
     const h2 = await startHarness({ agents: S.agents, providers: { scripted: S.provider } });
     const served = await serveChat(h2.client, 'chatter');
+    let back: Harness | undefined;
     try {
       const chatId = testId('noworker');
       const t = new DurableChatTransport({ api: served.api, headers: { 'x-user': 'user:alice' } });
@@ -480,9 +500,71 @@ describe('page loads with no worker', () => {
       const res = await fetch(`${served.api}/${chatId}/stream`, { headers: { 'x-user': 'user:alice' } });
       expect(res.status).toBe(204);
       expect(Date.now() - began).toBeLessThan(2000);
+      // A message sent meanwhile is taken at once (a signal) and answered when a worker is back.
+      const sent = Date.now();
+      const stream = await t.sendMessages({
+        chatId,
+        messages: [userMessage('again')],
+        trigger: 'submit-message',
+        messageId: undefined,
+        abortSignal: undefined,
+      });
+      expect(Date.now() - sent).toBeLessThan(5000);
+      back = await startHarness({ agents: S.agents, providers: { scripted: S.provider }, taskQueue: h2.taskQueue, storeDir: h2.storeDir });
+      const m = await assemble(stream);
+      expect(m.id).toBe(`${chatId}:2`);
+      expect(textOf(m)).toBe('You said: again');
     } finally {
       await served.close();
+      await back?.stop().catch(() => undefined);
       await h2.stop().catch(() => undefined);
     }
   }, 60_000);
+});
+
+describe('a worker lost mid-answer', () => {
+  it('the open chat stream goes on when another worker takes over, and ends with exactly the transcript', async () => {
+    const first = await startHarness({ agents: S.agents, providers: { scripted: S.provider } });
+    const served = await serveChat(first.client, 'chatter');
+    let second: Harness | undefined;
+    try {
+      const chatId = testId('lost');
+      const t = new DurableChatTransport({ api: served.api, headers: { 'x-user': 'user:alice' } });
+      const stream = await t.sendMessages({
+        chatId,
+        messages: [userMessage('long answer, then a crash')],
+        trigger: 'submit-message',
+        messageId: undefined,
+        abortSignal: undefined,
+      });
+      const [a, b] = stream.tee();
+      const chunks: UIMessageChunk[] = [];
+      let shown = '';
+      const collecting = (async () => {
+        for await (const c of a) {
+          chunks.push(c);
+          if (c.type === 'text-delta') shown += c.delta;
+          if (c.type === 'reset-step') shown = '';
+        }
+      })();
+      const assembled = assemble(b);
+      // Some of the answer on the page, then the worker goes away and another one starts on its queue.
+      for (let i = 0; i < 100 && shown.length < 30; i++) await new Promise((r) => setTimeout(r, 50));
+      first.worker.shutdown();
+      second = await startHarness({
+        agents: S.agents,
+        providers: { scripted: S.provider },
+        taskQueue: first.taskQueue,
+        storeDir: first.storeDir,
+      });
+      const m = await assembled;
+      await collecting;
+      expect(textOf(m)).toBe(LONG);
+      expect(chunks.filter((c) => c.type === 'finish')).toEqual([{ type: 'finish', finishReason: 'stop' }]);
+    } finally {
+      await served.close();
+      await second?.stop().catch(() => undefined);
+      await first.stop().catch(() => undefined);
+    }
+  }, 120_000);
 });

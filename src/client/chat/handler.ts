@@ -277,7 +277,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
       if (rest === '' && request.method === 'POST') return await post(request, identity);
       const m = /^\/([^/]+)\/(stream|messages)$/.exec(rest);
       if (m && request.method === 'GET') {
-        const chatId = decodeURIComponent(m[1]!);
+        const chatId = safeDecode(m[1]!);
         if (!CHAT_ID_PATTERN.test(chatId)) throw new HttpFailure(400, 'invalid_request', 'chatId: not a chat id', { field: 'chatId' });
         await authorized(request, identity, chatId, 'read');
         return m[2] === 'stream' ? await getStream(request, identity, chatId, url) : await getMessages(request, identity, chatId);
@@ -313,11 +313,25 @@ async function eventsOrUnavailable(run: AgentRun, signal: AbortSignal | undefine
   }
 }
 
-/** How many events the run has logged (its next `seq`); 0 when that cannot be learnt (no worker). */
-async function eventCount(run: AgentRun): Promise<number> {
+/** A path segment decoded; a malformed one stays as it is (and fails the chat id check). */
+function safeDecode(segment: string): string {
   try {
-    return (await run.snapshot()).events;
+    return decodeURIComponent(segment);
   } catch {
-    return 0;
+    return segment;
+  }
+}
+
+/** How many events the run has logged (its next `seq`); 0 when no worker answers within 3 s. */
+async function eventCount(run: AgentRun): Promise<number> {
+  const stop = new AbortController();
+  try {
+    const asked = run.snapshot().then(
+      (s) => s.events,
+      () => 0,
+    );
+    return await Promise.race([asked, sleep(3_000, stop.signal).then(() => 0)]);
+  } finally {
+    stop.abort();
   }
 }
