@@ -15,6 +15,8 @@ export default tseslint.config(
       '.node/',
       'apps/console/dist/',
       'bench/workflow-streams/',
+      // The chat example's page when built in place (`npm run build` there).
+      'examples/chat/dist/',
       'docs/api/',
     ],
   },

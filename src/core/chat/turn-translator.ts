@@ -148,6 +148,7 @@ export class TurnTranslator {
     if (this.isEnded) return [];
     if (!('seq' in e)) {
       if (this.silent) this.buffered.push(e);
+      else if (this.turn === undefined) this.holdEarly(e);
       else if (e.type === 'delta') this.delta(e);
       else this.voided(e);
       return this.out;
@@ -182,7 +183,35 @@ export class TurnTranslator {
       this.out.push({ chunk, cursor });
     });
     if (after) this.resume(after);
+    else if (!this.silent) this.flushEarly();
     return this.out;
+  }
+
+  /**
+   * Live deltas that came before the turn's first durable event (a replay: the delta feed's first reading,
+   * the whole live window of the model call, may come before the turn's events). They are shown once the
+   * durable events have reached their step and attempt, dropped if those are already past.
+   */
+  private early: DeltaEvent[] = [];
+
+  /** A live event before the turn is known: a delta is held, a void drops the held deltas of its attempt. */
+  private holdEarly(e: DeltaEvent | AttemptVoidedEvent): void {
+    if (e.type === 'delta') this.early.push(e);
+    else this.early = this.early.filter((d) => d.step !== e.step || d.attempt !== e.attempt);
+  }
+
+  /** Show the held deltas of the current step's attempt; drop those of steps and attempts already past. */
+  private flushEarly(): void {
+    const cur = this.current;
+    if (this.turn === undefined || !cur || this.early.length === 0) return;
+    const held = this.early;
+    this.early = [];
+    for (const d of held) {
+      const past = d.step < cur.step || (d.step === cur.step && (d.attempt < cur.attempt || cur.settled));
+      if (past) continue;
+      if (d.step === cur.step && d.attempt === cur.attempt) this.delta(d);
+      else this.early.push(d);
+    }
   }
 
   /** End the turn because it waits for a decision: `finish` (`tool-calls`), so the user can answer. */
@@ -343,6 +372,14 @@ export class TurnTranslator {
   /** A live delta. */
   private delta(d: DeltaEvent): void {
     if (this.turn === undefined) return;
+    if (this.early.length > 0) {
+      // Deltas of this attempt held from before the turn was known come first.
+      const before = this.early.filter((h) => h.step === d.step && h.attempt === d.attempt && h.n < d.n);
+      if (before.length > 0) {
+        this.early = this.early.filter((h) => !before.includes(h));
+        for (const h of before) this.delta(h);
+      }
+    }
     const cur = this.current;
     if (cur && (d.step < cur.step || (d.step === cur.step && (d.attempt < cur.attempt || cur.settled)))) return;
     if (!cur || d.step > cur.step) this.openStep(d.step, d.attempt);
