@@ -520,6 +520,33 @@ describe('page loads with no worker', () => {
       await h2.stop().catch(() => undefined);
     }
   }, 60_000);
+  it('with no worker up, a message repeating an earlier one streams its own turn, not the earlier answer (found by its message id)', async () => {
+    const h2 = await startHarness({ agents: S.agents, providers: { scripted: S.provider } });
+    const served = await serveChat(h2.client, 'chatter');
+    let back: Harness | undefined;
+    try {
+      const chatId = testId('repeat');
+      const t = new DurableChatTransport({ api: served.api, headers: { 'x-user': 'user:alice' } });
+      const send = (text: string) =>
+        t.sendMessages({ chatId, messages: [userMessage(text)], trigger: 'submit-message', messageId: undefined, abortSignal: undefined });
+      expect((await assemble(await send('yes'))).id).toBe(`${chatId}:1`);
+      h2.worker.shutdown();
+      await new Promise((r) => setTimeout(r, 1500));
+      // No worker answers the events query: the handler cannot count the events before sending.
+      const stream = await send('yes');
+      back = await startHarness({ agents: S.agents, providers: { scripted: S.provider }, taskQueue: h2.taskQueue, storeDir: h2.storeDir });
+      const m = await assemble(stream);
+      expect(m.id).toBe(`${chatId}:2`);
+      expect(textOf(m)).toBe('You said: yes');
+      const { events } = await back.client.get(`chat:${encodeURIComponent('user:alice')}:${chatId}`).readEvents();
+      const sent = events.filter((e) => e.type === 'user_message');
+      expect(sent.at(-1)).toMatchObject({ type: 'user_message', turn: 2, text: 'yes', id: expect.stringMatching(/^u-/) });
+    } finally {
+      await served.close();
+      await back?.stop().catch(() => undefined);
+      await h2.stop().catch(() => undefined);
+    }
+  }, 60_000);
 });
 
 describe('a worker lost mid-answer', () => {

@@ -37,7 +37,7 @@ describe('parseChatRequest', () => {
       messageId: undefined,
       extra: 'from body options',
     };
-    expect(parseChatRequest(body)).toEqual({ kind: 'message', chatId: 'chat-1', text: 'a\nb' });
+    expect(parseChatRequest(body)).toEqual({ kind: 'message', chatId: 'chat-1', text: 'a\nb', messageId: 'm1' });
   });
 
   it('an assistant message with approval-responded tool parts: the decisions', () => {

@@ -1,6 +1,6 @@
 /** Messages people send to a running agent (core/inbox.ts) and how they join the conversation (applyUserMessages). */
 import { describe, expect, it } from 'vitest';
-import { MAX_MESSAGE_CHARS, parseUserMessage, withUserText } from '../../src/core/messages/user-messages';
+import { MAX_MESSAGE_CHARS, MAX_MESSAGE_ID_CHARS, parseUserMessage, withUserText } from '../../src/core/messages/user-messages';
 import type { Message } from '../../src/core/messages/messages';
 import type { LoopState } from '../../src/core/loop/state';
 import { startLoop } from '../../src/core/loop/state';
@@ -14,8 +14,17 @@ describe('parseUserMessage', () => {
     expect(parseUserMessage({ text: 'hi', by: ' user:1 ' })).toEqual({ ok: true, value: { text: 'hi', by: 'user:1' } });
   });
 
+  it('keeps the id its sender gave it, and refuses an empty or overlong one', () => {
+    expect(parseUserMessage({ text: 'hi', id: 'msg-1' })).toEqual({ ok: true, value: { text: 'hi', id: 'msg-1' } });
+    for (const id of ['', ' ', 'x'.repeat(MAX_MESSAGE_ID_CHARS + 1), 7])
+      expect(parseUserMessage({ text: 'hi', id })).toEqual({
+        ok: false,
+        error: `malformed message: id must be a non-empty string of at most ${MAX_MESSAGE_ID_CHARS} characters when given`,
+      });
+  });
+
   it('refuses what is not a message, saying what is wrong', () => {
-    expect(parseUserMessage(42)).toEqual({ ok: false, error: 'message must be an object { text, by? } or a string' });
+    expect(parseUserMessage(42)).toEqual({ ok: false, error: 'message must be an object { text, by?, id? } or a string' });
     expect(parseUserMessage({ text: '  ' })).toEqual({ ok: false, error: 'malformed message: text must be a non-empty string' });
     expect(parseUserMessage({ text: 'x', by: '', extra: 1 })).toEqual({
       ok: false,
@@ -68,7 +77,7 @@ describe('applyUserMessages', () => {
   it('makes the messages one new turn, each a user_message event', () => {
     const t = applyUserMessages(answered(), [
       { message: { text: 'second', by: 'u' }, via: 'update' },
-      { message: { text: 'third' }, via: 'signal' },
+      { message: { text: 'third', id: 'chat-msg-3' }, via: 'signal' },
     ]);
     expect(t.state.turn).toBe(2);
     expect(t.state.messages.at(-1)).toEqual({
@@ -80,7 +89,7 @@ describe('applyUserMessages', () => {
     });
     expect(t.events).toEqual([
       { type: 'user_message', turn: 2, text: 'second', via: 'update', by: 'u' },
-      { type: 'user_message', turn: 2, text: 'third', via: 'signal' },
+      { type: 'user_message', turn: 2, text: 'third', via: 'signal', id: 'chat-msg-3' },
     ]);
   });
 

@@ -199,8 +199,9 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
       const ctx = { request, identity, chatId: req.chatId };
       const runOptions = options.runOptions ? await options.runOptions(ctx) : {};
       const agent = await agentNameOf({ ...ctx, body });
-      await options.client.send(run.workflowId, { text: req.text, by: identity }, { ...runOptions, agent, startedBy: identity });
-      return stream(turnChunks(run, req.chatId, { locate: { text: req.text, by: identity, from } }, stop.signal), stop);
+      const message = { text: req.text, by: identity, ...(req.messageId ? { id: req.messageId } : {}) };
+      await options.client.send(run.workflowId, message, { ...runOptions, agent, startedBy: identity });
+      return stream(turnChunks(run, req.chatId, { locate: { ...message, from } }, stop.signal), stop);
     }
     if (!exists || !running) throw new HttpFailure(409, 'not_waiting', `chat "${req.chatId}" has no run waiting for a decision`);
     const status = lastTurnStatus(req.chatId, await allEvents(run));

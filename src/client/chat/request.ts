@@ -4,6 +4,7 @@
  * parts (the decisions to make). Nothing else of the history is trusted or read.
  */
 import { z } from 'zod';
+import { MAX_MESSAGE_ID_CHARS } from '../../core/messages/user-messages';
 
 /** The longest body accepted, in bytes. */
 export const MAX_CHAT_BODY_BYTES = 1024 * 1024;
@@ -25,6 +26,8 @@ export interface ChatMessageRequest {
   kind: 'message';
   chatId: string;
   text: string;
+  /** The message's id (the AI SDK's message id), recorded with it so its turn is found by id. */
+  messageId?: string;
 }
 
 /** Decide the approvals the user answered, then stream the continuation of the assistant message. */
@@ -94,7 +97,9 @@ export function parseChatRequest(body: unknown): ChatRequest {
       .join('\n');
     if (!text.trim()) throw new ChatRequestError(`${where}.parts`, 'the user message holds no text');
     if (text.length > 100_000) throw new ChatRequestError(`${where}.parts`, 'the message is longer than 100,000 characters');
-    return { kind: 'message', chatId: id, text };
+    const given = last.data.id;
+    const messageId = given !== undefined && given.trim() && given.length <= MAX_MESSAGE_ID_CHARS ? given : undefined;
+    return { kind: 'message', chatId: id, text, ...(messageId ? { messageId } : {}) };
   }
   if (last.data.role === 'assistant') {
     const decisions: ChatDecision[] = [];

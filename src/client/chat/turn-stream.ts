@@ -18,8 +18,11 @@ export const PAUSE_QUIET_MS = 400;
 export type TurnStart =
   /** The turn starting at `seq`, from its beginning or after a cursor. */
   | { turnStart: number; after?: ChatCursor }
-  /** The turn holding the user message `text` sent by `by`, the first such at or after event `from`. */
-  | { locate: { text: string; by: string; from: number } };
+  /**
+   * The turn holding the user message sent by `by`: the one with id `id` when given (ids are the chat's
+   * message ids, unique), else the first with text `text` at or after event `from`.
+   */
+  | { locate: { text: string; by: string; id?: string; from: number } };
 
 /** The chunks of one turn of chat `chatId`, live. Ends when the turn ends or `signal` aborts. */
 export async function* turnChunks(run: AgentRun, chatId: string, start: TurnStart, signal: AbortSignal): AsyncGenerator<CursoredChunk> {
@@ -63,7 +66,7 @@ export async function* turnChunks(run: AgentRun, chatId: string, start: TurnStar
           held = held.filter((h) => !('seq' in h));
         }
         if (held.length < 10_000) held.push(e);
-        if ('locate' in start && e.type === 'user_message' && e.text === start.locate.text && e.by === start.locate.by) {
+        if ('locate' in start && e.type === 'user_message' && isTheMessage(e, start.locate)) {
           translator = new TurnTranslator({ chatId, turnStart: firstOfTurn!.seq });
           const pending: ChatStreamEvent[] = [...held.filter((h) => 'seq' in h), ...held.filter((h) => !('seq' in h))];
           held = [];
@@ -109,4 +112,10 @@ export async function allEvents(run: AgentRun, signal?: AbortSignal): Promise<Ag
     if (page.events.length === 0 || page.done) return events;
     cursor = page.next;
   }
+}
+
+/** Whether `e` is the located message: by its id when the sender gave one, else by its text and sender. */
+function isTheMessage(e: { text: string; by?: string; id?: string }, m: { text: string; by: string; id?: string }): boolean {
+  if (e.by !== m.by) return false;
+  return m.id !== undefined ? e.id === m.id : e.text === m.text;
 }

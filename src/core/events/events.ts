@@ -155,6 +155,8 @@ export interface UserMessageEvent {
   turn: number;
   text: string;
   by?: string;
+  /** The id its sender gave it (`UserMessageInput.id`), when it gave one. */
+  id?: string;
   /** How it arrived: the `message` signal (send-or-start uses it too) or the `send` update. */
   via: 'signal' | 'update';
 }

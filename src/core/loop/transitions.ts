@@ -125,7 +125,14 @@ export function applyUserMessages(
   const next = open ? withUserText(state.messages, texts) : [...state.messages, ...withUserText([], texts)];
   return {
     state: { ...state, turn, messages: next },
-    events: messages.map(({ message: m, via }) => ({ type: 'user_message', turn, text: m.text, via, ...(m.by ? { by: m.by } : {}) })),
+    events: messages.map(({ message: m, via }) => ({
+      type: 'user_message',
+      turn,
+      text: m.text,
+      via,
+      ...(m.by ? { by: m.by } : {}),
+      ...(m.id ? { id: m.id } : {}),
+    })),
     next: { type: 'call_model' },
   };
 }

@@ -11,6 +11,13 @@ export interface UserMessageInput {
   text: string;
   /** Who says it (e.g. `user:42`), for the record. */
   by?: string;
+  /**
+   * An id of the sender's choosing (e.g. the chat message's id), recorded on the message's `user_message`
+   * event so the sender can find its own message among the run's events. At most 200
+   * characters. A worker older than this field refuses messages carrying it:
+   * deploy workers before the clients that send it.
+   */
+  id?: string;
 }
 
 /** What the `send` update reports: the message is in the run's inbox and will reach the model. */
@@ -21,6 +28,8 @@ export interface MessageReceipt {
   queued: number;
 }
 
+/** The longest message id accepted, in characters. */
+export const MAX_MESSAGE_ID_CHARS = 200;
 /** The longest message accepted, in characters. */
 export const MAX_MESSAGE_CHARS = 100_000;
 /** At most this many messages wait in a run's inbox; more are refused until the model has read them. */
@@ -29,16 +38,26 @@ export const MAX_QUEUED_MESSAGES = 100;
 /** Check the shape of a message from the outside world. */
 export function parseUserMessage(payload: unknown): { ok: true; value: UserMessageInput } | { ok: false; error: string } {
   const p = typeof payload === 'string' ? { text: payload } : payload;
-  if (!p || typeof p !== 'object' || Array.isArray(p)) return { ok: false, error: 'message must be an object { text, by? } or a string' };
+  if (!p || typeof p !== 'object' || Array.isArray(p))
+    return { ok: false, error: 'message must be an object { text, by?, id? } or a string' };
   const m = p as Record<string, unknown>;
   const problems: string[] = [];
   if (typeof m.text !== 'string' || !m.text.trim()) problems.push('text must be a non-empty string');
   else if (m.text.length > MAX_MESSAGE_CHARS) problems.push(`text must be at most ${MAX_MESSAGE_CHARS} characters (got ${m.text.length})`);
   if (m.by !== undefined && (typeof m.by !== 'string' || !m.by.trim())) problems.push('by must be a non-empty string when given');
-  const extra = Object.keys(m).filter((k) => k !== 'text' && k !== 'by');
+  if (m.id !== undefined && (typeof m.id !== 'string' || !m.id.trim() || m.id.length > MAX_MESSAGE_ID_CHARS))
+    problems.push(`id must be a non-empty string of at most ${MAX_MESSAGE_ID_CHARS} characters when given`);
+  const extra = Object.keys(m).filter((k) => k !== 'text' && k !== 'by' && k !== 'id');
   if (extra.length) problems.push(`unknown field(s): ${extra.join(', ')}`);
   if (problems.length) return { ok: false, error: `malformed message: ${problems.join('; ')}` };
-  return { ok: true, value: { text: m.text as string, ...(typeof m.by === 'string' ? { by: m.by.trim() } : {}) } };
+  return {
+    ok: true,
+    value: {
+      text: m.text as string,
+      ...(typeof m.by === 'string' ? { by: m.by.trim() } : {}),
+      ...(typeof m.id === 'string' ? { id: m.id } : {}),
+    },
+  };
 }
 
 /**
