@@ -6,6 +6,7 @@ import type { ChatHandlerOptions } from '../../src/client/chat/handler';
 import { createChatHandler } from '../../src/client/chat/handler';
 import type { Message } from '../../src/core/messages/messages';
 import type { AgentClient } from '../../src/client';
+import type { ChatSendOptions } from '../../src/browser/chat-transport';
 
 /** A served chat handler. */
 export interface ServedChat {
@@ -57,4 +58,20 @@ export function lastUserText(messages: readonly Message[]): string {
 /** A user message as `useChat` makes it. */
 export function userMessage(text: string, id = `u-${Math.random().toString(36).slice(2)}`) {
   return { id, role: 'user' as const, parts: [{ type: 'text' as const, text }] };
+}
+
+/** A chat transport: ours or the AI SDK's. */
+interface SendsMessages<S> {
+  sendMessages(options: ChatSendOptions<ReturnType<typeof userMessage>>): Promise<S>;
+}
+
+/** `transport.sendMessages` of one new user message `text` in chat `chatId`, as `useChat`'s `sendMessage` calls it. */
+export function sendText<S>(transport: SendsMessages<S>, chatId: string, text: string): Promise<S> {
+  return transport.sendMessages({
+    chatId,
+    messages: [userMessage(text)],
+    trigger: 'submit-message',
+    messageId: undefined,
+    abortSignal: undefined,
+  });
 }

@@ -11,7 +11,7 @@ import { ScriptedAgents } from '../helpers/agents';
 import type { Harness } from '../helpers/harness';
 import { startHarness, testId } from '../helpers/harness';
 import type { ServedChat } from '../helpers/chat';
-import { lastUserText, serveChat, userMessage } from '../helpers/chat';
+import { lastUserText, sendText, serveChat, userMessage } from '../helpers/chat';
 import { deploy, echo } from '../helpers/tools';
 import { defineTool } from '../../src/agents/define';
 import type { Message } from '../../src/core/messages/messages';
@@ -100,13 +100,7 @@ describe('chat', () => {
   it('streams the answer to a message (send-or-start), with the stable message id, and the history has it', async () => {
     const chatId = testId('c');
     const t = transport();
-    const stream = await t.sendMessages({
-      chatId,
-      messages: [userMessage('hello there')],
-      trigger: 'submit-message',
-      messageId: undefined,
-      abortSignal: undefined,
-    });
+    const stream = await sendText(t, chatId, 'hello there');
     const m = await assemble(stream);
     expect(m.id).toBe(`${chatId}:1`);
     expect(textOf(m)).toBe('You said: hello there');
@@ -124,13 +118,7 @@ describe('chat', () => {
   it('a page load mid-answer replays the turn from its start (204 when idle) and ends with exactly the transcript', async () => {
     const chatId = testId('reload');
     const t = transport();
-    const first = await t.sendMessages({
-      chatId,
-      messages: [userMessage('long answer please')],
-      trigger: 'submit-message',
-      messageId: undefined,
-      abortSignal: undefined,
-    });
+    const first = await sendText(t, chatId, 'long answer please');
     // Read a few chunks, then the page goes away.
     const reader = first.getReader();
     let seen = '';
@@ -176,13 +164,7 @@ describe('chat', () => {
       return new Response(body, { status: res.status, headers: res.headers });
     };
     const t = new DurableChatTransport({ api: chat.api, headers: { 'x-user': 'user:alice' }, fetch: cutting, reconnectDelayMs: 50 });
-    const stream = await t.sendMessages({
-      chatId,
-      messages: [userMessage('long answer, cut')],
-      trigger: 'submit-message',
-      messageId: undefined,
-      abortSignal: undefined,
-    });
+    const stream = await sendText(t, chatId, 'long answer, cut');
     const chunks: UIMessageChunk[] = [];
     const [a, b] = stream.tee();
     const collecting = (async () => {
@@ -201,13 +183,7 @@ describe('chat', () => {
     try {
       const chatId = testId('flaky');
       const t = new DurableChatTransport({ api: served.api, headers: { 'x-user': 'user:alice' } });
-      const stream = await t.sendMessages({
-        chatId,
-        messages: [userMessage('go')],
-        trigger: 'submit-message',
-        messageId: undefined,
-        abortSignal: undefined,
-      });
+      const stream = await sendText(t, chatId, 'go');
       const chunks: UIMessageChunk[] = [];
       const [a, b] = stream.tee();
       const collecting = (async () => {
@@ -225,15 +201,7 @@ describe('chat', () => {
   it("speaks the standard protocol: the AI SDK's own DefaultChatTransport works with it", async () => {
     const chatId = testId('std');
     const t = new ai.DefaultChatTransport({ api: chat.api, headers: { 'x-user': 'user:alice' } });
-    const m1 = await assemble(
-      await t.sendMessages({
-        chatId,
-        messages: [userMessage('one')],
-        trigger: 'submit-message',
-        messageId: undefined,
-        abortSignal: undefined,
-      }),
-    );
+    const m1 = await assemble(await sendText(t, chatId, 'one'));
     expect(textOf(m1)).toBe('You said: one');
     const history = [userMessage('one'), m1, userMessage('two')];
     const m2 = await assemble(
@@ -280,15 +248,7 @@ describe('chat tenancy', () => {
   it("a second identity reaches nothing of another's chat: its POST starts its own session, its reads see nothing", async () => {
     const chatId = testId('mine');
     const alice = transport('user:alice');
-    await assemble(
-      await alice.sendMessages({
-        chatId,
-        messages: [userMessage('secret plan')],
-        trigger: 'submit-message',
-        messageId: undefined,
-        abortSignal: undefined,
-      }),
-    );
+    await assemble(await sendText(alice, chatId, 'secret plan'));
     const bob = { 'x-user': 'user:bob' };
     const messages = await (await fetch(`${chat.api}/${chatId}/messages`, { headers: bob })).json();
     expect(messages).toEqual({ messages: [] });
@@ -313,15 +273,7 @@ describe('chat tenancy', () => {
     try {
       const chatId = testId('shared');
       const alice = new DurableChatTransport({ api: served.api, headers: { 'x-user': 'user:alice' } });
-      await assemble(
-        await alice.sendMessages({
-          chatId,
-          messages: [userMessage('mine')],
-          trigger: 'submit-message',
-          messageId: undefined,
-          abortSignal: undefined,
-        }),
-      );
+      await assemble(await sendText(alice, chatId, 'mine'));
       const bob = { 'x-user': 'user:bob' };
       const post = await fetch(served.api, {
         method: 'POST',
@@ -331,15 +283,12 @@ describe('chat tenancy', () => {
       expect(post.status).toBe(404);
       // Through the transport: an Error carrying the server's status, code and message (the chat shows it).
       const bobs = new DurableChatTransport({ api: served.api, headers: bob });
-      await expect(
-        bobs.sendMessages({
-          chatId,
-          messages: [userMessage('let me in')],
-          trigger: 'submit-message',
-          messageId: undefined,
-          abortSignal: undefined,
-        }),
-      ).rejects.toMatchObject({ name: 'ChatHttpError', status: 404, code: 'not_found', message: `no chat "${chatId}"` });
+      await expect(sendText(bobs, chatId, 'let me in')).rejects.toMatchObject({
+        name: 'ChatHttpError',
+        status: 404,
+        code: 'not_found',
+        message: `no chat "${chatId}"`,
+      });
       expect((await fetch(`${served.api}/${chatId}/stream`, { headers: bob })).status).toBe(404);
       const read = await fetch(`${served.api}/${chatId}/messages`, { headers: bob });
       expect(read.status).toBe(404);
@@ -485,15 +434,7 @@ describe('page loads with no worker', () => {
     try {
       const chatId = testId('noworker');
       const t = new DurableChatTransport({ api: served.api, headers: { 'x-user': 'user:alice' } });
-      await assemble(
-        await t.sendMessages({
-          chatId,
-          messages: [userMessage('hi')],
-          trigger: 'submit-message',
-          messageId: undefined,
-          abortSignal: undefined,
-        }),
-      );
+      await assemble(await sendText(t, chatId, 'hi'));
       h2.worker.shutdown();
       await new Promise((r) => setTimeout(r, 1500));
       const began = Date.now();
@@ -502,13 +443,7 @@ describe('page loads with no worker', () => {
       expect(Date.now() - began).toBeLessThan(2000);
       // A message sent meanwhile is taken at once (a signal) and answered when a worker is back.
       const sent = Date.now();
-      const stream = await t.sendMessages({
-        chatId,
-        messages: [userMessage('again')],
-        trigger: 'submit-message',
-        messageId: undefined,
-        abortSignal: undefined,
-      });
+      const stream = await sendText(t, chatId, 'again');
       expect(Date.now() - sent).toBeLessThan(5000);
       back = await startHarness({ agents: S.agents, providers: { scripted: S.provider }, taskQueue: h2.taskQueue, storeDir: h2.storeDir });
       const m = await assemble(stream);
@@ -527,8 +462,7 @@ describe('page loads with no worker', () => {
     try {
       const chatId = testId('repeat');
       const t = new DurableChatTransport({ api: served.api, headers: { 'x-user': 'user:alice' } });
-      const send = (text: string) =>
-        t.sendMessages({ chatId, messages: [userMessage(text)], trigger: 'submit-message', messageId: undefined, abortSignal: undefined });
+      const send = (text: string) => sendText(t, chatId, text);
       expect((await assemble(await send('yes'))).id).toBe(`${chatId}:1`);
       h2.worker.shutdown();
       await new Promise((r) => setTimeout(r, 1500));
@@ -557,13 +491,7 @@ describe('a worker lost mid-answer', () => {
     try {
       const chatId = testId('lost');
       const t = new DurableChatTransport({ api: served.api, headers: { 'x-user': 'user:alice' } });
-      const stream = await t.sendMessages({
-        chatId,
-        messages: [userMessage('long answer, then a crash')],
-        trigger: 'submit-message',
-        messageId: undefined,
-        abortSignal: undefined,
-      });
+      const stream = await sendText(t, chatId, 'long answer, then a crash');
       const [a, b] = stream.tee();
       const chunks: UIMessageChunk[] = [];
       let shown = '';
