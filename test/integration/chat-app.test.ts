@@ -66,6 +66,16 @@ async function send(page: Page, text: string): Promise<void> {
   await page.click('button[type=submit]');
 }
 
+/** alice's new chat (`<prefix>-…`) asked for a long answer, once the page shows its first 60 characters streaming. */
+async function longAnswerStreaming(prefix: string) {
+  const chatId = `${prefix}-${randomUUID().slice(0, 8)}`;
+  const page = await openChat('alice', chatId);
+  const run = chatRun(chatId, 'alice');
+  await send(page, 'Give me a long answer');
+  await expect.poll(async () => ((await assistantTexts(page)).at(-1) ?? '').length, { timeout: 30_000, interval: 50 }).toBeGreaterThan(60);
+  return { chatId, page, run };
+}
+
 /** The little of the DOM the page scripts read (the tests' tsconfig has no DOM types). */
 interface El {
   textContent: string | null;
@@ -259,13 +269,7 @@ describeNeeding('the chat example in Chromium', 'Chromium', missing, () => {
   });
 
   it('continues a long answer after a reload in its middle, with exactly the transcript text', async () => {
-    const chatId = `reload-${randomUUID().slice(0, 8)}`;
-    const page = await openChat('alice', chatId);
-    const run = chatRun(chatId, 'alice');
-    await send(page, 'Give me a long answer');
-    await expect
-      .poll(async () => ((await assistantTexts(page)).at(-1) ?? '').length, { timeout: 30_000, interval: 50 })
-      .toBeGreaterThan(60);
+    const { page, run } = await longAnswerStreaming('reload');
     const reloadedAt = new Date();
     await page.reload();
     await page.locator('section.chat').waitFor({ timeout: 30_000 });
@@ -284,13 +288,7 @@ describeNeeding('the chat example in Chromium', 'Chromium', missing, () => {
   });
 
   it('continues after kill -9 of the worker mid-answer once a replacement is up, with exactly the transcript text', async () => {
-    const chatId = `kill-${randomUUID().slice(0, 8)}`;
-    const page = await openChat('alice', chatId);
-    const run = chatRun(chatId, 'alice');
-    await send(page, 'Give me a long answer');
-    await expect
-      .poll(async () => ((await assistantTexts(page)).at(-1) ?? '').length, { timeout: 30_000, interval: 50 })
-      .toBeGreaterThan(60);
+    const { page, run } = await longAnswerStreaming('kill');
     await killProcess(worker);
     const shownAtKill = (await assistantTexts(page)).at(-1) ?? '';
     await startWorker();

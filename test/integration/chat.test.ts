@@ -90,6 +90,18 @@ async function assemble(stream: ReadableStream<UIMessageChunk>, message?: UIMess
   return last!;
 }
 
+/** The message a stream assembles to, and every chunk it carried. */
+async function assembleWithChunks(stream: ReadableStream<UIMessageChunk>): Promise<{ message: UIMessage; chunks: UIMessageChunk[] }> {
+  const chunks: UIMessageChunk[] = [];
+  const [a, b] = stream.tee();
+  const collecting = (async () => {
+    for await (const c of a) chunks.push(c);
+  })();
+  const message = await assemble(b);
+  await collecting;
+  return { message, chunks };
+}
+
 const textOf = (m: UIMessage) => m.parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('');
 
 function transport(user = 'user:alice') {
@@ -165,13 +177,7 @@ describe('chat', () => {
     };
     const t = new DurableChatTransport({ api: chat.api, headers: { 'x-user': 'user:alice' }, fetch: cutting, reconnectDelayMs: 50 });
     const stream = await sendText(t, chatId, 'long answer, cut');
-    const chunks: UIMessageChunk[] = [];
-    const [a, b] = stream.tee();
-    const collecting = (async () => {
-      for await (const c of a) chunks.push(c);
-    })();
-    const m = await assemble(b);
-    await collecting;
+    const { message: m, chunks } = await assembleWithChunks(stream);
     expect(cut).toBe(true);
     expect(textOf(m)).toBe(LONG);
     expect(chunks.filter((c) => c.type === 'start')).toHaveLength(1);
@@ -184,13 +190,7 @@ describe('chat', () => {
       const chatId = testId('flaky');
       const t = new DurableChatTransport({ api: served.api, headers: { 'x-user': 'user:alice' } });
       const stream = await sendText(t, chatId, 'go');
-      const chunks: UIMessageChunk[] = [];
-      const [a, b] = stream.tee();
-      const collecting = (async () => {
-        for await (const c of a) chunks.push(c);
-      })();
-      const m = await assemble(b);
-      await collecting;
+      const { message: m, chunks } = await assembleWithChunks(stream);
       expect(chunks.some((c) => c.type === 'reset-step')).toBe(true);
       expect(textOf(m)).toBe(LONG);
     } finally {
