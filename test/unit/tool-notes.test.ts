@@ -1,0 +1,119 @@
+/** A tool attempt's notes: progress and metrics bounds (core/tool-calls/{progress,metrics}.ts), the per-attempt record, and how they reach the event and report. */
+import { describe, expect, it } from 'vitest';
+import { MAX_PROGRESS_DATA_BYTES, MAX_PROGRESS_MESSAGE_CHARS, boundProgress } from '../../src/core/tool-calls/progress';
+import { MAX_TOOL_METRICS, MAX_TOOL_METRIC_STRING_CHARS, checkMetric } from '../../src/core/tool-calls/metrics';
+import { ToolAttemptNotes } from '../../src/activities/tool-attempt';
+import { Redactor } from '../../src/core/messages/redact';
+import { toolResultEvent } from '../../src/core/tool-calls/outcomes';
+import type { Transition } from '../../src/core/loop/transitions';
+import { applyModelStep, applyToolOutcomes } from '../../src/core/loop/transitions';
+import { startLoop } from '../../src/core/loop/state';
+import { agentSpec, modelStep, ok, use } from './core-fixtures';
+
+describe('boundProgress', () => {
+  it('keeps a progress report within its bounds as it is', () => {
+    expect(boundProgress({ message: 'scanning', fraction: 0.4, data: { files: 3 } })).toEqual({
+      message: 'scanning',
+      fraction: 0.4,
+      data: { files: 3 },
+    });
+    expect(boundProgress('just text')).toEqual({ message: 'just text' });
+  });
+
+  it('cuts a long message with an ellipsis, never inside a surrogate pair', () => {
+    const long = boundProgress({ message: 'x'.repeat(1000) }).message;
+    expect(long).toHaveLength(MAX_PROGRESS_MESSAGE_CHARS);
+    expect(long.endsWith('…')).toBe(true);
+    const emoji = boundProgress({ message: `${'x'.repeat(MAX_PROGRESS_MESSAGE_CHARS - 2)}😀😀` }).message;
+    expect(emoji).toBe(`${'x'.repeat(MAX_PROGRESS_MESSAGE_CHARS - 2)}…`);
+  });
+
+  it('clamps the fraction to [0, 1] and drops one that is not a finite number', () => {
+    expect(boundProgress({ message: 'm', fraction: 1.5 }).fraction).toBe(1);
+    expect(boundProgress({ message: 'm', fraction: -2 }).fraction).toBe(0);
+    for (const fraction of [Number.NaN, Infinity, '0.5', null]) expect(boundProgress({ message: 'm', fraction })).toEqual({ message: 'm' });
+  });
+
+  it('drops data that is too large or not JSON, and says why', () => {
+    const big = boundProgress({ message: 'm', data: 'y'.repeat(MAX_PROGRESS_DATA_BYTES) });
+    expect(big.data).toBeUndefined();
+    expect(big.dataDropped).toMatch(/over the 4096-byte limit/);
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    expect(boundProgress({ message: 'm', data: cyclic }).dataDropped).toMatch(/not JSON/);
+    expect(boundProgress({ message: 'm', data: 10n }).dataDropped).toMatch(/not JSON/);
+    expect(boundProgress({ message: 'm', data: () => 1 }).dataDropped).toMatch(/not JSON \(function\)/);
+    // What JSON keeps of it: an undefined field is dropped, NaN becomes null.
+    expect(boundProgress({ message: 'm', data: { a: undefined, b: Number.NaN } }).data).toEqual({ b: null });
+  });
+
+  it('turns anything else into a message rather than throwing', () => {
+    expect(boundProgress(undefined)).toEqual({ message: '' });
+    expect(boundProgress(7)).toEqual({ message: '7' });
+    expect(boundProgress({ message: 42 })).toEqual({ message: '42' });
+    expect(boundProgress({})).toEqual({ message: '' });
+  });
+});
+
+describe('checkMetric', () => {
+  const none = new Set<string>();
+
+  it('keeps numbers, booleans and strings, cutting long strings', () => {
+    expect(checkMetric('rows', 3, none)).toBe(3);
+    expect(checkMetric('cache.hit', true, none)).toBe(true);
+    expect(checkMetric('source-url_1', 'https://x', none)).toBe('https://x');
+    const cut = checkMetric('s', 'z'.repeat(1000), none) as string;
+    expect(cut).toHaveLength(MAX_TOOL_METRIC_STRING_CHARS);
+    expect(cut.endsWith('…')).toBe(true);
+  });
+
+  it('throws a TypeError for a bad name, a bad value or one name too many', () => {
+    for (const name of ['', 'a b', 'x'.repeat(65), 'ü', 7]) expect(() => checkMetric(name, 1, none)).toThrow(/invalid metric name/);
+    for (const value of [Number.NaN, Infinity, null, undefined, {}, [1], 1n])
+      expect(() => checkMetric('m', value, none)).toThrow(TypeError);
+    const full = new Set(Array.from({ length: MAX_TOOL_METRICS }, (_, i) => `m${i}`));
+    expect(() => checkMetric('another', 1, full)).toThrow(/at most 32 metrics/);
+    expect(checkMetric('m0', 2, full)).toBe(2); // replacing a name set already is fine
+  });
+});
+
+describe('ToolAttemptNotes', () => {
+  it('has nothing to say before the tool noted anything', () => {
+    expect(new ToolAttemptNotes().snapshot()).toEqual({});
+  });
+
+  it('keeps the last value of each metric and the last progress, bounded and redacted', () => {
+    const redactor = new Redactor(['s3cr3t-value']);
+    const notes = new ToolAttemptNotes(() => redactor);
+    notes.metrics.set('a', 1);
+    notes.metrics.set('a', 2);
+    notes.metrics.set('token', 'key s3cr3t-value');
+    notes.setProgress({ message: 'first' });
+    notes.setProgress({ message: 'using s3cr3t-value', fraction: 3 });
+    const snap = notes.snapshot();
+    expect(snap.metrics?.a).toBe(2);
+    expect(snap.metrics?.token).not.toContain('s3cr3t-value');
+    expect(snap.lastProgress?.fraction).toBe(1);
+    expect(snap.lastProgress?.message).not.toContain('s3cr3t-value');
+    expect(snap.lastProgress?.message).toMatch(/^using /);
+    expect(() => notes.metrics.set('bad name', 1)).toThrow(TypeError);
+  });
+});
+
+describe('metrics and last progress from the outcome to the event and the report', () => {
+  it('copies them to the tool_result event and the report entry, and leaves them out when absent', () => {
+    const spec = agentSpec();
+    const t1: Transition = applyModelStep(startLoop(spec, 'go'), spec, modelStep([use('c1', 'read'), use('c2', 'read')]));
+    if (t1.next.type !== 'run_tools') throw new Error('expected run_tools');
+    const noted = { ...ok('c1', 'read', 'r'), metrics: { rows: 3, hit: true }, lastProgress: { message: 'done', fraction: 1 } };
+    const plain = ok('c2', 'read', 'r');
+    const t2 = applyToolOutcomes(t1.state, t1.next.plan, [noted, plain]);
+    const [a, b] = t2.state.toolCalls;
+    expect(a?.metrics).toEqual({ rows: 3, hit: true });
+    expect(a?.lastProgress).toEqual({ message: 'done', fraction: 1 });
+    expect(b).not.toHaveProperty('metrics');
+    expect(b).not.toHaveProperty('lastProgress');
+    expect(toolResultEvent(1, noted)).toMatchObject({ metrics: { rows: 3, hit: true }, lastProgress: { message: 'done', fraction: 1 } });
+    expect(toolResultEvent(1, plain)).not.toHaveProperty('metrics');
+  });
+});
