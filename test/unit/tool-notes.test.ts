@@ -1,4 +1,7 @@
-/** A tool attempt's notes: progress and metrics bounds (core/tool-calls/{progress,metrics}.ts), the per-attempt record, and how they reach the event and report. */
+/**
+ * A tool attempt's notes: progress and metrics bounds (core/tool-calls/{progress,metrics}.ts), the
+ * per-attempt record, and how they reach the outcome, the event, the report, its views and the span.
+ */
 import { describe, expect, it } from 'vitest';
 import { MAX_PROGRESS_DATA_BYTES, MAX_PROGRESS_MESSAGE_CHARS, boundProgress } from '../../src/core/tool-calls/progress';
 import { MAX_TOOL_METRICS, MAX_TOOL_METRIC_STRING_CHARS, checkMetric } from '../../src/core/tool-calls/metrics';
@@ -9,6 +12,13 @@ import type { Transition } from '../../src/core/loop/transitions';
 import { applyModelStep, applyToolOutcomes } from '../../src/core/loop/transitions';
 import { startLoop } from '../../src/core/loop/state';
 import { agentSpec, modelStep, ok, use } from './core-fixtures';
+import { ActivityFailure, ApplicationFailure, RetryState, TimeoutFailure, TimeoutType } from '@temporalio/common';
+import type { ToolFailureDetails } from '../../src/core/run/contract';
+import type { RunReport } from '../../src/core/run/result';
+import { toolFailure } from '../../src/workflows/failures';
+import { metricAttributes } from '../../src/integrations/telemetry/activity-spans';
+import { toolCallNotes, toolCallsTable } from '../../apps/cli/report-format';
+import { toolNotes } from '../../apps/console/src/format';
 
 describe('boundProgress', () => {
   it('keeps a progress report within its bounds as it is', () => {
@@ -115,5 +125,61 @@ describe('metrics and last progress from the outcome to the event and the report
     expect(b).not.toHaveProperty('lastProgress');
     expect(toolResultEvent(1, noted)).toMatchObject({ metrics: { rows: 3, hit: true }, lastProgress: { message: 'done', fraction: 1 } });
     expect(toolResultEvent(1, plain)).not.toHaveProperty('metrics');
+  });
+});
+
+describe('a failed attempt carries its notes to the outcome', () => {
+  it('toolFailure reads the metrics and last progress of the failure details; a timeout has none', () => {
+    const details: ToolFailureDetails = { attempt: 2, latencyMs: 7, metrics: { a: 1 }, lastProgress: { message: 'half', fraction: 0.5 } };
+    const cause = ApplicationFailure.create({ message: 'boom', type: 'Error', details: [details] });
+    const activity = new ActivityFailure('activity failed', 'runTool', '1', RetryState.NON_RETRYABLE_FAILURE, 'w', cause);
+    expect(toolFailure(activity)).toMatchObject({
+      message: 'boom',
+      attempts: 2,
+      metrics: { a: 1 },
+      lastProgress: { message: 'half', fraction: 0.5 },
+    });
+    const bare = ApplicationFailure.create({ message: 'boom', details: [{ attempt: 1, latencyMs: 0 }] });
+    expect(toolFailure(bare)).not.toHaveProperty('metrics');
+    expect(toolFailure(bare)).not.toHaveProperty('lastProgress');
+    const timeout = new ActivityFailure(
+      'x',
+      'runTool',
+      '1',
+      RetryState.TIMEOUT,
+      'w',
+      new TimeoutFailure('t', undefined, TimeoutType.START_TO_CLOSE),
+    );
+    expect(toolFailure(timeout)).not.toHaveProperty('metrics');
+  });
+});
+
+describe('metric span attributes', () => {
+  it('names each metric durable_agent.tool.metric.<name>', () => {
+    expect(metricAttributes({ rows: 3, 'cache.hit': true, source: 'db' })).toEqual({
+      'durable_agent.tool.metric.rows': 3,
+      'durable_agent.tool.metric.cache.hit': true,
+      'durable_agent.tool.metric.source': 'db',
+    });
+    expect(metricAttributes(undefined)).toEqual({});
+  });
+});
+
+describe('metrics and last progress in the report views', () => {
+  const call = { step: 1, callId: 'c1', tool: 'scan', args: {}, latencyMs: 5, resultBytes: 2, stored: false, isError: false, attempts: 1 };
+  const report = (toolCalls: RunReport['toolCalls']) => ({ toolCalls }) as RunReport;
+
+  it('the CLI shows them in one cell, and the column only when a call has them', () => {
+    const noted = { ...call, metrics: { rows: 3, hit: false }, lastProgress: { message: 'scanning\nfiles', fraction: 0.4 } };
+    expect(toolCallNotes(noted)).toBe('rows=3 hit=false · last: scanning files (40%)');
+    expect(toolCallNotes({ ...call, metrics: { long: 'x'.repeat(300) } })).toHaveLength(120);
+    expect(toolCallsTable(report([noted, call])).join('\n')).toContain('metrics / progress');
+    expect(toolCallsTable(report([noted, call]))[2]).toContain('rows=3 hit=false · last: scanning files (40%)');
+    expect(toolCallsTable(report([call])).join('\n')).not.toContain('metrics / progress');
+  });
+
+  it('the console says the same in its notes cell', () => {
+    expect(toolNotes({ metrics: { rows: 3 }, lastProgress: { message: 'done' } })).toBe('rows=3 · last: done');
+    expect(toolNotes({})).toBe('');
   });
 });
