@@ -13,11 +13,11 @@ export const MAX_PROGRESS_DATA_BYTES = 4 * 1024;
 
 /** What a tool reports while it runs: a line for people, how far along it is, and optional structured data. */
 export interface ToolProgress {
-  /** A short line for people (spinner text, a timeline row): at most {@link MAX_PROGRESS_MESSAGE_CHARS} characters. */
+  /** A short line for people (spinner text, a timeline row): at most 500 characters (longer ones are cut with `…`). */
   message: string;
   /** How far along the call is, from 0 to 1 (absent: unknown). */
   fraction?: number;
-  /** Structured details for programs: any JSON value of at most {@link MAX_PROGRESS_DATA_BYTES} bytes. */
+  /** Structured details for programs: any JSON value of at most 4 KiB once encoded (larger data is dropped). */
   data?: JsonValue;
   /** Set when the tool reported `data` that was not kept: why (too large, or not JSON). */
   dataDropped?: string;
