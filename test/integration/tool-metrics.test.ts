@@ -15,7 +15,7 @@ import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-tr
 import { NativeConnection } from '@temporalio/worker';
 import { AgentClient } from '../../src/client';
 import { ToolError, defineTool } from '../../src/agents/define';
-import type { ToolResultEvent } from '../../src/core/events/events';
+import type { AgentEvent } from '../../src/core/events/events';
 import type { AgentWorker } from '../../src/worker';
 import { createWorker } from '../../src/worker';
 import { FileBlobStore } from '../../src/integrations/store/blob-store';
@@ -143,7 +143,7 @@ describe('tool metrics', () => {
     const run = await client.start(agent.name, { input: 'go', workflowId: testId('tool-metrics') });
     const result = await resultWithin(run);
     expect(result.status).toBe('success');
-    const results = (await allEvents(run)).filter((e): e is ToolResultEvent & { ts: string; seq: number } => e.type === 'tool_result');
+    const results = (await allEvents(run)).filter((e): e is Extract<AgentEvent, { type: 'tool_result' }> => e.type === 'tool_result');
     const event = (tool: string) => results.find((e) => e.tool === tool)!;
     const entry = (tool: string) => result.report.toolCalls.find((c) => c.tool === tool)!;
 

@@ -19,6 +19,11 @@ import { toolFailure } from '../../src/workflows/failures';
 import { metricAttributes } from '../../src/integrations/telemetry/activity-spans';
 import { toolCallNotes, toolCallsTable } from '../../apps/cli/report-format';
 import { toolNotes } from '../../apps/console/src/format';
+import { formatEvent } from '../../apps/cli/format';
+import { stylesFor } from '../../apps/cli/terminal-output';
+import type { AgentEvent } from '../../src/core/events/events';
+
+const plainStyles = stylesFor({ isTTY: false });
 
 describe('boundProgress', () => {
   it('keeps a progress report within its bounds as it is', () => {
@@ -181,5 +186,26 @@ describe('metrics and last progress in the report views', () => {
   it('the console says the same in its notes cell', () => {
     expect(toolNotes({ metrics: { rows: 3 }, lastProgress: { message: 'done' } })).toBe('rows=3 · last: done');
     expect(toolNotes({})).toBe('');
+  });
+});
+
+describe('metrics in the CLI event line', () => {
+  it('a tool_result event line lists them after the size and latency', () => {
+    const e = {
+      type: 'tool_result',
+      step: 1,
+      callId: 'c1',
+      tool: 'scan',
+      isError: false,
+      preview: 'found 3',
+      bytes: 7,
+      stored: false,
+      latencyMs: 12,
+      attempts: 1,
+      metrics: { rows: 3, hit: true },
+      at: '2026-01-01T00:00:00.000Z',
+      seq: 1,
+    } as AgentEvent;
+    expect(formatEvent(e, plainStyles)[0]).toBe('[step 1] tool result scan ok (7 B, 12 ms, rows=3 hit=true): found 3');
   });
 });
