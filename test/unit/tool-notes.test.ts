@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { MAX_PROGRESS_DATA_BYTES, MAX_PROGRESS_MESSAGE_CHARS, boundProgress } from '../../src/core/tool-calls/progress';
 import { MAX_TOOL_METRICS, MAX_TOOL_METRIC_STRING_CHARS, checkMetric } from '../../src/core/tool-calls/metrics';
 import { ToolAttemptNotes } from '../../src/activities/tool-attempt';
+import { fitted } from '../../src/activities/tool';
 import { Redactor } from '../../src/core/messages/redact';
 import { toolResultEvent } from '../../src/core/tool-calls/outcomes';
 import type { Transition } from '../../src/core/loop/transitions';
@@ -207,5 +208,16 @@ describe('metrics in the CLI event line', () => {
       seq: 1,
     } as AgentEvent;
     expect(formatEvent(e, plainStyles)[0]).toBe('[step 1] tool result scan ok (7 B, 12 ms, rows=3 hit=true): found 3');
+  });
+});
+
+describe('a result too large to record keeps its notes', () => {
+  it('fitted: the error result that replaces it carries the metrics and last progress', () => {
+    const huge = { output: { type: 'text' as const, text: 'x'.repeat(400 * 1024) }, isError: false, latencyMs: 3, attempt: 1 };
+    const r = fitted({ ...huge, metrics: { rows: 1 }, lastProgress: { message: 'done' } });
+    expect(r.isError).toBe(true);
+    expect(r.error).toMatch(/could not be recorded/);
+    expect(r).toMatchObject({ metrics: { rows: 1 }, lastProgress: { message: 'done' } });
+    expect(fitted(huge)).not.toHaveProperty('metrics');
   });
 });
