@@ -20,6 +20,7 @@ import { fenceUntrusted } from '../core/tool-calls/fence';
 import type { ToolHookContext } from '../agents/hooks';
 import { afterToolCall, beforeToolCall } from '../agents/hooks';
 import type { ToolHookNote } from '../core/tool-calls/tool-hooks';
+import { toolLayers } from './prompt-layers';
 
 /**
  * Render a tool's return value as the text the model reads: strings as they are, anything else as
@@ -255,6 +256,7 @@ export function runToolActivity(registry: AgentRegistry, store: TranscriptStore,
     }
     const stop = keepAlive(ctx);
     const started = Date.now();
+    const layers = toolLayers(registry.get(input.agent));
     try {
       let value: unknown;
       try {
@@ -268,6 +270,7 @@ export function runToolActivity(registry: AgentRegistry, store: TranscriptStore,
           workflowId,
           runId: info?.runId ?? '',
           step: input.step,
+          context: layers.context,
         });
       } catch (err) {
         const latencyMs = Date.now() - started;
@@ -297,6 +300,7 @@ export function runToolActivity(registry: AgentRegistry, store: TranscriptStore,
                 tool.untrusted ? tool.name : undefined,
               )),
               ...hooked(notes),
+              ...redact().value(layers.updates()),
             }
           : { output: { type: 'text', text: after.text }, isError: true, error: after.text, latencyMs, attempt, ...hooked(notes) },
       );

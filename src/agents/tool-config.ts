@@ -28,6 +28,18 @@ export interface ToolContext {
   workflowId: string;
   runId: string;
   step: number;
+  /**
+   * The agent's prompt layers (`defineAgent({ layers })`): `set(name, text)` changes a layer from the next
+   * model call on (`undefined` clears it). Applied when the step's results are, in the order the model made
+   * the calls (the last set wins), and only if this attempt returns. An undeclared name or a text over
+   * 16 KiB throws a non-retryable `ToolError`.
+   */
+  context: ToolLayers;
+}
+
+/** Setting the agent's prompt layers from a tool (`ctx.context`). */
+export interface ToolLayers {
+  set(name: string, text: string | undefined): void;
 }
 
 /** Input schemas of tools: zod objects. */

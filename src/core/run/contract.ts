@@ -18,6 +18,7 @@ import type { ParentLink } from '../sub-agents/child-run';
 import type { GuardrailDecision, GuardrailKind } from '../guardrails/guardrail-types';
 import type { ToolHookNote } from '../tool-calls/tool-hooks';
 import type { ApprovalWaiver } from '../approvals/run-policy';
+import type { LayerInput, LayerUpdate } from '../prompt/layers';
 
 /** Name of the workflow type that runs agents. */
 export const AGENT_WORKFLOW = 'agentWorkflow';
@@ -133,6 +134,8 @@ export interface CallModelInput {
   context?: ContextView;
   /** The agent's output contract: the final answer is asked for accordingly and validated (absent: free text). */
   output?: OutputSpec;
+  /** The system prompt's layers in order with their current values (absent: the agent declares none). */
+  layers?: LayerInput[];
 }
 
 /** Input of the `compactContext` activity: summarise the older part of what the model is shown. */
@@ -214,6 +217,8 @@ export interface RunToolOutput {
   ranArgs?: JsonObject;
   /** What the agent's tool hooks did (absent: nothing). */
   hooks?: ToolHookNote[];
+  /** Prompt layers the tool set (`ctx.context.set`), in order; absent: none. */
+  context?: LayerUpdate[];
 }
 
 /** Details attached to a failed `runTool` attempt (ApplicationFailure details[0]). */

@@ -12,6 +12,7 @@ import type { FailureStatus } from '../run/result';
 import type { ChildRunSummary } from '../sub-agents/child-run';
 import type { JsonObject } from '../messages/json';
 import type { ToolHookNote } from './tool-hooks';
+import type { LayerUpdate } from '../prompt/layers';
 
 /** What one tool call produced. */
 export interface ToolOutcome {
@@ -40,6 +41,8 @@ export interface ToolOutcome {
   ranArgs?: JsonObject;
   /** What the worker's tool hooks did to the call. */
   hooks?: ToolHookNote[];
+  /** Prompt layers the tool set (`ctx.context.set`), in the order it set them. */
+  context?: LayerUpdate[];
 }
 
 /** An error outcome with a message the model can read. */

@@ -111,6 +111,7 @@ function outcomeOf(call: PlannedCall, r: Awaited<ReturnType<AgentActivities['run
     ...(r.outcomeUnknown ? { outcomeUnknown: true as const } : {}),
     ...(r.ranArgs ? { ranArgs: r.ranArgs } : {}),
     ...(r.hooks?.length ? { hooks: r.hooks } : {}),
+    ...(r.context?.length ? { context: r.context } : {}),
   };
 }
 
