@@ -72,8 +72,9 @@ export function layerProblem(declared: readonly Pick<LayerSpec, 'name'>[], name:
 }
 
 /**
- * The layer values after `updates`, in order (the last update of a name wins); updates of names the agent
- * does not declare are skipped (they were refused where they were made). Returns `values` itself when nothing changes.
+ * The layer values after `updates`, in order (the last update of a name wins), in declared order; updates
+ * of names the agent does not declare are skipped (they were refused where they were made). Returns
+ * `values` itself when there is nothing to apply.
  */
 export function applyLayerUpdates(
   values: LayerValues | undefined,
@@ -89,7 +90,10 @@ export function applyLayerUpdates(
     if (u.value === null || u.value === '') delete next[u.name];
     else next[u.name] = { value: u.value, source, setAtStep: step };
   }
-  return next;
+  // Kept in declared order (the report lists them so).
+  const ordered: LayerValues = {};
+  for (const l of declared) if (next[l.name]) ordered[l.name] = next[l.name]!;
+  return ordered;
 }
 
 /** Updates as a record (`{ facts: '…', plan: null }`) become a list in key order. */
