@@ -15,6 +15,8 @@ import { applyLayerUpdates, fnv1a, layerInputs, layerProblem, layersInput, MAX_L
 import { anthropicParams } from '../../src/integrations/providers/anthropic-request';
 import { toAiSdkPrompt } from '../../src/integrations/providers/ai-sdk-messages';
 import { toOpenAIMessages } from '../../src/integrations/providers/openai-request';
+import { formatReport } from '../../apps/cli/report-format';
+import { stylesFor } from '../../apps/cli/terminal-output';
 import { agentSpec, modelStep, ok, use } from './core-fixtures';
 
 const LAYERS: LayerSpec[] = [
@@ -138,6 +140,11 @@ describe('applying updates', () => {
     const result = finishRun(s0, 'success', meta);
     expect(result.report.layers).toEqual([{ name: 'plan', source: 'tool', setAtStep: 2, bytes: 4, hash: fnv1a('ship') }]);
     expect(finishRun(startLoop(spec, 'go'), 'success', meta).report).not.toHaveProperty('layers');
+    // `durable-agent report`: one compact line.
+    expect(formatReport(result, stylesFor({ isTTY: false }))).toContain(`  prompt layers:  plan (tool, step 2, 4 B, ${fnv1a('ship')})`);
+    expect(formatReport(finishRun(startLoop(spec, 'go'), 'success', meta), stylesFor({ isTTY: false })).join('\n')).not.toContain(
+      'prompt layers',
+    );
     expect(fnv1a('')).toBe('811c9dc5');
     expect(fnv1a('a')).toBe('e40c292c');
   });
