@@ -39,6 +39,7 @@ export interface ToolContext {
 
 /** Setting the agent's prompt layers from a tool (`ctx.context`). */
 export interface ToolLayers {
+  /** Set layer `name` to `text` (`undefined` or `''` clears it); throws a non-retryable `ToolError` for an undeclared name or a text over 16 KiB. */
   set(name: string, text: string | undefined): void;
 }
 

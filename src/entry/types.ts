@@ -50,7 +50,7 @@ export type {
   LayerState,
 } from '../agents/define';
 export type { ToolLayers } from '../agents/tool-config';
-export type { LayerReport, LayerSource } from '../core/prompt/layers';
+export type { LayerReport, LayerSource, LayerSpec } from '../core/prompt/layers';
 export type { ApprovalWaiver, PolicyProblem } from '../core/approvals/run-policy';
 export type { DurableAgentErrorCode } from '../core/run/errors';
 // Listed (not `export type *`): the module also holds functions, which ESM importers of this CommonJS build would not get.
