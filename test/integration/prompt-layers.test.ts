@@ -107,6 +107,21 @@ S.add(
   { system: 'You chat.', layers: [{ name: 'memory', stable: true }, { name: 'plan' }], tools: [] },
 );
 
+/** Calls of the `mood` layer function: the first one throws. */
+let moodCalls = 0;
+S.add('flaky_layer', (request: ModelRequest): ScriptedTurn => ({ text: request.system ?? '' }), {
+  tools: [],
+  layers: [
+    {
+      name: 'mood',
+      value: () => {
+        if (++moodCalls === 1) throw new Error('mood service down');
+        return 'calm';
+      },
+    },
+  ],
+});
+
 // Anthropic over the replay server: a 6 KB base prompt, the plan changed by a tool in step 2.
 const GUIDE = `You are a careful release engineer. ${'Check every step twice and say what you checked. '.repeat(120)}`;
 const CLAUDE_SCRIPT: Array<{ tool?: string; input?: unknown; text?: string }> = [
@@ -237,6 +252,14 @@ describe('prompt layers', () => {
     ]);
     expect(result.report.layers).toEqual([{ name: 'memory', source: 'message', setAtStep: 0, bytes: 16, hash: expect.any(String) }]);
     expect((await allEvents(run)).filter((e) => e.type === 'user_message')).toHaveLength(2);
+  });
+
+  it('a layer function that throws fails the model call attempt, which is retried', async () => {
+    const result = await (await h.client.start('flaky_layer', { input: 'hi', workflowId: testId('layers-flaky') })).result();
+    expect(result.status).toBe('success');
+    expect(result.finalText).toBe('<mood>\ncalm\n</mood>');
+    expect(result.report.steps[0]).toMatchObject({ attempts: 2 });
+    expect(moodCalls).toBe(2);
   });
 
   it('Anthropic (emulated cache): a plan changed in step 2 keeps the tools and stable system prefix cached in step 3', async () => {

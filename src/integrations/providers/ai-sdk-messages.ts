@@ -46,7 +46,8 @@ export type AiSdkCallSettings = Pick<
  * call order, right after the assistant message that made the calls) and a `user` message with its text.
  * A failed tool's result is sent as `error-text`. Thinking becomes a reasoning part (an Anthropic
  * signature or redacted thinking goes back through `providerOptions.anthropic`, as `@ai-sdk/anthropic`
- * expects). A call whose arguments were not valid JSON is echoed with its raw text as `input`.
+ * expects). A call whose arguments were not valid JSON is echoed with its raw text as `input`. A layered
+ * system prompt (`systemParts`) becomes one system message per part, the stable one marked for Anthropic's cache.
  */
 export function toAiSdkPrompt(
   system: string | undefined,
