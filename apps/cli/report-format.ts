@@ -118,6 +118,10 @@ export function formatReport(r: Pick<AgentRunResult, 'status' | 'steps' | 'repor
     `  unpriced steps: ${report.unpricedSteps}`,
     `  compactions:    ${report.compactions ?? 0}`,
   );
+  if (report.layers?.length)
+    lines.push(
+      `  prompt layers:  ${report.layers.map((l) => `${l.name} (${l.source}, step ${l.setAtStep}, ${l.bytes} B, ${l.hash})`).join(', ')}`,
+    );
   return lines;
 }
 

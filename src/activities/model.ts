@@ -29,6 +29,7 @@ import { judgeAnswer, outputRequest, outputSchemaFor } from './output';
 import { withStore } from './storage';
 import type { RedactorSource } from './redaction';
 import { NO_SECRETS } from './redaction';
+import { layeredPrompt } from './prompt-layers';
 
 /** Providers by the name agents use in `model.provider`. */
 export type ProviderRegistry = ReadonlyMap<string, ModelProvider>;
@@ -61,6 +62,7 @@ export function callModelActivity(
     );
     const all = await withStore('load the transcript', () => store.load(head));
     const messages = await withStore('load what the model is shown', () => shownMessages(store, all, input.context, input.step));
+    const layered = await layeredPrompt(registry, input, prompt.system, all, redact);
     const stop = keepAlive(ctx, stream.details);
     const started = Date.now();
     let response: ModelResponse;
@@ -68,6 +70,7 @@ export function callModelActivity(
       response = await provider.generate(
         {
           ...prompt,
+          ...layered.request,
           model: input.model.model,
           messages,
           maxTokens: input.model.maxTokens ?? DEFAULTS.maxTokens,
@@ -107,6 +110,7 @@ export function callModelActivity(
       latencyMs,
       ...priced(response.model, input.model.model, response.usage, prices),
       ...(schema && input.output ? judgeAnswer(schema, message, response.stopReason, input.output) : {}),
+      ...layered.recorded,
     };
     checkOutputSize(output);
     const newHead = await withStore("store the model's answer", () => store.append(head, [message]));

@@ -21,6 +21,7 @@ import type { ToolHookContext } from '../agents/hooks';
 import { afterToolCall, beforeToolCall } from '../agents/hooks';
 import type { ToolHookNote } from '../core/tool-calls/tool-hooks';
 import { ToolAttemptNotes } from './tool-attempt';
+import { toolLayers } from './prompt-layers';
 
 /**
  * Render a tool's return value as the text the model reads: strings as they are, anything else as
@@ -266,6 +267,7 @@ export function runToolActivity(registry: AgentRegistry, store: TranscriptStore,
     }
     const stop = keepAlive(ctx);
     const started = Date.now();
+    const layers = toolLayers(registry.get(input.agent));
     try {
       let value: unknown;
       try {
@@ -280,6 +282,7 @@ export function runToolActivity(registry: AgentRegistry, store: TranscriptStore,
           runId: info?.runId ?? '',
           step: input.step,
           metrics: notes.metrics,
+          context: layers.context,
         });
       } catch (err) {
         const latencyMs = Date.now() - started;
@@ -310,6 +313,7 @@ export function runToolActivity(registry: AgentRegistry, store: TranscriptStore,
               )),
               ...hooked(hookNotes),
               ...notes.snapshot(),
+              ...redact().value(layers.updates()),
             }
           : {
               output: { type: 'text', text: after.text },

@@ -11,8 +11,10 @@ import { outputSchemaOf } from './output';
 import { checkAgentMcp } from '../integrations/mcp/server';
 import type { RetryOptions, ToolConfig, ToolInputSchema } from './tool-config';
 import type { Agent, AgentConfig, AnyTool, OutputSchema, Tool } from './types';
+import { checkLayers } from './layers';
 
 export type { BudgetOptions } from './budget-options';
+export type { LayerDeclaration, LayerFunction, LayerState } from './layers';
 export type { RetryOptions, ToolConfig, ToolContext, ToolInputSchema } from './tool-config';
 export type {
   Agent,
@@ -74,6 +76,7 @@ export function defineAgent<
 >(config: AgentConfig<N, T, S>): Agent<N, T, S> {
   const tools = checkAgentConfig(config as AgentConfig<string, readonly AnyTool[]>) as unknown as T;
   checkAgentMcp(config.name, config.mcp);
+  checkLayers(config.name, config.layers);
   const outputSchema = config.output !== undefined ? outputSchemaOf(config as AgentConfig) : undefined;
   return Object.freeze({ ...config, kind: 'agent' as const, tools, ...(outputSchema ? { outputSchema } : {}) });
 }

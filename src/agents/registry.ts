@@ -14,6 +14,7 @@ import { guardrailsField } from './guardrails';
 import { checkWorkerAgent, describeValue } from './validate';
 import { checkAgentMcp } from '../integrations/mcp/server';
 import { subAgentsOf } from './sub-agents';
+import { layersField } from './layers';
 
 /** Raised for a name no registered agent has (code `unknown_agent`; `name` is `UnknownAgent`). */
 export class UnknownAgentError extends DurableAgentError {
@@ -175,5 +176,6 @@ export function agentSpec(
     ...budgetField(agent),
     context: contextSpec(agent, windows),
     ...guardrailsField(agent.guardrails),
+    ...layersField(agent),
   };
 }

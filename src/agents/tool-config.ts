@@ -34,6 +34,13 @@ export interface ToolContext {
    * `durable_agent.tool.metric.<name>` attributes of its `execute_tool` span. See {@link ToolMetricsRecorder}.
    */
   metrics: ToolMetricsRecorder;
+  /**
+   * The agent's prompt layers (`defineAgent({ layers })`): `set(name, text)` changes a layer from the next
+   * model call on (`undefined` clears it). Applied when the step's results are, in the order the model made
+   * the calls (the last set wins), and only if this attempt returns. An undeclared name or a text over
+   * 16 KiB throws a non-retryable `ToolError`.
+   */
+  context: ToolLayers;
 }
 
 /**
@@ -53,6 +60,12 @@ export interface ToolMetricsRecorder {
    * 33rd name: the mistake fails the attempt with a clear message, like any error the tool throws.
    */
   set(name: string, value: number | string | boolean): void;
+}
+
+/** Setting the agent's prompt layers from a tool (`ctx.context`). */
+export interface ToolLayers {
+  /** Set layer `name` to `text` (`undefined` or `''` clears it); throws a non-retryable `ToolError` for an undeclared name or a text over 16 KiB. */
+  set(name: string, text: string | undefined): void;
 }
 
 /** Input schemas of tools: zod objects. */

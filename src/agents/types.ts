@@ -10,6 +10,7 @@ import type { McpSource } from '../integrations/mcp/server';
 import type { GuardrailsOptions } from './guardrails';
 import type { ToolHooks } from './hooks';
 import type { RetryOptions, ToolConfig, ToolInputSchema } from './tool-config';
+import type { LayerDeclaration } from './layers';
 
 /** A defined tool. */
 export interface Tool<N extends string = string, I extends ToolInputSchema = ToolInputSchema, O = unknown> extends ToolConfig<N, I, O> {
@@ -48,6 +49,18 @@ export interface AgentConfig<
   /** Tried in turn after a retryable failure of the model before them. */
   fallbackModels?: ModelRef[];
   system?: string;
+  /**
+   * Named layers of the system prompt, after `system`, in this order: stable ones (with `system`, before the
+   * prompt-cache breakpoint), then the others. Tools set them (`ctx.context.set(name, text)`), messages set
+   * them (`send({ text, context: { name: text } })`), or a `value` function computes one before each model
+   * call. Values are at most 16 KiB each; the report lists them (not their text).
+   *
+   * @example
+   * ```ts
+   * defineAgent({ name: 'coder', model, system: 'You write code.', layers: [{ name: 'memory', stable: true }, { name: 'plan' }] });
+   * ```
+   */
+  layers?: readonly LayerDeclaration[];
   tools?: T;
   /** Step cap (model calls). Default 25. */
   maxSteps?: number;

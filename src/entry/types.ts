@@ -45,10 +45,15 @@ export type {
   ToolContext,
   ToolInputSchema,
   ToolNamesOf,
+  LayerDeclaration,
+  LayerFunction,
+  LayerState,
 } from '../agents/define';
 export type { ToolMetricsRecorder } from '../agents/tool-config';
 export type { ToolMetrics, ToolMetricValue } from '../core/tool-calls/metrics';
 export type { ToolProgress } from '../core/tool-calls/progress';
+export type { ToolLayers } from '../agents/tool-config';
+export type { LayerReport, LayerSource, LayerSpec } from '../core/prompt/layers';
 export type { ApprovalWaiver, PolicyProblem } from '../core/approvals/run-policy';
 export type { DurableAgentErrorCode } from '../core/run/errors';
 // Listed (not `export type *`): the module also holds functions, which ESM importers of this CommonJS build would not get.
@@ -89,7 +94,7 @@ export type { Usage } from '../core/budget/usage';
 export type { JsonObject, JsonValue } from '../core/messages/json';
 export type * from '../core/events/stream';
 export type { AnyToolCall, BudgetRequest, ToolCallShape } from '../core/tool-calls/tool-call';
-export type { StopReason, ModelRequest, ModelResponse } from '../core/output/native-output';
+export type { StopReason, ModelRequest, ModelResponse, SystemPart } from '../core/output/native-output';
 export type { AgentWorkflowInput, DecisionReceipt, RunSnapshot } from '../core/run/contract';
 export type { ModelRef, OutputSpec, PromptSpec, ThinkingSpec, ToolErrorPolicy } from '../core/run/spec';
 export type { Budget, BudgetExhausted, BudgetName, BudgetSpent } from '../core/budget/budget';

@@ -201,6 +201,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
   if (spec.definitionHash && patched('definition-hash-memo'))
     upsertMemo({ [AGENT_MEMO]: spec.name, [DEFINITION_HASH_MEMO]: spec.definitionHash });
   phase = 'running';
+  inbox.layers = spec.layers ?? [];
   visibility = new Visibility(spec.searchAttributes === true);
   visibility.update(spec.name, phase, 0);
   if (continued) {
@@ -292,7 +293,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
       // The tool step (`tool-call/`): every planned call to its outcome, then the outcomes applied.
       step = new ToolStep(tools, t.next.plan);
       const outcomes = await step.run();
-      const t2 = applyToolOutcomes(run.loop, t.next.plan, outcomes);
+      const t2 = applyToolOutcomes(run.loop, t.next.plan, outcomes, spec);
       run.apply(t2);
       step = undefined;
       if (t2.next.type === 'finish') return finished(t2.next);
@@ -465,7 +466,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
   /** Messages people sent join the conversation (one new user turn) before the model's next call. */
   function takeMessages(): void {
     if (inbox.size === 0) return;
-    run.apply(applyUserMessages(run.loop, inbox.take()));
+    run.apply(applyUserMessages(run.loop, inbox.take(), spec));
   }
 
   /**

@@ -9,6 +9,7 @@ import type { AgentSpec, ModelRef } from '../core/run/spec';
 import type { LoopState, ModelStep } from '../core/loop/state';
 import { modelInput } from '../core/loop/state';
 import { modelAttemptFailure } from './failures';
+import { layersInput } from '../core/prompt/layers';
 
 /** The model with its output limit raised to `raised` (after a cut-off answer), never lowered. */
 function withRaisedLimit(model: ModelRef, raised: number | undefined): ModelRef {
@@ -47,6 +48,7 @@ export async function callModelWithRetries(
         transcript: modelInput(loop),
         ...(context ? { context } : {}),
         ...(spec.output ? { output: spec.output } : {}),
+        ...layersInput(spec, loop),
       });
       return { step: { ...out, attempts: counted, ...(losses ? { workerLosses: losses } : {}) } };
     } catch (err) {

@@ -8,6 +8,7 @@ import type { EventLog } from '../core/events/event-log';
 import type { MessageReceipt, UserMessageInput } from '../core/messages/user-messages';
 import { MAX_QUEUED_MESSAGES, parseUserMessage } from '../core/messages/user-messages';
 import { endSignal, messageSignal, sendUpdate } from './definitions';
+import { layerProblem } from '../core/prompt/layers';
 
 /** Failure type of a refused `send` update: non-retryable, the reason is the message. */
 export const MESSAGE_REFUSED = 'MessageRefused';
@@ -24,6 +25,8 @@ export class Inbox {
   private endRequested = false;
   /** Set once the run is ending: later messages are refused. */
   closed = false;
+  /** The agent's prompt layers, once its spec is known: a message setting another is refused. */
+  layers: ReadonlyArray<{ name: string }> | undefined;
 
   /**
    * @param log the run's event log
@@ -38,7 +41,7 @@ export class Inbox {
   install(): void {
     setHandler(messageSignal, (payload: unknown) => {
       const parsed = parseUserMessage(payload);
-      const why = parsed.ok ? this.refusal() : parsed.error;
+      const why = parsed.ok ? this.refusal(parsed.value) : parsed.error;
       if (why || !parsed.ok) {
         const by =
           payload && typeof payload === 'object' && typeof (payload as { by?: unknown }).by === 'string'
@@ -59,7 +62,7 @@ export class Inbox {
         validator: (payload: unknown) => {
           const parsed = parseUserMessage(payload);
           if (!parsed.ok) throw ApplicationFailure.nonRetryable(parsed.error, MESSAGE_REFUSED);
-          const why = this.refusal();
+          const why = this.refusal(parsed.value);
           if (why) throw ApplicationFailure.nonRetryable(why, MESSAGE_REFUSED);
         },
       },
@@ -97,8 +100,15 @@ export class Inbox {
     return taken;
   }
 
-  private refusal(): string | undefined {
+  private refusal(message: UserMessageInput): string | undefined {
     if (this.closed) return 'the run is ending: it takes no more messages';
+    // Before the spec is known (the run is starting) names are checked when the message is applied.
+    const layers = this.layers;
+    if (layers && message.context)
+      for (const [name, value] of Object.entries(message.context)) {
+        const why = layerProblem(layers, name, value);
+        if (why) return why;
+      }
     if (this.queue.length >= MAX_QUEUED_MESSAGES) return `the inbox is full (${MAX_QUEUED_MESSAGES} messages wait for the model)`;
     return undefined;
   }

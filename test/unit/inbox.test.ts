@@ -24,7 +24,7 @@ describe('parseUserMessage', () => {
   });
 
   it('refuses what is not a message, saying what is wrong', () => {
-    expect(parseUserMessage(42)).toEqual({ ok: false, error: 'message must be an object { text, by?, id? } or a string' });
+    expect(parseUserMessage(42)).toEqual({ ok: false, error: 'message must be an object { text, by?, id?, context? } or a string' });
     expect(parseUserMessage({ text: '  ' })).toEqual({ ok: false, error: 'malformed message: text must be a non-empty string' });
     expect(parseUserMessage({ text: 'x', by: '', extra: 1 })).toEqual({
       ok: false,

@@ -8,6 +8,7 @@ import type { AgentSpec } from '../run/spec';
 import type { Usage } from '../budget/usage';
 import type { SubAgentSpend } from '../sub-agents/child-run';
 import { ZERO_USAGE } from '../budget/usage';
+import type { LayerValues } from '../prompt/layers';
 
 /** Loop state: the conversation, what is stored of it, counters and the report so far. */
 export interface LoopState {
@@ -41,6 +42,11 @@ export interface LoopState {
   output?: JsonValue;
   /** Final answers of the current turn fed back for not matching the output schema. */
   outputRetries?: number;
+  /**
+   * The current values of the system prompt's layers (`AgentSpec.layers`), by name. Not messages: they
+   * survive compaction, and continue-as-new carries them. Absent: none set.
+   */
+  layers?: LayerValues;
 }
 
 /** The part of a long run's state an execution no longer holds (it is in the store, or counted). */
@@ -72,6 +78,8 @@ export interface ModelStep {
   output?: JsonValue;
   /** A final answer that did not match the agent's output schema: what is wrong, for the model to fix. */
   outputErrors?: string;
+  /** What the agent's layer functions computed for this call (`null`: nothing), recorded so replay never calls them. */
+  layers?: Record<string, string | null>;
 }
 
 /** The first state of a run: the user's prompt, nothing stored yet. */

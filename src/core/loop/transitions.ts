@@ -18,6 +18,7 @@ import type { AgentSpec } from '../run/spec';
 import type { LoopState, ModelStep } from './state';
 import { addUsage } from '../budget/usage';
 import { withChildSpend } from '../sub-agents/sub-agent';
+import { withComputedLayers, withMessageLayers, withToolLayers } from '../prompt/apply';
 
 /** What the model is told after an answer cut off at its output limit, when the agent recovers from it. */
 export const MAX_TOKENS_CONTINUE =
@@ -63,6 +64,7 @@ export function applyModelStep(state: LoopState, spec: AgentSpec, out: ModelStep
       },
     ],
   };
+  const layered = withComputedLayers(next, spec, out, step);
   const events: AgentEventBody[] = [];
   const text = messageText(message);
   if (text) events.push({ type: 'text', step, text });
@@ -90,7 +92,7 @@ export function applyModelStep(state: LoopState, spec: AgentSpec, out: ModelStep
   if (out.stopReason === 'max_tokens') {
     // Complete calls of a truncated response are not run either: the model never finished its turn.
     const outcomes = calls.map((c) => truncatedOutcome(c.id, c.name));
-    const closed = outcomes.length > 0 ? appendToolResults(next, calls, outcomes) : next;
+    const closed = outcomes.length > 0 ? appendToolResults(layered, calls, outcomes) : layered;
     const resultEvents = [...events, ...outcomes.map((o) => toolResultEvent(step, o))];
     const recoveries = state.recoveries ?? 0;
     if (recoveries < (spec.limits.maxTokensRecoveries ?? 0) && closed.step < closed.maxSteps) {
@@ -104,8 +106,8 @@ export function applyModelStep(state: LoopState, spec: AgentSpec, out: ModelStep
       next: { type: 'finish', status: 'max_tokens', error: { message: 'The model hit its output token limit.', type: 'MaxTokens' } },
     };
   }
-  if (calls.length === 0) return { state: next, events, next: { type: 'finish', status: 'success' } };
-  return { state: next, events, next: { type: 'run_tools', plan: planStep(spec, step, message) } };
+  if (calls.length === 0) return { state: layered, events, next: { type: 'finish', status: 'success' } };
+  return { state: layered, events, next: { type: 'run_tools', plan: planStep(spec, step, message) } };
 }
 
 /**
@@ -116,6 +118,7 @@ export function applyModelStep(state: LoopState, spec: AgentSpec, out: ModelStep
 export function applyUserMessages(
   state: LoopState,
   messages: ReadonlyArray<{ message: UserMessageInput; via: 'signal' | 'update' }>,
+  spec: Pick<AgentSpec, 'layers'> = {},
 ): Transition {
   if (messages.length === 0) return { state, events: [], next: { type: 'call_model' } };
   const turn = state.turn + 1;
@@ -124,7 +127,7 @@ export function applyUserMessages(
   const open = state.stored < state.messages.length;
   const next = open ? withUserText(state.messages, texts) : [...state.messages, ...withUserText([], texts)];
   return {
-    state: { ...state, turn, messages: next },
+    state: withMessageLayers({ ...state, turn, messages: next }, spec, messages),
     events: messages.map(({ message: m, via }) => ({
       type: 'user_message',
       turn,
@@ -142,8 +145,13 @@ export function applyUserMessages(
  * result in the order the model called them, then decide whether to call the model again.
  * Emits no `tool_result` events: those go out as each call completes.
  */
-export function applyToolOutcomes(state: LoopState, plan: StepPlan, outcomes: readonly ToolOutcome[]): Transition {
-  const next = appendToolResults(state, plan.calls, outcomes);
+export function applyToolOutcomes(
+  state: LoopState,
+  plan: StepPlan,
+  outcomes: readonly ToolOutcome[],
+  spec: Pick<AgentSpec, 'layers'> = {},
+): Transition {
+  const next = withToolLayers(appendToolResults(state, plan.calls, outcomes), spec, plan.calls, outcomes);
   // The first call, in the model's order, whose outcome ends the run: independent of completion timing.
   const byId = new Map(outcomes.map((o) => [o.callId, o]));
   const ending = plan.calls.map((c) => byId.get(c.id)).find((o) => o?.endsRun);

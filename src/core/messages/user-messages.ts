@@ -4,6 +4,8 @@
  * to the model at its next call, so it steers the turn in progress.
  */
 import type { Message, TextBlock } from './messages';
+import { utf8Bytes } from './json';
+import { MAX_LAYER_BYTES } from '../prompt/layers';
 
 /** The payload of the `message` signal and the `send` update. */
 export interface UserMessageInput {
@@ -18,6 +20,11 @@ export interface UserMessageInput {
    * deploy workers before the clients that send it.
    */
   id?: string;
+  /**
+   * Set layers of the agent's system prompt with the message (`null` clears one): by name, each a declared
+   * layer, at most 16 KiB. They apply when the message reaches the model.
+   */
+  context?: Record<string, string | null>;
 }
 
 /** What the `send` update reports: the message is in the run's inbox and will reach the model. */
@@ -39,7 +46,7 @@ export const MAX_QUEUED_MESSAGES = 100;
 export function parseUserMessage(payload: unknown): { ok: true; value: UserMessageInput } | { ok: false; error: string } {
   const p = typeof payload === 'string' ? { text: payload } : payload;
   if (!p || typeof p !== 'object' || Array.isArray(p))
-    return { ok: false, error: 'message must be an object { text, by?, id? } or a string' };
+    return { ok: false, error: 'message must be an object { text, by?, id?, context? } or a string' };
   const m = p as Record<string, unknown>;
   const problems: string[] = [];
   if (typeof m.text !== 'string' || !m.text.trim()) problems.push('text must be a non-empty string');
@@ -47,7 +54,9 @@ export function parseUserMessage(payload: unknown): { ok: true; value: UserMessa
   if (m.by !== undefined && (typeof m.by !== 'string' || !m.by.trim())) problems.push('by must be a non-empty string when given');
   if (m.id !== undefined && (typeof m.id !== 'string' || !m.id.trim() || m.id.length > MAX_MESSAGE_ID_CHARS))
     problems.push(`id must be a non-empty string of at most ${MAX_MESSAGE_ID_CHARS} characters when given`);
-  const extra = Object.keys(m).filter((k) => k !== 'text' && k !== 'by' && k !== 'id');
+  const context = contextProblem(m.context);
+  if (context) problems.push(context);
+  const extra = Object.keys(m).filter((k) => k !== 'text' && k !== 'by' && k !== 'id' && k !== 'context');
   if (extra.length) problems.push(`unknown field(s): ${extra.join(', ')}`);
   if (problems.length) return { ok: false, error: `malformed message: ${problems.join('; ')}` };
   return {
@@ -56,8 +65,21 @@ export function parseUserMessage(payload: unknown): { ok: true; value: UserMessa
       text: m.text as string,
       ...(typeof m.by === 'string' ? { by: m.by.trim() } : {}),
       ...(typeof m.id === 'string' ? { id: m.id } : {}),
+      ...(m.context !== undefined ? { context: { ...(m.context as Record<string, string | null>) } } : {}),
     },
   };
+}
+
+/** What is wrong with a message's `context` (layer values by name), if anything: its shape and sizes (names are checked by the run). */
+function contextProblem(context: unknown): string | undefined {
+  if (context === undefined) return undefined;
+  if (!context || typeof context !== 'object' || Array.isArray(context)) return 'context must be an object of layer texts by name';
+  for (const [name, value] of Object.entries(context)) {
+    if (value !== null && typeof value !== 'string') return `context.${name} must be a string or null`;
+    if (typeof value === 'string' && utf8Bytes(value) > MAX_LAYER_BYTES)
+      return `context.${name} is ${utf8Bytes(value)} bytes, over the limit of ${MAX_LAYER_BYTES}`;
+  }
+  return undefined;
 }
 
 /**

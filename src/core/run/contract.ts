@@ -20,6 +20,7 @@ import type { ToolHookNote } from '../tool-calls/tool-hooks';
 import type { ToolMetrics } from '../tool-calls/metrics';
 import type { ToolProgress } from '../tool-calls/progress';
 import type { ApprovalWaiver } from '../approvals/run-policy';
+import type { LayerInput, LayerUpdate } from '../prompt/layers';
 
 /** Name of the workflow type that runs agents. */
 export const AGENT_WORKFLOW = 'agentWorkflow';
@@ -135,6 +136,8 @@ export interface CallModelInput {
   context?: ContextView;
   /** The agent's output contract: the final answer is asked for accordingly and validated (absent: free text). */
   output?: OutputSpec;
+  /** The system prompt's layers in order with their current values (absent: the agent declares none). */
+  layers?: LayerInput[];
 }
 
 /** Input of the `compactContext` activity: summarise the older part of what the model is shown. */
@@ -220,6 +223,8 @@ export interface RunToolOutput {
   metrics?: ToolMetrics;
   /** The last progress the tool reported in this attempt (`ctx.progress`); absent: none. */
   lastProgress?: ToolProgress;
+  /** Prompt layers the tool set (`ctx.context.set`), in order; absent: none. */
+  context?: LayerUpdate[];
 }
 
 /** Details attached to a failed `runTool` attempt (ApplicationFailure details[0]). */

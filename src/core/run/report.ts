@@ -7,6 +7,8 @@ import { finalAnswerText } from '../output/output';
 import type { AgentRunResult, RunError, RunStatus, StepReport, SuccessResult } from './result';
 import type { LoopState } from '../loop/state';
 import { MAX_TOKENS_CONTINUE } from '../loop/transitions';
+import type { LayerReport } from '../prompt/layers';
+import { layerReports } from '../prompt/layers';
 
 /** Identity and timing of a run, known only to the workflow. */
 export interface RunMeta {
@@ -112,12 +114,19 @@ export function finishRun(
       usage: state.usage,
       ...cost,
       ...(state.context?.compactions ? { compactions: state.context.compactions } : {}),
+      ...layersReport(state),
     },
     transcriptHead: state.head,
   };
   // `output` is absent (rather than undefined) for agents without an output schema.
   if (status === 'success') return { status, ...base, ...(state.output !== undefined ? { output: state.output } : {}) } as SuccessResult;
   return { status, error: error ?? { message: `The run ended: ${status}.` }, ...base };
+}
+
+/** The report's `layers`: absent when none is set. */
+function layersReport(state: LoopState): { layers?: LayerReport[] } {
+  const layers = layerReports(undefined, state.layers);
+  return layers.length ? { layers } : {};
 }
 
 /** The run's cost: the sum over priced steps, and how many steps the price table did not know. */

@@ -3,6 +3,7 @@
  * Every ending is a result, failures included; the type parameter carries the agent's tool names and
  * argument types (see `ToolCallsOf` in the agent definitions).
  */
+import type { LayerReport } from '../prompt/layers';
 import type { JsonValue } from '../messages/json';
 import type { Message } from '../messages/messages';
 import type { StopReason } from '../output/native-output';
@@ -142,6 +143,8 @@ export interface RunReport<C extends ToolCallShape = AnyToolCall> {
   unpricedSteps: number;
   /** Times the model's context was compacted (absent: never). */
   compactions?: number;
+  /** The system prompt's layers set when the run ended: who set each, when, its size and hash (never its text). Absent: none. */
+  layers?: LayerReport[];
 }
 
 /** A failure or limit that ended a run. */

@@ -4,6 +4,7 @@ import type { BlobRef } from '../messages/messages';
 import type { JsonObject } from '../messages/json';
 import type { BuiltinToolSpec } from '../loop/wait';
 import type { GuardrailsSpec } from '../guardrails/guardrail-types';
+import type { LayerSpec } from '../prompt/layers';
 
 /**
  * Retry policy, in the shape of Temporal's RetryPolicy with durations in milliseconds.
@@ -159,6 +160,8 @@ export interface AgentSpec {
    * the run's policy reaches too (children get it): listed only for a run with a policy, to check it.
    */
   subAgentTools?: Array<{ agent: string; name: string; approval?: ApprovalSpec }>;
+  /** The system prompt's layers in their order (after the base text): names, placement, computed or not. Absent: none. */
+  layers?: LayerSpec[];
 }
 
 /**

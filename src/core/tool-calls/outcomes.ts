@@ -14,6 +14,7 @@ import type { JsonObject } from '../messages/json';
 import type { ToolHookNote } from './tool-hooks';
 import type { ToolMetrics } from './metrics';
 import type { ToolProgress } from './progress';
+import type { LayerUpdate } from '../prompt/layers';
 
 /** What one tool call produced. */
 export interface ToolOutcome {
@@ -46,6 +47,8 @@ export interface ToolOutcome {
   metrics?: ToolMetrics;
   /** The last progress the tool reported in that attempt. */
   lastProgress?: ToolProgress;
+  /** Prompt layers the tool set (`ctx.context.set`), in the order it set them. */
+  context?: LayerUpdate[];
 }
 
 /** An error outcome with a message the model can read. */

@@ -18,7 +18,7 @@ import type {
 } from '@ai-sdk/provider' with { 'resolution-mode': 'import' };
 import type { AssistantContent, Message, UserContent } from '../../core/messages/messages';
 import { outputText } from '../../core/messages/messages';
-import type { ModelRequest } from '../../core/output/native-output';
+import type { ModelRequest, SystemPart } from '../../core/output/native-output';
 
 /**
  * Call settings an AI SDK user may pass with every call of a model (the call options the runtime does not
@@ -46,10 +46,24 @@ export type AiSdkCallSettings = Pick<
  * call order, right after the assistant message that made the calls) and a `user` message with its text.
  * A failed tool's result is sent as `error-text`. Thinking becomes a reasoning part (an Anthropic
  * signature or redacted thinking goes back through `providerOptions.anthropic`, as `@ai-sdk/anthropic`
- * expects). A call whose arguments were not valid JSON is echoed with its raw text as `input`.
+ * expects). A call whose arguments were not valid JSON is echoed with its raw text as `input`. A layered
+ * system prompt (`systemParts`) becomes one system message per part, the stable one marked for Anthropic's cache.
  */
-export function toAiSdkPrompt(system: string | undefined, messages: readonly Message[]): LanguageModelV4Prompt {
-  const prompt: LanguageModelV4Prompt = system ? [{ role: 'system', content: system }] : [];
+export function toAiSdkPrompt(
+  system: string | undefined,
+  messages: readonly Message[],
+  systemParts?: readonly SystemPart[],
+): LanguageModelV4Prompt {
+  const prompt: LanguageModelV4Prompt = systemParts?.length
+    ? systemParts.map((p) => ({
+        role: 'system' as const,
+        content: p.text,
+        // The stable prefix of a layered prompt ends here (providers without cache markers ignore it).
+        ...(p.cacheBreakpoint ? { providerOptions: { anthropic: { cacheControl: { type: 'ephemeral' } } } } : {}),
+      }))
+    : system
+      ? [{ role: 'system', content: system }]
+      : [];
   // Tool results name their tool (in every specification): the name comes from the call they answer.
   const toolNames = new Map<string, string>();
   for (const m of messages) {
@@ -118,7 +132,7 @@ export function aiSdkCallOptions(request: ModelRequest, signal: AbortSignal, set
   const temperature = request.temperature ?? settings.temperature;
   return {
     ...settings,
-    prompt: toAiSdkPrompt(request.system, request.messages),
+    prompt: toAiSdkPrompt(request.system, request.messages, request.systemParts),
     maxOutputTokens: request.maxTokens,
     ...(temperature !== undefined ? { temperature } : {}),
     ...(request.tools.length ? { tools: toAiSdkTools(request.tools), toolChoice: { type: 'auto' } } : {}),

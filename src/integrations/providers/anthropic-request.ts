@@ -78,6 +78,20 @@ export function markCacheTail(messages: Anthropic.MessageParam[]): Anthropic.Mes
   return out;
 }
 
+/**
+ * The request's system blocks: one block with the system text, or with prompt layers one block per part,
+ * the breakpoint on the stable part (base text and stable layers) and the dynamic layers after it, so a
+ * changed dynamic layer keeps the tools and stable system prefix cached. (The cache prefix runs tools,
+ * system, then messages: a changed dynamic layer still invalidates the cached conversation after it.)
+ */
+export function systemField(request: ModelRequest, cache: boolean): { system?: Anthropic.TextBlockParam[] } {
+  const parts = request.systemParts ?? (request.system ? [{ text: request.system, cacheBreakpoint: true as const }] : []);
+  if (parts.length === 0) return {};
+  return {
+    system: parts.map((p) => ({ type: 'text', text: p.text, ...(cache && p.cacheBreakpoint ? { cache_control: EPHEMERAL } : {}) })),
+  };
+}
+
 /** Options of {@link anthropicParams}. */
 export interface AnthropicParamsOptions {
   /** Put cache breakpoints on tools, system and the conversation tail. */
@@ -106,7 +120,7 @@ export function anthropicParams(request: ModelRequest, options: AnthropicParamsO
     max_tokens: request.maxTokens,
     messages: cache ? markCacheTail(messages) : messages,
     stream: true,
-    ...(request.system ? { system: [{ type: 'text', text: request.system, ...(cache ? { cache_control: EPHEMERAL } : {}) }] } : {}),
+    ...systemField(request, cache),
     ...(thinking ? { thinking: { type: 'enabled', budget_tokens: thinking.budgetTokens } } : {}),
     // The API accepts no temperature but the default while thinking.
     ...(request.temperature !== undefined && !thinking ? { temperature: request.temperature } : {}),

@@ -112,6 +112,7 @@ function outcomeOf(call: PlannedCall, r: Awaited<ReturnType<AgentActivities['run
     ...(r.ranArgs ? { ranArgs: r.ranArgs } : {}),
     ...(r.hooks?.length ? { hooks: r.hooks } : {}),
     ...notesOf(r),
+    ...(r.context?.length ? { context: r.context } : {}),
   };
 }
 
