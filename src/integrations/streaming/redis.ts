@@ -19,7 +19,9 @@ import {
   entriesOf,
   isStreamId,
   lastIdOf,
+  entriesOfRange,
   lastReadIdOf,
+  newestProgress,
   redact,
   streamKey,
 } from './redis-codec';
@@ -318,7 +320,11 @@ export class RedisDeltaFeed implements DeltaFeed {
     ioredis(); // a missing ioredis fails here, not in the first follow
   }
 
-  /** The run's deltas from now on (or after `after`), until `signal` aborts. */
+  /**
+   * The run's deltas from now on (or after `after`), until `signal` aborts. Without `after`, the newest
+   * progress update of each tool call among the stream's last `count` entries comes first, so a reader
+   * attaching while a tool runs sees where it stands.
+   */
   async *follow(workflowId: string, options: RedisFollowOptions = {}): AsyncGenerator<LiveDelta> {
     for await (const entry of this.entries(workflowId, options)) yield entry.delta;
   }
@@ -352,7 +358,13 @@ export class RedisDeltaFeed implements DeltaFeed {
         let reply: unknown;
         try {
           if (last === undefined) {
-            last = lastIdOf(await redis.xrevrange(key, '+', '-', 'COUNT', 1));
+            // From now on, but with the newest progress of the tool calls still running (among the last entries).
+            const newest = await redis.xrevrange(key, '+', '-', 'COUNT', this.count);
+            last = lastIdOf(newest);
+            for (const entry of newestProgress(entriesOfRange(newest, workflowId).reverse())) {
+              yield entry;
+              if (signal?.aborted) return;
+            }
             continue;
           }
           reply = await redis.xread('COUNT', this.count, 'BLOCK', this.blockMs, 'STREAMS', key, last);
