@@ -1,6 +1,6 @@
 /**
  * A run shown live for people: answer text written as it streams, a spinner with elapsed time while tools
- * run or wait for a person, and the text of an attempt that failed taken back — erased in place on a
+ * run (with their newest progress: `running grep — scanning 40% (3s)`) or wait for a person, and the text of an attempt that failed taken back — erased in place on a
  * terminal, marked void (then replaced) anywhere else. Durable events print as {@link formatEvent} lines.
  */
 import type { StreamEvent } from '../../src/entry/client';
@@ -66,8 +66,8 @@ export class LiveView {
   private block: Block | undefined;
   /** The cursor is at the start of a line (no streamed text waiting for its line end). */
   private atLineStart = true;
-  /** Calls running or waiting for a person, by call id. */
-  private readonly waiting = new Map<string, { label: string; since: number }>();
+  /** Calls running or waiting for a person, by call id (`progress`: the newest a running tool reported). */
+  private readonly waiting = new Map<string, { label: string; since: number; progress?: string }>();
   private ticker: NodeJS.Timeout | undefined;
   private readonly now: () => number;
 
@@ -82,7 +82,10 @@ export class LiveView {
   push(e: StreamEvent): void {
     if (this.options.spinner?.isSpinning) this.options.spinner.clear();
     const chunks = this.text.push(e);
-    if (e.type === 'delta') {
+    if (e.type === 'tool_progress') {
+      const w = this.waiting.get(e.callId);
+      if (w) w.progress = progressText(e.message, e.fraction);
+    } else if (e.type === 'delta') {
       this.showText(chunks, e.attempt, 'a new attempt replaces it');
     } else if (e.type === 'attempt_voided') {
       this.showText(chunks, e.attempt, e.reason);
@@ -226,7 +229,9 @@ export class LiveView {
 
   private spinnerText(): string {
     const now = this.now();
-    const text = [...this.waiting.values()].map((w) => `${w.label} (${formatDuration(Math.max(0, now - w.since))})`).join(', ');
+    const text = [...this.waiting.values()]
+      .map((w) => `${w.label}${w.progress ? ` — ${w.progress}` : ''} (${formatDuration(Math.max(0, now - w.since))})`)
+      .join(', ');
     const width = (this.out.stream.columns ?? 80) - 4;
     return text.length > width ? `${text.slice(0, Math.max(0, width - 1))}…` : text;
   }
@@ -248,4 +253,11 @@ export class LiveView {
       this.ticker = undefined;
     }
   }
+}
+
+/** A tool's progress as the spinner shows it: `scanning 40%`. */
+export function progressText(message: string, fraction: number | undefined): string {
+  const line = message.replace(/\s+/g, ' ').trim();
+  const percent = fraction !== undefined ? `${Math.round(fraction * 100)}%` : '';
+  return [line, percent].filter(Boolean).join(' ');
 }
