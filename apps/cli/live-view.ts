@@ -67,7 +67,9 @@ export class LiveView {
   /** The cursor is at the start of a line (no streamed text waiting for its line end). */
   private atLineStart = true;
   /** Calls running or waiting for a person, by call id (`progress`: the newest a running tool reported). */
-  private readonly waiting = new Map<string, { label: string; since: number; progress?: string }>();
+  private readonly waiting = new Map<string, { label: string; since: number }>();
+  /** The newest progress of running tools, by call id. */
+  private readonly progress = new Map<string, string>();
   private ticker: NodeJS.Timeout | undefined;
   private readonly now: () => number;
 
@@ -83,8 +85,8 @@ export class LiveView {
     if (this.options.spinner?.isSpinning) this.options.spinner.clear();
     const chunks = this.text.push(e);
     if (e.type === 'tool_progress') {
-      const w = this.waiting.get(e.callId);
-      if (w) w.progress = progressText(e.message, e.fraction);
+      // It may come before the call's durable events are read: kept until the call shows.
+      this.progress.set(e.callId, progressText(e.message, e.fraction));
     } else if (e.type === 'delta') {
       this.showText(chunks, e.attempt, 'a new attempt replaces it');
     } else if (e.type === 'attempt_voided') {
@@ -218,9 +220,11 @@ export class LiveView {
       case 'approval_expired':
       case 'tool_result':
         this.waiting.delete(e.callId);
+        this.progress.delete(e.callId);
         break;
       case 'done':
         this.waiting.clear();
+        this.progress.clear();
         break;
       default:
         break;
@@ -229,8 +233,11 @@ export class LiveView {
 
   private spinnerText(): string {
     const now = this.now();
-    const text = [...this.waiting.values()]
-      .map((w) => `${w.label}${w.progress ? ` — ${w.progress}` : ''} (${formatDuration(Math.max(0, now - w.since))})`)
+    const text = [...this.waiting.entries()]
+      .map(([callId, w]) => {
+        const progress = w.label.startsWith('running ') ? this.progress.get(callId) : undefined;
+        return `${w.label}${progress ? ` — ${progress}` : ''} (${formatDuration(Math.max(0, now - w.since))})`;
+      })
       .join(', ');
     const width = (this.out.stream.columns ?? 80) - 4;
     return text.length > width ? `${text.slice(0, Math.max(0, width - 1))}…` : text;

@@ -214,6 +214,53 @@ describe('turn translator', () => {
     expect(m.parts.filter((p) => p.type === 'step-start')).toHaveLength(2);
   });
 
+  it("a running tool's progress is a transient data-tool-progress part (held until its call is known), none after its result", () => {
+    const progress = (n: number, message: string): ChatStreamEvent => ({
+      type: 'tool_progress',
+      step: 1,
+      callId: 'call-1',
+      tool: 'scan',
+      attempt: 1,
+      n,
+      message,
+      fraction: 0.5,
+    });
+    const events = log([user(1, 'scan'), started(1), text(1, 'Scanning.'), finished(1)], 1);
+    const { out, t } = translate(events);
+    const more = [
+      progress(0, 'early'), // before the call's durable events were read
+      ...log(
+        [
+          { type: 'tool_call', step: 1, callId: 'call-1', tool: 'scan', args: {} },
+          { type: 'tool_started', step: 1, callId: 'call-1', tool: 'scan' },
+        ],
+        5,
+      ),
+      progress(1, 'halfway'),
+      ...log([result(1, 'call-1', 'scan', 'scanned')], 7),
+      progress(2, 'after the result'),
+    ].flatMap((e) => t.push(e));
+    const data = more.filter((c) => c.chunk.type === 'data-tool-progress').map((c) => c.chunk);
+    expect(data).toEqual([
+      {
+        type: 'data-tool-progress',
+        id: 'call-1',
+        transient: true,
+        data: { toolCallId: 'call-1', toolName: 'scan', attempt: 1, message: 'early', fraction: 0.5 },
+      },
+      {
+        type: 'data-tool-progress',
+        id: 'call-1',
+        transient: true,
+        data: { toolCallId: 'call-1', toolName: 'scan', attempt: 1, message: 'halfway', fraction: 0.5 },
+      },
+    ]);
+    expect(types(more).indexOf('data-tool-progress')).toBeGreaterThan(types(more).indexOf('tool-input-available'));
+    // Transient: not a part of the message.
+    const m = assemble([...out, ...more]);
+    expect(m.parts.map((p) => p.type)).not.toContain('data-tool-progress');
+  });
+
   it('an approval: tool-approval-request (approvalId = callId); paused once every call of the step has its result or waits; finish tool-calls', () => {
     const t = new TurnTranslator({ chatId: 'c', turnStart: 1 });
     const out: CursoredChunk[] = [];

@@ -188,6 +188,7 @@ export class TurnTranslator {
     });
     if (after) this.resume(after);
     else if (!this.silent) this.flushEarly();
+    if (!this.silent && this.heldProgress.size) this.flushProgress();
     return this.out;
   }
 
@@ -431,13 +432,32 @@ export class TurnTranslator {
     }
   }
 
+  /** Progress of calls not known yet, by call id (the newest). */
+  private readonly heldProgress = new Map<string, ToolProgressDelta>();
+
+  /** Held progress of calls now known: shown when they run, dropped when they are over. */
+  private flushProgress(): void {
+    for (const [callId, e] of this.heldProgress) {
+      const call = this.calls.get(callId);
+      if (!call) continue;
+      this.heldProgress.delete(callId);
+      this.toolProgress(e);
+    }
+  }
+
   /**
    * A running tool's progress: a transient `data-tool-progress` part for a call of this turn still
    * running. Transient, so never replayed: a resumed stream shows the next update.
    */
   private toolProgress(e: ToolProgressDelta): void {
+    if (this.silent) return;
     const call = this.calls.get(e.callId);
-    if (this.silent || !call || call.state !== 'running') return;
+    if (!call) {
+      // Before the call's durable events were read: held (the newest per call) until they are.
+      this.heldProgress.set(e.callId, e);
+      return;
+    }
+    if (call.state !== 'running') return;
     const { callId, tool, attempt, message, fraction, data } = e;
     this.emit({
       type: 'data-tool-progress',
