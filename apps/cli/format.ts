@@ -94,6 +94,16 @@ export function formatEvent(e: AgentEvent, s: Styles, context: FormatContext = {
         `${e.latencyMs} ms`,
         ...(e.stored ? ['stored by reference'] : []),
         ...(e.attempts > 1 ? [`${e.attempts} attempts`] : []),
+        ...(e.metrics
+          ? [
+              clip(
+                Object.entries(e.metrics)
+                  .map(([k, v]) => `${k}=${String(v)}`)
+                  .join(' '),
+                120,
+              ),
+            ]
+          : []),
       ];
       return [`[step ${e.step}] tool result ${s.bold(e.tool)} ${state} (${extra.join(', ')}): ${clip(e.preview, 160)}`];
     }

@@ -43,9 +43,27 @@ export function stepsTable(report: RunReport): string[] {
   );
 }
 
+/** Longest notes cell of the tool calls table, in characters. */
+const MAX_NOTES_CHARS = 120;
+
+/**
+ * A tool call's metrics and last progress in one cell: `rows=3 source=db · last: scanning (40%)`; empty
+ * when it has neither; cut at {@link MAX_NOTES_CHARS} characters (`--json` has them whole).
+ */
+export function toolCallNotes(c: RunReport['toolCalls'][number]): string {
+  const parts: string[] = [];
+  const metrics = Object.entries(c.metrics ?? {}).map(([name, value]) => `${name}=${String(value)}`);
+  if (metrics.length) parts.push(metrics.join(' '));
+  const p = c.lastProgress;
+  if (p) parts.push(`last: ${p.message}${p.fraction !== undefined ? ` (${Math.round(p.fraction * 100)}%)` : ''}`);
+  const text = parts.join(' · ').replace(/\s+/g, ' ');
+  return text.length > MAX_NOTES_CHARS ? `${text.slice(0, MAX_NOTES_CHARS - 1)}…` : text;
+}
+
 /** The tool calls table. */
 export function toolCallsTable(report: RunReport): string[] {
   const withChild = report.toolCalls.some((c) => c.child);
+  const withNotes = report.toolCalls.some((c) => c.metrics || c.lastProgress);
   return formatTable(
     [
       { header: 'step', align: 'right' },
@@ -55,6 +73,7 @@ export function toolCallsTable(report: RunReport): string[] {
       { header: 'status' },
       { header: 'attempts', align: 'right' },
       ...(withChild ? [{ header: 'child run' }] : []),
+      ...(withNotes ? [{ header: 'metrics / progress' }] : []),
     ],
     report.toolCalls.map((c) => [
       String(c.step),
@@ -64,6 +83,7 @@ export function toolCallsTable(report: RunReport): string[] {
       callStatus(c),
       String(c.attempts),
       ...(withChild ? [c.child ? `${c.child.workflowId} (${c.child.agent}, ${c.child.status})` : ''] : []),
+      ...(withNotes ? [toolCallNotes(c)] : []),
     ]),
     '  ',
   );

@@ -22,6 +22,7 @@ import { fenceUntrusted } from '../core/tool-calls/fence';
 import type { ToolHookContext } from '../agents/hooks';
 import { afterToolCall, beforeToolCall } from '../agents/hooks';
 import type { ToolHookNote } from '../core/tool-calls/tool-hooks';
+import { ToolAttemptNotes } from './tool-attempt';
 
 /**
  * Render a tool's return value as the text the model reads: strings as they are, anything else as
@@ -127,15 +128,22 @@ export async function toolResult(
   return fitted({ output, isError: false, latencyMs, attempt });
 }
 
-/** `result`, or an error result if it is too large to return from an activity. */
+/**
+ * `result`, or an error result if it is too large to return from an activity. The error result keeps
+ * the attempt's metrics and last progress (bounded, far smaller than the margin over the inline limit).
+ */
 export function fitted(result: RunToolOutput): RunToolOutput {
   const size = jsonBytes(result);
   if (size <= MAX_TOOL_ACTIVITY_RESULT_BYTES) return result;
-  return unrecordableResult(
-    `its result is ${size} bytes, over the ${MAX_TOOL_ACTIVITY_RESULT_BYTES}-byte limit of a recorded result`,
-    result.latencyMs,
-    result.attempt,
-  );
+  return {
+    ...unrecordableResult(
+      `its result is ${size} bytes, over the ${MAX_TOOL_ACTIVITY_RESULT_BYTES}-byte limit of a recorded result`,
+      result.latencyMs,
+      result.attempt,
+    ),
+    ...(result.metrics ? { metrics: result.metrics } : {}),
+    ...(result.lastProgress ? { lastProgress: result.lastProgress } : {}),
+  };
 }
 
 /** The claim store behind a transcript store, when its blob store keeps claims. */
@@ -183,6 +191,8 @@ export function runToolActivity(
   return async function runTool(input: RunToolInput): Promise<RunToolOutput> {
     const ctx = Context.current();
     const attempt = input.attempt ?? ctx.info.attempt;
+    // This attempt's metrics and last progress: on every result and failure once the tool has run.
+    const notes = new ToolAttemptNotes(redact);
     let tool;
     try {
       tool = registry.tool(input.agent, input.tool);
@@ -235,6 +245,7 @@ export function runToolActivity(
         latencyMs: 0,
         attempt,
         hooks: before.notes,
+        ...notes.snapshot(),
       });
     const args = before.ranArgs ? (before.data as typeof parsed.data) : parsed.data;
     const hooked = (notes: ToolHookNote[]): Partial<RunToolOutput> => ({
@@ -282,6 +293,7 @@ export function runToolActivity(
           workflowId,
           runId: info?.runId ?? '',
           step: input.step,
+          metrics: notes.metrics,
         });
       } catch (err) {
         const latencyMs = Date.now() - started;
@@ -292,13 +304,13 @@ export function runToolActivity(
           message: errorMessage(err),
           type: err instanceof Error ? err.name : 'Error',
           nonRetryable: err instanceof ToolError && !err.retryable,
-          details: [{ attempt, latencyMs } satisfies ToolFailureDetails],
+          details: [{ attempt, latencyMs, ...notes.snapshot() } satisfies ToolFailureDetails],
         });
       }
       const latencyMs = Date.now() - started;
       // The output as the agent's afterToolCall hook leaves it (redacted, say), before it is rendered and recorded.
       const after = await afterToolCall(hooks, { ...hookCall, args: before.ranArgs ?? input.args }, value);
-      const notes = [...before.notes, ...after.notes];
+      const hookNotes = [...before.notes, ...after.notes];
       const result = fitted(
         after.ok
           ? {
@@ -310,9 +322,18 @@ export function runToolActivity(
                 attempt,
                 tool.untrusted ? tool.name : undefined,
               )),
-              ...hooked(notes),
+              ...hooked(hookNotes),
+              ...notes.snapshot(),
             }
-          : { output: { type: 'text', text: after.text }, isError: true, error: after.text, latencyMs, attempt, ...hooked(notes) },
+          : {
+              output: { type: 'text', text: after.text },
+              isError: true,
+              error: after.text,
+              latencyMs,
+              attempt,
+              ...hooked(hookNotes),
+              ...notes.snapshot(),
+            },
       );
       // Best effort: if it fails and this attempt's completion is lost too, the next attempt reports "unknown".
       if (claim) await claim.claims.settle(claim.key, JSON.stringify(result)).catch(() => undefined);

@@ -37,6 +37,31 @@ export interface ToolContext {
   workflowId: string;
   runId: string;
   step: number;
+  /**
+   * Numbers, strings or booleans about this call (rows read, bytes fetched, cache hit), recorded with its
+   * result: in the call's `tool_result` event, its entry in the run report and as
+   * `durable_agent.tool.metric.<name>` attributes of its `execute_tool` span. See {@link ToolMetricsRecorder}.
+   */
+  metrics: ToolMetricsRecorder;
+}
+
+/**
+ * Sets a tool call's metrics (`ctx.metrics`). Metrics are per attempt, and the LAST ATTEMPT WINS: the
+ * call's outcome (its `tool_result` event and report entry) carries the metrics of the attempt that
+ * produced it; an earlier, failed attempt's values appear only on that attempt's own `execute_tool`
+ * span. An attempt lost with its worker or timed out records none. An at-most-once call answered from
+ * its claim (a retry after the result was recorded) returns the original attempt's metrics.
+ */
+export interface ToolMetricsRecorder {
+  /**
+   * Set metric `name` to `value` (setting a name again replaces its value). At most 32 names per attempt;
+   * a name is 1–64 letters, digits, `_`, `.` or `-`; a number must be finite; a string longer than 256
+   * characters is cut and ends with `…`.
+   *
+   * @throws TypeError for a bad name, a value that is not a finite number, a string or a boolean, or a
+   * 33rd name: the mistake fails the attempt with a clear message, like any error the tool throws.
+   */
+  set(name: string, value: number | string | boolean): void;
 }
 
 /** Input schemas of tools: zod objects. */

@@ -46,6 +46,9 @@ export type {
   ToolInputSchema,
   ToolNamesOf,
 } from '../agents/define';
+export type { ToolMetricsRecorder } from '../agents/tool-config';
+export type { ToolMetrics, ToolMetricValue } from '../core/tool-calls/metrics';
+export type { ToolProgress } from '../core/tool-calls/progress';
 export type { ApprovalWaiver, PolicyProblem } from '../core/approvals/run-policy';
 export type { DurableAgentErrorCode } from '../core/run/errors';
 // Listed (not `export type *`): the module also holds functions, which ESM importers of this CommonJS build would not get.

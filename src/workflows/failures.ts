@@ -4,6 +4,8 @@ import type { AttemptFailure } from '../core/run/retry';
 import type { ModelFailureDetails, ToolFailureDetails } from '../core/run/contract';
 import { STORAGE_ERROR } from '../core/run/contract';
 import type { FailureStatus, RunError } from '../core/run/result';
+import type { ToolMetrics } from '../core/tool-calls/metrics';
+import type { ToolProgress } from '../core/tool-calls/progress';
 
 /** The innermost useful failure of an activity error. */
 function causeOf(err: unknown): unknown {
@@ -58,6 +60,10 @@ export interface ToolFailure {
   nonRetryable: boolean;
   /** The worker was lost: retried without counting the attempt. */
   workerLost: boolean;
+  /** The metrics the failed attempt set before it failed (absent: none, or a timeout or lost worker). */
+  metrics?: ToolMetrics;
+  /** The last progress the failed attempt reported (absent: none, or a timeout or lost worker). */
+  lastProgress?: ToolProgress;
 }
 
 /** Message, failure type and attempt count of a failed tool activity. */
@@ -72,6 +78,8 @@ export function toolFailure(err: unknown): ToolFailure {
       latencyMs: details?.latencyMs ?? 0,
       nonRetryable: cause.nonRetryable || cause.type === STORAGE_ERROR,
       workerLost: false,
+      ...(details?.metrics ? { metrics: details.metrics } : {}),
+      ...(details?.lastProgress ? { lastProgress: details.lastProgress } : {}),
     };
   }
   if (cause instanceof TimeoutFailure) {

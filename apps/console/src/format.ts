@@ -42,3 +42,19 @@ export function statusClass(status: string): string {
   if (status === 'cancelled' || status === 'canceled' || status === 'max_steps' || status === 'max_tokens') return 'warn';
   return 'bad';
 }
+
+/** What a tool call's report entry says of its metrics and last progress. */
+export interface ToolCallNotes {
+  metrics?: Record<string, number | string | boolean>;
+  lastProgress?: { message: string; fraction?: number };
+}
+
+/** A tool call's metrics and last progress in one line: `rows=3 source=db · last: scanning (40%)`; `''` when neither. */
+export function toolNotes(c: ToolCallNotes): string {
+  const parts: string[] = [];
+  const metrics = Object.entries(c.metrics ?? {}).map(([name, value]) => `${name}=${String(value)}`);
+  if (metrics.length) parts.push(metrics.join(' '));
+  const p = c.lastProgress;
+  if (p) parts.push(`last: ${p.message}${p.fraction !== undefined ? ` (${Math.round(p.fraction * 100)}%)` : ''}`);
+  return parts.join(' · ');
+}

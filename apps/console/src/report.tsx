@@ -1,11 +1,12 @@
 /** The run report (`RunReport`) as tables: totals, model steps, tool calls. */
 import type { RunReport } from '../../../src/entry/client';
-import { duration, statusClass, usd, when } from './format';
+import { duration, statusClass, toolNotes, usd, when } from './format';
 
 /** An ended run's report: `status` is how it ended. */
 export function ReportTables({ report, status }: { report: RunReport; status: string }) {
   const u = report.usage;
   const span = Date.parse(report.endedAt) - Date.parse(report.startedAt);
+  const withNotes = report.toolCalls.some((c) => c.metrics || c.lastProgress);
   return (
     <div class="report">
       <table class="kv report-summary">
@@ -103,6 +104,7 @@ export function ReportTables({ report, status }: { report: RunReport; status: st
                   <th class="num">Attempts</th>
                   <th class="num">Result</th>
                   <th>Outcome</th>
+                  {withNotes && <th>Metrics / progress</th>}
                 </tr>
               </thead>
               <tbody>
@@ -126,6 +128,7 @@ export function ReportTables({ report, status }: { report: RunReport; status: st
                             ? `sub-agent ${c.child.status}`
                             : 'ok'}
                     </td>
+                    {withNotes && <td class="notes">{toolNotes(c)}</td>}
                   </tr>
                 ))}
               </tbody>

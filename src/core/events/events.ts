@@ -9,6 +9,8 @@ import type { RunError, RunStatus } from '../run/result';
 import type { AnyToolCall, BudgetRequest, ToolCallShape } from '../tool-calls/tool-call';
 import type { JsonObject, JsonValue } from '../messages/json';
 import type { Usage } from '../budget/usage';
+import type { ToolMetrics } from '../tool-calls/metrics';
+import type { ToolProgress } from '../tool-calls/progress';
 
 /** The run started: the agent, its first model and its step cap. */
 export interface RunStartedEvent {
@@ -65,6 +67,10 @@ export interface ToolResultEvent<C extends ToolCallShape = AnyToolCall> {
   stored: boolean;
   latencyMs: number;
   attempts: number;
+  /** The metrics the tool set (`ctx.metrics.set`) in the attempt that produced the result: the last attempt wins. */
+  metrics?: ToolMetrics;
+  /** The last progress the tool reported (`ctx.progress`) in that attempt. */
+  lastProgress?: ToolProgress;
 }
 
 /** A model call attempt failed and will be tried again after `delayMs`. */

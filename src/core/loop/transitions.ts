@@ -225,6 +225,8 @@ function appendToolResults(state: LoopState, calls: readonly ToolUseBlock[], out
       ...(o.workerLosses ? { workerLosses: o.workerLosses } : {}),
       ...(o.outcomeUnknown ? { outcomeUnknown: true as const } : {}),
       ...(o.child ? { child: o.child } : {}),
+      ...(o.metrics ? { metrics: o.metrics } : {}),
+      ...(o.lastProgress ? { lastProgress: o.lastProgress } : {}),
     });
   }
   const message: Message = { role: 'user', content: blocks };

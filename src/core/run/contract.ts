@@ -17,6 +17,8 @@ import type { Usage } from '../budget/usage';
 import type { ParentLink } from '../sub-agents/child-run';
 import type { GuardrailDecision, GuardrailKind } from '../guardrails/guardrail-types';
 import type { ToolHookNote } from '../tool-calls/tool-hooks';
+import type { ToolMetrics } from '../tool-calls/metrics';
+import type { ToolProgress } from '../tool-calls/progress';
 import type { ApprovalWaiver } from '../approvals/run-policy';
 
 /** Name of the workflow type that runs agents. */
@@ -214,12 +216,20 @@ export interface RunToolOutput {
   ranArgs?: JsonObject;
   /** What the agent's tool hooks did (absent: nothing). */
   hooks?: ToolHookNote[];
+  /** The metrics the tool set in this attempt (`ctx.metrics.set`); absent: none. */
+  metrics?: ToolMetrics;
+  /** The last progress the tool reported in this attempt (`ctx.progress`); absent: none. */
+  lastProgress?: ToolProgress;
 }
 
 /** Details attached to a failed `runTool` attempt (ApplicationFailure details[0]). */
 export interface ToolFailureDetails {
   attempt: number;
   latencyMs: number;
+  /** The metrics the tool set before the attempt failed; absent: none. */
+  metrics?: ToolMetrics;
+  /** The last progress the tool reported before the attempt failed; absent: none. */
+  lastProgress?: ToolProgress;
 }
 
 /**

@@ -8,6 +8,8 @@ import type { Message } from '../messages/messages';
 import type { StopReason } from '../output/native-output';
 import type { Usage } from '../budget/usage';
 import type { AnyToolCall, ToolCallShape } from '../tool-calls/tool-call';
+import type { ToolMetrics } from '../tool-calls/metrics';
+import type { ToolProgress } from '../tool-calls/progress';
 
 export type { AnyToolCall, ToolCallShape } from '../tool-calls/tool-call';
 
@@ -108,6 +110,10 @@ export type ToolCallReport<C extends ToolCallShape = AnyToolCall> = C & {
   child?: ChildRunSummary;
   /** The arguments the model asked for, when a `beforeToolCall` hook rewrote them (`args` is what ran). */
   requestedArgs?: JsonValue;
+  /** The metrics the tool set (`ctx.metrics.set`) in its last attempt: the last attempt wins. */
+  metrics?: ToolMetrics;
+  /** The last progress the tool reported (`ctx.progress`) in its last attempt. */
+  lastProgress?: ToolProgress;
 };
 
 /** What happened during a run, for people and dashboards. */

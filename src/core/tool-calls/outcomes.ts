@@ -12,6 +12,8 @@ import type { FailureStatus } from '../run/result';
 import type { ChildRunSummary } from '../sub-agents/child-run';
 import type { JsonObject } from '../messages/json';
 import type { ToolHookNote } from './tool-hooks';
+import type { ToolMetrics } from './metrics';
+import type { ToolProgress } from './progress';
 
 /** What one tool call produced. */
 export interface ToolOutcome {
@@ -40,6 +42,10 @@ export interface ToolOutcome {
   ranArgs?: JsonObject;
   /** What the worker's tool hooks did to the call. */
   hooks?: ToolHookNote[];
+  /** The metrics the tool set in the attempt that produced this outcome (the last: earlier attempts' are not kept). */
+  metrics?: ToolMetrics;
+  /** The last progress the tool reported in that attempt. */
+  lastProgress?: ToolProgress;
 }
 
 /** An error outcome with a message the model can read. */
@@ -113,5 +119,7 @@ export function toolResultEvent(step: number, o: ToolOutcome): ToolResultEvent {
     stored: o.output.type === 'stored',
     latencyMs: o.latencyMs,
     attempts: o.attempts,
+    ...(o.metrics ? { metrics: o.metrics } : {}),
+    ...(o.lastProgress ? { lastProgress: o.lastProgress } : {}),
   };
 }

@@ -5,7 +5,15 @@
  */
 import type { Attributes, Span, Tracer } from '@opentelemetry/api';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
-import type { AgentActivities, CallModelInput, CallModelOutput, RunToolInput, RunToolOutput } from '../../core/run/contract';
+import type {
+  AgentActivities,
+  CallModelInput,
+  CallModelOutput,
+  RunToolInput,
+  RunToolOutput,
+  ToolFailureDetails,
+} from '../../core/run/contract';
+import type { ToolMetrics } from '../../core/tool-calls/metrics';
 import type { Message } from '../../core/messages/messages';
 import { shownMessages } from '../../activities/model';
 import type { TranscriptStore } from '../store/transcript-store';
@@ -99,6 +107,7 @@ function toolSpan(o: ActivitySpanOptions, input: RunToolInput, call: () => Promi
       const out = await call();
       const outcome = toolOutcome(out);
       span.setAttribute(AGENT_ATTR.toolOutcome, outcome);
+      span.setAttributes(metricAttributes(out.metrics));
       if (o.captureContent) span.setAttribute(GEN_AI.toolResult, out.output.type === 'text' ? out.output.text : out.output.preview);
       if (outcome === 'error') {
         span.setAttribute(GEN_AI.errorType, 'tool_error');
@@ -107,12 +116,27 @@ function toolSpan(o: ActivitySpanOptions, input: RunToolInput, call: () => Promi
       return out;
     } catch (err) {
       span.setAttribute(AGENT_ATTR.toolOutcome, 'error');
+      span.setAttributes(metricAttributes(failureDetails(err)?.metrics));
       failed(span, err);
       throw err;
     } finally {
       span.end();
     }
   });
+}
+
+/** A tool's metrics as span attributes, `durable_agent.tool.metric.<name>` each (none when absent). */
+export function metricAttributes(metrics: ToolMetrics | undefined): Attributes {
+  const attributes: Attributes = {};
+  for (const [name, value] of Object.entries(metrics ?? {})) attributes[`${AGENT_ATTR.toolMetricPrefix}${name}`] = value;
+  return attributes;
+}
+
+/** The details of a failed tool attempt (its ApplicationFailure's `details[0]`), when it has them. */
+function failureDetails(err: unknown): ToolFailureDetails | undefined {
+  const details = (err as { details?: unknown } | null)?.details;
+  const first: unknown = Array.isArray(details) ? details[0] : undefined;
+  return typeof first === 'object' && first !== null ? (first as ToolFailureDetails) : undefined;
 }
 
 /** Marks `span` failed by `err`: `error.type` is the failure's type (Temporal's ApplicationFailure type, else the error's name). */

@@ -35,6 +35,8 @@ export const AGENT_ATTR = {
   costUsd: 'durable_agent.cost_usd',
   cacheReadTokens: 'durable_agent.usage.cache_read_tokens',
   toolOutcome: 'durable_agent.tool.outcome',
+  /** Prefix of a tool metric's attribute (`ctx.metrics.set(name, …)`): `durable_agent.tool.metric.<name>`. */
+  toolMetricPrefix: 'durable_agent.tool.metric.',
   runStatus: 'durable_agent.run.status',
   approvalDecision: 'durable_agent.approval.decision',
   approvalBy: 'durable_agent.approval.by',

@@ -111,7 +111,13 @@ function outcomeOf(call: PlannedCall, r: Awaited<ReturnType<AgentActivities['run
     ...(r.outcomeUnknown ? { outcomeUnknown: true as const } : {}),
     ...(r.ranArgs ? { ranArgs: r.ranArgs } : {}),
     ...(r.hooks?.length ? { hooks: r.hooks } : {}),
+    ...notesOf(r),
   };
+}
+
+/** The attempt's metrics and last progress, for the outcome (absent fields stay absent). */
+function notesOf(r: Pick<ToolFailure, 'metrics' | 'lastProgress'>): Pick<ToolOutcome, 'metrics' | 'lastProgress'> {
+  return { ...(r.metrics ? { metrics: r.metrics } : {}), ...(r.lastProgress ? { lastProgress: r.lastProgress } : {}) };
 }
 
 /** The input of a call's `runTool` activity, the same for every attempt. */
@@ -139,12 +145,14 @@ function failedOutcome(call: PlannedCall, f: ToolFailure, attempts: number): Too
       attempts,
       latencyMs: f.latencyMs,
       endsRun: 'storage_error',
+      ...notesOf(f),
     });
   }
   return errorOutcome(call.callId, tool.name, `Tool "${tool.name}" failed: ${f.message}`, {
     attempts,
     latencyMs: f.latencyMs,
     ...(tool.onError === 'fail' ? { endsRun: 'tool_error' as const } : {}),
+    ...notesOf(f),
   });
 }
 
