@@ -9,8 +9,7 @@ import type { ToolProgressUpdate } from '../core/events/stream';
 import { ProgressWindow } from '../integrations/streaming/progress-window';
 import type { LiveOptions } from './model';
 import type { RedactorSource } from './redaction';
-import type { ToolProgress } from '../core/tool-calls/progress-tmp';
-import { boundProgress } from '../core/tool-calls/progress-tmp';
+import type { ToolProgress } from '../core/tool-calls/progress';
 
 /** Shortest interval (ms) between two progress updates of one call that reach clients; the newest waits out the rest. */
 export const PROGRESS_INTERVAL_MS = 250;
@@ -55,17 +54,22 @@ export class ToolLive {
   };
 
   /**
-   * The tool's `ctx.progress(p)`: bounded and redacted; returns it as kept (for the call's report). Sent at
-   * once unless the last one went less than the interval ago; then the newest waits out the rest.
+   * The tool's `ctx.progress(p)`, as the attempt's notes kept it (bounded: `boundProgress`): redacted and
+   * sent at once, unless the last one went less than the interval ago; then the newest waits out the rest.
    */
-  readonly progress = (p: ToolProgress): ToolProgress => {
-    const kept = this.redact().value(boundProgress(p));
-    if (this.stopped || (!this.window && !this.live.publisher)) return kept;
-    this.pending = { type: 'tool_progress', tool: this.call.tool, ...kept };
+  readonly progress = (p: ToolProgress): void => {
+    if (this.stopped || (!this.window && !this.live.publisher)) return;
+    const { message, fraction, data } = this.redact().value(p);
+    this.pending = {
+      type: 'tool_progress',
+      tool: this.call.tool,
+      message,
+      ...(fraction !== undefined ? { fraction } : {}),
+      ...(data !== undefined ? { data } : {}),
+    };
     const wait = this.last + this.intervalMs - Date.now();
     if (wait <= 0) this.send();
     else this.timer ??= setTimeout(() => this.send(), wait);
-    return kept;
   };
 
   /** The attempt is over: nothing more is sent. */

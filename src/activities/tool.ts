@@ -285,7 +285,7 @@ export function runToolActivity(
         value = await tool.execute(args, {
           signal: ctx.cancellationSignal,
           heartbeat: toolLive.heartbeat,
-          progress: (p) => void toolLive.progress(p),
+          progress: (p) => toolLive.progress(notes.setProgress(p)),
           idempotencyKey,
           callId: input.callId,
           attempt,

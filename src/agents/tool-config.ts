@@ -3,7 +3,7 @@ import type { Duration } from '@temporalio/common';
 import type { z } from 'zod';
 import type { ApprovalTimeoutOutcome } from '../core/approvals/approvals';
 import type { ToolErrorPolicy } from '../core/run/spec';
-import type { ToolProgress } from '../core/tool-calls/progress-tmp';
+import type { ToolProgress } from '../core/tool-calls/progress';
 
 /** Retry options of a tool or model call, in the shape of Temporal's RetryPolicy. */
 export interface RetryOptions {

@@ -120,7 +120,7 @@ function transports(each: (name: string, feed: () => DeltaFeed | undefined) => v
 }
 
 transports((name, feed) => {
-  it('run.stream() shows each progress update of the running tool, in order, after its step finished; none is in history', async () => {
+  it('run.stream() shows each progress update of the running tool, in order; its result keeps the last; none is in history', async () => {
     const run = await h.client.start('progress_scanner', { input: 'scan', workflowId: testId(`progress-${name}`) });
     const events = await follow(run.workflowId, feed(), () => true);
     const progress = progressOf(events);
@@ -135,6 +135,10 @@ transports((name, feed) => {
     // (Its step finished before it ran; over Redis, progress may come before the step_finished event is read.)
     expect(at((e) => e.type === 'tool_result')).toBeGreaterThan(events.lastIndexOf(progress.at(-1)!));
     expect(events.at(-1)).toMatchObject({ type: 'done', status: 'success' });
+    // The last progress is kept with the call's result: in its tool_result event and its report entry.
+    const last = { message: 'scanning 3', fraction: 0.75, data: { files: 30 } };
+    expect(events.find((e) => e.type === 'tool_result')).toMatchObject({ lastProgress: last });
+    expect((await run.result()).report.toolCalls.find((c) => c.tool === 'scan')?.lastProgress).toEqual(last);
     const history = await historyText(run.workflowId);
     expect(history).not.toContain('scanning 1');
     expect(history).not.toContain('scanning 2');
@@ -176,5 +180,7 @@ transports((name, feed) => {
     expect(progressOf(second).at(-1)).toMatchObject({ attempt: 2 });
     expect(progressOf(late).map((p) => p.attempt)).toEqual([2]);
     expect(late.at(-1)).toMatchObject({ type: 'done', status: 'success' });
+    // The call's result keeps the last progress of the attempt that produced it.
+    expect(late.find((e) => e.type === 'tool_result')).toMatchObject({ attempts: 2, lastProgress: { message: 'attempt 2 at work' } });
   });
 });

@@ -4,6 +4,7 @@
  * can put them in order, notice a gap, and drop the text of an attempt that failed (the durable
  * `retrying` event voids it).
  */
+import type { JsonValue } from '../messages/json';
 
 /** One piece of a streaming answer. */
 export type ModelDelta = TextDelta | ThinkingDelta | ToolArgsDelta;
@@ -43,7 +44,7 @@ export interface ToolProgressUpdate {
   /** How far along the call is, from 0 to 1, when the tool says. */
   fraction?: number;
   /** Any JSON the tool attached (partial output, counters…). */
-  data?: unknown;
+  data?: JsonValue;
 }
 
 /** A delta as transports carry it: a model call's ({@link ModelLiveDelta}) or a running tool's progress ({@link ToolLiveDelta}). */
@@ -96,7 +97,7 @@ export interface ToolProgressDelta {
   message: string;
   /** From 0 to 1, when the tool says. */
   fraction?: number;
-  data?: unknown;
+  data?: JsonValue;
 }
 
 /** A live delta as a run's stream delivers it to clients. */
