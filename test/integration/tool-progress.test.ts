@@ -60,7 +60,21 @@ const flakyScan = defineTool({
   },
 });
 
+/** A tool that heartbeats its own details once, then waits: the runtime's keep-alive beats must keep them. */
+const beating = defineTool({
+  name: 'beating',
+  description: 'Heartbeat once, then wait.',
+  input: z.object({}),
+  heartbeatTimeout: '300ms', // keep-alive beats every 100 ms
+  async execute(_args, ctx) {
+    ctx.heartbeat({ stage: 'warming up' });
+    await gate(`${ctx.workflowId}/beating`).promise;
+    return 'warm';
+  },
+});
+
 const S = new ScriptedAgents();
+S.add('progress_beating', [{ toolCalls: [{ name: 'beating', args: {} }] }, { text: 'done' }], { tools: [beating] });
 S.add('progress_scanner', [{ toolCalls: [{ name: 'scan', args: {} }] }, { text: 'done' }], { tools: [scan] });
 S.add('progress_flaky', [{ toolCalls: [{ name: 'flaky_scan', args: {} }] }, { text: 'done' }], { tools: [flakyScan] });
 
@@ -182,5 +196,37 @@ transports((name, feed) => {
     expect(late.at(-1)).toMatchObject({ type: 'done', status: 'success' });
     // The call's result keeps the last progress of the attempt that produced it.
     expect(late.find((e) => e.type === 'tool_result')).toMatchObject({ attempts: 2, lastProgress: { message: 'attempt 2 at work' } });
+  });
+});
+
+describe("a tool's own heartbeat details", () => {
+  it("are kept by the runtime's keep-alive beats (they carry them instead of overwriting them)", async () => {
+    const run = await h.client.start('progress_beating', { input: 'beat', workflowId: testId('progress-beating') });
+    const pending = async () => {
+      const activity = ((await run.handle.describe()).raw.pendingActivities ?? []).find((a) => a.activityType?.name === 'runTool');
+      const details = (activity?.heartbeatDetails?.payloads ?? [])
+        .map((p) => Buffer.from(p.data ?? new Uint8Array()).toString('utf8'))
+        .join();
+      const beat = activity?.lastHeartbeatTime?.seconds;
+      const at =
+        beat === undefined || beat === null ? 0 : Number(beat) * 1000 + Math.floor((activity?.lastHeartbeatTime?.nanos ?? 0) / 1e6);
+      return { details, at };
+    };
+    let first = await pending();
+    for (let i = 0; i < 100 && !first.details.includes('warming up'); i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      first = await pending();
+    }
+    expect(first.details).toContain('warming up');
+    // Keep-alive beats (every 100 ms) come after the tool's: wait until the server has recorded a later one.
+    let later = first;
+    for (let i = 0; i < 100 && later.at < first.at + 250; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      later = await pending();
+    }
+    expect(later.at).toBeGreaterThanOrEqual(first.at + 250);
+    expect(later.details).toContain('warming up');
+    gate(`${run.workflowId}/beating`).open();
+    expect((await run.result()).status).toBe('success');
   });
 });
