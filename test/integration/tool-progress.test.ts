@@ -73,7 +73,27 @@ const beating = defineTool({
   },
 });
 
+/** A tool reporting progress at every millisecond tick for half a second: far more than reaches clients. */
+const chatty = defineTool({
+  name: 'chatty',
+  description: 'Report progress very often.',
+  input: z.object({}),
+  readOnly: true,
+  async execute(_args, ctx) {
+    const started = Date.now();
+    let reports = 0;
+    while (Date.now() - started < 500) {
+      ctx.progress({ message: `tick ${++reports}`, fraction: (Date.now() - started) / 500 });
+      await new Promise((r) => setTimeout(r, 1));
+    }
+    ctx.progress({ message: `done after ${reports} reports` });
+    await gate(`${ctx.workflowId}/chatty`).promise;
+    return reports;
+  },
+});
+
 const S = new ScriptedAgents();
+S.add('progress_chatty', [{ toolCalls: [{ name: 'chatty', args: {} }] }, { text: 'done' }], { tools: [chatty] });
 S.add('progress_beating', [{ toolCalls: [{ name: 'beating', args: {} }] }, { text: 'done' }], { tools: [beating] });
 S.add('progress_scanner', [{ toolCalls: [{ name: 'scan', args: {} }] }, { text: 'done' }], { tools: [scan] });
 S.add('progress_flaky', [{ toolCalls: [{ name: 'flaky_scan', args: {} }] }, { text: 'done' }], { tools: [flakyScan] });
@@ -156,6 +176,21 @@ transports((name, feed) => {
     const history = await historyText(run.workflowId);
     expect(history).not.toContain('scanning 1');
     expect(history).not.toContain('scanning 2');
+  });
+
+  it('a tool reporting hundreds of times reaches clients at most every 250 ms, numbered without gaps, its last report included', async () => {
+    const run = await h.client.start('progress_chatty', { input: 'scan', workflowId: testId(`progress-chatty-${name}`) });
+    const events = await follow(run.workflowId, feed(), (p) => {
+      if (p.message.startsWith('done')) gate(`${run.workflowId}/chatty`).open();
+      return false;
+    });
+    const progress = progressOf(events);
+    const reports = Number(/done after (\d+) reports/.exec(progress.at(-1)?.message ?? '')?.[1]);
+    expect(reports).toBeGreaterThan(100);
+    // Half a second of reports: the first at once, then one per 250 ms at most (the last one waits out its interval).
+    expect(progress.length).toBeGreaterThanOrEqual(2);
+    expect(progress.length).toBeLessThanOrEqual(4);
+    expect(progress.map((p) => p.n)).toEqual(progress.map((_, i) => i));
   });
 
   it('a client attaching while the tool runs sees its newest progress', async () => {
