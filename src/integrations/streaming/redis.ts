@@ -118,9 +118,10 @@ export async function redisUnreachable(url: string, timeoutMs = 2000): Promise<s
 }
 
 /**
- * Publishes every delta of the worker's streaming model calls to Redis Streams. `publish` only buffers
- * (it never throws and never waits); buffered deltas go out in pipelines on one connection, in the order
- * they came, so each attempt's deltas are in the stream in the order of their numbers. While Redis is
+ * Publishes every delta of the worker's streaming model calls (and its running tools' progress updates)
+ * to Redis Streams. `publish` only buffers (it never throws and never waits); buffered deltas go out in
+ * pipelines on one connection, in the order they came, so each attempt's deltas are in the stream in the
+ * order of their numbers. While Redis is
  * unreachable deltas wait in a bounded buffer, then the oldest are dropped: model calls never fail or
  * slow down because of Redis, and readers see the gap by the numbers (and get each step whole from the
  * durable events). The connection opens on the first delta.
