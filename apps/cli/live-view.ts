@@ -1,6 +1,6 @@
 /**
  * A run shown live for people: answer text written as it streams, a spinner with elapsed time while tools
- * run or wait for a person, and the text of an attempt that failed taken back — erased in place on a
+ * run (with their newest progress: `running grep — scanning 40% (3s)`) or wait for a person, and the text of an attempt that failed taken back — erased in place on a
  * terminal, marked void (then replaced) anywhere else. Durable events print as {@link formatEvent} lines.
  */
 import type { StreamEvent } from '../../src/entry/client';
@@ -66,8 +66,10 @@ export class LiveView {
   private block: Block | undefined;
   /** The cursor is at the start of a line (no streamed text waiting for its line end). */
   private atLineStart = true;
-  /** Calls running or waiting for a person, by call id. */
+  /** Calls running or waiting for a person, by call id (`progress`: the newest a running tool reported). */
   private readonly waiting = new Map<string, { label: string; since: number }>();
+  /** The newest progress of running tools, by call id. */
+  private readonly progress = new Map<string, string>();
   private ticker: NodeJS.Timeout | undefined;
   private readonly now: () => number;
 
@@ -82,7 +84,10 @@ export class LiveView {
   push(e: StreamEvent): void {
     if (this.options.spinner?.isSpinning) this.options.spinner.clear();
     const chunks = this.text.push(e);
-    if (e.type === 'delta') {
+    if (e.type === 'tool_progress') {
+      // It may come before the call's durable events are read: kept until the call shows.
+      this.progress.set(e.callId, progressText(e.message, e.fraction));
+    } else if (e.type === 'delta') {
       this.showText(chunks, e.attempt, 'a new attempt replaces it');
     } else if (e.type === 'attempt_voided') {
       this.showText(chunks, e.attempt, e.reason);
@@ -215,9 +220,11 @@ export class LiveView {
       case 'approval_expired':
       case 'tool_result':
         this.waiting.delete(e.callId);
+        this.progress.delete(e.callId);
         break;
       case 'done':
         this.waiting.clear();
+        this.progress.clear();
         break;
       default:
         break;
@@ -226,7 +233,12 @@ export class LiveView {
 
   private spinnerText(): string {
     const now = this.now();
-    const text = [...this.waiting.values()].map((w) => `${w.label} (${formatDuration(Math.max(0, now - w.since))})`).join(', ');
+    const text = [...this.waiting.entries()]
+      .map(([callId, w]) => {
+        const progress = w.label.startsWith('running ') ? this.progress.get(callId) : undefined;
+        return `${w.label}${progress ? ` — ${progress}` : ''} (${formatDuration(Math.max(0, now - w.since))})`;
+      })
+      .join(', ');
     const width = (this.out.stream.columns ?? 80) - 4;
     return text.length > width ? `${text.slice(0, Math.max(0, width - 1))}…` : text;
   }
@@ -248,4 +260,11 @@ export class LiveView {
       this.ticker = undefined;
     }
   }
+}
+
+/** A tool's progress as the spinner shows it: `scanning 40%`. */
+export function progressText(message: string, fraction: number | undefined): string {
+  const line = message.replace(/\s+/g, ' ').trim();
+  const percent = fraction !== undefined ? `${Math.round(fraction * 100)}%` : '';
+  return [line, percent].filter(Boolean).join(' ');
 }

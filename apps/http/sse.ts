@@ -1,9 +1,9 @@
 /**
  * A run's stream as server-sent events. Each event's `data` is the stream event as JSON (its `type` says
  * which); durable events carry `id: <seq>`, so a client that reconnects with `Last-Event-ID` (as
- * `EventSource` does) gets every later durable event exactly once; live deltas and `attempt_voided` carry
- * no id (they are not replayed). The response ends after `done`; the connection closing stops reading the
- * run at once.
+ * `EventSource` does) gets every later durable event exactly once; live deltas, running tools'
+ * `tool_progress` and `attempt_voided` carry no id (they are not replayed). The response ends after
+ * `done`; the connection closing stops reading the run at once.
  */
 import type { Context } from 'hono';
 import type { SSEStreamingApi } from 'hono/streaming';

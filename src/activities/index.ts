@@ -45,7 +45,7 @@ export function createActivities(deps: {
     ),
     callModel: callModelActivity(deps.providers, deps.store, deps.prices, deps.live, deps.registry, deps.redact),
     compactContext: compactContextActivity(deps.providers, deps.store, deps.prices, deps.redact),
-    runTool: runToolActivity(deps.registry, deps.store, deps.mcp, deps.redact),
+    runTool: runToolActivity(deps.registry, deps.store, deps.mcp, deps.redact, deps.live),
     commitTranscript: (input) => withStore('store the last messages of the transcript', () => deps.store.append(input.head, input.append)),
     recordEvents: async () => undefined,
     checkApprovals: checkApprovalsActivity(deps.registry, deps.mcp),

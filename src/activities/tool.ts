@@ -11,6 +11,8 @@ import { MAX_TOOL_ACTIVITY_RESULT_BYTES, MAX_TOOL_RESULT_INLINE_BYTES } from '..
 import type { TranscriptStore } from '../integrations/store/transcript-store';
 import type { ClaimStore } from '../integrations/store/blob-store';
 import { errorMessage, keepAlive } from './heartbeat';
+import type { LiveOptions } from './model';
+import { ToolLive } from './tool-live';
 import { withStore } from './storage';
 import type { RedactorSource } from './redaction';
 import { NO_SECRETS } from './redaction';
@@ -180,7 +182,13 @@ export function outcomeUnknownText(tool: string, claimedAt: string): string {
  *
  * Known secrets in the tool's output and heartbeat details are redacted before they are stored or sent.
  */
-export function runToolActivity(registry: AgentRegistry, store: TranscriptStore, mcp?: McpCatalog, redact: RedactorSource = NO_SECRETS) {
+export function runToolActivity(
+  registry: AgentRegistry,
+  store: TranscriptStore,
+  mcp?: McpCatalog,
+  redact: RedactorSource = NO_SECRETS,
+  live: LiveOptions = {},
+) {
   return async function runTool(input: RunToolInput): Promise<RunToolOutput> {
     const ctx = Context.current();
     const attempt = input.attempt ?? ctx.info.attempt;
@@ -265,7 +273,12 @@ export function runToolActivity(registry: AgentRegistry, store: TranscriptStore,
       }
       claim = { claims, key };
     }
-    const stop = keepAlive(ctx);
+    const toolLive = new ToolLive(ctx, { step: input.step, attempt, callId: input.callId, tool: tool.name }, live, redact);
+    const stopBeats = keepAlive(ctx, toolLive.details);
+    const stop = () => {
+      toolLive.stop();
+      stopBeats();
+    };
     const started = Date.now();
     const layers = toolLayers(registry.get(input.agent));
     try {
@@ -273,7 +286,8 @@ export function runToolActivity(registry: AgentRegistry, store: TranscriptStore,
       try {
         value = await tool.execute(args, {
           signal: ctx.cancellationSignal,
-          heartbeat: (d) => ctx.heartbeat(redact().value(d)),
+          heartbeat: toolLive.heartbeat,
+          progress: (p) => toolLive.progress(notes.setProgress(p)),
           idempotencyKey,
           callId: input.callId,
           attempt,

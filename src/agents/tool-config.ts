@@ -3,6 +3,7 @@ import type { Duration } from '@temporalio/common';
 import type { z } from 'zod';
 import type { ApprovalTimeoutOutcome } from '../core/approvals/approvals';
 import type { ToolErrorPolicy } from '../core/run/spec';
+import type { ToolProgress } from '../core/tool-calls/progress';
 
 /** Retry options of a tool or model call, in the shape of Temporal's RetryPolicy. */
 export interface RetryOptions {
@@ -19,6 +20,14 @@ export interface ToolContext {
   signal: AbortSignal;
   /** Report liveness (the runtime also heartbeats on its own while the tool runs). */
   heartbeat(details?: unknown): void;
+  /**
+   * Report progress while the tool runs (`{ message: 'scanning', fraction: 0.4, data: { files: 120 } }`):
+   * live only, never a history event. Bounded (message 500 characters, fraction clamped to 0…1, data up
+   * to 4 KiB of JSON, else left out) and redacted like outputs; at most a few updates per second per call
+   * reach clients (`run.stream()` `tool_progress` items, SSE, the CLI and console), the newest always. The
+   * last one is kept in the call's report entry and `tool_result`. Partial output goes in `data`.
+   */
+  progress(p: ToolProgress): void;
   /** Stable across retries and worker restarts of this call: pass it to the systems you change. */
   idempotencyKey: string;
   callId: string;

@@ -6,10 +6,11 @@
  */
 import type { AgentEvent } from '../core/events/events';
 import type { AnyToolCall, ToolCallShape } from '../core/run/result';
-import type { AttemptVoidedEvent, DeltaEvent, LiveDelta, TextChunk } from '../core/events/stream';
+import type { AttemptVoidedEvent, DeltaEvent, LiveDelta, TextChunk, ToolLiveDelta, ToolProgressDelta } from '../core/events/stream';
+import { isToolLiveDelta } from '../core/events/stream';
 
-/** What `run.stream()` yields: durable events (numbered by `seq`), live deltas, and voided attempts. */
-export type StreamEvent<C extends ToolCallShape = AnyToolCall> = AgentEvent<C> | DeltaEvent | AttemptVoidedEvent;
+/** What `run.stream()` yields: durable events (numbered by `seq`), live deltas, voided attempts, and running tools' progress. */
+export type StreamEvent<C extends ToolCallShape = AnyToolCall> = AgentEvent<C> | DeltaEvent | AttemptVoidedEvent | ToolProgressDelta;
 
 const key = (step: number, attempt: number) => `${step}/${attempt}`;
 
@@ -23,9 +24,19 @@ export class LiveFilter<C extends ToolCallShape = AnyToolCall> {
   /** The attempts that streamed something, by step (a finished step's answer may still be rejected). */
   private readonly streamed = new Map<number, Set<number>>();
 
+  /** Tool calls whose result is recorded (their progress is over), by call id. */
+  private readonly toolsDone = new Set<string>();
+  /** The newest attempt of each running tool call that reported progress, and its next update number. */
+  private readonly toolNext = new Map<string, { attempt: number; n: number }>();
+  private ended = false;
+
   /** A durable event, and the voided attempt it implies. */
   durable(e: AgentEvent<C>): Array<StreamEvent<C>> {
     const out: Array<StreamEvent<C>> = [e];
+    if (e.type === 'tool_result') {
+      this.toolsDone.add(e.callId);
+      this.toolNext.delete(e.callId);
+    } else if (e.type === 'done') this.ended = true;
     if (e.type === 'retrying') out.push(...this.void(e.step, e.attempt, `the attempt failed: ${e.error}`));
     else if (e.type === 'step_finished' || e.type === 'text') {
       // The step's answer is recorded (its text comes whole just before step_finished): no more deltas.
@@ -42,8 +53,13 @@ export class LiveFilter<C extends ToolCallShape = AnyToolCall> {
     return out;
   }
 
-  /** A live delta as a stream event, or undefined when it must not be shown. */
-  delta(d: LiveDelta): DeltaEvent | undefined {
+  /**
+   * A live delta as a stream event, or undefined when it must not be shown. A tool's progress is not
+   * bound to its step's end (tools run after `step_finished`): it is dropped once the call's `tool_result`
+   * came, when a later attempt of the call already reported, or when seen before.
+   */
+  delta(d: LiveDelta): DeltaEvent | ToolProgressDelta | undefined {
+    if (isToolLiveDelta(d)) return this.progress(d);
     const k = key(d.step, d.attempt);
     if (this.finished.has(d.step) || this.voided.has(k) || d.n < (this.next.get(k) ?? 0)) return undefined;
     this.next.set(k, d.n + 1);
@@ -51,6 +67,25 @@ export class LiveFilter<C extends ToolCallShape = AnyToolCall> {
     const attempts = this.streamed.get(d.step) ?? new Set<number>();
     this.streamed.set(d.step, attempts.add(d.attempt));
     return { type: 'delta', step: d.step, attempt: d.attempt, n: d.n, delta: d.delta };
+  }
+
+  private progress(d: ToolLiveDelta): ToolProgressDelta | undefined {
+    if (this.ended || this.toolsDone.has(d.callId)) return undefined;
+    const now = this.toolNext.get(d.callId);
+    if (now && (d.attempt < now.attempt || (d.attempt === now.attempt && d.n < now.n))) return undefined;
+    this.toolNext.set(d.callId, { attempt: d.attempt, n: d.n + 1 });
+    const { type, tool, message, fraction, data } = d.delta;
+    return {
+      type,
+      step: d.step,
+      callId: d.callId,
+      tool,
+      attempt: d.attempt,
+      n: d.n,
+      message,
+      ...(fraction !== undefined ? { fraction } : {}),
+      ...(data !== undefined ? { data } : {}),
+    };
   }
 
   private void(step: number, attempt: number, reason: string): AttemptVoidedEvent[] {

@@ -429,14 +429,17 @@ export class AgentRun<C extends ToolCallShape = AnyToolCall, out O = UnknownOutp
    * restarts and continue-as-new) merged with live deltas of the model's answer (text, thinking, tool-call
    * arguments). Deltas are live: a reader that is behind may miss some (their numbers show it) and gets
    * each finished step's text whole in its durable `text` event; deltas of an attempt that failed are
-   * followed by `attempt_voided`, and of a finished step never shown. Ends after `done`, or when `signal`
-   * aborts; a slow reader never slows the run.
+   * followed by `attempt_voided`, and of a finished step never shown. Running tools' progress comes as
+   * `tool_progress` items (live too: the newest per call; none after the call's `tool_result`, none of an
+   * attempt once a later one reported). Ends after `done`, or when `signal` aborts; a slow reader never
+   * slows the run.
    *
    * @example
    * ```ts
    * for await (const e of run.stream()) {
    *   if (e.type === 'delta' && e.delta.type === 'text') process.stdout.write(e.delta.text);
    *   if (e.type === 'attempt_voided') console.log('\n(retrying…)');
+   *   if (e.type === 'tool_progress') console.log(`\n${e.tool}: ${e.message}`);
    * }
    * ```
    */

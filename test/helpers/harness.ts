@@ -63,6 +63,8 @@ export async function startHarness(options: {
   encryption?: Keyring;
   /** Temporal worker options passed through to `createWorker` (a small `maxCachedWorkflows`, say). */
   temporal?: AgentWorkerOptions['temporal'];
+  /** Live deltas' transports (`createWorker`'s `streaming`); default the heartbeat transport alone. */
+  streaming?: AgentWorkerOptions['streaming'];
 }): Promise<Harness> {
   installTestRuntime();
   const address = options.address ?? inject('temporalAddress');
@@ -79,6 +81,7 @@ export async function startHarness(options: {
     taskQueue,
     workflowBundle: { codePath: inject('workflowBundlePath') },
     ...(options.temporal ? { temporal: options.temporal } : {}),
+    ...(options.streaming !== undefined ? { streaming: options.streaming } : {}),
   });
   const running = worker.run();
   const connection = await Connection.connect({ address });

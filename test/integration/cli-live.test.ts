@@ -17,7 +17,7 @@ const DRAFT = 'A first draft, streamed by an attempt that then fails: it must no
 const ANSWER_LINES = ['The answer is forty-two,', 'streamed in pieces and checked twice.'];
 
 /**
- * `teller`: step 1 streams a sentence and calls `pause` (a tool that takes 700 ms); step 2's first
+ * `teller`: step 1 streams a sentence and calls `pause` (a tool that takes 700 ms, reporting progress); step 2's first
  * attempt streams a draft and fails after it (retryable), its second streams the two-line answer.
  */
 const LIVE_AGENTS_TS = `
@@ -29,7 +29,11 @@ const pause = defineTool({
   name: 'pause',
   description: 'Wait a while',
   input: z.object({ ms: z.number() }),
-  execute: async ({ ms }) => { await new Promise((r) => setTimeout(r, ms)); return 'paused ' + ms + ' ms'; },
+  execute: async ({ ms }, ctx) => {
+    ctx.progress({ message: 'pausing', fraction: 0.5 });
+    await new Promise((r) => setTimeout(r, ms));
+    return 'paused ' + ms + ' ms';
+  },
 });
 
 export const teller = defineAgent({
@@ -182,6 +186,18 @@ describe('durable-agent run --json', () => {
     expect(deltas.some((d) => d.step === 2 && d.attempt === 1 && d.delta.type === 'text')).toBe(true);
     expect(deltas.some((d) => d.step === 2 && d.attempt === 2 && d.delta.type === 'text')).toBe(true);
     expect(events).toContainEqual(expect.objectContaining({ type: 'attempt_voided', step: 2, attempt: 1 }));
+    // The running tool's progress, live, before its result (it may come before the call's durable event is read).
+    const progress = events.findIndex((e) => e.type === 'tool_progress');
+    expect(events[progress]).toMatchObject({
+      type: 'tool_progress',
+      step: 1,
+      tool: 'pause',
+      attempt: 1,
+      n: 0,
+      message: 'pausing',
+      fraction: 0.5,
+    });
+    expect(progress).toBeLessThan(events.findIndex((e) => e.type === 'tool_result'));
     const durable = events.filter((e) => 'seq' in e);
     expect(durable.map((e) => ('seq' in e ? e.seq : -1))).toEqual(durable.map((_, i) => i));
     expect(durable.at(-1)).toMatchObject({ type: 'done', status: 'success' });

@@ -1,7 +1,7 @@
 /**
  * The web console in a real headless Chromium (Debian's `chromium`, driven by playwright-core), served by
  * the HTTP API (`createHttpApi`) on a free port, against the shared dev server: approving from the page
- * finishes the run, a denial's reason reaches the model, a decision made by another client leaves the
+ * finishes the run (a running tool shows its progress on its row), a denial's reason reaches the model, a decision made by another client leaves the
  * inbox at once, a run is cancelled from its page, the layout holds at a phone and a desktop width (screenshots in `.ci/out/console/`), a
  * token that may not cancel a run sees no Cancel button, the pages run under the strict Content-Security-Policy, and a
  * bad token is refused clearly.
@@ -79,6 +79,22 @@ S.add(
   ],
   { tools: [rollout] },
 );
+
+/** Opened by the progress test once the page showed the tool's progress. */
+let progressShown: () => void = () => undefined;
+const indexRepo = defineTool({
+  name: 'index_repo',
+  description: 'Index the repository',
+  input: z.object({}),
+  readOnly: true,
+  execute: async (_args, ctx) => {
+    const shown = new Promise<void>((resolve) => (progressShown = resolve));
+    ctx.progress({ message: 'indexing file 3 of 5', fraction: 0.6 });
+    await shown;
+    return 'indexed';
+  },
+});
+S.add('console_indexer', [{ toolCalls: [{ name: 'index_repo', args: {} }] }, { text: 'Indexed.' }], { tools: [indexRepo] });
 
 const TOKENS = { alice: `alice-${randomUUID()}`, viewer: `viewer-${randomUUID()}` };
 const TOKEN_CONFIG = { tokens: { [TOKENS.alice]: { identity: 'ops:alice', approve: true }, [TOKENS.viewer]: { identity: 'dashboard' } } };
@@ -315,6 +331,18 @@ describeNeeding('web console in Chromium', 'Chromium', missing, () => {
     } finally {
       await stale.close();
     }
+  });
+
+  it("shows a running tool's newest progress on its row of the run page, gone once the call is done", async () => {
+    const run = await h.client.start('console_indexer', { input: 'index', workflowId: testId('console-progress'), startedBy: 'ops:alice' });
+    await page.goto(`${server.url}/console/#/runs/${encodeURIComponent(run.workflowId)}`);
+    const row = page.locator('.timeline li.tool', { hasText: 'index_repo' });
+    await row.locator('.progress', { hasText: 'indexing file 3 of 5 60%' }).waitFor({ timeout: 20_000 });
+    expect(await row.locator('.state').textContent()).toBe('running');
+    progressShown();
+    await page.locator('.run-head .status[data-status="success"]').waitFor({ timeout: 30_000 });
+    expect(await row.locator('.state').textContent()).toBe('done');
+    expect(await row.locator('.progress').count()).toBe(0);
   });
 
   it('cancels a run from its page, after a confirmation: the run ends cancelled and the page says so', async () => {

@@ -7,6 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { z } from 'zod';
+import { defineTool } from '../../src/agents/define';
 import type { AgentEvent } from '../../src/core/events/events';
 import { messageText } from '../../src/core/messages/messages';
 import type { Message } from '../../src/core/messages/messages';
@@ -34,7 +36,21 @@ function lastUserText(messages: readonly Message[]): string {
   return last ? messageText(last) : '';
 }
 
+/** Opened by the SSE test once it has read the tool's progress: the tool waits for it. */
+const progressSeen = new Map<string, () => void>();
+const slowScan = defineTool({
+  name: 'slow_scan',
+  description: 'Scan, reporting progress.',
+  input: z.object({}),
+  async execute(_args, ctx) {
+    ctx.progress({ message: 'scanning', fraction: 0.4 });
+    await new Promise<void>((resolve) => progressSeen.set(ctx.workflowId, resolve));
+    return 'scanned';
+  },
+});
+
 const S = new ScriptedAgents();
+S.add('http_progress', [{ toolCalls: [{ name: 'slow_scan', args: {} }] }, { text: 'scanned' }], { tools: [slowScan] });
 S.add('http_streamer', [{ text: ANSWER, stream: { chunks: 40, intervalMs: 100 } }], { tools: [] });
 S.add('http_refunder', [{ toolCalls: [{ name: 'refund', args: { amount: 500 } }] }, { text: 'refunded' }], { tools: [refund] });
 S.add('http_chat', (request: ModelRequest): ScriptedTurn => ({ text: `re: ${lastUserText(request.messages)}` }), {
@@ -184,6 +200,28 @@ describe('HTTP API: runs and their events', () => {
       snapshot: { agent: 'http_streamer', status: 'success' },
       result: { status: 'success', finalText: ANSWER },
     });
+  });
+
+  it("sends a running tool's progress as a live event (no id), before its result", async () => {
+    const id = await startRun({ agent: 'http_progress', input: 'scan', workflowId: testId('http-progress') });
+    const res = await call('GET', `/runs/${id}/events`, { token: TOKENS.viewer });
+    const frames = await readFrames(res, undefined, (f) => {
+      if (parsed(f).type === 'tool_progress') progressSeen.get(id)?.();
+      return false;
+    });
+    const types = frames.map((f) => parsed(f).type);
+    const progress = frames.find((f) => parsed(f).type === 'tool_progress')!;
+    expect(progress.id).toBeUndefined();
+    expect(parsed(progress)).toMatchObject({
+      type: 'tool_progress',
+      tool: 'slow_scan',
+      attempt: 1,
+      n: 0,
+      message: 'scanning',
+      fraction: 0.4,
+    });
+    expect(types.indexOf('tool_progress')).toBeLessThan(types.indexOf('tool_result'));
+    expect(types.at(-1)).toBe('done');
   });
 
   it('refuses bad ids, bad cursors, bad bodies and unknown runs with JSON errors naming the field, starting nothing', async () => {

@@ -172,6 +172,7 @@ beforeAll(async () => {
     execute: async (_args, ctx) => {
       while (!released) {
         ctx.heartbeat({ progress: `logging in with ${KEYS.extra}` });
+        ctx.progress({ message: `checking ${KEYS.extra}`, data: { token: KEYS.extra } });
         await new Promise((r) => setTimeout(r, 100));
       }
       return 'logged in';
@@ -321,13 +322,20 @@ describe('secrets are redacted before anything leaves an activity', () => {
     expect(leaked(spansText())).toEqual([]);
   });
 
-  it("a tool's heartbeat details (what Temporal keeps of a running call, and records if it times out) hold no known secret", async () => {
+  it("a tool's heartbeat details and progress (what Temporal keeps of a running call, and records if it times out) hold no known secret", async () => {
     const run = await client.start('redact_heartbeat', { input: 'log in', workflowId: testId('redact-heartbeat') });
-    const details = await pendingDetails(run, /logging in/);
+    const details = await pendingDetails(run, /logging in[\s\S]*checking|checking[\s\S]*logging in/);
     released = true;
     expect(details).toContain(`logging in with [REDACTED]`);
+    // Its progress (ctx.progress) rides in the same details, and goes to the delta publisher: redacted too.
+    expect(details).toContain(`checking [REDACTED]`);
     expect(leaked(details)).toEqual([]);
-    expect((await resultWithin(run)).status).toBe('success');
+    const result = await resultWithin(run);
+    expect(result.status).toBe('success');
+    const handed = JSON.stringify(published.filter((d) => d.workflowId === run.workflowId));
+    expect(handed).toContain('checking [REDACTED]');
+    expect(leaked(handed)).toEqual([]);
+    expect(result.report.toolCalls[0]?.lastProgress).toEqual({ message: 'checking [REDACTED]', data: { token: '[REDACTED]' } });
   });
 
   it("a model call's live deltas (in its heartbeat details, read by run.stream(), and handed to a delta publisher) hold no known secret", async () => {

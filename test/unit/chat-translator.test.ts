@@ -5,6 +5,7 @@
  * does on a delta without its start.
  */
 import { describe, expect, it } from 'vitest';
+import type { UIMessage, UIMessageChunk } from 'ai' with { 'resolution-mode': 'import' };
 import type { AgentEvent, AgentEventBody } from '../../src/core/events/events';
 import type { DeltaEvent } from '../../src/core/events/stream';
 import type { ChatChunk, ChatMessage, CursoredChunk } from '../../src/core/chat/ui-message-chunks';
@@ -212,6 +213,64 @@ describe('turn translator', () => {
     ]);
     expect(textOf(m)).toBe('Deploying.Done.');
     expect(m.parts.filter((p) => p.type === 'step-start')).toHaveLength(2);
+  });
+
+  it("a running tool's progress is a transient data-tool-progress part (held until its call is known), none after its result", async () => {
+    const progress = (n: number, message: string): ChatStreamEvent => ({
+      type: 'tool_progress',
+      step: 1,
+      callId: 'call-1',
+      tool: 'scan',
+      attempt: 1,
+      n,
+      message,
+      fraction: 0.5,
+    });
+    const events = log([user(1, 'scan'), started(1), text(1, 'Scanning.'), finished(1)], 1);
+    const { out, t } = translate(events);
+    const more = [
+      progress(0, 'early'), // before the call's durable events were read
+      ...log(
+        [
+          { type: 'tool_call', step: 1, callId: 'call-1', tool: 'scan', args: {} },
+          { type: 'tool_started', step: 1, callId: 'call-1', tool: 'scan' },
+        ],
+        5,
+      ),
+      progress(1, 'halfway'),
+      ...log([result(1, 'call-1', 'scan', 'scanned')], 7),
+      progress(2, 'after the result'),
+    ].flatMap((e) => t.push(e));
+    const data = more.filter((c) => c.chunk.type === 'data-tool-progress').map((c) => c.chunk);
+    expect(data).toEqual([
+      {
+        type: 'data-tool-progress',
+        id: 'call-1',
+        transient: true,
+        data: { toolCallId: 'call-1', toolName: 'scan', attempt: 1, message: 'early', fraction: 0.5 },
+      },
+      {
+        type: 'data-tool-progress',
+        id: 'call-1',
+        transient: true,
+        data: { toolCallId: 'call-1', toolName: 'scan', attempt: 1, message: 'halfway', fraction: 0.5 },
+      },
+    ]);
+    expect(types(more).indexOf('data-tool-progress')).toBeGreaterThan(types(more).indexOf('tool-input-available'));
+    // Transient: not a part of the message, here and for the AI SDK (which accepts the chunks as they are).
+    const m = assemble([...out, ...more]);
+    expect(m.parts.map((p) => p.type)).not.toContain('data-tool-progress');
+    const ai = await import('ai');
+    const chunks = [...out, ...more].map((c) => c.chunk) as unknown as Array<UIMessageChunk>;
+    const stream = new ReadableStream<UIMessageChunk>({
+      start(controller) {
+        for (const c of chunks) controller.enqueue(c);
+        controller.close();
+      },
+    });
+    let last: UIMessage | undefined;
+    for await (const message of ai.readUIMessageStream({ stream, terminateOnError: true })) last = message;
+    expect(last?.parts.map((p) => p.type)).toEqual(['step-start', 'text', 'tool-scan']);
   });
 
   it('an approval: tool-approval-request (approvalId = callId); paused once every call of the step has its result or waits; finish tool-calls', () => {

@@ -297,6 +297,22 @@ describe('LiveView', () => {
     expect(screen(stream.written, 40).join('')).toContain('[step 1] tool result pause ok (6 B, 700 ms): paused');
   });
 
+  it("on a terminal, the spinner shows a running tool's newest progress", async () => {
+    const stream = new Captured(true);
+    const view = new LiveView(new Output(false, stream), { workflowId: 'w-1', interactive: true, spinner: spinnerFor(stream) });
+    const progress = { type: 'tool_progress', step: 1, callId: 'call_1_0', tool: 'grep', attempt: 1 } as const;
+    view.push({ ...progress, n: 0, message: 'listing files' }); // before the call's durable event was read
+    view.push({ seq: 0, at, type: 'tool_call', step: 1, callId: 'call_1_0', tool: 'grep', args: {} });
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    expect(stream.written).toMatch(/running grep — listing files \(/);
+    view.push({ ...progress, n: 1, message: 'scanning\nsrc/', fraction: 0.4 });
+    view.push({ ...progress, callId: 'call_other', n: 0, message: 'not a call shown' });
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    view.finish();
+    expect(stream.written).toMatch(/running grep — scanning src\/ 40% \(/);
+    expect(stream.written).not.toContain('not a call shown');
+  });
+
   it('text that arrives whole (no deltas) prints as the text event always did', () => {
     const out = render([{ seq: 0, at, type: 'text', step: 2, text: ANSWER }], false).written;
     expect(out).toBe('[step 2] text:\n    The answer is 42.\n    Checked twice.\n');

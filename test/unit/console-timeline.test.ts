@@ -19,6 +19,47 @@ const delta = (step: number, attempt: number, n: number, text: string): StreamEv
 });
 
 describe('console timeline', () => {
+  it("shows a running call's newest progress, even one that came before the call's events, and drops it at its result", () => {
+    const t = new Timeline();
+    const progress = (n: number, message: string, fraction?: number): StreamEvent => ({
+      type: 'tool_progress',
+      step: 1,
+      callId: 'c1',
+      tool: 'scan',
+      attempt: 1,
+      n,
+      message,
+      ...(fraction !== undefined ? { fraction } : {}),
+    });
+    t.apply(progress(0, 'listing'));
+    t.apply({ type: 'tool_call', step: 1, callId: 'c1', tool: 'scan', args: { dir: '/' }, seq: 0, at });
+    t.apply({ type: 'tool_started', step: 1, callId: 'c1', tool: 'scan', seq: 1, at });
+    t.apply(progress(1, 'scanning', 0.4));
+    const tools = t.entries.filter((e): e is ToolEntry => e.kind === 'tool');
+    expect(tools).toHaveLength(1);
+    expect(tools[0]).toMatchObject({ state: 'running', args: { dir: '/' }, progress: { attempt: 1, message: 'scanning', fraction: 0.4 } });
+    expect(t.entries.filter((e) => e.kind === 'note')).toEqual([]);
+    t.apply({
+      type: 'tool_result',
+      step: 1,
+      callId: 'c1',
+      tool: 'scan',
+      isError: false,
+      preview: 'ok',
+      bytes: 2,
+      stored: false,
+      latencyMs: 5,
+      attempts: 1,
+      seq: 2,
+      at,
+    });
+    expect(tools[0]!.state).toBe('done');
+    expect(tools[0]!.progress).toBeUndefined();
+    t.apply(progress(2, 'late'));
+    expect(tools[0]).toMatchObject({ state: 'done' });
+    expect(tools[0]!.progress).toBeUndefined();
+  });
+
   it('shows text as it arrives, takes back a voided attempt, and follows a tool call to its latency', () => {
     const t = new Timeline();
     const events: StreamEvent[] = [

@@ -133,3 +133,64 @@ describe('LiveFilter: an answer an output guardrail rejected', () => {
     ).toHaveLength(1);
   });
 });
+
+describe('LiveFilter: tool progress', () => {
+  const progress = (callId: string, attempt: number, n: number, message: string, step = 1): LiveDelta => ({
+    workflowId: 'w',
+    step,
+    attempt,
+    n,
+    callId,
+    delta: { type: 'tool_progress', tool: 'scan', message, ...(n === 1 ? { fraction: 0.5 } : {}) },
+  });
+
+  it('passes progress after its step finished, once and in order, and drops it after the call’s tool_result', () => {
+    const f = new LiveFilter();
+    f.durable(stamp({ type: 'step_finished', step: 1, stopReason: 'tool_use', usage: ZERO_USAGE, latencyMs: 1 }));
+    expect(f.delta(progress('c1', 1, 0, 'start'))).toEqual({
+      type: 'tool_progress',
+      step: 1,
+      callId: 'c1',
+      tool: 'scan',
+      attempt: 1,
+      n: 0,
+      message: 'start',
+    });
+    expect(f.delta(progress('c1', 1, 0, 'start'))).toBeUndefined();
+    expect(f.delta(progress('c1', 1, 1, 'half'))).toMatchObject({ n: 1, message: 'half', fraction: 0.5 });
+    expect(f.delta(progress('c2', 1, 0, 'other call'))).toMatchObject({ callId: 'c2' });
+    f.durable(
+      stamp({
+        type: 'tool_result',
+        step: 1,
+        callId: 'c1',
+        tool: 'scan',
+        isError: false,
+        preview: '',
+        bytes: 0,
+        stored: false,
+        latencyMs: 1,
+        attempts: 1,
+      }),
+    );
+    expect(f.delta(progress('c1', 1, 2, 'late'))).toBeUndefined();
+    expect(f.delta(progress('c2', 1, 1, 'still running'))).toBeDefined();
+    f.durable(stamp({ type: 'done', status: 'completed', steps: 1, usage: ZERO_USAGE, costUsd: 0, finalText: '' }));
+    expect(f.delta(progress('c2', 1, 2, 'after the end'))).toBeUndefined();
+  });
+
+  it('voids an attempt’s progress once a later attempt of the call reported', () => {
+    const f = new LiveFilter();
+    expect(f.delta(progress('c1', 1, 3, 'attempt 1'))).toBeDefined();
+    expect(f.delta(progress('c1', 2, 0, 'attempt 2'))).toMatchObject({ attempt: 2, n: 0 });
+    expect(f.delta(progress('c1', 1, 4, 'attempt 1, read late'))).toBeUndefined();
+    expect(f.delta(progress('c1', 2, 1, 'attempt 2 goes on'))).toMatchObject({ attempt: 2, n: 1 });
+  });
+
+  it('leaves a step’s model deltas to the step rule (progress does not reopen the step)', () => {
+    const f = new LiveFilter();
+    f.durable(stamp({ type: 'text', step: 1, text: 'x' }));
+    expect(f.delta(progress('c1', 1, 0, 'p'))).toBeDefined();
+    expect(f.delta(delta(1, 1, 0, 'late text'))).toBeUndefined();
+  });
+});

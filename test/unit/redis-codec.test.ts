@@ -11,6 +11,7 @@ import {
   isStreamId,
   lastIdOf,
   lastReadIdOf,
+  newestProgress,
   redact,
   streamKey,
 } from '../../src/integrations/streaming/redis-codec';
@@ -25,6 +26,46 @@ const args: LiveDelta = {
   n: 0,
   delta: { type: 'tool_args', call: 1, tool: 'echo', json: '{"te' },
 };
+
+const progress = (callId: string, attempt: number, n: number): LiveDelta => ({
+  workflowId: 'wf-1',
+  step: 2,
+  attempt,
+  n,
+  callId,
+  delta: { type: 'tool_progress', tool: 'scan', message: `${callId} ${attempt}.${n}`, fraction: 0.25, data: { files: n } },
+});
+
+describe('redis codec: tool progress', () => {
+  it('round-trips a progress update with its call id', () => {
+    const d = progress('call-1', 2, 5);
+    expect(decodeDelta('wf-1', ['d', encodeDelta(d)])).toEqual(d);
+  });
+
+  it('reads no progress without a call id, no model delta with one, and no progress out of bounds', () => {
+    const p = progress('c', 1, 0);
+    for (const v of [
+      { step: 2, attempt: 1, n: 0, delta: p.delta },
+      { step: 2, attempt: 1, n: 0, callId: 'c', delta: { type: 'text', text: 'x' } },
+      { step: 2, attempt: 1, n: 0, callId: 'c', delta: { ...p.delta, fraction: 2 } },
+      { step: 2, attempt: 1, n: 0, callId: 'c', delta: { type: 'tool_progress', tool: 'scan' } },
+    ])
+      expect(decodeDelta('wf-1', ['d', JSON.stringify(v)])).toBeUndefined();
+  });
+
+  it('picks the newest progress of each call for a late reader: newest attempt, then number; in stream order', () => {
+    const entries = [
+      { id: '1-0', delta: progress('a', 1, 0) },
+      { id: '2-0', delta: progress('b', 1, 0) },
+      { id: '3-0', delta: text },
+      { id: '4-0', delta: progress('a', 2, 0) },
+      { id: '5-0', delta: progress('b', 1, 1) },
+      { id: '6-0', delta: progress('a', 1, 1) }, // an older attempt read late
+    ];
+    expect(newestProgress(entries).map((e) => e.id)).toEqual(['4-0', '5-0']);
+    expect(newestProgress([{ id: '1-0', delta: text }])).toEqual([]);
+  });
+});
 
 describe('redis codec', () => {
   it('names one stream per run under the prefix', () => {

@@ -263,6 +263,13 @@ function ToolLine({ entry }: { entry: ToolEntry }) {
         )}
         {entry.state === 'awaiting_approval' && <a href="#/">decide in the inbox</a>}
       </div>
+      {entry.state === 'running' && entry.progress && (
+        <p class="small progress" aria-live="polite">
+          {entry.progress.message}
+          {entry.progress.fraction !== undefined ? ` ${Math.round(entry.progress.fraction * 100)}%` : ''}
+          {entry.progress.attempt > 1 ? ` (attempt ${entry.progress.attempt})` : ''}
+        </p>
+      )}
       {entry.decision && (
         <p class="small decision">
           {entry.decision.decision} by {entry.decision.by}

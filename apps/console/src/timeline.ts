@@ -1,7 +1,7 @@
 /**
  * A run's live stream as a timeline to show: one entry per model step (its text as it arrives, retries,
- * voided attempts, latency once done), one per tool call (queued, waiting for approval, running, done,
- * with its latency), and notes for the rest. Fed the stream's events in order; pure apart from itself.
+ * voided attempts, latency once done), one per tool call (queued, waiting for approval, running with its
+ * newest progress, done, with its latency), and notes for the rest. Fed the stream's events in order; pure apart from itself.
  */
 import { TextAccumulator } from '../../../src/client/live';
 import type { StreamEvent } from '../../../src/entry/client';
@@ -40,6 +40,8 @@ export interface ToolEntry {
   preview?: string;
   decision?: { decision: string; by: string; reason?: string };
   expiresAt?: string;
+  /** The newest progress the running call reported (live; gone once it has its result). */
+  progress?: { attempt: number; message: string; fraction?: number };
 }
 
 /** Anything else worth a line. */
@@ -77,6 +79,14 @@ export class Timeline {
       const step = this.step(e.step);
       if (chunks.length) step.text = this.text.textOf(e.step);
       if (e.type === 'attempt_voided') step.notes.push(`attempt ${e.attempt} voided: ${e.reason}`);
+      return true;
+    }
+    if (e.type === 'tool_progress') {
+      // It may come before the call's durable events: the entry is made, and filled in by them.
+      const entry = this.tool(e.callId, e.step, e.tool);
+      if (entry.state !== 'queued' && entry.state !== 'running') return true;
+      entry.state = 'running';
+      entry.progress = { attempt: e.attempt, message: e.message, ...(e.fraction !== undefined ? { fraction: e.fraction } : {}) };
       return true;
     }
     switch (e.type) {
@@ -136,6 +146,7 @@ export class Timeline {
         entry.latencyMs = e.latencyMs;
         entry.attempts = e.attempts;
         entry.preview = e.preview;
+        delete entry.progress;
         break;
       }
       case 'user_message':

@@ -14,13 +14,13 @@
  * holds), the rest is sent; a cursor taken in the middle of live output resets that step first.
  */
 import type { AgentEvent, DoneEvent } from '../events/events';
-import type { AttemptVoidedEvent, DeltaEvent } from '../events/stream';
+import type { AttemptVoidedEvent, DeltaEvent, ToolProgressDelta } from '../events/stream';
 import type { ChatCursor } from './cursor';
 import { formatCursor } from './cursor';
 import type { ChatChunk, ChatFinishReason, CursoredChunk } from './ui-message-chunks';
 
 /** What the translator is fed: the run's stream events (as `run.stream()` yields them). */
-export type ChatStreamEvent = AgentEvent | DeltaEvent | AttemptVoidedEvent;
+export type ChatStreamEvent = AgentEvent | DeltaEvent | AttemptVoidedEvent | ToolProgressDelta;
 
 /** The id of the assistant message answering user turn `turn` of chat `chatId` (the same in every stream and in the history). */
 export function assistantMessageId(chatId: string, turn: number): string {
@@ -146,6 +146,10 @@ export class TurnTranslator {
   push(e: ChatStreamEvent): CursoredChunk[] {
     this.out = [];
     if (this.isEnded) return [];
+    if (e.type === 'tool_progress') {
+      this.toolProgress(e);
+      return this.out;
+    }
     if (!('seq' in e)) {
       if (this.silent) this.buffered.push(e);
       else if (this.turn === undefined) this.holdEarly(e);
@@ -184,6 +188,7 @@ export class TurnTranslator {
     });
     if (after) this.resume(after);
     else if (!this.silent) this.flushEarly();
+    if (!this.silent && this.heldProgress.size) this.flushProgress();
     return this.out;
   }
 
@@ -425,6 +430,48 @@ export class TurnTranslator {
       if (t.pending) this.emit({ type: 'tool-input-delta', toolCallId: t.id, inputTextDelta: t.pending });
       t.pending = '';
     }
+  }
+
+  /** Progress of calls not known yet, by call id (the newest). */
+  private readonly heldProgress = new Map<string, ToolProgressDelta>();
+
+  /** Held progress of calls now known: shown when they run, dropped when they are over. */
+  private flushProgress(): void {
+    for (const [callId, e] of this.heldProgress) {
+      const call = this.calls.get(callId);
+      if (!call) continue;
+      this.heldProgress.delete(callId);
+      this.toolProgress(e);
+    }
+  }
+
+  /**
+   * A running tool's progress: a transient `data-tool-progress` part for a call of this turn still
+   * running. Transient, so never replayed: a resumed stream shows the next update.
+   */
+  private toolProgress(e: ToolProgressDelta): void {
+    if (this.silent) return;
+    const call = this.calls.get(e.callId);
+    if (!call) {
+      // Before the call's durable events were read: held (the newest per call) until they are.
+      this.heldProgress.set(e.callId, e);
+      return;
+    }
+    if (call.state !== 'running') return;
+    const { callId, tool, attempt, message, fraction, data } = e;
+    this.emit({
+      type: 'data-tool-progress',
+      id: callId,
+      data: {
+        toolCallId: callId,
+        toolName: tool,
+        attempt,
+        message,
+        ...(fraction !== undefined ? { fraction } : {}),
+        ...(data !== undefined ? { data } : {}),
+      },
+      transient: true,
+    });
   }
 
   private voided(e: AttemptVoidedEvent): void {

@@ -123,6 +123,27 @@ export interface ToolOutputDeniedChunk {
   toolCallId: string;
 }
 
+/**
+ * A running tool call's newest progress: a transient data part (the AI SDK hands it to `useChat`'s
+ * `onData`, never to the message's parts). `id` is the tool call's id, so a newer update replaces it.
+ */
+export interface DataToolProgressChunk {
+  type: 'data-tool-progress';
+  id: string;
+  data: ToolProgressData;
+  transient: true;
+}
+
+/** What a `data-tool-progress` part holds. */
+export interface ToolProgressData {
+  toolCallId: string;
+  toolName: string;
+  attempt: number;
+  message: string;
+  fraction?: number;
+  data?: unknown;
+}
+
 /** Every UI message chunk a durable chat emits (a subset of the AI SDK's `UIMessageChunk`). */
 export type ChatChunk =
   | StartChunk
@@ -145,7 +166,8 @@ export type ChatChunk =
   | ToolApprovalResponseChunk
   | ToolOutputAvailableChunk
   | ToolOutputErrorChunk
-  | ToolOutputDeniedChunk;
+  | ToolOutputDeniedChunk
+  | DataToolProgressChunk;
 
 /**
  * A chunk and the position right after it in the turn's stream: pass the cursor back (`?after=`) to get

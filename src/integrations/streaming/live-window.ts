@@ -11,23 +11,23 @@
 import { jsonBytes } from '../../core/messages/json';
 import type { ModelDelta } from '../../core/events/stream';
 
-/** What a model activity's heartbeat carries while it streams. */
-export interface LiveDetails {
+/** What a model activity's heartbeat carries while it streams (`T`: a tool's progress updates, see `progress-window.ts`). */
+export interface LiveDetails<T = ModelDelta> {
   /** Marks heartbeat details as live deltas (format version). */
   live: 1;
   step: number;
   attempt: number;
   /** Number (within the attempt) of the first delta in `deltas`. */
   first: number;
-  deltas: ModelDelta[];
+  deltas: T[];
 }
 
 /** Default bound of the window: bytes of the kept deltas' JSON. */
 export const LIVE_WINDOW_BYTES = 32 * 1024;
 
-/** A bounded window over an attempt's deltas. */
-export class LiveWindow {
-  private readonly deltas: ModelDelta[] = [];
+/** A bounded window over an attempt's deltas (or, with `T`, any JSON items numbered the same way). */
+export class LiveWindow<T = ModelDelta> {
+  private readonly deltas: T[] = [];
   private readonly sizes: number[] = [];
   private first = 0;
   private bytes = 0;
@@ -47,7 +47,7 @@ export class LiveWindow {
    * Add a delta; the oldest ones go once the window is full. A delta larger than the whole window
    * empties it and is not kept either: readers see a gap in the numbers. Returns the delta's number.
    */
-  push(delta: ModelDelta): number {
+  push(delta: T): number {
     const n = this.next;
     const size = jsonBytes(delta) + 1;
     if (size > this.maxBytes) {
@@ -69,7 +69,7 @@ export class LiveWindow {
   }
 
   /** The heartbeat details for the window as it is. */
-  details(): LiveDetails {
+  details(): LiveDetails<T> {
     return { live: 1, step: this.step, attempt: this.attempt, first: this.first, deltas: [...this.deltas] };
   }
 }

@@ -1,9 +1,11 @@
 /**
  * How live deltas are laid out in Redis Streams (pure: no connection). One stream per run, named
  * `<prefix><workflowId>`; each entry holds one delta as JSON in its field `d` (the workflow id is the
- * key's, not repeated). Readers check every entry: one they cannot read is skipped, never thrown.
+ * key's, not repeated); a tool's progress update has its `callId` too. Readers check every entry: one they
+ * cannot read (an older reader meeting a newer kind of delta, say) is skipped, never thrown.
  */
 import type { LiveDelta, ModelDelta } from '../../core/events/stream';
+import { isToolProgressUpdate } from './progress-window';
 
 /** Default prefix of the streams' keys. */
 export const DEFAULT_KEY_PREFIX = 'durable-agent:deltas:';
@@ -25,6 +27,7 @@ export function streamKey(workflowId: string, prefix = DEFAULT_KEY_PREFIX): stri
 
 /** The stored form of a delta (its workflow id is in the key). */
 export function encodeDelta(d: LiveDelta): string {
+  if (d.callId !== undefined) return JSON.stringify({ step: d.step, attempt: d.attempt, n: d.n, callId: d.callId, delta: d.delta });
   return JSON.stringify({ step: d.step, attempt: d.attempt, n: d.n, delta: d.delta });
 }
 
@@ -38,9 +41,11 @@ export function decodeDelta(workflowId: string, fields: readonly string[]): Live
     } catch {
       return undefined;
     }
-    const v = value as { step?: unknown; attempt?: unknown; n?: unknown; delta?: unknown } | null;
-    if (typeof v !== 'object' || v === null || !count(v.step) || !count(v.attempt) || !count(v.n) || !isModelDelta(v.delta))
-      return undefined;
+    const v = value as { step?: unknown; attempt?: unknown; n?: unknown; callId?: unknown; delta?: unknown } | null;
+    if (typeof v !== 'object' || v === null || !count(v.step) || !count(v.attempt) || !count(v.n)) return undefined;
+    if (typeof v.callId === 'string' && isToolProgressUpdate(v.delta))
+      return { workflowId, step: v.step, attempt: v.attempt, n: v.n, callId: v.callId, delta: v.delta };
+    if (v.callId !== undefined || !isModelDelta(v.delta)) return undefined;
     return { workflowId, step: v.step, attempt: v.attempt, n: v.n, delta: v.delta };
   }
   return undefined;
@@ -66,6 +71,21 @@ export function entriesOfRange(entries: readonly unknown[], workflowId: string):
     if (delta) out.push({ id: entry[0], delta });
   }
   return out;
+}
+
+/**
+ * The newest progress update of each tool call among `entries` (newest attempt first, then newest
+ * number), in stream order: what a reader attaching late is shown of the calls still running.
+ */
+export function newestProgress(entries: readonly RedisDeltaEntry[]): RedisDeltaEntry[] {
+  const newest = new Map<string, { at: number; entry: RedisDeltaEntry }>();
+  entries.forEach((entry, at) => {
+    const d = entry.delta;
+    if (d.callId === undefined) return;
+    const now = newest.get(d.callId)?.entry.delta;
+    if (!now || d.attempt > now.attempt || (d.attempt === now.attempt && d.n > now.n)) newest.set(d.callId, { at, entry });
+  });
+  return [...newest.values()].sort((a, b) => a.at - b.at).map((v) => v.entry);
 }
 
 /** The id of the last entry of an XREVRANGE `+ - COUNT 1` reply, or `0-0` for an empty (or missing) stream. */

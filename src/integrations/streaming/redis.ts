@@ -19,7 +19,9 @@ import {
   entriesOf,
   isStreamId,
   lastIdOf,
+  entriesOfRange,
   lastReadIdOf,
+  newestProgress,
   redact,
   streamKey,
 } from './redis-codec';
@@ -116,9 +118,10 @@ export async function redisUnreachable(url: string, timeoutMs = 2000): Promise<s
 }
 
 /**
- * Publishes every delta of the worker's streaming model calls to Redis Streams. `publish` only buffers
- * (it never throws and never waits); buffered deltas go out in pipelines on one connection, in the order
- * they came, so each attempt's deltas are in the stream in the order of their numbers. While Redis is
+ * Publishes every delta of the worker's streaming model calls (and its running tools' progress updates)
+ * to Redis Streams. `publish` only buffers (it never throws and never waits); buffered deltas go out in
+ * pipelines on one connection, in the order they came, so each attempt's deltas are in the stream in the
+ * order of their numbers. While Redis is
  * unreachable deltas wait in a bounded buffer, then the oldest are dropped: model calls never fail or
  * slow down because of Redis, and readers see the gap by the numbers (and get each step whole from the
  * durable events). The connection opens on the first delta.
@@ -318,7 +321,11 @@ export class RedisDeltaFeed implements DeltaFeed {
     ioredis(); // a missing ioredis fails here, not in the first follow
   }
 
-  /** The run's deltas from now on (or after `after`), until `signal` aborts. */
+  /**
+   * The run's deltas from now on (or after `after`), until `signal` aborts. Without `after`, the newest
+   * progress update of each tool call among the stream's last `count` entries comes first, so a reader
+   * attaching while a tool runs sees where it stands.
+   */
   async *follow(workflowId: string, options: RedisFollowOptions = {}): AsyncGenerator<LiveDelta> {
     for await (const entry of this.entries(workflowId, options)) yield entry.delta;
   }
@@ -352,7 +359,13 @@ export class RedisDeltaFeed implements DeltaFeed {
         let reply: unknown;
         try {
           if (last === undefined) {
-            last = lastIdOf(await redis.xrevrange(key, '+', '-', 'COUNT', 1));
+            // From now on, but with the newest progress of the tool calls still running (among the last entries).
+            const newest = await redis.xrevrange(key, '+', '-', 'COUNT', this.count);
+            last = lastIdOf(newest);
+            for (const entry of newestProgress(entriesOfRange(newest, workflowId).reverse())) {
+              yield entry;
+              if (signal?.aborted) return;
+            }
             continue;
           }
           reply = await redis.xread('COUNT', this.count, 'BLOCK', this.blockMs, 'STREAMS', key, last);

@@ -1,8 +1,9 @@
 /**
  * The Temporal-native delta feed: a model activity's heartbeat details carry its newest deltas (see
  * `live-window.ts`); Temporal keeps them on the pending activity, never in history, and this feed reads
- * them with `describe`. No infrastructure beyond Temporal. Followers of one run on one feed share its
- * `describe` polls (default every 100 ms), however many they are.
+ * them with `describe`; a running tool's progress updates travel the same way (`progress-window.ts`). No
+ * infrastructure beyond Temporal. Followers of one run on one feed share its `describe` polls (default
+ * every 100 ms), however many they are.
  */
 import type { WorkflowClient } from '@temporalio/client';
 // Deep import: @temporalio/common exports no public way to decode one payload through a data converter's codecs.
@@ -11,6 +12,8 @@ import type { LiveDelta } from '../../core/events/stream';
 import { ABORTED, sleep, untilAborted } from '../../client/abortable';
 import type { LiveDetails } from './live-window';
 import { isLiveDetails } from './live-window';
+import type { ToolLiveDetails } from './progress-window';
+import { isToolLiveDetails } from './progress-window';
 import type { DeltaFeed, FollowOptions } from './transport';
 
 /** Options of a {@link TemporalDeltaFeed}. */
@@ -19,10 +22,12 @@ export interface TemporalFeedOptions {
   pollMs?: number;
 }
 
-/** What one `describe` of a run showed: whether it still runs, and the live windows of its model calls. */
+/** What one `describe` of a run showed: whether it still runs, and the live windows of its model and tool calls. */
 interface Reading {
   running: boolean;
   windows: LiveDetails[];
+  /** Running tool calls' progress windows (`runTool` heartbeats). */
+  tools: ToolLiveDetails[];
 }
 
 /** Follows runs' live deltas through Temporal alone. */
@@ -60,11 +65,21 @@ export class TemporalDeltaFeed implements DeltaFeed {
         }
         next.set(key, Math.max(next.get(key) ?? 0, end));
       }
+      for (const details of reading.tools) {
+        const key = `tool/${details.callId}/${details.attempt}`;
+        const end = details.first + details.deltas.length;
+        const { step, attempt, callId } = details;
+        for (let n = Math.max(next.get(key) ?? details.first, details.first); n < end; n++) {
+          yield { workflowId, step, attempt, n, callId, delta: details.deltas[n - details.first]! };
+        }
+        next.set(key, Math.max(next.get(key) ?? 0, end));
+      }
     }
   }
 
   /**
-   * One `describe` of the run: its status and its streaming model calls' windows (undefined: the run is gone).
+   * One `describe` of the run: its status, its streaming model calls' windows and its running tool calls'
+   * progress windows (undefined: the run is gone).
    * @internal
    */
   async read(workflowId: string): Promise<Reading | undefined> {
@@ -75,16 +90,19 @@ export class TemporalDeltaFeed implements DeltaFeed {
       return undefined;
     }
     const windows: LiveDetails[] = [];
+    const tools: ToolLiveDetails[] = [];
     for (const activity of description.raw.pendingActivities ?? []) {
-      if (activity.activityType?.name !== 'callModel' || !activity.heartbeatDetails?.payloads?.length) continue;
+      const type = activity.activityType?.name;
+      if ((type !== 'callModel' && type !== 'runTool') || !activity.heartbeatDetails?.payloads?.length) continue;
       const details: unknown = await decodeFromPayloadsAtIndex(
         this.client.options.loadedDataConverter,
         0,
         activity.heartbeatDetails.payloads,
       ).catch(() => undefined);
-      if (isLiveDetails(details)) windows.push(details);
+      if (type === 'callModel' && isLiveDetails(details)) windows.push(details);
+      else if (type === 'runTool' && isToolLiveDetails(details)) tools.push(details);
     }
-    return { running: description.status.name === 'RUNNING', windows };
+    return { running: description.status.name === 'RUNNING', windows, tools };
   }
 }
 
