@@ -216,6 +216,9 @@ export class LiveView {
       case 'tool_result':
         this.waiting.delete(e.callId);
         break;
+      case 'early_tool_discarded':
+        for (const callId of e.callIds) this.waiting.delete(callId);
+        break;
       case 'done':
         this.waiting.clear();
         break;
