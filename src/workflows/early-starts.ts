@@ -126,8 +126,9 @@ export class EarlyStarts {
     const scope = new CancellationScope({ cancellable: true, parent: o.parent });
     this.ctx.running.set(call.callId, tool.name);
     this.ctx.log.push({ type: 'tool_started', step: call.step, callId: call.callId, tool: tool.name, early: true, attempt: o.attempt });
-    // The step's call count is unknown mid-stream: each early call gets the share of `max` calls.
-    const limit = inlineLimitPerCall(this.ctx.spec.limits.toolResultInlineBytes, o.max);
+    // The step's call count is unknown mid-stream: each early call gets the share of twice `max` calls,
+    // so early calls together take at most half the step's inline budget, whatever the step adds.
+    const limit = inlineLimitPerCall(this.ctx.spec.limits.toolResultInlineBytes, 2 * o.max);
     const outcome = scope
       .run(() => executeCall(this.ctx, call, limit, { early: true }))
       .finally(() => {
