@@ -14,7 +14,7 @@ import { Client, Connection } from '@temporalio/client';
 import { AgentClient } from '../../src/client';
 import type { AgentRun } from '../../src/client';
 import type { AgentEvent } from '../../src/core/events/events';
-import { EARLY, EARLY_AGENTS, earlyProvider, FLAKY, KILLED, MIXED, PLAIN, reads } from '../fixtures/early-starts';
+import { CUT, EARLY, EARLY_AGENTS, earlyProvider, FLAKY, KILLED, MIXED, PLAIN, reads, SLOW } from '../fixtures/early-starts';
 import { allEvents, resultWithin, toolResults } from '../helpers/events';
 import type { Harness } from '../helpers/harness';
 import { startHarness, testId } from '../helpers/harness';
@@ -95,6 +95,34 @@ describe('streaming tool execution', () => {
     expect(of(events, 'tool_result')).toHaveLength(1);
     expect(toolResults(result).map((r) => r.output)).toEqual([{ type: 'text', text: 'f read #2' }]);
   }, 60_000);
+
+  it('an answer cut off at the output limit: its complete early call is discarded, the model gets the truncation result', async () => {
+    const run = await h.client.start(CUT.name as string, { input: 'cut', workflowId: testId('cut') });
+    const result = await resultWithin(run, 30_000);
+    expect(result.status).toBe('max_tokens');
+    const events = await allEvents(run);
+    const started = of(events, 'tool_started');
+    expect(started.map((e) => e.early)).toEqual([true]);
+    expect(of(events, 'early_tool_discarded')).toEqual([expect.objectContaining({ step: 1, attempt: 1, callIds: [started[0]!.callId] })]);
+    // The one result is the truncation's, not the tool's output.
+    expect(toolResults(result).map((r) => r.output)).toEqual([{ type: 'text', text: expect.not.stringContaining('c read #') }]);
+  }, 30_000);
+
+  it('a run cancelled while an early call runs ends cancelled; the call is discarded', async () => {
+    const run = await h.client.start(SLOW.name as string, { input: 'slow', workflowId: testId('slow') });
+    for (const deadline = Date.now() + 20_000; ;) {
+      if ((await run.snapshot()).runningTools.some((t) => t.tool === 'read')) break;
+      if (Date.now() > deadline) throw new Error('the early call never ran');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await run.cancel();
+    const result = await resultWithin(run, 30_000);
+    expect(result.status).toBe('cancelled');
+    const events = await allEvents(run);
+    expect(of(events, 'tool_started').map((e) => e.early)).toEqual([true]);
+    expect(of(events, 'early_tool_discarded')).toHaveLength(1);
+    expect(of(events, 'tool_result')).toEqual([]);
+  }, 30_000);
 
   it('calls that may not start early do not: a write, a read after a write in the same answer, a read needing approval', async () => {
     const run = await h.client.start(MIXED.name as string, { input: 'mixed', workflowId: testId('mixed') });
