@@ -204,3 +204,32 @@ describe('EarlyCallReporter', () => {
     expect(sent).toEqual([]);
   });
 });
+
+describe('OpenAI-compatible servers that interleave parallel calls', () => {
+  it('report a call once its arguments close, before the finish, never while they are open', () => {
+    const heard: Heard = [];
+    const o = new OpenAIStreamAssembler(undefined, (i, c) => heard.push([i, c]));
+    const args = (index: number, text: string, start?: { id: string; name: string }) => ({
+      choices: [
+        {
+          index: 0,
+          delta: {
+            tool_calls: [
+              { index, ...(start ? { id: start.id } : {}), function: { ...(start ? { name: start.name } : {}), arguments: text } },
+            ],
+          },
+        },
+      ],
+    });
+    o.push(args(0, '', { id: 'c0', name: 'time' }));
+    o.push(args(1, '', { id: 'c1', name: 'date' }));
+    o.push(args(0, '{"tz":'));
+    o.push(args(1, '{"fmt"'));
+    expect(heard).toEqual([]);
+    o.push(args(0, '"UTC"}'));
+    expect(heard).toEqual([[0, { type: 'tool_use', id: 'c0', name: 'time', input: { tz: 'UTC' } }]]);
+    o.push(args(1, ':"iso"}'));
+    o.push({ choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] });
+    expect(heard.map(([i]) => i)).toEqual([0, 1]);
+  });
+});

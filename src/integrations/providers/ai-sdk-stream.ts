@@ -206,7 +206,11 @@ export class AiSdkStreamAssembler {
         if (!c.args && part.input) this.onDelta?.({ type: 'tool_args', call: c.index, tool: c.name, json: part.input });
         c.args = part.input;
         c.final = true;
-        this.onToolCall?.(c.index, callBlock(c, false));
+        if (this.onToolCall) {
+          // Arguments that do not parse may be a cut-off call (known only at the finish): never reported.
+          const block = callBlock(c, false);
+          if (block.inputError === undefined) this.onToolCall(c.index, block);
+        }
         return;
       }
       case 'response-metadata':

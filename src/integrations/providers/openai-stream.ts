@@ -78,8 +78,8 @@ export class OpenAIStreamAssembler {
 
   /**
    * @param onDelta receives each piece of text, reasoning and tool-call arguments as it arrives.
-   * @param onToolCall receives each tool call once it is complete: when the next call starts, or when the
-   * finish reason arrives (the stream never says a call's arguments ended otherwise).
+   * @param onToolCall receives each tool call once it is complete: once the next call started and its
+   * arguments parse, or when the finish reason arrives (the stream never says a call's arguments ended).
    */
   constructor(
     private readonly onDelta?: (delta: ModelDelta) => void,
@@ -104,16 +104,23 @@ export class OpenAIStreamAssembler {
     if (isObject(choice.delta)) this.applyDelta(choice.delta as RawDelta);
     if (typeof choice.finish_reason === 'string') {
       this.finish = choice.finish_reason;
-      this.reportCalls(this.calls.length);
+      this.reportCalls(this.calls.length, true);
     }
   }
 
-  /** Hand calls before `end` to `onToolCall` (once each, in order); calls cut off at the length limit never. */
-  private reportCalls(end: number): void {
+  /**
+   * Hand calls before `end` to `onToolCall` (once each, in order). Before the finish reason, a call is
+   * complete once a later call started and its arguments parse (a JSON object is closed: nothing more
+   * can follow; servers that interleave parallel calls' fragments may still be sending an unclosed one);
+   * at the finish, every call is, but one cut off at the length limit never.
+   */
+  private reportCalls(end: number, finished = false): void {
     if (!this.onToolCall) return;
     for (; this.reported < end; this.reported++) {
       const block = toolUseBlock(this.calls[this.reported]!, this.finish === 'length');
-      if (block.incomplete) return;
+      // Before the finish, nothing sent yet (it parses as `{}`) is not a complete call either.
+      const open = !finished && (block.inputError !== undefined || !this.calls[this.reported]!.args.trim());
+      if (block.incomplete || open) return;
       this.onToolCall(this.reported, block);
     }
   }
@@ -156,6 +163,8 @@ export class OpenAIStreamAssembler {
       if (typeof fn.name === 'string' && fn.name) call.name = fn.name;
       const piece = typeof fn.arguments === 'string' ? fn.arguments : isObject(fn.arguments) ? JSON.stringify(fn.arguments) : '';
       call.args += piece;
+      // An earlier call's fragment (interleaved) may complete it.
+      if (piece && call !== this.calls.at(-1)) this.reportCalls(this.calls.length - 1);
       if (piece)
         this.onDelta?.({ type: 'tool_args', call: this.calls.indexOf(call), ...(call.name ? { tool: call.name } : {}), json: piece });
     }
