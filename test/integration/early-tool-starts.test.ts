@@ -199,7 +199,7 @@ describe('a worker killed between an early start and the end of the answer', () 
     const client = new AgentClient(new Client({ connection }), taskQueue);
     const first = await startWorker(taskQueue);
     const run = await client.start(KILLED.name as string, { input: 'read k', workflowId: testId('early-kill') });
-    // Kill once the early call started (the answer streams 3 s more).
+    // Kill once the early call started (the answer streams 1.5 s more).
     for (const deadline = Date.now() + 30_000; ;) {
       const events = await allEvents(run);
       if (events.some((e) => e.type === 'tool_started' && e.early)) break;
