@@ -130,6 +130,15 @@ describe('streaming tool execution', () => {
     for (const deadline = Date.now() + 20_000; ;) {
       const pending = await run.pendingApprovals();
       if (pending.length) {
+        // A signal from no attempt in flight (stale, or forged by a client) starts nothing.
+        await run.handle.signal('earlyToolCall', {
+          step: 2,
+          attempt: 1,
+          index: 0,
+          callId: 'forged',
+          tool: 'read',
+          args: { path: 'x', ms: 1 },
+        });
         await run.decide({ callId: pending[0]!.callId, decision: 'approve', by: 'test' });
         break;
       }
@@ -145,8 +154,8 @@ describe('streaming tool execution', () => {
       ['guarded_read', false],
     ]);
     expect(of(events, 'early_tool_discarded')).toEqual([]);
-    // The read after the write stopped the reporting: no signal at all.
-    expect(await signals(run)).toBe(0);
+    // The read after the write stopped the reporting: no signal but the forged one.
+    expect(await signals(run)).toBe(1);
   }, 60_000);
 });
 
