@@ -156,7 +156,9 @@ export function formatEvent(e: AgentEvent, s: Styles, context: FormatContext = {
         ),
       ];
     case 'tool_started':
-      return [s.dim(`[step ${e.step}] ${e.tool} running (${e.callId})`)];
+      return [s.dim(`[step ${e.step}] ${e.tool} running (${e.callId})${e.early ? ' — started while the model streams' : ''}`)];
+    case 'early_tool_discarded':
+      return [s.yellow(`[step ${e.step}] attempt ${e.attempt} failed or was dropped: early calls ${e.callIds.join(', ')} discarded`)];
     case 'compacted':
       return [
         s.yellow(

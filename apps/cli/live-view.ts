@@ -222,6 +222,9 @@ export class LiveView {
         this.waiting.delete(e.callId);
         this.progress.delete(e.callId);
         break;
+      case 'early_tool_discarded':
+        for (const callId of e.callIds) this.waiting.delete(callId);
+        break;
       case 'done':
         this.waiting.clear();
         this.progress.clear();

@@ -27,6 +27,7 @@ import { errorMessage, keepAlive } from './heartbeat';
 import type { AgentRegistry } from '../agents/registry';
 import { judgeAnswer, outputRequest, outputSchemaFor } from './output';
 import { withStore } from './storage';
+import { EarlyCallReporter, signalOwnWorkflow } from './early-calls';
 import type { RedactorSource } from './redaction';
 import { NO_SECRETS } from './redaction';
 import { layeredPrompt } from './prompt-layers';
@@ -63,6 +64,13 @@ export function callModelActivity(
     const all = await withStore('load the transcript', () => store.load(head));
     const messages = await withStore('load what the model is shown', () => shownMessages(store, all, input.context, input.step));
     const layered = await layeredPrompt(registry, input, prompt.system, all, redact);
+    // Fetched before streaming: the ids of calls reported mid-stream must be the final ones.
+    const used = await withStore('index the call ids', () => store.callIdUsed(head));
+    const send = input.early ? signalOwnWorkflow(ctx) : undefined;
+    const early =
+      input.early && send
+        ? new EarlyCallReporter(input.early, { step: input.step, attempt: input.attempt }, used, redact, send)
+        : undefined;
     const stop = keepAlive(ctx, stream.details);
     const started = Date.now();
     let response: ModelResponse;
@@ -83,6 +91,7 @@ export function callModelActivity(
           attempt: input.attempt,
           step: input.step,
           ...(stream.onDelta ? { onDelta: stream.onDelta } : {}),
+          ...(early ? { onToolCall: early.onToolCall } : {}),
         },
       );
     } catch (err) {
@@ -94,7 +103,6 @@ export function callModelActivity(
     const latencyMs = Date.now() - started;
     // Before anything walks the answer (hashing, storing): arguments nested too deep are an invalid call.
     const answer = refuseDeepArguments(response.message);
-    const used = await withStore('index the call ids', () => store.callIdUsed(head));
     // The one place cut-off calls (`incomplete`, max_tokens) are dropped: before the answer is stored
     // (the transcript never holds a call without a result) and before the workflow reads it, so the
     // loop's transitions do not drop them again. Every answer in a recorded history came through here
@@ -113,6 +121,8 @@ export function callModelActivity(
       ...layered.recorded,
     };
     checkOutputSize(output);
+    // Every early call's signal is in the workflow's history before this activity completes.
+    await early?.settle();
     const newHead = await withStore("store the model's answer", () => store.append(head, [message]));
     return { head: newHead as string, ...output };
   };

@@ -80,8 +80,8 @@ export function promptSpec(agent: Agent): PromptSpec {
   };
 }
 
-/** The data form of a tool. */
-export function toolSpec(tool: Tool): ToolSpec {
+/** The data form of a tool; `earlyByDefault`: its agent's `earlyToolStarts`. */
+export function toolSpec(tool: Tool, earlyByDefault = false): ToolSpec {
   const timeoutMs = tool.timeout !== undefined ? msToNumber(tool.timeout) : DEFAULTS.toolTimeoutMs;
   const heartbeatTimeoutMs =
     tool.heartbeatTimeout !== undefined ? msToNumber(tool.heartbeatTimeout) : Math.min(DEFAULTS.toolHeartbeatTimeoutMs, timeoutMs);
@@ -99,7 +99,13 @@ export function toolSpec(tool: Tool): ToolSpec {
     ...(tool.atMostOnce ? { atMostOnce: true as const } : {}),
     ...(tool.subAgent ? { subAgent: { agent: tool.subAgent.agent } } : {}),
     ...(tool.untrusted ? { untrusted: true as const } : {}),
+    ...(earlyStartField(tool, earlyByDefault) ? { earlyStart: true as const } : {}),
   };
+}
+
+/** Whether a tool's calls may start while the model streams: opted in (itself or by its agent), read-only, a plain activity. */
+function earlyStartField(tool: Tool, earlyByDefault: boolean): boolean {
+  return (tool.earlyStart ?? earlyByDefault) && tool.readOnly === true && !tool.builtin && !tool.subAgent && !tool.atMostOnce;
 }
 
 /** Whether a tool's calls may need a person: it says so, or it names who approves (which implies it). */
@@ -157,7 +163,7 @@ export function agentSpec(
   return {
     name: agent.name,
     models: [agent.model, ...(agent.fallbackModels ?? [])].map((m) => ({ ...m, maxTokens: m.maxTokens ?? DEFAULTS.maxTokens })),
-    tools: agent.tools.map(toolSpec),
+    tools: agent.tools.map((t) => toolSpec(t, agent.earlyToolStarts === true)),
     limits: {
       maxSteps: agent.maxSteps ?? DEFAULTS.maxSteps,
       toolResultInlineBytes: agent.toolResultInlineBytes ?? DEFAULTS.toolResultInlineBytes,

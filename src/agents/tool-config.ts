@@ -89,6 +89,14 @@ export interface ToolConfig<N extends string, I extends ToolInputSchema, O> {
   /** Read-only calls may run in parallel with other read-only calls. Default false. */
   readOnly?: boolean;
   /**
+   * With `readOnly`: a call may start while the model still streams the rest of its answer (streaming
+   * tool execution), as soon as its arguments are complete, when it needs no approval and every earlier
+   * call of the answer starts early too. A call of a model attempt that then fails is cancelled and its
+   * result discarded (the retry starts it again if it makes it again): the tool may run more than once per
+   * call, so only read-only tools may. Default: the agent's `earlyToolStarts`; `false` opts out.
+   */
+  earlyStart?: boolean;
+  /**
    * Never execute a call twice, for calls that must not repeat (payments, emails, deployments). Tools run
    * at least once by default: a worker lost after the tool's effect but before its result was recorded
    * runs the call again (`ctx.idempotencyKey` lets the systems you call drop the repeat). With

@@ -93,6 +93,11 @@ export interface AgentConfig<
    * or skip ends the run.
    */
   onBudgetExhausted?: 'end' | 'ask';
+  /**
+   * Streaming tool execution: calls of the agent's read-only tools start while the model still streams
+   * the rest of its answer (see the tool option `earlyStart`, which overrides this per tool). Default false.
+   */
+  earlyToolStarts?: boolean;
   /** Retries of a failed model call (the workflow owns them). Default 6 attempts, 1 s doubling to 60 s. */
   modelRetry?: RetryOptions;
   /** Timeout of one model call attempt. Default 10 minutes. */

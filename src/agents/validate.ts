@@ -154,6 +154,14 @@ export function checkToolConfig(
   if (value.untrusted !== undefined && typeof value.untrusted !== 'boolean') {
     throw new DefinitionError(`${where}: untrusted must be true or false, got ${describeValue(value.untrusted)}`);
   }
+  if (value.earlyStart !== undefined && typeof value.earlyStart !== 'boolean') {
+    throw new DefinitionError(`${where}: earlyStart must be true or false, got ${describeValue(value.earlyStart)}`);
+  }
+  if (value.earlyStart === true && value.readOnly !== true) {
+    throw new DefinitionError(
+      `${where}: earlyStart needs readOnly: true (a call started early may run again when the model's attempt fails)`,
+    );
+  }
   if (value.atMostOnce === true && value.readOnly === true) {
     throw new DefinitionError(
       `${where}: a tool cannot be both readOnly and atMostOnce (a read-only call has no effect to protect); drop one`,
@@ -260,6 +268,9 @@ export function checkAgentConfig(config: AgentConfig<string, readonly AnyTool[]>
     throw new DefinitionError(
       `agent "${name}": recoveryMaxTokens raises the output limit after a cut-off answer is continued; set maxTokensRecoveries too (how many times to continue)`,
     );
+  }
+  if (config.earlyToolStarts !== undefined && typeof config.earlyToolStarts !== 'boolean') {
+    throw new DefinitionError(`agent "${name}": earlyToolStarts must be true or false, got ${describeValue(config.earlyToolStarts)}`);
   }
   if (config.onBudgetExhausted !== undefined && config.onBudgetExhausted !== 'end' && config.onBudgetExhausted !== 'ask') {
     throw new DefinitionError(`agent "${name}": onBudgetExhausted must be "end" or "ask", got ${JSON.stringify(config.onBudgetExhausted)}`);

@@ -62,6 +62,7 @@ import { callModelWithRetries } from './model-call';
 import type { ToolCallContext } from './tool-call';
 import { ApprovalDesk, ChildApprovals, parentNotifier, ToolStep } from './tool-call';
 import { Visibility } from './visibility';
+import { EarlyStarts } from './early-starts';
 
 const { describeAgent, commitTranscript } = proxyActivities<AgentActivities>({
   startToCloseTimeout: '1 minute',
@@ -225,6 +226,9 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
     messageWaiting: () => inbox.size > 0,
     children,
   };
+  // Streaming tool execution: read-only calls the model activity reports while it streams start at once.
+  const early = new EarlyStarts(tools);
+  early.install();
   // Extended by people when the agent asks (onBudgetExhausted: 'ask'); carried across continue-as-new in the input.
   let budget: Budget = continued?.budget ?? effectiveBudget(spec.budget, input.budget);
   let step: ToolStep | undefined;
@@ -249,6 +253,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
       : cancelled
         ? { kind: 'cancelled' }
         : { kind: 'failed', ending: failureEnding(err, 'run the step') };
+    early.discard();
     run.apply(closeOpenCalls(run.loop, step?.completed() ?? [], interruptedCallReason(why)));
     ending = why.kind === 'timeout' ? timeoutEnding(budget.timeoutMs) : why.kind === 'failed' ? why.ending : CANCELLED;
   }
@@ -278,11 +283,16 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
       if (start === 'again') continue;
       if (start) return start;
       const t = await modelStep();
+      // Early calls reach the model only through the tool step: any other way on discards them.
+      if (!('next' in t) || t.next.type !== 'run_tools') early.discard();
       if (!('next' in t)) return t;
       // Within budget (nearly every step), no await: each one is a promise, and Temporal's workflow
       // runtime records a stack trace for every promise workflow code makes.
       const over = run.spentBudget(budget, run.loop.turn) ? await overBudget() : undefined;
-      if (over && (t.next.type === 'run_tools' || (spec.output && t.next.type === 'call_model'))) return endOverBudget(over);
+      if (over && (t.next.type === 'run_tools' || (spec.output && t.next.type === 'call_model'))) {
+        early.discard();
+        return endOverBudget(over);
+      }
       if (t.next.type === 'finish') {
         const ends = await finishOrGoOn(t.next, over);
         if (ends) return ends;
@@ -291,7 +301,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
       if (t.next.type !== 'run_tools') continue;
 
       // The tool step (`tool-call/`): every planned call to its outcome, then the outcomes applied.
-      step = new ToolStep(tools, t.next.plan);
+      step = new ToolStep(tools, t.next.plan, early);
       const outcomes = await step.run();
       const t2 = applyToolOutcomes(run.loop, t.next.plan, outcomes, spec);
       run.apply(t2);
@@ -338,12 +348,12 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
    * transition, or how the run ends when the model failed.
    */
   async function modelStep(): Promise<Transition | Ending> {
-    let model = await callModelWithRetries(spec, run.loop, log);
+    let model = await callModelWithRetries(spec, run.loop, log, early);
     if ('failure' in model && model.failure.contextOverflow && spec.context?.summarize && patched('context-compaction')) {
       // The provider said the prompt is too long: compact once and try again.
       const c = await compactContext(spec, run.loop, log, 'overflow');
       run.replace(c.loop);
-      if (c.compacted) model = await callModelWithRetries(spec, run.loop, log);
+      if (c.compacted) model = await callModelWithRetries(spec, run.loop, log, early);
     }
     if ('failure' in model) return modelFailureEnding(model.failure, STORAGE_ERROR);
     let t = applyModelStep(run.loop, spec, model.step);

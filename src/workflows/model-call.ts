@@ -10,17 +10,23 @@ import type { LoopState, ModelStep } from '../core/loop/state';
 import { modelInput } from '../core/loop/state';
 import { modelAttemptFailure } from './failures';
 import { layersInput } from '../core/prompt/layers';
+import type { EarlyStarts } from './early-starts';
 
 /** The model with its output limit raised to `raised` (after a cut-off answer), never lowered. */
 function withRaisedLimit(model: ModelRef, raised: number | undefined): ModelRef {
   return raised !== undefined && raised > (model.maxTokens ?? 0) ? { ...model, maxTokens: raised } : model;
 }
 
-/** Call the model for the next step, retrying per the agent's policy (Retry-After honoured up to the maximum interval, durable timers). */
+/**
+ * Call the model for the next step, retrying per the agent's policy (Retry-After honoured up to the maximum
+ * interval, durable timers). With `early`, each attempt may start read-only calls while it streams; the
+ * calls of an attempt that fails are cancelled and discarded before the retry.
+ */
 export async function callModelWithRetries(
   spec: AgentSpec,
   loop: LoopState,
   log: EventLog,
+  early?: EarlyStarts,
 ): Promise<{ step: ModelStep } | { failure: AttemptFailure }> {
   const { callModel } = proxyActivities<AgentActivities>({
     startToCloseTimeout: spec.modelTimeoutMs,
@@ -37,6 +43,7 @@ export async function callModelWithRetries(
     const counted = attempt - losses;
     const model = withRaisedLimit(modelForAttempt(spec.models, counted), loop.recoveries ? spec.limits.recoveryMaxTokens : undefined);
     log.push({ type: 'step_started', step, provider: model.provider, model: model.model, attempt });
+    const earlyInput = early?.begin(step, attempt);
     try {
       const context = viewOf(loop.context, spec.context);
       const out = await callModel({
@@ -49,9 +56,14 @@ export async function callModelWithRetries(
         ...(context ? { context } : {}),
         ...(spec.output ? { output: spec.output } : {}),
         ...layersInput(spec, loop),
+        ...(earlyInput ? { early: earlyInput } : {}),
       });
+      // The answer is in: no call of this attempt starts any more (the tool step takes the early ones).
+      early?.seal();
       return { step: { ...out, attempts: counted, ...(losses ? { workerLosses: losses } : {}) } };
     } catch (err) {
+      // A failed (or cancelled) attempt's early calls never reach the model.
+      early?.discard();
       if (isCancellation(err)) throw err;
       const failure = modelAttemptFailure(err);
       // Runs recorded before worker losses were told apart spent an attempt on each: keep that on replay.

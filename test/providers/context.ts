@@ -1,5 +1,7 @@
 /** A model call context for calling providers directly, outside an activity. */
-import type { AssistantMessage, Message } from '../../src/core/messages/messages';
+import type { AssistantMessage, Message, ToolUseBlock } from '../../src/core/messages/messages';
+import { toolCalls } from '../../src/core/messages/messages';
+import type { ModelResponse } from '../../src/core/output/native-output';
 import type { ModelRequest } from '../../src/core/output/native-output';
 import type { ModelDelta } from '../../src/core/events/stream';
 import { expect } from 'vitest';
@@ -10,12 +12,16 @@ import type { RecordedRequest, ReplayServer } from './replay-server';
 /** A context whose heartbeats are counted and whose signal the test controls. */
 export function callContext(
   controller = new AbortController(),
-): ModelCallContext & { beats: number; controller: AbortController; deltas: ModelDelta[] } {
+): ModelCallContext & { beats: number; controller: AbortController; deltas: ModelDelta[]; calls: Array<[number, ToolUseBlock]> } {
   const ctx = {
     beats: 0,
     deltas: [] as ModelDelta[],
     onDelta(d: ModelDelta) {
       ctx.deltas.push(d);
+    },
+    calls: [] as Array<[number, ToolUseBlock]>,
+    onToolCall(index: number, call: ToolUseBlock) {
+      ctx.calls.push([index, call]);
     },
     controller,
     signal: controller.signal,
@@ -64,7 +70,25 @@ export async function replayCall(server: ReplayServer, provider: ModelProvider, 
   const ctx = callContext();
   const before = server.requests.length;
   const response = await provider.generate(req, ctx);
+  expectReportedCalls(ctx.calls, response);
   return { response, sent: server.requests[before] as RecordedRequest, ctx };
+}
+
+/**
+ * Streaming tool execution's promise, checked on every replayed answer: each call a provider reported
+ * mid-stream (`onToolCall`) is, once, exactly the call the final answer holds at that position, never a
+ * cut-off one; and every call whose arguments parse, of an answer not cut off, was reported.
+ */
+export function expectReportedCalls(calls: ReadonlyArray<[number, ToolUseBlock]>, response: ModelResponse): void {
+  const final = toolCalls(response.message);
+  expect(new Set(calls.map(([i]) => i)).size).toBe(calls.length);
+  for (const [i, call] of calls) {
+    expect(final[i]?.incomplete).toBeUndefined();
+    expect(call).toEqual(final[i]);
+  }
+  // Calls whose arguments parse, of an answer that was not cut off: all of them, early or at the end.
+  const whole = final.flatMap((c, i) => (c.inputError === undefined && !c.incomplete ? [i] : []));
+  if (response.stopReason !== 'max_tokens') expect(calls.map(([i]) => i).filter((i) => whole.includes(i))).toEqual(whole);
 }
 
 /**

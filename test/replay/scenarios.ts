@@ -406,6 +406,47 @@ async function expectEvents(
     throw new Error(`${run.workflowId}: ${type} events ${JSON.stringify(found)}, expected ${JSON.stringify(expected)}`);
 }
 
+// Streaming tool execution (patch `early-tool-starts`): a read-only call streamed before the text starts
+// while the text streams (the model activity signals its workflow), and the tool step takes its outcome.
+const earlyText = { chunks: 5, intervalMs: 5, callsFirst: true, textIntervalMs: 60 };
+replayAgents.add(
+  'early_start',
+  [
+    { text: 'Reading a while I explain.', toolCalls: [{ name: 'slow_read', args: { key: 'a', ms: 100 } }], stream: earlyText },
+    { text: 'Read a early.' },
+  ],
+  { tools: [slowRead], earlyToolStarts: true },
+);
+// The attempt fails after the early start: the call is cancelled and discarded, the retry starts it again.
+replayAgents.add(
+  'early_failed',
+  [
+    {
+      text: 'Reading f, then the stream breaks.',
+      toolCalls: [{ name: 'slow_read', args: { key: 'f', ms: 10 } }],
+      stream: earlyText,
+      failures: [{ message: 'stream broke', kind: 'server', retryable: true, afterStreaming: true }],
+    },
+    { text: 'Read f on the retry.' },
+  ],
+  { tools: [slowRead], earlyToolStarts: true },
+);
+// The worker is lost mid-answer after the early start (its event loop blocked past the model's heartbeat
+// timeout: the history a killed worker leaves), the early call is discarded, the retry starts it again.
+replayAgents.add(
+  'early_lost',
+  async (_request, ctx) => {
+    if (ctx.step > 1) return { text: 'Read k after the worker came back.' };
+    const turn = { text: 'Reading k.', toolCalls: [{ name: 'slow_read', args: { key: 'k', ms: 2_000 } }], stream: earlyText };
+    if (ctx.attempt > 1) return turn;
+    ctx.onToolCall?.(0, { type: 'tool_use', id: 'call_1_0', name: 'slow_read', input: { key: 'k', ms: 2_000 } });
+    await new Promise((r) => setTimeout(r, 500));
+    for (const until = Date.now() + 2_500; Date.now() < until;);
+    return turn;
+  },
+  { tools: [slowRead], earlyToolStarts: true, modelHeartbeatTimeout: '1s' },
+);
+
 const UPSERT = 'UPSERT_WORKFLOW_SEARCH_ATTRIBUTES';
 const UPDATE = 'WORKFLOW_EXECUTION_UPDATE_ACCEPTED';
 const SIGNAL = 'WORKFLOW_EXECUTION_SIGNALED';
@@ -649,4 +690,8 @@ export const SCENARIOS: readonly Scenario[] = [
   { name: 'guardrail_hook', input: 'what is the code?', status: 'success' },
   // Structured output: an invalid final answer fed back, then a valid one.
   { name: 'output_fixed', input: 'Weather in Rome?', status: 'success' },
+  // Streaming tool execution: an early start, a failed attempt's discarded call, a worker lost mid-answer.
+  { name: 'early_start', input: 'read a', status: 'success', covers: ['patch:early-tool-starts', SIGNAL] },
+  { name: 'early_failed', input: 'read f', status: 'success', covers: ['patch:early-tool-starts', SIGNAL] },
+  { name: 'early_lost', input: 'read k', status: 'success', covers: ['patch:early-tool-starts', SIGNAL, 'ACTIVITY_TASK_TIMED_OUT'] },
 ];

@@ -23,6 +23,15 @@ describe('formatEvent', () => {
     ]);
   });
 
+  it('an early start says so, and a discard names the attempt and its calls', () => {
+    expect(formatEvent({ ...stamp, type: 'tool_started', step: 1, callId: 'c1', tool: 'read', early: true, attempt: 1 }, plain)).toEqual([
+      '[step 1] read running (c1) — started while the model streams',
+    ]);
+    expect(formatEvent({ ...stamp, type: 'early_tool_discarded', step: 1, attempt: 1, callIds: ['c1', 'c2'] }, plain)).toEqual([
+      '[step 1] attempt 1 failed or was dropped: early calls c1, c2 discarded',
+    ]);
+  });
+
   it('retrying shows a delay capped from what the provider asked for', () => {
     const base = {
       ...stamp,

@@ -161,4 +161,14 @@ describe('console timeline', () => {
     });
     expect(t.entries[0]).toMatchObject({ kind: 'tool', state: 'denied', decision: { by: 'ops:bob', reason: 'freeze' } });
   });
+
+  it('marks a call started early and then discarded (its model attempt failed) discarded, and running again when the retry starts it', () => {
+    const t = new Timeline();
+    t.apply({ type: 'tool_started', step: 1, callId: 'c3', tool: 'read', early: true, attempt: 1, seq: 0, at });
+    expect(t.entries[0]).toMatchObject({ kind: 'tool', state: 'running' });
+    t.apply({ type: 'early_tool_discarded', step: 1, attempt: 1, callIds: ['c3'], seq: 1, at });
+    expect(t.entries[0]).toMatchObject({ kind: 'tool', state: 'discarded' });
+    t.apply({ type: 'tool_started', step: 1, callId: 'c3', tool: 'read', early: true, attempt: 2, seq: 2, at });
+    expect(t.entries[0]).toMatchObject({ kind: 'tool', state: 'running' });
+  });
 });

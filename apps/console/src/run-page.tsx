@@ -240,6 +240,7 @@ const TOOL_STATE: Record<ToolEntry['state'], string> = {
   denied: 'denied',
   skipped: 'skipped',
   expired: 'approval expired',
+  discarded: 'started early, discarded',
 };
 
 function ToolLine({ entry }: { entry: ToolEntry }) {

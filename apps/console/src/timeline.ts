@@ -22,7 +22,7 @@ export interface StepEntry {
 }
 
 /** Where a tool call stands. */
-export type ToolState = 'queued' | 'awaiting_approval' | 'running' | 'done' | 'error' | 'denied' | 'skipped' | 'expired';
+export type ToolState = 'queued' | 'awaiting_approval' | 'running' | 'done' | 'error' | 'denied' | 'skipped' | 'expired' | 'discarded';
 
 /** A tool call. */
 export interface ToolEntry {
@@ -140,6 +140,13 @@ export class Timeline {
         entry.startedAt = Date.parse(e.at);
         break;
       }
+      case 'early_tool_discarded':
+        // Started while the model streamed, from an attempt whose answer never came: cancelled, never shown to the model.
+        for (const callId of e.callIds) {
+          const entry = this.tools.get(callId);
+          if (entry?.state === 'running') entry.state = 'discarded';
+        }
+        break;
       case 'tool_result': {
         const entry = this.tool(e.callId, e.step, e.tool);
         if (entry.state !== 'denied' && entry.state !== 'skipped' && entry.state !== 'expired') entry.state = e.isError ? 'error' : 'done';

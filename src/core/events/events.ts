@@ -52,6 +52,26 @@ export interface ToolStartedEvent {
   step: number;
   callId: string;
   tool: string;
+  /**
+   * The call started while the model was still streaming its answer (streaming tool execution), from
+   * model attempt `attempt`: it comes before the answer's `tool_call` event, and an attempt that fails
+   * discards it (`early_tool_discarded`).
+   */
+  early?: true;
+  /** With `early`: the model attempt whose answer holds the call. */
+  attempt?: number;
+}
+
+/**
+ * Calls started early (`tool_started` with `early`) whose results will never reach the model: their model
+ * attempt failed, or the run ended or changed course before the tool step. They are cancelled; a
+ * retried attempt that makes the same call starts it again.
+ */
+export interface EarlyToolDiscardedEvent {
+  type: 'early_tool_discarded';
+  step: number;
+  attempt: number;
+  callIds: string[];
 }
 
 /** A tool call has its result (ran, failed, denied, skipped, or not run). */
@@ -308,6 +328,7 @@ export type AgentEventBody<C extends ToolCallShape = AnyToolCall> =
   | TextEvent
   | ToolCallEvent<C>
   | ToolStartedEvent
+  | EarlyToolDiscardedEvent
   | ToolResultEvent<C>
   | RetryingEvent
   | StepFinishedEvent

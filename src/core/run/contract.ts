@@ -2,6 +2,7 @@
  * The contract between the agent workflow, its activities and clients: inputs and outputs recorded in
  * history. Types only; no secrets ever appear in any of them.
  */
+import type { EarlyStartsInput } from '../tool-calls/early';
 import type { JsonObject } from '../messages/json';
 import type { ApprovalDecision, PendingApproval, RunPolicy } from '../approvals/approvals';
 import type { UserMessageInput } from '../messages/user-messages';
@@ -138,6 +139,11 @@ export interface CallModelInput {
   output?: OutputSpec;
   /** The system prompt's layers in order with their current values (absent: the agent declares none). */
   layers?: LayerInput[];
+  /**
+   * Which tool calls to report to the workflow as soon as they are complete (streaming tool execution):
+   * absent when no tool of the run may start early, and then nothing is reported.
+   */
+  early?: EarlyStartsInput;
 }
 
 /** Input of the `compactContext` activity: summarise the older part of what the model is shown. */

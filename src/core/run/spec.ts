@@ -82,6 +82,11 @@ export interface ToolSpec {
   subAgent?: SubAgentToolSpec;
   /** The output comes from an untrusted source: the model is shown it fenced, as data (`core/fence.ts`). */
   untrusted?: true;
+  /**
+   * Calls may start while the model still streams its answer (streaming tool execution): set only on a
+   * read-only tool that opted in (or whose agent did). Absent: calls start after the answer.
+   */
+  earlyStart?: true;
 }
 
 /** Limits of a run. */

@@ -22,7 +22,7 @@ import type {
   LanguageModelV4StreamPart,
   LanguageModelV4Usage,
 } from '@ai-sdk/provider' with { 'resolution-mode': 'import' };
-import type { AssistantContent } from '../../core/messages/messages';
+import type { AssistantContent, ToolUseBlock } from '../../core/messages/messages';
 import type { ModelResponse, StopReason } from '../../core/output/native-output';
 import type { ModelDelta } from '../../core/events/stream';
 import type { Usage } from '../../core/budget/usage';
@@ -154,10 +154,12 @@ export class AiSdkStreamAssembler {
   /**
    * @param provider the model's `provider` name (decides how its usage is read).
    * @param onDelta receives each piece of text, reasoning and tool-call arguments as it arrives.
+   * @param onToolCall receives each tool call once its `tool-call` part arrived (its arguments are complete).
    */
   constructor(
     private readonly provider: string,
     private readonly onDelta?: (delta: ModelDelta) => void,
+    private readonly onToolCall?: (index: number, call: ToolUseBlock) => void,
   ) {}
 
   /**
@@ -204,6 +206,11 @@ export class AiSdkStreamAssembler {
         if (!c.args && part.input) this.onDelta?.({ type: 'tool_args', call: c.index, tool: c.name, json: part.input });
         c.args = part.input;
         c.final = true;
+        if (this.onToolCall) {
+          // Arguments that do not parse may be a cut-off call (known only at the finish): never reported.
+          const block = callBlock(c, false);
+          if (block.inputError === undefined) this.onToolCall(c.index, block);
+        }
         return;
       }
       case 'response-metadata':
@@ -255,18 +262,8 @@ export class AiSdkStreamAssembler {
     const content: AssistantContent[] = [];
     const truncated = aiSdkFinishName(this.finish) === 'length';
     for (const p of this.parts) {
-      if (p.type === 'call') {
-        const { input, inputError } = parseArguments(p.args);
-        content.push({
-          type: 'tool_use',
-          id: p.id,
-          name: p.name,
-          input,
-          ...(inputError !== undefined ? { inputError } : {}),
-          // Arguments that do not parse in an answer cut off at the length limit were cut off too.
-          ...(truncated && inputError !== undefined ? { incomplete: true as const } : {}),
-        });
-      } else if (p.type === 'text') {
+      if (p.type === 'call') content.push(callBlock(p, truncated));
+      else if (p.type === 'text') {
         if (p.text) content.push({ type: 'text', text: p.text });
       } else if (p.redacted) {
         content.push({ type: 'redacted_thinking', data: p.redacted });
@@ -281,4 +278,18 @@ export class AiSdkStreamAssembler {
       model: this.model,
     };
   }
+}
+
+/** A call as the answer holds it; `truncated`: the answer was cut off at the length limit. */
+function callBlock(p: CallPart, truncated: boolean): ToolUseBlock {
+  const { input, inputError } = parseArguments(p.args);
+  return {
+    type: 'tool_use',
+    id: p.id,
+    name: p.name,
+    input,
+    ...(inputError !== undefined ? { inputError } : {}),
+    // Arguments that do not parse in an answer cut off at the length limit were cut off too.
+    ...(truncated && inputError !== undefined ? { incomplete: true as const } : {}),
+  };
 }

@@ -267,7 +267,7 @@ export class AiSdkProvider implements ModelProvider {
           );
           return streamParts(stream, signal);
         },
-        assembler: new AiSdkStreamAssembler(model.provider, ctx.onDelta),
+        assembler: new AiSdkStreamAssembler(model.provider, ctx.onDelta, ctx.onToolCall),
         classify: (err) => classifyAiSdkError(err, label),
         model: model.modelId || request.model,
       },

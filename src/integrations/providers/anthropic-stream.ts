@@ -5,7 +5,7 @@
  * the middle of its JSON) is flagged incomplete; unknown events, block types and fields are ignored.
  */
 import type { JsonObject, JsonValue } from '../../core/messages/json';
-import type { AssistantContent } from '../../core/messages/messages';
+import type { AssistantContent, ToolUseBlock } from '../../core/messages/messages';
 import type { ModelResponse, StopReason } from '../../core/output/native-output';
 import type { ModelDelta } from '../../core/events/stream';
 import type { Usage } from '../../core/budget/usage';
@@ -79,8 +79,14 @@ export class AnthropicStreamAssembler {
   private started = false;
   private stopped = false;
 
-  /** @param onDelta receives each piece of text, thinking and tool-call arguments as it arrives. */
-  constructor(private readonly onDelta?: (delta: ModelDelta) => void) {}
+  /**
+   * @param onDelta receives each piece of text, thinking and tool-call arguments as it arrives.
+   * @param onToolCall receives each tool call once its block stopped (its arguments are complete).
+   */
+  constructor(
+    private readonly onDelta?: (delta: ModelDelta) => void,
+    private readonly onToolCall?: (index: number, call: ToolUseBlock) => void,
+  ) {}
 
   /** True once `message_stop` arrived: the response is complete. */
   get complete(): boolean {
@@ -109,7 +115,10 @@ export class AnthropicStreamAssembler {
         return;
       case 'content_block_stop': {
         const b = typeof e.index === 'number' ? this.blocks.get(e.index) : undefined;
-        if (b?.type === 'tool_use') b.stopped = true;
+        if (b?.type === 'tool_use' && !b.stopped) {
+          b.stopped = true;
+          if (this.onToolCall) this.onToolCall(this.callOrdinals.get(e.index as number) ?? 0, toolUseBlock(b));
+        }
         return;
       }
       case 'message_delta':
@@ -168,17 +177,7 @@ export class AnthropicStreamAssembler {
         if (b.text) content.push({ type: 'text', text: b.text });
       } else if (b.type === 'thinking') content.push({ type: 'thinking', thinking: b.thinking, signature: b.signature });
       else if (b.type === 'redacted_thinking') content.push({ type: 'redacted_thinking', data: b.data });
-      else if (b.type === 'tool_use') {
-        const { input, inputError } = toolInput(b);
-        content.push({
-          type: 'tool_use',
-          id: b.id,
-          name: b.name,
-          input,
-          ...(inputError !== undefined ? { inputError } : {}),
-          ...(b.stopped ? {} : { incomplete: true as const }),
-        });
-      }
+      else if (b.type === 'tool_use') content.push({ ...toolUseBlock(b), ...(b.stopped ? {} : { incomplete: true as const }) });
     }
     return {
       message: { role: 'assistant', content },
@@ -203,6 +202,12 @@ function startBlock(cb: NonNullable<RawEvent['content_block']>): Block {
       // server tool blocks and block types added after this was written
       return { type: 'ignored' };
   }
+}
+
+/** A tool_use block as the answer holds it (without the `incomplete` flag). */
+function toolUseBlock(b: Extract<Block, { type: 'tool_use' }>): ToolUseBlock {
+  const { input, inputError } = toolInput(b);
+  return { type: 'tool_use', id: b.id, name: b.name, input, ...(inputError !== undefined ? { inputError } : {}) };
 }
 
 /**

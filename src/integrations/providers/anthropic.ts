@@ -120,7 +120,7 @@ export class AnthropicProvider implements ModelProvider {
           const params = anthropicParams(request, { promptCaching: this.options.promptCaching ?? true });
           return sdkEventStream(PROVIDER, this.sdk().messages.create(params, { signal }));
         },
-        assembler: new AnthropicStreamAssembler(ctx.onDelta),
+        assembler: new AnthropicStreamAssembler(ctx.onDelta, ctx.onToolCall),
         classify: classifyAnthropicError,
         model: request.model,
       },

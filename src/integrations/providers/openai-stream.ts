@@ -7,7 +7,7 @@
  * with no choices.
  */
 import type { JsonObject } from '../../core/messages/json';
-import type { AssistantContent } from '../../core/messages/messages';
+import type { AssistantContent, ToolUseBlock } from '../../core/messages/messages';
 import type { ModelResponse, StopReason } from '../../core/output/native-output';
 import type { ModelDelta } from '../../core/events/stream';
 import type { Usage } from '../../core/budget/usage';
@@ -73,8 +73,18 @@ export class OpenAIStreamAssembler {
   private model = '';
   private usage: Usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
 
-  /** @param onDelta receives each piece of text, reasoning and tool-call arguments as it arrives. */
-  constructor(private readonly onDelta?: (delta: ModelDelta) => void) {}
+  /** How many calls were handed to `onToolCall` (a prefix of `calls`). */
+  private reported = 0;
+
+  /**
+   * @param onDelta receives each piece of text, reasoning and tool-call arguments as it arrives.
+   * @param onToolCall receives each tool call once it is complete: once the next call started and its
+   * arguments parse, or when the finish reason arrives (the stream never says a call's arguments ended).
+   */
+  constructor(
+    private readonly onDelta?: (delta: ModelDelta) => void,
+    private readonly onToolCall?: (index: number, call: ToolUseBlock) => void,
+  ) {}
 
   /** True once a finish reason arrived: the completion is whole (a usage chunk may still follow). */
   get complete(): boolean {
@@ -92,7 +102,27 @@ export class OpenAIStreamAssembler {
       : undefined;
     if (!choice) return;
     if (isObject(choice.delta)) this.applyDelta(choice.delta as RawDelta);
-    if (typeof choice.finish_reason === 'string') this.finish = choice.finish_reason;
+    if (typeof choice.finish_reason === 'string') {
+      this.finish = choice.finish_reason;
+      this.reportCalls(this.calls.length, true);
+    }
+  }
+
+  /**
+   * Hand calls before `end` to `onToolCall` (once each, in order). Before the finish reason, a call is
+   * complete once a later call started and its arguments parse (a JSON object is closed: nothing more
+   * can follow; servers that interleave parallel calls' fragments may still be sending an unclosed one);
+   * at the finish, every call is, but one cut off at the length limit never.
+   */
+  private reportCalls(end: number, finished = false): void {
+    if (!this.onToolCall) return;
+    for (; this.reported < end; this.reported++) {
+      const block = toolUseBlock(this.calls[this.reported]!, this.finish === 'length');
+      // Before the finish, nothing sent yet (it parses as `{}`) is not a complete call either.
+      const open = !finished && (block.inputError !== undefined || !this.calls[this.reported]!.args.trim());
+      if (block.incomplete || open) return;
+      this.onToolCall(this.reported, block);
+    }
   }
 
   private applyDelta(d: RawDelta): void {
@@ -123,6 +153,8 @@ export class OpenAIStreamAssembler {
     if (!call) {
       call = { id: '', name: '', args: '' };
       this.calls.push(call);
+      // A new call starts: the ones before it are complete.
+      this.reportCalls(this.calls.length - 1);
       if (index !== undefined) this.byIndex.set(index, this.calls.length - 1);
     }
     if (id) call.id = id;
@@ -131,6 +163,8 @@ export class OpenAIStreamAssembler {
       if (typeof fn.name === 'string' && fn.name) call.name = fn.name;
       const piece = typeof fn.arguments === 'string' ? fn.arguments : isObject(fn.arguments) ? JSON.stringify(fn.arguments) : '';
       call.args += piece;
+      // An earlier call's fragment (interleaved) may complete it.
+      if (piece && call !== this.calls.at(-1)) this.reportCalls(this.calls.length - 1);
       if (piece)
         this.onDelta?.({ type: 'tool_args', call: this.calls.indexOf(call), ...(call.name ? { tool: call.name } : {}), json: piece });
     }
@@ -157,19 +191,7 @@ export class OpenAIStreamAssembler {
     const text = this.text || this.refusal;
     if (text) content.push({ type: 'text', text });
     const truncated = this.finish === 'length';
-    for (const c of this.calls) {
-      const { input, inputError } = parseArguments(c.args);
-      content.push({
-        type: 'tool_use',
-        // A server that sent no id leaves it empty: the model activity gives every call a unique id.
-        id: c.id,
-        name: c.name,
-        input,
-        ...(inputError !== undefined ? { inputError } : {}),
-        // Arguments that do not parse in a response cut off at the length limit were cut off too.
-        ...(truncated && inputError !== undefined ? { incomplete: true as const } : {}),
-      });
-    }
+    for (const c of this.calls) content.push(toolUseBlock(c, truncated));
     return {
       message: { role: 'assistant', content },
       stopReason: openAIStopReason(this.finish, this.calls.length > 0, this.refusal !== '' && this.text === ''),
@@ -177,4 +199,19 @@ export class OpenAIStreamAssembler {
       model: this.model,
     };
   }
+}
+
+/** A call as the answer holds it; `truncated`: the response was cut off at the length limit. */
+function toolUseBlock(c: Call, truncated: boolean): ToolUseBlock {
+  const { input, inputError } = parseArguments(c.args);
+  return {
+    type: 'tool_use',
+    // A server that sent no id leaves it empty: the model activity gives every call a unique id.
+    id: c.id,
+    name: c.name,
+    input,
+    ...(inputError !== undefined ? { inputError } : {}),
+    // Arguments that do not parse in a response cut off at the length limit were cut off too.
+    ...(truncated && inputError !== undefined ? { incomplete: true as const } : {}),
+  };
 }

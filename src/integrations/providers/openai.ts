@@ -174,7 +174,7 @@ export class OpenAIProvider implements ModelProvider {
           const params = openAIParams(request, { ...this.requestOptions(request.model), maxTokensField: this.maxTokensField });
           return sdkEventStream(this.label, sdk.chat.completions.create(params, { signal }));
         },
-        assembler: new OpenAIStreamAssembler(ctx.onDelta),
+        assembler: new OpenAIStreamAssembler(ctx.onDelta, ctx.onToolCall),
         classify: (err) => classifyOpenAIError(err, this.label),
         model: request.model,
       },

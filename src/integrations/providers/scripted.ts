@@ -4,7 +4,7 @@
  * run resumed on another worker continues the script where it was.
  */
 import type { JsonValue } from '../../core/messages/json';
-import type { AssistantContent } from '../../core/messages/messages';
+import type { AssistantContent, ToolUseBlock } from '../../core/messages/messages';
 import type { ModelRequest, ModelResponse, StopReason } from '../../core/output/native-output';
 import type { Usage } from '../../core/budget/usage';
 import { abortableSleep } from './abortable';
@@ -46,6 +46,14 @@ export interface ScriptedStreaming {
   chunks?: number;
   /** Time between pieces. Default 0. */
   intervalMs?: number;
+  /**
+   * Stream the tool calls before the text (the text, slowly, after them), so a call is complete while
+   * the answer still streams. Default false: text first, as models usually answer. The answer's content
+   * keeps this order too.
+   */
+  callsFirst?: boolean;
+  /** With `callsFirst`: time between the text's pieces (default `intervalMs`). */
+  textIntervalMs?: number;
 }
 
 /** One scripted reply. */
@@ -160,7 +168,8 @@ export class ScriptedProvider implements ModelProvider {
       });
     if (failure && !failure.afterStreaming) throw fail(failure);
     const content: AssistantContent[] = [];
-    if (turn.text) content.push({ type: 'text', text: turn.text });
+    const callsFirst = turn.stream?.callsFirst === true;
+    if (turn.text && !callsFirst) content.push({ type: 'text', text: turn.text });
     (turn.toolCalls ?? []).forEach((c, i) => {
       const { input, inputError } = c.rawArgs !== undefined ? parseArguments(c.rawArgs) : { input: c.args, inputError: undefined };
       content.push({
@@ -172,7 +181,10 @@ export class ScriptedProvider implements ModelProvider {
         ...(c.incomplete ? { incomplete: true as const } : {}),
       });
     });
+    if (turn.text && callsFirst) content.push({ type: 'text', text: turn.text });
     if (turn.stream) await streamPieces(content, turn.stream, ctx);
+    // Without streaming, calls are complete at once: a listener hears of them before the answer returns.
+    else reportCalls(content, ctx);
     if (failure) throw fail(failure);
     const stopReason = turn.stopReason ?? (turn.toolCalls?.length ? 'tool_use' : 'end_turn');
     const outputChars = JSON.stringify(content).length;
@@ -222,6 +234,7 @@ async function streamPieces(content: AssistantContent[], stream: ScriptedStreami
     return out;
   };
   let call = 0;
+  const textInterval = stream.textIntervalMs ?? stream.intervalMs;
   for (const block of content) {
     const sends =
       block.type === 'text'
@@ -234,12 +247,31 @@ async function streamPieces(content: AssistantContent[], stream: ScriptedStreami
               json,
             }))
           : [];
-    if (block.type === 'tool_use') call++;
+    const interval = block.type === 'text' ? textInterval : stream.intervalMs;
     for (const delta of sends) {
-      if (stream.intervalMs) await abortableSleep(stream.intervalMs, ctx.signal, () => ctx.heartbeat());
+      if (interval) await abortableSleep(interval, ctx.signal, () => ctx.heartbeat());
       if (ctx.signal.aborted) return;
       ctx.onDelta?.(delta);
       ctx.heartbeat();
     }
+    // After its last piece, a call is complete (a cut-off one never is).
+    if (block.type === 'tool_use' && !block.incomplete) ctx.onToolCall?.(call, withoutFlags(block));
+    if (block.type === 'tool_use') call++;
   }
+}
+
+/** Tell `ctx.onToolCall` of every complete call of an answer that did not stream. */
+function reportCalls(content: readonly AssistantContent[], ctx: ModelCallContext): void {
+  if (!ctx.onToolCall) return;
+  let call = 0;
+  for (const block of content) {
+    if (block.type !== 'tool_use') continue;
+    if (!block.incomplete) ctx.onToolCall(call, withoutFlags(block));
+    call++;
+  }
+}
+
+function withoutFlags(block: ToolUseBlock): ToolUseBlock {
+  const { incomplete: _incomplete, ...rest } = block;
+  return rest;
 }

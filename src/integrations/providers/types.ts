@@ -1,6 +1,7 @@
 import { DurableAgentError } from '../../core/run/errors';
 import type { ModelRequest, ModelResponse } from '../../core/output/native-output';
 import type { ModelDelta } from '../../core/events/stream';
+import type { ToolUseBlock } from '../../core/messages/messages';
 
 /** What a provider gets besides the request while a model activity runs. */
 export interface ModelCallContext {
@@ -16,6 +17,14 @@ export interface ModelCallContext {
   purpose?: 'summary';
   /** Receives the answer as it streams (text, thinking, tool-call arguments), when someone listens. */
   onDelta?: (delta: ModelDelta) => void;
+  /**
+   * Receives each tool call as soon as its arguments are complete, while the rest of the answer may still
+   * stream (streaming tool execution), when someone listens. `index` is the call's 0-based position among
+   * the answer's tool calls; `call` is the block exactly as the final answer will hold it (provider id,
+   * parsed arguments, `inputError`). Called at most once per call, in call order; never for a call cut
+   * off mid-arguments.
+   */
+  onToolCall?: (index: number, call: ToolUseBlock) => void;
 }
 
 /** A model provider, registered on the worker by name. Credentials live inside it, never in history. */

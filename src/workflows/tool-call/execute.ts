@@ -28,8 +28,8 @@ function temporalRetry(r: RetrySpec): ActivityOptions['retry'] {
   };
 }
 
-function toolActivity(proxies: ExecuteContext['proxies'], tool: ToolSpec, once: boolean): AgentActivities['runTool'] {
-  const key = once ? `${tool.name}\u0000once` : tool.name;
+function toolActivity(proxies: ExecuteContext['proxies'], tool: ToolSpec, once: boolean, early = false): AgentActivities['runTool'] {
+  const key = early ? `${tool.name}\u0000early` : once ? `${tool.name}\u0000once` : tool.name;
   let fn = proxies.get(key);
   if (!fn) {
     fn = proxyActivities<AgentActivities>({
@@ -37,7 +37,9 @@ function toolActivity(proxies: ExecuteContext['proxies'], tool: ToolSpec, once: 
       heartbeatTimeout: tool.heartbeatTimeoutMs,
       // `once`: one attempt per activity, the workflow owns retries (worker losses do not count).
       retry: once ? { maximumAttempts: 1 } : temporalRetry(tool.retry),
-      cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+      // An early call (started while the model streamed) that is discarded is not waited for: its result
+      // is thrown away, and a lost worker must not hold up the model's retry until its heartbeat times out.
+      cancellationType: early ? ActivityCancellationType.TRY_CANCEL : ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
     }).runTool;
     proxies.set(key, fn);
   }
@@ -51,11 +53,16 @@ function toolActivity(proxies: ExecuteContext['proxies'], tool: ToolSpec, once: 
  * (no heartbeat) runs again at once without counting against the retry policy. An at-most-once call
  * whose outcome is unknown is put to the tool's approvers, if it names any: approve runs it again.
  */
-export async function executeCall(ctx: ExecuteContext, call: PlannedCall, inlineLimitBytes: number): Promise<ToolOutcome> {
+export async function executeCall(
+  ctx: ExecuteContext,
+  call: PlannedCall,
+  inlineLimitBytes: number,
+  options: { early?: boolean } = {},
+): Promise<ToolOutcome> {
   // Runs recorded before the workflow owned tool retries let Temporal's retry policy run them: keep that on replay.
   if (!patched('tool-attempts-in-workflow')) return executeWithTemporalRetries(ctx, call, inlineLimitBytes);
   for (let rerun = 0; ; rerun++) {
-    const outcome = await executeAttempts(ctx, call, inlineLimitBytes, rerun);
+    const outcome = await executeAttempts(ctx, call, inlineLimitBytes, rerun, options.early === true);
     const approvers = call.tool.approval?.approvers;
     if (!outcome.outcomeUnknown || !approvers?.length) return outcome;
     const question = `The outcome of this call is unknown (its worker was lost after it started). Approve to run it again, deny to tell the model the outcome is unknown.`;
@@ -75,9 +82,15 @@ function outcomeText(o: ToolOutcome): string {
 }
 
 /** Attempts of one call, retried by the workflow with the tool's retry policy and durable timers. */
-async function executeAttempts(ctx: ExecuteContext, call: PlannedCall, inlineLimitBytes: number, rerun: number): Promise<ToolOutcome> {
+async function executeAttempts(
+  ctx: ExecuteContext,
+  call: PlannedCall,
+  inlineLimitBytes: number,
+  rerun: number,
+  early: boolean,
+): Promise<ToolOutcome> {
   const tool = call.tool;
-  const run = toolActivity(ctx.proxies, tool, true);
+  const run = toolActivity(ctx.proxies, tool, true, early);
   let losses = 0;
   for (let attempt = 1; ;) {
     try {

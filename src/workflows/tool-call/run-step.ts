@@ -23,6 +23,12 @@ import { checkedGates, knownGates } from './gate';
 import { runSubAgentCall } from './sub-agent';
 import { waitCall } from './wait-tool';
 
+/** Calls started while the model streamed (see `early-starts.ts`), as the tool step takes them. */
+export interface EarlyCalls {
+  /** The early outcomes of `calls` that started early as the answer holds them; every other early call is discarded. */
+  take(calls: readonly PlannedCall[]): Map<string, Promise<ToolOutcome>>;
+}
+
 /** The tool calls of one step, run to their outcomes. */
 export class ToolStep {
   private readonly outcomes = new Map<string, ToolOutcome>();
@@ -30,6 +36,7 @@ export class ToolStep {
   constructor(
     private readonly ctx: ToolCallContext,
     readonly plan: StepPlan,
+    private readonly early?: EarlyCalls,
   ) {}
 
   /** Outcomes recorded so far (all of them once {@link run} has returned), in completion order. */
@@ -52,6 +59,8 @@ export class ToolStep {
     // Decisions sent early for calls of this step that did not ask can never apply.
     ctx.desk.refuseQueuedFor(plan.calls.map((c) => c.id).filter((id) => gates.get(id)?.kind !== 'ask'));
     ctx.desk.endGating();
+    // Calls that started while the model streamed and that the gates let run: their outcomes, not a second run.
+    const started = this.early?.take(planned.filter((c) => gates.get(c.callId)?.kind === 'run')) ?? new Map<string, Promise<ToolOutcome>>();
 
     // All results of the step reach the next model call together: each call gets its share of the budget.
     const inlineLimit = inlineLimitPerCall(ctx.spec.limits.toolResultInlineBytes, plan.calls.length);
@@ -63,7 +72,8 @@ export class ToolStep {
         continue;
       }
       const open = batch.filter((call) => !this.outcomes.has(call.callId));
-      const runOne = async (call: PlannedCall) => this.record(await runCall(ctx, call, gates.get(call.callId) as Gate, inlineLimit));
+      const runOne = async (call: PlannedCall) =>
+        this.record(await (started.get(call.callId) ?? runCall(ctx, call, gates.get(call.callId) as Gate, inlineLimit)));
       if (open.length === 1) await runOne(open[0]!);
       else await Promise.all(open.map(runOne));
       const ends = this.completed().find((o) => o.endsRun);
