@@ -97,6 +97,7 @@ export function toolSpec(tool: Tool): ToolSpec {
     ...(tool.builtin ? { builtin: tool.builtin } : {}),
     ...(tool.atMostOnce ? { atMostOnce: true as const } : {}),
     ...(tool.subAgent ? { subAgent: { agent: tool.subAgent.agent } } : {}),
+    ...(tool.consolidate ? { consolidate: tool.consolidate.spec } : {}),
     ...(tool.untrusted ? { untrusted: true as const } : {}),
   };
 }

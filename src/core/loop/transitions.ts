@@ -225,6 +225,7 @@ function appendToolResults(state: LoopState, calls: readonly ToolUseBlock[], out
       ...(o.workerLosses ? { workerLosses: o.workerLosses } : {}),
       ...(o.outcomeUnknown ? { outcomeUnknown: true as const } : {}),
       ...(o.child ? { child: o.child } : {}),
+      ...(o.children ? { children: o.children } : {}),
     });
   }
   const message: Message = { role: 'user', content: blocks };

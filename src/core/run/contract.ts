@@ -2,6 +2,7 @@
  * The contract between the agent workflow, its activities and clients: inputs and outputs recorded in
  * history. Types only; no secrets ever appear in any of them.
  */
+import type { AggregateResultsInput, AggregateResultsOutput } from '../sub-agents/consolidate';
 import type { JsonObject } from '../messages/json';
 import type { ApprovalDecision, PendingApproval, RunPolicy } from '../approvals/approvals';
 import type { UserMessageInput } from '../messages/user-messages';
@@ -311,6 +312,8 @@ export interface AgentActivities {
   recordEvents(input: RecordedEvents): Promise<void>;
   checkApprovals(input: CheckApprovalsInput): Promise<CheckApprovalsOutput>;
   checkGuardrails(input: CheckGuardrailsInput): Promise<GuardrailDecision[]>;
+  /** Run a consolidate tool's aggregate function on its children's answers (`consolidateTool`'s `aggregate: { fn }`). */
+  aggregateResults(input: AggregateResultsInput): Promise<AggregateResultsOutput>;
 }
 
 /** A run's state as the `snapshot` query reports it. */
