@@ -27,6 +27,7 @@ export type {
   ConsolidateOptions,
   ConsolidateResult,
   ConsolidateSuccess,
+  WorkflowAggregateFn,
 } from '../workflows/consolidate';
 export type { ConsolidatedChild, ConsolidatedFailure, ConsolidatedRun, ChildErrorPolicy } from '../core/sub-agents/consolidate';
 /** The agent workflows, for a workflows file bundled without the plugin: `export { agentWorkflow, chainWorkflow } from 'durable-agent/workflow'`. */

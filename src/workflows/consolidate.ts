@@ -11,9 +11,10 @@ import type { RunPolicy } from '../core/approvals/approvals';
 import type { ApprovalWaiver } from '../core/approvals/run-policy';
 import { waiverProblem } from '../core/approvals/run-policy';
 import type { Usage } from '../core/budget/usage';
+import type { ChildRunSummary } from '../core/run/result';
 import type { ChildErrorPolicy, ConsolidatedChild, ConsolidateMember, ConsolidateSpec } from '../core/sub-agents/consolidate';
 import { consolidatedSpend } from '../core/sub-agents/consolidate';
-import type { Consolidation, ConsolidationFailure, ConsolidationSuccess } from './tool-call';
+import type { Consolidation } from './tool-call';
 import { consolidateChildren, consolidationRuns } from './tool-call';
 
 /** One agent of {@link consolidate}: its name, or its name with its own prompt template and budget. */
@@ -28,8 +29,10 @@ export type ConsolidateAgentOption =
     };
 
 /** How {@link consolidate} makes one answer: a summarising agent (by name), or a function of your workflow (workflow code: deterministic). */
-export type ConsolidateAggregateOption =
-  { agent: string } | { fn: (children: ConsolidatedChild[], input: string) => string | Promise<string> };
+export type ConsolidateAggregateOption = { agent: string } | { fn: WorkflowAggregateFn };
+
+/** Makes one answer of every child (answers and failures) and the input, in your workflow: deterministic workflow code (it may call your activities). */
+export type WorkflowAggregateFn = (children: ConsolidatedChild[], input: string) => string | Promise<string>;
 
 /** Options of {@link consolidate}. */
 export interface ConsolidateOptions {
@@ -48,18 +51,36 @@ export interface ConsolidateOptions {
   workflowId?: string;
 }
 
-/** What every consolidation's result holds: its children, the summariser's run, and the spend of them all. */
-interface Spent {
+/** {@link consolidate} made one answer. */
+export interface ConsolidateSuccess {
+  status: 'success';
+  /** The aggregated answer. */
+  answer: string;
+  /** Every child (answer or error), in the order of `agents`. */
+  children: ConsolidatedChild[];
+  /** The summarising agent's run (absent when a function aggregated). */
+  aggregator?: ChildRunSummary;
   /** Tokens of every child and of the summariser. */
   usage: Usage;
   /** Their cost in USD; null when none had a price. */
   costUsd: number | null;
 }
 
-/** {@link consolidate} made one answer. */
-export type ConsolidateSuccess = ConsolidationSuccess & Spent;
-/** {@link consolidate} made no answer (`error` says which child or the summariser failed, or that it was cancelled). */
-export type ConsolidateFailure = ConsolidationFailure & Spent;
+/** {@link consolidate} made no answer: a child failed under `onChildError: 'fail'`, the summariser failed, or it was cancelled. */
+export interface ConsolidateFailure {
+  status: 'failed';
+  /** Why, naming the children or the summariser. */
+  error: string;
+  /** Every child (answer or error), in the order of `agents`. */
+  children: ConsolidatedChild[];
+  /** The summarising agent's run, if it ran. */
+  aggregator?: ChildRunSummary;
+  /** Tokens of every child and of the summariser. */
+  usage: Usage;
+  /** Their cost in USD; null when none had a price. */
+  costUsd: number | null;
+}
+
 /** What {@link consolidate} came to, discriminated by `status`. */
 export type ConsolidateResult = ConsolidateSuccess | ConsolidateFailure;
 
@@ -98,7 +119,7 @@ export async function consolidate(agents: readonly ConsolidateAgentOption[], opt
     };
   });
   const agg = options.aggregate as Partial<{ agent: unknown; fn: unknown }> | undefined;
-  const fn = typeof agg?.fn === 'function' ? (agg.fn as (c: ConsolidatedChild[], i: string) => string | Promise<string>) : undefined;
+  const fn = typeof agg?.fn === 'function' ? (agg.fn as WorkflowAggregateFn) : undefined;
   const aggregator = typeof agg?.agent === 'string' && agg.agent ? agg.agent : undefined;
   if (!fn && !aggregator) problems.push(`${where}: options.aggregate must be { agent: name } or { fn }`);
   const waiver = waiverProblem(options.approvalWaiver);

@@ -14,7 +14,7 @@ export interface ConsolidateMember {
   budget?: Budget;
 }
 
-/** Aggregate by one more agent run: the summariser is prompted with every child's answer (see {@link aggregationPrompt}). */
+/** Aggregate by one more agent run: the summariser is prompted with every child's answer (see `aggregationPrompt`). */
 export interface AggregateByAgent {
   kind: 'agent';
   /** The summarising agent's name. */
