@@ -61,7 +61,7 @@ parent(
   'cn_by_agent',
   consolidateTool('review', {
     description: 'Three reviewers, one editor',
-    agents: [style, facts, { agent: legal, input: 'Legal risks of {{input}}' }],
+    agents: [style, facts, { agent: legal, input: 'Legal risks of {{input}}', budget: { maxTokens: 5_000, timeout: '1m' } }],
     aggregate: { agent: editor },
   }),
 );
@@ -116,7 +116,7 @@ function sumCost(runs: ReadonlyArray<Pick<ChildRunSummary, 'costUsd'>>): number 
   return runs.reduce((s, r) => s + (r.costUsd ?? 0), 0);
 }
 
-describe('consolidateTool', () => {
+describe.concurrent('consolidateTool', () => {
   it(
     'runs three agents in parallel and aggregates their answers with a summarising agent; costs roll up',
     { timeout: 60_000 },
@@ -127,6 +127,11 @@ describe('consolidateTool', () => {
       const ids = childIds(run.workflowId, 3);
       const children = await ranTogether(ids);
       expect(children.map((c) => c.finalText)).toEqual(['style: fine', 'facts: checked', 'legal saw [Legal risks of the draft]']);
+      // Each child runs with its own budget: the third was started with the one its entry gives.
+      const started = (await h.client.get(ids[2]!).handle.fetchHistory()).events?.[0]?.workflowExecutionStartedEventAttributes;
+      const childInput = JSON.parse(Buffer.from(started!.input!.payloads![0]!.data!).toString()) as { budget?: unknown; parent?: unknown };
+      expect(childInput.budget).toEqual({ maxTokens: 5_000, timeoutMs: 60_000 });
+      expect(childInput.parent).toEqual({ workflowId: run.workflowId, callId: 'call_1_0' });
 
       // The summariser was told each answer, labelled by agent; its answer is the call's result.
       const [res] = toolResults(result);
@@ -155,16 +160,16 @@ describe('consolidateTool', () => {
 
       // sub_agent_started / sub_agent_finished per child, then the summariser's.
       const events = await allEvents(run);
-      const started = events.filter((e) => e.type === 'sub_agent_started') as Array<{ workflowId: string; agent: string; callId: string }>;
+      const starts = events.filter((e) => e.type === 'sub_agent_started') as Array<{ workflowId: string; agent: string; callId: string }>;
       // The three start together (in the order their starts complete), the summariser after them.
       expect(
-        started
+        starts
           .slice(0, 3)
           .map((e) => e.workflowId)
           .sort(),
       ).toEqual(ids);
-      expect(started[3]?.workflowId).toBe(`${run.workflowId}--call_1_0-aggregate`);
-      expect(started.every((e) => e.callId === 'call_1_0')).toBe(true);
+      expect(starts[3]?.workflowId).toBe(`${run.workflowId}--call_1_0-aggregate`);
+      expect(starts.every((e) => e.callId === 'call_1_0')).toBe(true);
       expect(events.filter((e) => e.type === 'sub_agent_finished').length).toBe(4);
     },
   );
