@@ -1,27 +1,17 @@
 /** `consolidateTool`: N agents given to another agent as one tool; each call runs them in parallel and makes one answer of theirs. */
 import { DefinitionError } from '../core/run/errors';
-import type { ChildErrorPolicy, ConsolidateMember, ConsolidateSpec } from '../core/sub-agents/consolidate';
+import type { ChildErrorPolicy, ConsolidateSpec } from '../core/sub-agents/consolidate';
 import type { AgentToolInput } from './agent-tool';
 import { agentToolInput } from './agent-tool';
-import type { BudgetOptions } from './budget-options';
-import { budgetOptionsProblems, toBudget } from './budget-options';
+import type { ConsolidateAgent } from './consolidate-members';
+import { consolidateMembers, isAgent } from './consolidate-members';
 import type { AnyAgent, Tool } from './define';
 import { defineTool, ToolError } from './define';
 import type { AggregateFn, ConsolidateToolData } from './types';
 import { NAME } from './validate';
 
 export type { AggregateFn, ConsolidateToolData } from './types';
-
-/** One agent of a consolidate tool: the agent, or the agent with its own prompt template and budget. */
-export type ConsolidateAgent =
-  | AnyAgent
-  | {
-      agent: AnyAgent;
-      /** The child's prompt: a template where `{{input}}` stands for the call's input. Default: the input as it is. */
-      input?: string;
-      /** Lower the agent's budget for this child. */
-      budget?: BudgetOptions;
-    };
+export type { ConsolidateAgent } from './consolidate-members';
 
 /** How a consolidate tool makes one answer: a summarising agent, or a function run on the worker. */
 export type ConsolidateAggregate = { agent: AnyAgent } | { fn: AggregateFn };
@@ -41,11 +31,6 @@ export interface ConsolidateToolOptions {
   onChildError?: ChildErrorPolicy;
   /** Calls may run in parallel with other read-only calls of the step. Default false. */
   readOnly?: boolean;
-}
-
-function isAgent(value: unknown): value is AnyAgent {
-  const a = value as AnyAgent | undefined;
-  return !!a && typeof a === 'object' && a.kind === 'agent' && typeof a.name === 'string';
 }
 
 /**
@@ -73,24 +58,7 @@ export function consolidateTool<const N extends string>(name: N, options: Consol
   if (typeof name !== 'string' || !NAME.test(name)) throw new DefinitionError(`${where}: the name must be 1-64 letters, digits, _ or -`);
   if (!options || typeof options.description !== 'string' || !options.description)
     throw new DefinitionError(`${where}: options.description must say what the tool does`);
-  if (!Array.isArray(options.agents) || options.agents.length === 0)
-    throw new DefinitionError(`${where}: options.agents must list at least one agent made by defineAgent`);
-  const definitions: AnyAgent[] = [];
-  const members: ConsolidateMember[] = options.agents.map((given, i) => {
-    const entry = isAgent(given) ? { agent: given } : given;
-    if (!entry || !isAgent(entry.agent)) throw new DefinitionError(`${where}: options.agents[${i}] is not an agent made by defineAgent`);
-    if (entry.input !== undefined && typeof entry.input !== 'string')
-      throw new DefinitionError(`${where}: options.agents[${i}].input must be a prompt template (a string)`);
-    const problems = budgetOptionsProblems(entry.budget, `${where}: options.agents[${i}].budget`);
-    if (problems.length) throw new DefinitionError(problems.join('; '));
-    definitions.push(entry.agent);
-    const budget = entry.budget ? toBudget(entry.budget) : undefined;
-    return {
-      agent: entry.agent.name,
-      ...(entry.input !== undefined ? { input: entry.input } : {}),
-      ...(budget && Object.keys(budget).length ? { budget } : {}),
-    };
-  });
+  const { members, definitions } = consolidateMembers(options.agents, `${where}: options`);
   const agg = options.aggregate as Partial<{ agent: AnyAgent; fn: AggregateFn }> | undefined;
   let aggregate: ConsolidateSpec['aggregate'];
   if (agg && isAgent(agg.agent)) {

@@ -33,6 +33,7 @@ export type {
   ConsolidatedRun,
   ConsolidateMember,
   ConsolidateSpec,
+  ConsolidateWorkflowInput,
 } from '../core/sub-agents/consolidate';
 export type { Chain } from '../agents/chain';
 export type { ChildRunSummary, SubAgentSpend } from '../core/sub-agents/child-run';

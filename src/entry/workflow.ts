@@ -30,6 +30,7 @@ export type {
   WorkflowAggregateFn,
 } from '../workflows/consolidate';
 export type { ConsolidatedChild, ConsolidatedFailure, ConsolidatedRun, ChildErrorPolicy } from '../core/sub-agents/consolidate';
-/** The agent workflows, for a workflows file bundled without the plugin: `export { agentWorkflow, chainWorkflow } from 'durable-agent/workflow'`. */
-export { agentWorkflow, chainWorkflow } from '../workflows';
+/** The agent workflows, for a workflows file bundled without the plugin: `export { agentWorkflow, chainWorkflow, consolidateWorkflow } from 'durable-agent/workflow'`. */
+export { agentWorkflow, chainWorkflow, consolidateWorkflow } from '../workflows';
+export type { ConsolidateWorkflowInput } from '../core/sub-agents/consolidate';
 export type { ChainWorkflowInput } from '../core/sub-agents/sub-agent';

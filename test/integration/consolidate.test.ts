@@ -258,6 +258,43 @@ describe.concurrent('consolidateTool', () => {
   });
 });
 
+describe('client.startConsolidate', () => {
+  it(
+    "runs the agents in parallel, then the summariser: its result with everyone's spend; a child's approval decided through the run",
+    { timeout: 60_000 },
+    async () => {
+      await expect(h.client.startConsolidate([], { input: 'x', aggregate: editor })).rejects.toThrow(/at least one agent/);
+      const run = await h.client.startConsolidate([style, launcher, looper], {
+        input: 'the draft',
+        aggregate: editor,
+        workflowId: testId('cn_client'),
+      });
+      const [p] = await waitForPending(run);
+      expect(p).toMatchObject({
+        callId: 'consolidate-2/call_1_0',
+        tool: 'launch',
+        child: { workflowId: `${run.workflowId}--consolidate-2` },
+      });
+      await run.decide({ callId: 'consolidate-2/call_1_0', decision: 'approve', by: 'ops:alice' });
+      const result = await resultWithin(run);
+      expect(result.status).toBe('success');
+      expect(result.finalText).toMatch(/^EDITED 3 agents worked on this task in parallel; 2 of them answered, 1 did not\./);
+      expect(result.finalText).toContain('<answer agent 2: "cn_launcher">\nrocket launched\n</answer>');
+      // style 10/2, launcher 2/2 + 3/3, looper 1/1, editor 40/8.
+      expect(result.usage).toMatchObject(u(56, 16));
+      expect(result.costUsd).toBeCloseTo(costOf(u(56, 16)), 8);
+      const events = await allEvents(run);
+      expect(
+        events
+          .filter((e) => e.type === 'sub_agent_started')
+          .map((e) => (e as { agent: string }).agent)
+          .sort(),
+      ).toEqual(['cn_editor', 'cn_launcher', 'cn_looper', 'cn_style']);
+      expect(events.at(-1)).toMatchObject({ type: 'done', status: 'success' });
+    },
+  );
+});
+
 describe('consolidate() in a user workflow', () => {
   const runUserWorkflow = (args: { agents: string[]; prompt: string; aggregator?: string }) =>
     h.temporal.workflow.execute('consolidateUserWorkflow', {

@@ -9,7 +9,9 @@ import type { Usage } from '../budget/usage';
 import { addUsage, ZERO_USAGE } from '../budget/usage';
 import type { RunStatus } from '../run/result';
 import type { ChildRunSummary } from './child-run';
-import type { ConsolidateMember, ConsolidateSpec } from './consolidate-spec';
+import type { ChildErrorPolicy, ConsolidateMember, ConsolidateSpec } from './consolidate-spec';
+import type { RunPolicy } from '../approvals/approval-requests';
+import type { ApprovalWaiver } from '../approvals/run-policy';
 
 export type {
   AggregateByAgent,
@@ -166,4 +168,23 @@ export interface AggregateResultsInput {
 /** Output of the `aggregateResults` activity: the function's answer (recorded in history). */
 export interface AggregateResultsOutput {
   text: string;
+}
+
+/** Name of the workflow type a client starts a consolidation with (`client.startConsolidate`). */
+export const CONSOLIDATE_WORKFLOW = 'consolidateWorkflow';
+
+/** Input of a consolidation run (`consolidateWorkflow`). */
+export interface ConsolidateWorkflowInput {
+  /** The agents run in parallel (registered on the workers of the task queue). */
+  agents: ConsolidateMember[];
+  /** The summarising agent. */
+  aggregator: string;
+  /** The task every agent gets (through its prompt template, if it has one). */
+  prompt: string;
+  /** A child that does not succeed: `include` it (default) or `fail` the run with its result. */
+  onChildError?: ChildErrorPolicy;
+  /** The run policy of every child. */
+  policy?: RunPolicy;
+  /** The identity allowed to loosen approvals in `policy`. */
+  approvalWaiver?: ApprovalWaiver;
 }

@@ -71,6 +71,10 @@ export interface ConsolidationOptions {
   aggregate?: (children: ConsolidatedChild[], input: string) => Promise<string>;
   /** Events of each child's start and end (`sub_agent_started` / `sub_agent_finished`), given the child's agent and workflow id. */
   onEvent?: (event: SubAgentEventBody) => void;
+  /** The task queue to start agent `agent` on (default: this workflow's). */
+  taskQueueOf?: (agent: string) => string | undefined;
+  /** A child's whole result, as it ended (a consolidation started by a client answers with one). */
+  onResult?: (workflowId: string, result: AgentRunResult) => void;
   /** A child ended (its approvals are no longer pending). */
   ended?: (workflowId: string) => void;
 }
@@ -109,10 +113,12 @@ async function runChild(
       ...(budget ? { budget } : {}),
       workflowId,
       ...(o.parent ? { parent: o.parent } : {}),
+      ...(o.taskQueueOf?.(agent) !== undefined ? { taskQueue: o.taskQueueOf(agent) as string } : {}),
     });
     o.onEvent?.({ type: 'sub_agent_started', ...body });
     const result = await child.result();
     o.ended?.(workflowId);
+    o.onResult?.(workflowId, result);
     const s = childSummary(workflowId, agent, result);
     o.onEvent?.({
       type: 'sub_agent_finished',
