@@ -258,7 +258,7 @@ describe.concurrent('consolidateTool', () => {
   });
 });
 
-describe('client.startConsolidate', () => {
+describe.concurrent('client.startConsolidate', () => {
   it(
     "runs the agents in parallel, then the summariser: its result with everyone's spend; a child's approval decided through the run",
     { timeout: 60_000 },
@@ -291,6 +291,23 @@ describe('client.startConsolidate', () => {
           .sort(),
       ).toEqual(['cn_editor', 'cn_launcher', 'cn_looper', 'cn_style']);
       expect(events.at(-1)).toMatchObject({ type: 'done', status: 'success' });
+    },
+  );
+  it(
+    "onChildError 'fail': a child that does not succeed ends the run with its result and everyone's spend",
+    { timeout: 60_000 },
+    async () => {
+      const run = await h.client.startConsolidate([style, looper], {
+        input: 'the draft',
+        aggregate: editor,
+        onChildError: 'fail',
+        workflowId: testId('cn_client_fail'),
+      });
+      const result = await resultWithin(run);
+      expect(result.status).toBe('max_steps');
+      expect(result.report.agent).toBe('cn_looper');
+      expect(result.usage).toMatchObject(u(11, 3));
+      expect((await allEvents(run)).some((e) => e.type === 'sub_agent_started' && e.agent === 'cn_editor')).toBe(false);
     },
   );
 });
