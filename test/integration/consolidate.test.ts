@@ -226,6 +226,14 @@ describe.concurrent('consolidateTool', () => {
     expect(text).toContain('in agent 3 ("cn_launcher"), calls to "launch" were denied and not run.');
   });
 
+  it("the parent's run policy reaches every child (a tool of a consolidated agent is a known name)", { timeout: 60_000 }, async () => {
+    const run = await h.client.start('cn_mixed', { input: 'go', workflowId: testId('cn_policy'), policy: { launch: 'deny' } });
+    const result = await resultWithin(run);
+    expect(result.status).toBe('success');
+    const text = outputText(toolResults(result)[0]!.output);
+    expect(text).toContain('in agent 3 ("cn_launcher"), calls to "launch" were denied and not run.');
+  });
+
   it(
     "onChildError 'fail': a child that fails makes the call an error result naming it, with no aggregation",
     { timeout: 60_000 },
