@@ -17,7 +17,7 @@ import type { ConsolidateResult } from '../../src/entry/workflow';
 import { buildAgentBundle } from '../../src/worker/build-bundle';
 import { launch } from '../fixtures/sub-agents';
 import { ScriptedAgents } from '../helpers/agents';
-import { allEvents, resultWithin, toolResults, waitForPending } from '../helpers/events';
+import { allEvents, pollUntil, resultWithin, toolResults, waitForPending } from '../helpers/events';
 import type { Harness } from '../helpers/harness';
 import { startHarness, testId } from '../helpers/harness';
 import { echo } from '../helpers/tools';
@@ -321,7 +321,7 @@ describe.concurrent('client.startConsolidate', () => {
 });
 
 describe('consolidate() in a user workflow', () => {
-  const runUserWorkflow = (args: { agents: string[]; prompt: string; aggregator?: string }) =>
+  const runUserWorkflow = (args: { agents: string[]; prompt: string; aggregator?: string; base?: string }) =>
     h.temporal.workflow.execute('consolidateUserWorkflow', {
       taskQueue: h.taskQueue,
       workflowId: testId('cn_user'),
@@ -347,5 +347,33 @@ describe('consolidate() in a user workflow', () => {
     expect(byAgent.aggregator).toMatchObject({ agent: 'cn_editor', status: 'success' });
     expect(byAgent.usage).toMatchObject(u(70, 14));
     expect(byAgent.costUsd).toBeCloseTo(costOf(u(70, 14)), 8);
+  });
+
+  it('cancelling the user workflow cancels every child; the result is a failure with their spend', { timeout: 60_000 }, async () => {
+    const workflowId = testId('cn_user_cancel');
+    const base = `${workflowId}--both`;
+    const handle = await h.temporal.workflow.start('consolidateUserWorkflow', {
+      taskQueue: h.taskQueue,
+      workflowId,
+      args: [{ agents: ['cn_launcher', 'cn_launcher'], prompt: 'launch', aggregator: 'cn_editor', base }],
+    });
+    for (const id of [`${base}-1`, `${base}-2`])
+      await pollUntil(
+        () =>
+          h.client
+            .get(id)
+            .pendingApprovals()
+            .catch(() => []),
+        (p) => p.length > 0,
+        `${id} waiting for approval`,
+      );
+    await handle.cancel();
+    const result = (await handle.result()) as ConsolidateResult;
+    expect(result).toMatchObject({ status: 'failed', error: 'cancelled before the answers were aggregated' });
+    expect(result.children.map((c) => [c.workflowId, c.status])).toEqual([
+      [`${base}-1`, 'cancelled'],
+      [`${base}-2`, 'cancelled'],
+    ]);
+    expect(result.usage).toMatchObject(u(4, 4));
   });
 });
