@@ -60,9 +60,14 @@ export function toolCallNotes(c: RunReport['toolCalls'][number]): string {
   return text.length > MAX_NOTES_CHARS ? `${text.slice(0, MAX_NOTES_CHARS - 1)}…` : text;
 }
 
+/** The child runs of a call: an agent tool's one, a consolidate tool's several (its agents, then its summariser). */
+function childRuns(c: RunReport['toolCalls'][number]): NonNullable<RunReport['toolCalls'][number]['children']> {
+  return c.child ? [c.child] : (c.children ?? []);
+}
+
 /** The tool calls table. */
 export function toolCallsTable(report: RunReport): string[] {
-  const withChild = report.toolCalls.some((c) => c.child);
+  const withChild = report.toolCalls.some((c) => childRuns(c).length > 0);
   const withNotes = report.toolCalls.some((c) => c.metrics || c.lastProgress);
   return formatTable(
     [
@@ -82,7 +87,13 @@ export function toolCallsTable(report: RunReport): string[] {
       `${c.latencyMs} ms`,
       callStatus(c),
       String(c.attempts),
-      ...(withChild ? [c.child ? `${c.child.workflowId} (${c.child.agent}, ${c.child.status})` : ''] : []),
+      ...(withChild
+        ? [
+            childRuns(c)
+              .map((r) => `${r.workflowId} (${r.agent}, ${r.status})`)
+              .join(', '),
+          ]
+        : []),
       ...(withNotes ? [toolCallNotes(c)] : []),
     ]),
     '  ',

@@ -3,6 +3,7 @@ import type { ContextWindowTable } from '../integrations/providers/context-windo
 import type { PriceTable } from '../integrations/providers/pricing';
 import type { AgentRegistry } from '../agents/registry';
 import type { TranscriptStore } from '../integrations/store/transcript-store';
+import { aggregateResultsActivity } from './aggregate';
 import { checkApprovalsActivity } from './approvals';
 import { compactContextActivity } from './compact';
 import { checkGuardrailsActivity } from './guardrails';
@@ -50,5 +51,6 @@ export function createActivities(deps: {
     recordEvents: async () => undefined,
     checkApprovals: checkApprovalsActivity(deps.registry, deps.mcp),
     checkGuardrails: checkGuardrailsActivity(deps.registry, deps.store),
+    aggregateResults: aggregateResultsActivity(deps.registry),
   };
 }

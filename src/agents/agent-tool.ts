@@ -21,7 +21,8 @@ export interface AgentToolOptions<N extends string> {
 /** The input schema of every agent tool: `{ input: string }`. */
 export type AgentToolInput = z.ZodObject<{ input: z.ZodString }>;
 
-const input: AgentToolInput = z.object({
+/** The input schema of agent and consolidate tools. */
+export const agentToolInput: AgentToolInput = z.object({
   input: z.string().min(1).describe('The task for the agent, with everything it needs to know: it sees nothing else of this conversation.'),
 });
 
@@ -55,7 +56,7 @@ export function agentTool<const N extends string = string>(
     description:
       options.description ??
       `Ask the "${agent.name}" agent to do a task. Give it the whole task as "input"; its final answer is the result.`,
-    input,
+    input: agentToolInput,
     ...(options.readOnly !== undefined ? { readOnly: options.readOnly } : {}),
     execute: (): never => {
       // The parent's workflow runs the agent as a child workflow; a worker never executes this tool.

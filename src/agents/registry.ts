@@ -98,6 +98,7 @@ export function toolSpec(tool: Tool, earlyByDefault = false): ToolSpec {
     ...(tool.builtin ? { builtin: tool.builtin } : {}),
     ...(tool.atMostOnce ? { atMostOnce: true as const } : {}),
     ...(tool.subAgent ? { subAgent: { agent: tool.subAgent.agent } } : {}),
+    ...(tool.consolidate ? { consolidate: tool.consolidate.spec } : {}),
     ...(tool.untrusted ? { untrusted: true as const } : {}),
     ...(earlyStartField(tool, earlyByDefault) ? { earlyStart: true as const } : {}),
   };

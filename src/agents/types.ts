@@ -11,6 +11,7 @@ import type { GuardrailsOptions } from './guardrails';
 import type { ToolHooks } from './hooks';
 import type { RetryOptions, ToolConfig, ToolInputSchema } from './tool-config';
 import type { LayerDeclaration } from './layers';
+import type { ConsolidateSpec, ConsolidatedChild } from '../core/sub-agents/consolidate';
 
 /** A defined tool. */
 export interface Tool<N extends string = string, I extends ToolInputSchema = ToolInputSchema, O = unknown> extends ToolConfig<N, I, O> {
@@ -22,8 +23,25 @@ export interface Tool<N extends string = string, I extends ToolInputSchema = Too
   readonly builtin?: BuiltinToolSpec;
   /** Set on agent tools (see `agentTool`): the agent each call runs as a child workflow. */
   readonly subAgent?: { readonly agent: string; readonly definition: Agent<string, readonly AnyTool[]> };
+  /** Set on consolidate tools (see `consolidateTool`): the agents each call runs in parallel, and how their answers become one. */
+  readonly consolidate?: ConsolidateToolData;
   /** JSON Schema of the input, from zod. */
   readonly inputSchema: JsonObject;
+}
+
+/**
+ * The function that makes one answer of a consolidation's children (`consolidateTool`'s `aggregate: { fn }`):
+ * given every child (answers, failures) and the call's input. Runs on the worker, in an activity; its result is recorded.
+ */
+export type AggregateFn = (children: ConsolidatedChild[], input: string) => string | Promise<string>;
+
+/** What a consolidate tool carries: its spec (data, recorded), the agents it runs (served by the worker), its aggregate function. */
+export interface ConsolidateToolData {
+  readonly spec: ConsolidateSpec;
+  /** Every agent the tool runs: the members, then the summarising agent if any. */
+  readonly definitions: ReadonlyArray<Agent<string, readonly AnyTool[]>>;
+  /** The aggregate function, for `aggregate: { fn }`. */
+  readonly aggregate?: AggregateFn;
 }
 
 /** A tool of any name, input and output. */

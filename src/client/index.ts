@@ -25,6 +25,11 @@ import type { chainWorkflow } from '../workflows/chain';
 import type { ChainWorkflowInput } from '../core/sub-agents/sub-agent';
 import { CHAIN_WORKFLOW } from '../core/sub-agents/sub-agent';
 import type { Chain } from '../agents/chain';
+import type { ConsolidateAgent } from '../agents/consolidate-members';
+import { consolidateMembers, isAgent } from '../agents/consolidate-members';
+import type { ChildErrorPolicy, ConsolidateMember, ConsolidateWorkflowInput } from '../core/sub-agents/consolidate';
+import { CONSOLIDATE_WORKFLOW } from '../core/sub-agents/consolidate';
+import type { consolidateWorkflow } from '../workflows/consolidate-workflow';
 import { AGENT_NAME, AWAITING_APPROVAL_QUERY } from '../workflows/search-attributes';
 import type { ConnectionSettings } from './connection-settings';
 import { resolveConnectionSettings } from './connection-settings';
@@ -369,6 +374,75 @@ export class AgentClient {
       args: [input],
     });
     // A chain's workflow answers the same result and events as an agent run.
+    return this.run(this.temporal.workflow.getHandle<typeof agentWorkflow>(handle.workflowId)) as AgentRunOf<L>;
+  }
+
+  /**
+   * Start a consolidation: every agent of `agents` runs in parallel as a child workflow (each with its own
+   * budget and approvals, decided through this run), then `options.aggregate` — the summarising agent —
+   * on all their answers (failures stated). The run's result is the summariser's result with the usage
+   * and cost of every child and of the summariser; its events are the children's starts and ends
+   * (`events({ children: true })` adds theirs). With `onChildError: 'fail'`, a child that does not
+   * succeed ends the run with its result instead. In a tool, see `consolidateTool`; in your own
+   * workflow, `consolidate` of `durable-agent/workflow`.
+   *
+   * @throws {DurableAgentError} code `invalid_input` for no agents, an item that is not an agent, a
+   * missing `input` or `aggregate`, or a malformed budget.
+   * @example
+   * ```ts
+   * const run = await client.startConsolidate([style, facts, legal], { input: draft, aggregate: editor });
+   * const review = await run.result(); // the editor's answer; usage and costUsd of all four
+   * ```
+   */
+  async startConsolidate<L extends AnyAgent>(
+    agents: readonly ConsolidateAgent[],
+    options: {
+      input: string;
+      aggregate: L;
+      onChildError?: ChildErrorPolicy;
+      policy?: RunPolicy;
+      approvalWaiver?: ApprovalWaiver;
+      workflowId?: string;
+    },
+  ): Promise<AgentRunOf<L>> {
+    const where = 'startConsolidate(agents, options)';
+    let members: ConsolidateMember[];
+    let all: AnyAgent[];
+    try {
+      const made = consolidateMembers(agents, where);
+      members = made.members;
+      all = [...made.definitions, options?.aggregate];
+    } catch (err) {
+      throw new DurableAgentError('invalid_input', (err as Error).message);
+    }
+    if (!isAgent(options?.aggregate))
+      throw new DurableAgentError('invalid_input', `${where}: options.aggregate must be the summarising agent, made by defineAgent`);
+    if (typeof options.input !== 'string' || !options.input)
+      throw new DurableAgentError('invalid_input', `${where}: options.input must be the task as a non-empty string`);
+    checkPolicyEarly('consolidate', undefined, options.approvalWaiver, where);
+    checkPolicyAgainst(all, options.policy, options.approvalWaiver);
+    const input: ConsolidateWorkflowInput = {
+      agents: members,
+      aggregator: options.aggregate.name,
+      prompt: options.input,
+      ...(options.onChildError ? { onChildError: options.onChildError } : {}),
+      ...(options.policy ? { policy: options.policy } : {}),
+      ...(options.approvalWaiver ? { approvalWaiver: options.approvalWaiver } : {}),
+    };
+    // With default queues it runs on its first agent's, and starts each agent on that agent's own.
+    const first = members[0]!.agent;
+    const handle = await this.temporal.workflow.start<typeof consolidateWorkflow>(CONSOLIDATE_WORKFLOW, {
+      taskQueue: this.taskQueueOf(first),
+      workflowId:
+        options.workflowId ??
+        `consolidate-${all
+          .map((a) => a.name)
+          .join('-')
+          .slice(0, 80)}-${randomUUID()}`,
+      workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT,
+      args: [input],
+    });
+    // A consolidation's workflow answers the same result and events as an agent run.
     return this.run(this.temporal.workflow.getHandle<typeof agentWorkflow>(handle.workflowId)) as AgentRunOf<L>;
   }
 

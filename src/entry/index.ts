@@ -11,6 +11,7 @@ export { defineAgent, defineTool, ToolError } from '../agents/define';
 export { waitTool } from '../agents/wait';
 export { mcpServer, mcpTools, McpServerError } from '../integrations/mcp/server';
 export { agentTool } from '../agents/agent-tool';
+export { consolidateTool } from '../agents/consolidate-tool';
 export { chain } from '../agents/chain';
 export { defineGuardrail } from '../agents/guardrails';
 export { DefinitionError, DurableAgentError, isDurableAgentError } from '../core/run/errors';

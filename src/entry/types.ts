@@ -14,6 +14,27 @@ export type {
   McpToolsetOptions,
 } from '../integrations/mcp/server';
 export type { AgentToolInput, AgentToolOptions } from '../agents/agent-tool';
+export type {
+  AggregateFn,
+  ConsolidateAgent,
+  ConsolidateAggregate,
+  ConsolidateToolData,
+  ConsolidateToolOptions,
+} from '../agents/consolidate-tool';
+export type {
+  AggregateByAgent,
+  AggregateByFunction,
+  AggregateResultsInput,
+  AggregateResultsOutput,
+  AggregateSpec,
+  ChildErrorPolicy,
+  ConsolidatedChild,
+  ConsolidatedFailure,
+  ConsolidatedRun,
+  ConsolidateMember,
+  ConsolidateSpec,
+  ConsolidateWorkflowInput,
+} from '../core/sub-agents/consolidate';
 export type { Chain } from '../agents/chain';
 export type { ChildRunSummary, SubAgentSpend } from '../core/sub-agents/child-run';
 export type { ChildPendingApproval, ChildTag } from '../core/sub-agents/sub-agent';

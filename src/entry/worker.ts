@@ -21,6 +21,7 @@ import '../worker/native-peer'; // first: names @temporalio/worker when it is no
 export {
   agentTool,
   chain,
+  consolidateTool,
   defineAgent,
   defineGuardrail,
   defineTool,

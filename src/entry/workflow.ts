@@ -19,6 +19,18 @@
 export { runAgent, startAgent } from '../workflows/run-agent';
 export type { AgentChild, AgentResultOf, RunAgentOptions } from '../workflows/run-agent';
 export type { ApprovalWaiver } from '../core/approvals/run-policy';
-/** The agent workflows, for a workflows file bundled without the plugin: `export { agentWorkflow, chainWorkflow } from 'durable-agent/workflow'`. */
-export { agentWorkflow, chainWorkflow } from '../workflows';
+export { consolidate } from '../workflows/consolidate';
+export type {
+  ConsolidateAgentOption,
+  ConsolidateAggregateOption,
+  ConsolidateFailure,
+  ConsolidateOptions,
+  ConsolidateResult,
+  ConsolidateSuccess,
+  WorkflowAggregateFn,
+} from '../workflows/consolidate';
+export type { ConsolidatedChild, ConsolidatedFailure, ConsolidatedRun, ChildErrorPolicy } from '../core/sub-agents/consolidate';
+/** The agent workflows, for a workflows file bundled without the plugin: `export { agentWorkflow, chainWorkflow, consolidateWorkflow } from 'durable-agent/workflow'`. */
+export { agentWorkflow, chainWorkflow, consolidateWorkflow } from '../workflows';
+export type { ConsolidateWorkflowInput } from '../core/sub-agents/consolidate';
 export type { ChainWorkflowInput } from '../core/sub-agents/sub-agent';

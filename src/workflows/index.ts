@@ -1,3 +1,4 @@
 /** Entry point of the workflow bundle: every workflow a durable-agent worker runs. */
 export { agentWorkflow } from './agent';
 export { chainWorkflow } from './chain';
+export { consolidateWorkflow } from './consolidate-workflow';

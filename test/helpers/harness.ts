@@ -61,6 +61,8 @@ export async function startHarness(options: {
   prices?: PriceTable;
   /** Encrypt payloads (worker and client) and the store with these keys. Default: no encryption, whatever the environment holds. */
   encryption?: Keyring;
+  /** A workflow bundle of the test's own (its workflows and the agents'), instead of the shared one. */
+  workflowBundlePath?: string;
   /** Temporal worker options passed through to `createWorker` (a small `maxCachedWorkflows`, say). */
   temporal?: AgentWorkerOptions['temporal'];
   /** Live deltas' transports (`createWorker`'s `streaming`); default the heartbeat transport alone. */
@@ -79,7 +81,7 @@ export async function startHarness(options: {
     ...(options.prices ? { prices: options.prices } : {}),
     connection: nativeConnection,
     taskQueue,
-    workflowBundle: { codePath: inject('workflowBundlePath') },
+    workflowBundle: { codePath: options.workflowBundlePath ?? inject('workflowBundlePath') },
     ...(options.temporal ? { temporal: options.temporal } : {}),
     ...(options.streaming !== undefined ? { streaming: options.streaming } : {}),
   });

@@ -1,6 +1,7 @@
 /**
  * A worker process killed (kill -9) while a sub-agent's child run is in its model call: a new worker
- * process resumes both runs, and both finish (the child's answer reaches the parent).
+ * process resumes both runs, and both finish (the child's answer reaches the parent). The same kill hits
+ * a consolidation whose two children are in their model calls: it resumes, nothing reruns.
  */
 import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
@@ -10,8 +11,9 @@ import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
 import { AgentClient } from '../../src/client';
-import { SLOW_PARENT } from '../fixtures/sub-agents';
-import { resultWithin } from '../helpers/events';
+import { SLOW_CONSOLIDATOR, SLOW_PARENT } from '../fixtures/sub-agents';
+import { outputText } from '../../src/core/messages/messages';
+import { resultWithin, toolResults } from '../helpers/events';
 import { testId } from '../helpers/harness';
 
 const ROOT = resolve(__dirname, '..', '..');
@@ -67,15 +69,20 @@ describe('worker killed while a sub-agent runs', () => {
     const first = await startWorker(taskQueue);
     const run = await client.start(SLOW_PARENT, { input: 'go', workflowId: testId('sa-kill') });
     const childId = `${run.workflowId}--call_1_0`;
-    // Wait until the child's slow model call is under way, then kill the worker.
+    const consolidation = await client.start(SLOW_CONSOLIDATOR, { input: 'go', workflowId: testId('sa-kill-cons') });
+    const consolidated = [1, 2].map((n) => `${consolidation.workflowId}--call_1_0-${n}`);
+    // Wait until every child's slow model call is under way, then kill the worker.
     const deadline = Date.now() + 30_000;
-    for (;;) {
+    const inModelCall = async (id: string) => {
       const d = await client
-        .get(childId)
+        .get(id)
         .handle.describe()
         .catch(() => undefined);
-      if (d?.raw.pendingActivities?.some((a) => a.activityType?.name === 'callModel')) break;
-      if (Date.now() > deadline) throw new Error('the child never started its model call');
+      return d?.raw.pendingActivities?.some((a) => a.activityType?.name === 'callModel') === true;
+    };
+    for (;;) {
+      if ((await Promise.all([childId, ...consolidated].map(inModelCall))).every(Boolean)) break;
+      if (Date.now() > deadline) throw new Error('the children never all started their model calls');
       await new Promise((r) => setTimeout(r, 50));
     }
     first.kill('SIGKILL');
@@ -92,6 +99,16 @@ describe('worker killed while a sub-agent runs', () => {
       // The lost attempt ran again without counting as a failed one.
       expect(child.report.steps[0]!.workerLosses).toBeGreaterThanOrEqual(1);
       expect(result.usage.inputTokens).toBeGreaterThanOrEqual(7);
+
+      // The consolidation resumed too: each child started once, each ran to its answer, the function joined them once.
+      const joined = await resultWithin(consolidation, 60_000);
+      expect(joined.status).toBe('success');
+      expect(outputText(toolResults(joined)[0]!.output)).toBe('thought about it slowly | thought about it slowly');
+      expect(joined.report.toolCalls[0]!.children?.map((c) => [c.workflowId, c.status])).toEqual(consolidated.map((id) => [id, 'success']));
+      for (const id of consolidated) expect((await client.get(id).result()).report.steps[0]!.workerLosses).toBeGreaterThanOrEqual(1);
+      const history = (await consolidation.handle.fetchHistory()).events ?? [];
+      expect(history.filter((e) => e.startChildWorkflowExecutionInitiatedEventAttributes).length).toBe(2);
+      expect(history.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'aggregateResults').length).toBe(1);
     } finally {
       second.kill('SIGTERM');
     }

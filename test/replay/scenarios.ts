@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { waitTool } from '../../src/agents/wait';
 import { mcpServer, mcpTools } from '../../src/integrations/mcp/server';
 import { agentTool } from '../../src/agents/agent-tool';
+import { consolidateTool } from '../../src/agents/consolidate-tool';
 import { defineGuardrail } from '../../src/agents/guardrails';
 import { ScriptedAgents } from '../helpers/agents';
 import { big, boom, echo, fatalBoom, slowRead, slowWrite, typed, waitForever } from '../helpers/tools';
@@ -329,6 +330,21 @@ replayAgents.add(
   'sub_agent',
   [{ toolCalls: [{ name: 'sub_agent_child', args: { input: 'deploy api' } }] }, { text: 'the child deployed api' }],
   { tools: [agentTool(subAgentChild)] },
+);
+// Consolidate: two agents in parallel (one asks for approval, decided through the parent), joined by a function in an activity.
+const consolidateOther = replayAgents.add('consolidate_other', [{ text: 'checked api' }], { tools: [] });
+replayAgents.add(
+  'consolidate',
+  [{ toolCalls: [{ name: 'deploy_and_check', args: { input: 'deploy api' } }] }, { text: 'deployed and checked' }],
+  {
+    tools: [
+      consolidateTool('deploy_and_check', {
+        description: 'Deploy and check at once',
+        agents: [subAgentChild, consolidateOther],
+        aggregate: { fn: (children) => children.map((c) => (c.status === 'success' ? c.answer : c.status)).join(' + ') },
+      }),
+    ],
+  },
 );
 replayAgents.provider.setWindow('compaction', 3_000).setWindow('compaction_overflow', 3_000);
 // Added with MCP tools: tools of the reference MCP server (stdio, started by the recording worker) listed
@@ -684,6 +700,22 @@ export const SCENARIOS: readonly Scenario[] = [
       // The child's call, listed on the parent; the decision is forwarded to the child.
       await waitForPending(run, ['call_1_0']);
       await run.decide({ callId: 'call_1_0', decision: 'approve', by: 'ops:alice' });
+    },
+  },
+  // Consolidate: both children's starts and completions, the forwarded decision, the aggregate activity.
+  {
+    name: 'consolidate',
+    input: 'deploy and check',
+    status: 'success',
+    covers: [
+      'START_CHILD_WORKFLOW_EXECUTION_INITIATED',
+      'CHILD_WORKFLOW_EXECUTION_COMPLETED',
+      'SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED',
+      'ACTIVITY_TASK_COMPLETED',
+    ],
+    during: async (run) => {
+      await waitForPending(run, ['call_1_0-1/call_1_0']);
+      await run.decide({ callId: 'call_1_0-1/call_1_0', decision: 'approve', by: 'ops:alice' });
     },
   },
   // Guardrails and tool hooks.

@@ -235,6 +235,7 @@ function appendToolResults(state: LoopState, calls: readonly ToolUseBlock[], out
       ...(o.child ? { child: o.child } : {}),
       ...(o.metrics ? { metrics: o.metrics } : {}),
       ...(o.lastProgress ? { lastProgress: o.lastProgress } : {}),
+      ...(o.children ? { children: o.children } : {}),
     });
   }
   const message: Message = { role: 'user', content: blocks };

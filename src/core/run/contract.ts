@@ -3,6 +3,7 @@
  * history. Types only; no secrets ever appear in any of them.
  */
 import type { EarlyStartsInput } from '../tool-calls/early';
+import type { AggregateResultsInput, AggregateResultsOutput } from '../sub-agents/consolidate';
 import type { JsonObject } from '../messages/json';
 import type { ApprovalDecision, PendingApproval, RunPolicy } from '../approvals/approvals';
 import type { UserMessageInput } from '../messages/user-messages';
@@ -332,6 +333,8 @@ export interface AgentActivities {
   recordEvents(input: RecordedEvents): Promise<void>;
   checkApprovals(input: CheckApprovalsInput): Promise<CheckApprovalsOutput>;
   checkGuardrails(input: CheckGuardrailsInput): Promise<GuardrailDecision[]>;
+  /** Run a consolidate tool's aggregate function on its children's answers (`consolidateTool`'s `aggregate: { fn }`). */
+  aggregateResults(input: AggregateResultsInput): Promise<AggregateResultsOutput>;
 }
 
 /** A run's state as the `snapshot` query reports it. */

@@ -109,6 +109,8 @@ export type ToolCallReport<C extends ToolCallShape = AnyToolCall> = C & {
   outcomeUnknown?: true;
   /** The call ran a sub-agent as a child workflow: its run, status, usage and cost (in the run's totals too). */
   child?: ChildRunSummary;
+  /** The call ran several child runs (a consolidate tool's agents, then its summariser): each run (in the run's totals too). */
+  children?: ChildRunSummary[];
   /** The arguments the model asked for, when a `beforeToolCall` hook rewrote them (`args` is what ran). */
   requestedArgs?: JsonValue;
   /** The metrics the tool set (`ctx.metrics.set`) in its last attempt: the last attempt wins. */

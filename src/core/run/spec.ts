@@ -5,6 +5,7 @@ import type { JsonObject } from '../messages/json';
 import type { BuiltinToolSpec } from '../loop/wait';
 import type { GuardrailsSpec } from '../guardrails/guardrail-types';
 import type { LayerSpec } from '../prompt/layers';
+import type { ConsolidateSpec } from '../sub-agents/consolidate-spec';
 
 /**
  * Retry policy, in the shape of Temporal's RetryPolicy with durations in milliseconds.
@@ -80,6 +81,12 @@ export interface ToolSpec {
    * @internal
    */
   subAgent?: SubAgentToolSpec;
+  /**
+   * Set for a tool that runs several agents in parallel and aggregates their answers (`consolidateTool`):
+   * no activity of its own, the children are the call.
+   * @internal
+   */
+  consolidate?: ConsolidateSpec;
   /** The output comes from an untrusted source: the model is shown it fenced, as data (`core/fence.ts`). */
   untrusted?: true;
   /**

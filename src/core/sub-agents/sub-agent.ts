@@ -133,7 +133,7 @@ export function childFailedOutcome(
 
 /** The loop state with the spend of the children among `outcomes` added (usage in the run's usage; cost apart). */
 export function withChildSpend(state: LoopState, outcomes: readonly ToolOutcome[]): LoopState {
-  const children = outcomes.flatMap((o) => (o.child ? [o.child] : []));
+  const children = outcomes.flatMap((o) => [...(o.child ? [o.child] : []), ...(o.children ?? [])]);
   if (children.length === 0) return state;
   let spend = state.subAgents ?? { runs: 0, usage: ZERO_USAGE, costUsd: 0 };
   let usage = state.usage;

@@ -39,6 +39,8 @@ export interface ToolOutcome {
   endsRun?: FailureStatus;
   /** The call ran a sub-agent as a child workflow: how that run ended, and what it spent. */
   child?: ChildRunSummary;
+  /** The call ran several child runs (a consolidate tool: its agents, then its summarising agent): how each ended, what each spent. */
+  children?: ChildRunSummary[];
   /** The arguments the call ran with, when a `beforeToolCall` hook rewrote them. */
   ranArgs?: JsonObject;
   /** What the worker's tool hooks did to the call. */

@@ -8,3 +8,5 @@ export type { ToolCallContext } from './context';
 export { ApprovalDesk } from './approval-desk';
 export { ChildApprovals, parentNotifier } from './child-approvals';
 export { childSummary, startSubAgent } from './sub-agent';
+export { consolidateChildren, consolidationRuns } from './consolidate';
+export type { Consolidation, ConsolidationFailure, ConsolidationSuccess } from './consolidate';

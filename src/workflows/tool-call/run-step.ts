@@ -20,6 +20,7 @@ import { toolHookEvents } from '../../core/tool-calls/tool-hooks';
 import type { ToolCallContext } from './context';
 import { executeCall } from './execute';
 import { checkedGates, knownGates } from './gate';
+import { runConsolidateCall } from './consolidate';
 import { runSubAgentCall } from './sub-agent';
 import { waitCall } from './wait-tool';
 
@@ -106,6 +107,7 @@ async function runCall(ctx: ToolCallContext, call: PlannedCall, gate: Gate, inli
   try {
     if (call.tool.builtin?.kind === 'wait') return await waitCall(ctx, call, call.tool.builtin.maxWaitMs);
     if (call.tool.subAgent) return await runSubAgentCall(ctx, call, inlineLimitBytes);
+    if (call.tool.consolidate) return await runConsolidateCall(ctx, call, inlineLimitBytes);
     return await executeCall(ctx, call, inlineLimitBytes);
   } finally {
     ctx.running.delete(call.callId);
