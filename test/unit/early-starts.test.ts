@@ -133,6 +133,9 @@ describe('eligibility', () => {
       tool('plain', { earlyStart: undefined }),
       tool('wait', { builtin: { kind: 'wait', maxWaitMs: 1 } }),
       tool('child', { subAgent: { agent: 'x' } }),
+      tool('panel', {
+        consolidate: { agents: [], aggregate: { kind: 'fn', name: 'merge' }, onChildError: 'include' },
+      }),
       tool('asks'),
       tool('checks'),
     ];

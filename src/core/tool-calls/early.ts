@@ -39,9 +39,9 @@ export interface EarlyToolCall {
   args: JsonObject;
 }
 
-/** True when `tool` may ever start early: opted in, read-only, a plain activity. */
+/** True when `tool` may ever start early: opted in, read-only, a plain activity (not a sub-agent, consolidate, `wait` or at-most-once tool). */
 export function startsEarly(tool: ToolSpec): boolean {
-  return tool.earlyStart === true && tool.readOnly && !tool.builtin && !tool.subAgent && !tool.atMostOnce;
+  return tool.earlyStart === true && tool.readOnly && !tool.builtin && !tool.subAgent && !tool.consolidate && !tool.atMostOnce;
 }
 
 /**
