@@ -30,7 +30,7 @@ import type { ToolOutcome } from '../../core/tool-calls/outcomes';
 import { errorOutcome } from '../../core/tool-calls/outcomes';
 import type { PlannedCall } from '../../core/tool-calls/plan';
 import type { ToolCallContext } from './context';
-import { childSummary, startSubAgent } from './sub-agent';
+import { childSummary, startSubAgent } from '../child-agent';
 
 /** A consolidation came to one answer. */
 export interface ConsolidationSuccess {

@@ -7,6 +7,6 @@ export { ToolStep } from './run-step';
 export type { ToolCallContext } from './context';
 export { ApprovalDesk } from './approval-desk';
 export { ChildApprovals, parentNotifier } from './child-approvals';
-export { childSummary, startSubAgent } from './sub-agent';
+export { childSummary, startSubAgent } from '../child-agent';
 export { consolidateChildren, consolidationRuns } from './consolidate';
 export type { Consolidation, ConsolidationFailure, ConsolidationSuccess } from './consolidate';
