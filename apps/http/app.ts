@@ -7,7 +7,7 @@
  * | `POST /runs`                           | start a run → 201 `{ workflowId, runId }`                        |
  * | `GET /runs/:id`                        | its snapshot (and result once it has ended)                     |
  * | `GET /runs/:id/events`                 | its stream as server-sent events (resumable: `Last-Event-ID`)   |
- * | `POST /runs/:id/messages`              | send it a message `{ text }` → the inbox receipt                 |
+ * | `POST /runs/:id/messages`              | send it a message `{ text, context? }` → the inbox receipt       |
  * | `POST /runs/:id/end`                   | end a session once it has answered → 202                         |
  * | `POST /runs/:id/cancel`                | request its cancellation → 202                                   |
  * | `GET /me`                              | the caller: `{ identity, approve, permissions }` (any valid token) |
@@ -298,7 +298,7 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
     const id = checkId(c.req.param('id'), 'id');
     const body = await parseBody(c, MessageBody, { by: 'the sender is the identity of your token: remove "by" from the body' });
     const run = await runningRun(client, id, c.var.caller, { doing: 'send messages to' });
-    return c.json(await run.send({ text: body.text, by: c.var.caller.identity }));
+    return c.json(await run.send({ text: body.text, by: c.var.caller.identity, ...(body.context ? { context: body.context } : {}) }));
   });
 
   app.post('/runs/:id/end', need('message', 'end sessions'), async (c) => {

@@ -72,7 +72,11 @@ export const StartBody = z
 export type StartBody = z.infer<typeof StartBody>;
 
 /** The body of `POST /runs/:id/messages`. The sender is the caller's identity, never the body's. */
-export const MessageBody = z.strictObject({ text: z.string().refine((t) => t.trim().length > 0, 'must be a non-empty string') });
+export const MessageBody = z.strictObject({
+  text: z.string().refine((t) => t.trim().length > 0, 'must be a non-empty string'),
+  /** Prompt layers to set with the message (`defineAgent({ layers })`), by name; `null` clears one. The run checks the names. */
+  context: z.record(z.string(), z.string().nullable()).optional(),
+});
 /** A checked `POST /runs/:id/messages` body. */
 export type MessageBody = z.infer<typeof MessageBody>;
 

@@ -53,10 +53,14 @@ const S = new ScriptedAgents();
 S.add('http_progress', [{ toolCalls: [{ name: 'slow_scan', args: {} }] }, { text: 'scanned' }], { tools: [slowScan] });
 S.add('http_streamer', [{ text: ANSWER, stream: { chunks: 40, intervalMs: 100 } }], { tools: [] });
 S.add('http_refunder', [{ toolCalls: [{ name: 'refund', args: { amount: 500 } }] }, { text: 'refunded' }], { tools: [refund] });
-S.add('http_chat', (request: ModelRequest): ScriptedTurn => ({ text: `re: ${lastUserText(request.messages)}` }), {
-  tools: [],
-  maxSteps: 100,
-});
+S.add(
+  'http_chat',
+  (request: ModelRequest): ScriptedTurn => {
+    const facts = /<facts>\n([^]*?)\n<\/facts>/.exec(request.system ?? '')?.[1];
+    return { text: `re: ${lastUserText(request.messages)}${facts ? ` (facts: ${facts})` : ''}` };
+  },
+  { tools: [], maxSteps: 100, layers: [{ name: 'facts' }] },
+);
 
 const TOKENS = {
   alice: `alice-${randomUUID()}`,
@@ -341,6 +345,20 @@ describe('HTTP API: sessions, cancellation, approvals', () => {
       { text: 'and in Lyon?', by: 'ops:alice' },
     );
     expect(events.some((e) => e.type === 'text' && e.text === 're: and in Lyon?')).toBe(true);
+
+    // A message may set the agent's prompt layers; a name the agent does not declare is refused, nothing recorded.
+    expect(
+      await refusal(await call('POST', `/runs/${id}/messages`, { body: { text: 'x', context: { notes: 'no such layer' } } }), 409),
+    ).toMatchObject({ code: 'message_refused', message: expect.stringContaining('notes') });
+    expect(await refusal(await call('POST', `/runs/${id}/messages`, { body: { text: 'x', context: { facts: 5 } } }), 400)).toMatchObject({
+      field: expect.stringContaining('context'),
+    });
+    const withFacts = await call('POST', `/runs/${id}/messages`, { body: { text: 'where?', context: { facts: 'the user is in Lyon' } } });
+    expect(withFacts.status).toBe(200);
+    await viewUntil(id, (v) => v.snapshot?.status === 'awaiting_message' && v.snapshot.turn === 3);
+    expect((await allEvents(h.client.get(id))).some((e) => e.type === 'text' && e.text === 're: where? (facts: the user is in Lyon)')).toBe(
+      true,
+    );
 
     const cancelled = await call('POST', `/runs/${id}/cancel`);
     expect(cancelled.status).toBe(202);
