@@ -19,7 +19,7 @@ import type { RunReport } from '../../src/core/run/result';
 import { toolFailure } from '../../src/workflows/failures';
 import { metricAttributes } from '../../src/integrations/telemetry/activity-spans';
 import { toolCallNotes, toolCallsTable } from '../../apps/cli/report-format';
-import { toolNotes } from '../../apps/console/src/format';
+import { callOutcome, toolNotes } from '../../apps/console/src/format';
 import { formatEvent } from '../../apps/cli/format';
 import { stylesFor } from '../../apps/cli/terminal-output';
 import type { AgentEvent } from '../../src/core/events/events';
@@ -187,6 +187,18 @@ describe('metrics and last progress in the report views', () => {
   it('the console says the same in its notes cell', () => {
     expect(toolNotes({ metrics: { rows: 3 }, lastProgress: { message: 'done' } })).toBe('rows=3 · last: done');
     expect(toolNotes({})).toBe('');
+  });
+
+  it("the console outcome cell counts a consolidate call's child runs by how they ended", () => {
+    const children = [
+      { agent: 'a', status: 'success' },
+      { agent: 'b', status: 'max_steps' },
+      { agent: 'sum', status: 'success' },
+    ];
+    expect(callOutcome({ isError: false, children })).toBe('3 sub-agents: 2 success, 1 max_steps');
+    expect(callOutcome({ isError: false, child: { status: 'success' } })).toBe('sub-agent success');
+    expect(callOutcome({ isError: true, error: 'boom', children })).toBe('boom');
+    expect(callOutcome({ isError: false })).toBe('ok');
   });
 });
 

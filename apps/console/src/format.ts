@@ -58,3 +58,29 @@ export function toolNotes(c: ToolCallNotes): string {
   if (p) parts.push(`last: ${p.message}${p.fraction !== undefined ? ` (${Math.round(p.fraction * 100)}%)` : ''}`);
   return parts.join(' · ');
 }
+
+/** What a tool call's report entry says of how it ended. */
+export interface ToolCallEnding {
+  isError: boolean;
+  error?: string;
+  outcomeUnknown?: boolean;
+  child?: { status: string };
+  children?: Array<{ agent: string; status: string }>;
+}
+
+/**
+ * A tool call's outcome cell: its error, `outcome unknown`, `sub-agent success` for an agent tool, or for a
+ * consolidate call how many child runs ended how (`3 sub-agents: 2 success, 1 max_steps`); else `ok`.
+ */
+export function callOutcome(c: ToolCallEnding): string {
+  if (c.isError) return c.error ?? 'error';
+  if (c.outcomeUnknown) return 'outcome unknown';
+  if (c.child) return `sub-agent ${c.child.status}`;
+  if (c.children?.length) {
+    const counts = new Map<string, number>();
+    for (const r of c.children) counts.set(r.status, (counts.get(r.status) ?? 0) + 1);
+    const by = [...counts].map(([status, n]) => `${n} ${status}`).join(', ');
+    return `${c.children.length} sub-agent${c.children.length === 1 ? '' : 's'}: ${by}`;
+  }
+  return 'ok';
+}

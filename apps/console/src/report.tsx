@@ -1,6 +1,6 @@
 /** The run report (`RunReport`) as tables: totals, model steps, tool calls. */
 import type { RunReport } from '../../../src/entry/client';
-import { duration, statusClass, toolNotes, usd, when } from './format';
+import { callOutcome, duration, statusClass, toolNotes, usd, when } from './format';
 
 /** An ended run's report: `status` is how it ended. */
 export function ReportTables({ report, status }: { report: RunReport; status: string }) {
@@ -119,15 +119,7 @@ export function ReportTables({ report, status }: { report: RunReport; status: st
                     <td class="num">
                       {c.resultBytes} B{c.stored ? ' (stored)' : ''}
                     </td>
-                    <td class={c.isError ? 'bad' : ''}>
-                      {c.isError
-                        ? (c.error ?? 'error')
-                        : c.outcomeUnknown
-                          ? 'outcome unknown'
-                          : c.child
-                            ? `sub-agent ${c.child.status}`
-                            : 'ok'}
-                    </td>
+                    <td class={c.isError ? 'bad' : ''}>{callOutcome(c)}</td>
                     {withNotes && <td class="notes">{toolNotes(c)}</td>}
                   </tr>
                 ))}
