@@ -7,7 +7,11 @@
 import type { AgentEvent } from '../core/events/events';
 import type { AnyToolCall, ToolCallShape } from '../core/run/result';
 import type { AttemptVoidedEvent, DeltaEvent, LiveDelta, TextChunk, ToolLiveDelta, ToolProgressDelta } from '../core/events/stream';
-import { isToolLiveDelta } from '../core/events/stream';
+
+/** Whether a live delta is a tool's progress (here, not beside the types: `core/events/stream` is exported as types only). */
+function isToolLiveDelta(d: LiveDelta): d is ToolLiveDelta {
+  return d.delta.type === 'tool_progress';
+}
 
 /** What `run.stream()` yields: durable events (numbered by `seq`), live deltas, voided attempts, and running tools' progress. */
 export type StreamEvent<C extends ToolCallShape = AnyToolCall> = AgentEvent<C> | DeltaEvent | AttemptVoidedEvent | ToolProgressDelta;

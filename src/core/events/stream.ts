@@ -75,11 +75,6 @@ export interface ToolLiveDelta {
   delta: ToolProgressUpdate;
 }
 
-/** Whether a live delta is a tool's progress. */
-export function isToolLiveDelta(d: LiveDelta): d is ToolLiveDelta {
-  return d.delta.type === 'tool_progress';
-}
-
 /**
  * A running tool call's newest progress, as a run's stream delivers it to clients: live only (never in
  * history), at most a few per second per call. Show the newest per `callId`; drop it when the call's
