@@ -5,18 +5,17 @@
  * agent's result with the usage and cost of the whole chain. A child that does not succeed ends the chain
  * with its result.
  */
-import { isCancellation, patched, setHandler, workflowInfo } from '@temporalio/workflow';
+import { isCancellation, patched, workflowInfo } from '@temporalio/workflow';
 import { agentTaskQueue, isAgentTaskQueue } from '../core/run/contract';
-import { EventLog } from '../core/events/event-log';
 import { doneEvent, finishRun } from '../core/run/report';
 import type { AgentRunResult } from '../core/run/result';
 import { startLoop } from '../core/loop/state';
 import type { ChainWorkflowInput } from '../core/sub-agents/sub-agent';
 import { chainPrompt } from '../core/sub-agents/sub-agent';
 import { addUsage, ZERO_USAGE } from '../core/budget/usage';
-import { eventsQuery } from './definitions';
+import { startOrchestration } from './orchestration';
 import { inputProblems } from './run-input';
-import { ApprovalDesk, ChildApprovals, childSummary, startSubAgent } from './tool-call';
+import { childSummary, startSubAgent } from './tool-call';
 
 /** Patch: a chain on its first agent's own task queue starts every agent on that agent's own queue. */
 export const CHAIN_AGENT_QUEUES_PATCH = 'chain-agent-queues';
@@ -25,17 +24,7 @@ export const CHAIN_AGENT_QUEUES_PATCH = 'chain-agent-queues';
 export async function chainWorkflow(input: ChainWorkflowInput): Promise<AgentRunResult> {
   const info = workflowInfo();
   const startedAt = new Date().toISOString();
-  const log = new EventLog(() => new Date());
-  setHandler(eventsQuery, (cursor, limit) => log.page(cursor, limit));
-  const desk = new ApprovalDesk(
-    log,
-    () => undefined,
-    () => false,
-  );
-  desk.install();
-  const children = new ChildApprovals(() => undefined);
-  children.install();
-  desk.forwardTo(children);
+  const { log, children } = startOrchestration();
 
   const fail = (status: 'invalid_input' | 'internal_error' | 'cancelled', message: string, prompt = ''): AgentRunResult => {
     const result = finishRun(

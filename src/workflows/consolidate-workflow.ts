@@ -6,34 +6,23 @@
  * usage and cost of every child. A child that does not succeed under `onChildError: 'fail'` ends it with
  * that child's result (and the same totals).
  */
-import { CancellationScope, setHandler, workflowInfo } from '@temporalio/workflow';
+import { CancellationScope, workflowInfo } from '@temporalio/workflow';
 import { agentTaskQueue, isAgentTaskQueue } from '../core/run/contract';
-import { EventLog } from '../core/events/event-log';
 import type { AgentEvent } from '../core/events/events';
 import { doneEvent, finishRun } from '../core/run/report';
 import type { AgentRunResult } from '../core/run/result';
 import { startLoop } from '../core/loop/state';
 import type { ConsolidateWorkflowInput } from '../core/sub-agents/consolidate';
 import { consolidatedSpend, consolidateSpecProblems, succeeded } from '../core/sub-agents/consolidate';
-import { eventsQuery } from './definitions';
+import { startOrchestration } from './orchestration';
 import { inputProblems } from './run-input';
-import { ApprovalDesk, ChildApprovals, consolidateChildren, consolidationRuns } from './tool-call';
+import { consolidateChildren, consolidationRuns } from './tool-call';
 
 /** Run `input.agents` in parallel, then `input.aggregator` on their answers; returns the summariser's result with everyone's usage and cost. */
 export async function consolidateWorkflow(input: ConsolidateWorkflowInput): Promise<AgentRunResult> {
   const info = workflowInfo();
   const startedAt = new Date().toISOString();
-  const log = new EventLog(() => new Date());
-  setHandler(eventsQuery, (cursor, limit) => log.page(cursor, limit));
-  const desk = new ApprovalDesk(
-    log,
-    () => undefined,
-    () => false,
-  );
-  desk.install();
-  const children = new ChildApprovals(() => undefined);
-  children.install();
-  desk.forwardTo(children);
+  const { log, children } = startOrchestration();
 
   const fail = (
     status: 'invalid_input' | 'internal_error' | 'cancelled',

@@ -5,10 +5,9 @@
  * that may not start early do not; an agent that did not opt in sends no signal.
  */
 import type { ChildProcess } from 'node:child_process';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
 import { AgentClient } from '../../src/client';
@@ -18,6 +17,7 @@ import { CUT, EARLY, EARLY_AGENTS, earlyProvider, FLAKY, KILLED, MIXED, PLAIN, r
 import { allEvents, resultWithin, toolResults } from '../helpers/events';
 import type { Harness } from '../helpers/harness';
 import { startHarness, testId } from '../helpers/harness';
+import { WorkerProcesses } from '../helpers/worker-process';
 
 const TOOL_MS = 1000;
 const TEXT_MS = 1500;
@@ -160,46 +160,23 @@ describe('streaming tool execution', () => {
 });
 
 describe('a worker killed between an early start and the end of the answer', () => {
-  const ROOT = resolve(__dirname, '..', '..');
   const work = mkdtempSync(join(tmpdir(), 'durable-agent-early-kill-'));
-  const children = new Set<ChildProcess>();
+  const workers = new WorkerProcesses();
   let connection: Connection | undefined;
   afterAll(async () => {
-    for (const proc of children) proc.kill('SIGKILL');
+    workers.killAll();
     await connection?.close();
     rmSync(work, { recursive: true, force: true });
   });
 
-  function startWorker(taskQueue: string): Promise<ChildProcess> {
-    const proc = spawn(process.execPath, ['--import', 'tsx', join('test', 'fixtures', 'early-worker.ts')], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        TEMPORAL_ADDRESS: inject('temporalAddress'),
-        EW_TASK_QUEUE: taskQueue,
-        EW_WORKFLOW_BUNDLE: inject('workflowBundlePath'),
-        EW_STORE_DIR: join(work, 'store'),
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+  async function startWorker(taskQueue: string): Promise<ChildProcess> {
+    const w = await workers.start('early-worker.ts', {
+      TEMPORAL_ADDRESS: inject('temporalAddress'),
+      EW_TASK_QUEUE: taskQueue,
+      EW_WORKFLOW_BUNDLE: inject('workflowBundlePath'),
+      EW_STORE_DIR: join(work, 'store'),
     });
-    children.add(proc);
-    proc.once('exit', () => children.delete(proc));
-    let out = '';
-    return new Promise((res, rej) => {
-      const timer = setTimeout(() => rej(new Error(`worker did not start within 60 s:\n${out}`)), 60_000);
-      proc.stdout?.on('data', (d: Buffer) => {
-        out += d.toString();
-        if (/^ready$/m.test(out)) {
-          clearTimeout(timer);
-          res(proc);
-        }
-      });
-      proc.stderr?.on('data', (d: Buffer) => (out += d.toString()));
-      proc.once('exit', (code, signal) => {
-        clearTimeout(timer);
-        rej(new Error(`worker exited (code ${code}, signal ${signal}) before it was ready:\n${out}`));
-      });
-    });
+    return w.proc;
   }
 
   it('the run finishes with exactly one tool result fed to the model, no step lost or repeated', { timeout: 120_000 }, async () => {

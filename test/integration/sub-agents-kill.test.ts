@@ -4,10 +4,9 @@
  * a consolidation whose two children are in their model calls: it resumes, nothing reruns.
  */
 import type { ChildProcess } from 'node:child_process';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
 import { AgentClient } from '../../src/client';
@@ -15,50 +14,27 @@ import { SLOW_CONSOLIDATOR, SLOW_PARENT } from '../fixtures/sub-agents';
 import { outputText } from '../../src/core/messages/messages';
 import { resultWithin, toolResults } from '../helpers/events';
 import { testId } from '../helpers/harness';
+import { WorkerProcesses } from '../helpers/worker-process';
 
-const ROOT = resolve(__dirname, '..', '..');
 const work = mkdtempSync(join(tmpdir(), 'durable-agent-sa-kill-'));
-const children = new Set<ChildProcess>();
+const workers = new WorkerProcesses();
 let connection: Connection | undefined;
 
 afterAll(async () => {
-  for (const proc of children) proc.kill('SIGKILL');
+  workers.killAll();
   await connection?.close();
   rmSync(work, { recursive: true, force: true });
 });
 
 /** A worker process serving the slow sub-agents on `taskQueue`; resolves once it polls. */
-function startWorker(taskQueue: string): Promise<ChildProcess> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', join('test', 'fixtures', 'sub-agent-worker.ts')], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      TEMPORAL_ADDRESS: inject('temporalAddress'),
-      SA_TASK_QUEUE: taskQueue,
-      SA_WORKFLOW_BUNDLE: inject('workflowBundlePath'),
-      SA_STORE_DIR: join(work, 'store'),
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+async function startWorker(taskQueue: string): Promise<ChildProcess> {
+  const w = await workers.start('sub-agent-worker.ts', {
+    TEMPORAL_ADDRESS: inject('temporalAddress'),
+    SA_TASK_QUEUE: taskQueue,
+    SA_WORKFLOW_BUNDLE: inject('workflowBundlePath'),
+    SA_STORE_DIR: join(work, 'store'),
   });
-  children.add(proc);
-  proc.once('exit', () => children.delete(proc));
-  let out = '';
-  return new Promise((res, rej) => {
-    const timer = setTimeout(() => rej(new Error(`worker did not start within 60 s:\n${out}`)), 60_000);
-    const onData = (d: Buffer) => {
-      out += d.toString();
-      if (/^ready$/m.test(out)) {
-        clearTimeout(timer);
-        res(proc);
-      }
-    };
-    proc.stdout?.on('data', onData);
-    proc.stderr?.on('data', (d: Buffer) => (out += d.toString()));
-    proc.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      rej(new Error(`worker exited (code ${code}, signal ${signal}) before it was ready:\n${out}`));
-    });
-  });
+  return w.proc;
 }
 
 describe('worker killed while a sub-agent runs', () => {

@@ -4,11 +4,9 @@
  * never interrupted. Workers are separate processes (test/fixtures/kill-worker.ts) on the shared
  * dev server and workflow bundle.
  */
-import type { ChildProcess } from 'node:child_process';
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
 import { AgentClient } from '../../src/client';
@@ -30,59 +28,23 @@ import {
   STREAM_KILL_ANSWER,
 } from '../fixtures/kill-agent';
 import { testId } from '../helpers/harness';
+import type { WorkerProcess } from '../helpers/worker-process';
+import { WorkerProcesses } from '../helpers/worker-process';
 
-const ROOT = resolve(__dirname, '..', '..');
-const WORKER_SCRIPT = join('test', 'fixtures', 'kill-worker.ts');
 const work = mkdtempSync(join(tmpdir(), 'durable-agent-kill-'));
 const effectsDir = join(work, 'effects');
 mkdirSync(effectsDir);
 
-/** A worker process and what it printed. */
-interface WorkerProcess {
-  proc: ChildProcess;
-  output: () => string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-const children = new Set<ChildProcess>();
+const workers = new WorkerProcesses();
 
 /** Start a worker process on `taskQueue`; resolves once it polls. */
 function startWorker(taskQueue: string, storeDir: string): Promise<WorkerProcess> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', WORKER_SCRIPT], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      TEMPORAL_ADDRESS: inject('temporalAddress'),
-      KILL_TASK_QUEUE: taskQueue,
-      KILL_WORKFLOW_BUNDLE: inject('workflowBundlePath'),
-      KILL_STORE_DIR: storeDir,
-      KILL_EFFECTS_DIR: effectsDir,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.add(proc);
-  let out = '';
-  proc.stdout?.on('data', (d: Buffer) => (out += d.toString()));
-  proc.stderr?.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) =>
-    proc.once('exit', (code, signal) => {
-      children.delete(proc);
-      res({ code, signal });
-    }),
-  );
-  const w: WorkerProcess = { proc, output: () => out, exited };
-  return new Promise((res, rej) => {
-    const timer = setTimeout(() => rej(new Error(`worker did not start within 60 s:\n${out}`)), 60_000);
-    proc.stdout?.on('data', () => {
-      if (/^ready$/m.test(out)) {
-        clearTimeout(timer);
-        res(w);
-      }
-    });
-    void exited.then(({ code, signal }) => {
-      clearTimeout(timer);
-      rej(new Error(`worker exited (code ${code}, signal ${signal}) before it was ready:\n${out}`));
-    });
+  return workers.start('kill-worker.ts', {
+    TEMPORAL_ADDRESS: inject('temporalAddress'),
+    KILL_TASK_QUEUE: taskQueue,
+    KILL_WORKFLOW_BUNDLE: inject('workflowBundlePath'),
+    KILL_STORE_DIR: storeDir,
+    KILL_EFFECTS_DIR: effectsDir,
   });
 }
 
@@ -122,7 +84,7 @@ let connection: Connection | undefined;
 
 afterAll(async () => {
   // Never leave worker processes behind, whatever happened.
-  for (const proc of children) proc.kill('SIGKILL');
+  workers.killAll();
   await connection?.close();
   rmSync(work, { recursive: true, force: true });
 });
