@@ -26,7 +26,7 @@ import type { AssistantContent, ToolUseBlock } from '../../core/messages/message
 import type { ModelResponse, StopReason } from '../../core/output/native-output';
 import type { ModelDelta } from '../../core/events/stream';
 import type { Usage } from '../../core/budget/usage';
-import { parseArguments } from './tool-arguments';
+import { streamedCallBlock } from './tool-arguments';
 
 /** A stream part of any language model specification the adapter speaks (v2, v3, v4). */
 export type AiSdkStreamPart = LanguageModelV2StreamPart | LanguageModelV3StreamPart | LanguageModelV4StreamPart;
@@ -208,7 +208,7 @@ export class AiSdkStreamAssembler {
         c.final = true;
         if (this.onToolCall) {
           // Arguments that do not parse may be a cut-off call (known only at the finish): never reported.
-          const block = callBlock(c, false);
+          const block = streamedCallBlock(c, false);
           if (block.inputError === undefined) this.onToolCall(c.index, block);
         }
         return;
@@ -262,7 +262,7 @@ export class AiSdkStreamAssembler {
     const content: AssistantContent[] = [];
     const truncated = aiSdkFinishName(this.finish) === 'length';
     for (const p of this.parts) {
-      if (p.type === 'call') content.push(callBlock(p, truncated));
+      if (p.type === 'call') content.push(streamedCallBlock(p, truncated));
       else if (p.type === 'text') {
         if (p.text) content.push({ type: 'text', text: p.text });
       } else if (p.redacted) {
@@ -278,18 +278,4 @@ export class AiSdkStreamAssembler {
       model: this.model,
     };
   }
-}
-
-/** A call as the answer holds it; `truncated`: the answer was cut off at the length limit. */
-function callBlock(p: CallPart, truncated: boolean): ToolUseBlock {
-  const { input, inputError } = parseArguments(p.args);
-  return {
-    type: 'tool_use',
-    id: p.id,
-    name: p.name,
-    input,
-    ...(inputError !== undefined ? { inputError } : {}),
-    // Arguments that do not parse in an answer cut off at the length limit were cut off too.
-    ...(truncated && inputError !== undefined ? { incomplete: true as const } : {}),
-  };
 }

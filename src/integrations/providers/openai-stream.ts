@@ -11,7 +11,7 @@ import type { AssistantContent, ToolUseBlock } from '../../core/messages/message
 import type { ModelResponse, StopReason } from '../../core/output/native-output';
 import type { ModelDelta } from '../../core/events/stream';
 import type { Usage } from '../../core/budget/usage';
-import { parseArguments } from './tool-arguments';
+import { streamedCallBlock } from './tool-arguments';
 
 interface Call {
   id: string;
@@ -117,7 +117,7 @@ export class OpenAIStreamAssembler {
   private reportCalls(end: number, finished = false): void {
     if (!this.onToolCall) return;
     for (; this.reported < end; this.reported++) {
-      const block = toolUseBlock(this.calls[this.reported]!, this.finish === 'length');
+      const block = streamedCallBlock(this.calls[this.reported]!, this.finish === 'length');
       // Before the finish, nothing sent yet (it parses as `{}`) is not a complete call either.
       const open = !finished && (block.inputError !== undefined || !this.calls[this.reported]!.args.trim());
       if (block.incomplete || open) return;
@@ -191,7 +191,7 @@ export class OpenAIStreamAssembler {
     const text = this.text || this.refusal;
     if (text) content.push({ type: 'text', text });
     const truncated = this.finish === 'length';
-    for (const c of this.calls) content.push(toolUseBlock(c, truncated));
+    for (const c of this.calls) content.push(streamedCallBlock(c, truncated));
     return {
       message: { role: 'assistant', content },
       stopReason: openAIStopReason(this.finish, this.calls.length > 0, this.refusal !== '' && this.text === ''),
@@ -199,19 +199,4 @@ export class OpenAIStreamAssembler {
       model: this.model,
     };
   }
-}
-
-/** A call as the answer holds it; `truncated`: the response was cut off at the length limit. */
-function toolUseBlock(c: Call, truncated: boolean): ToolUseBlock {
-  const { input, inputError } = parseArguments(c.args);
-  return {
-    type: 'tool_use',
-    // A server that sent no id leaves it empty: the model activity gives every call a unique id.
-    id: c.id,
-    name: c.name,
-    input,
-    ...(inputError !== undefined ? { inputError } : {}),
-    // Arguments that do not parse in a response cut off at the length limit were cut off too.
-    ...(truncated && inputError !== undefined ? { incomplete: true as const } : {}),
-  };
 }

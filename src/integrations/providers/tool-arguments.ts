@@ -5,6 +5,7 @@
  */
 import { deeperThan, MAX_ARGUMENT_DEPTH, tooDeepError } from '../../core/tool-calls/call-input';
 import type { JsonValue } from '../../core/messages/json';
+import type { ToolUseBlock } from '../../core/messages/messages';
 
 /** A call's arguments: the parsed value, or the raw text and why it did not parse. */
 export interface ParsedArguments {
@@ -28,4 +29,21 @@ export function parseArguments(text: string): ParsedArguments {
     return { input: text, inputError: err instanceof Error ? err.message : String(err) };
   }
   return deeperThan(input, MAX_ARGUMENT_DEPTH) ? { input: text, inputError: tooDeepError() } : { input };
+}
+
+/**
+ * A streamed call as the answer holds it, its argument text parsed. `truncated`: the answer was cut off
+ * at the length limit, so arguments that do not parse were cut off too (`incomplete`). A server that sent
+ * no id leaves it empty: the model activity gives every call a unique id.
+ */
+export function streamedCallBlock(c: { id: string; name: string; args: string }, truncated: boolean): ToolUseBlock {
+  const { input, inputError } = parseArguments(c.args);
+  return {
+    type: 'tool_use',
+    id: c.id,
+    name: c.name,
+    input,
+    ...(inputError !== undefined ? { inputError } : {}),
+    ...(truncated && inputError !== undefined ? { incomplete: true as const } : {}),
+  };
 }
