@@ -27,7 +27,11 @@ function runNode(args: string[], env: Record<string, string> = {}): Promise<Ran>
   for (const [name, value] of Object.entries(process.env)) {
     // This process's vitest, CI and test-log settings (and the AWS notice switch the test config may set):
     // the child must get only what its own config gives it.
-    if (/^(VITEST|TINYPOOL|CI$|CI_FAILED_CHECKS$|DURABLE_AGENT_TEST_LOGS$|AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED$|NODE_ENV$|TEST$)/.test(name))
+    if (
+      /^(VITEST|TINYPOOL|CI$|CI_FAILED_CHECKS$|DURABLE_AGENT_TEST_LOGS$|AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED$|NODE_ENV$|TEST$)/.test(
+        name,
+      )
+    )
       continue;
     clean[name] = value;
   }
