@@ -94,14 +94,14 @@ describe.concurrent('durable-agent run and worker with OTEL_EXPORTER_OTLP_ENDPOI
     expect(trace).toContain('execute_tool greet');
   });
 
-  it("worker: its spans continue the client's trace, and Ctrl-C flushes them", { timeout: 30_000 }, async () => {
+  it("worker: its spans continue the client's trace, and Ctrl-C flushes them", { timeout: 60_000 }, async () => {
     const taskQueue = `cli-tracing-worker-${randomUUID()}`;
     const workflowId = `cli-tracing-worker-${randomUUID()}`;
     const traced = (service: string) => ({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${endpoint}/v1/traces`, OTEL_SERVICE_NAME: service });
     const worker = startCli(['worker', '--agents', agentsTs, '--address', address, '--task-queue', taskQueue], {
       home,
       env: traced('cli-tracing-worker'),
-      timeoutMs: 28_000,
+      timeoutMs: 55_000,
     });
     try {
       await worker.waitFor('Press Ctrl-C to stop.');
