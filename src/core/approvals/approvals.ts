@@ -5,15 +5,22 @@
  * decision turns into for the model is in `outcomes.ts`.
  */
 import type { ApprovalDecision, ApprovalSpec, Decision, DecisionScope, PendingApproval, PolicyRule, RunPolicy } from './approval-requests';
-import { AUDIT_PATHS, type AuditPath, type RuleRef, type RuleScope } from './rules';
+import { AUDIT_PATHS, type ApprovalRule, type AuditPath, type RuleRef, type RuleScope } from './rules';
+import type { JsonValue } from '../messages/json';
+import { matchRules } from './run-rules';
 
 export type * from './approval-requests';
 
 /** How a call may proceed before any person is involved. */
 export type Gate =
   | { kind: 'run'; why: 'no_approval_needed' | 'run_policy' | 'approved_for_run' | 'check_said_no' }
+  /** A run-scope rule (a person's "approve and stop asking") lets it run. */
+  | { kind: 'run'; why: 'rule'; rule: ApprovalRule }
   | { kind: 'deny'; why: 'run_policy' }
-  | { kind: 'ask' }
+  /** A rule ("always reject") denies it. */
+  | { kind: 'deny'; why: 'rule'; rule: ApprovalRule }
+  /** A person decides (`rule`: the rule that asked, when one did). */
+  | { kind: 'ask'; rule?: ApprovalRule }
   /** The tool's predicate must be evaluated (by an activity) first. */
   | { kind: 'check' };
 
@@ -23,8 +30,17 @@ export function policyRule(policy: RunPolicy | undefined, tool: string): PolicyR
   return Object.prototype.hasOwnProperty.call(policy, tool) ? policy[tool] : policy['*'];
 }
 
+/** The run-scope rules a gate consults, with the call's arguments (undefined: not known yet) and the workflow time. */
+export interface RunRulesInput {
+  rules: readonly ApprovalRule[];
+  args: JsonValue | undefined;
+  nowMs: number;
+}
+
 /**
- * The gate of a call. Precedence: the run policy, then "approved for the rest of the run", then the
+ * The gate of a call. Precedence (issue 26): a run policy `deny`, then a deny rule (a deny rule that
+ * cannot tell asks), then the policy's `allow`, "approved for the rest of the run", an allow rule, the
+ * policy's `ask`, the tool's own mode. Older wording: the run policy, then "approved for the rest of the run", then the
  * tool's own mode (with `checkResult` the recorded answer of its predicate, when it has one). A run
  * policy may tighten anything, but `allow` cannot waive a tool that names its approvers: whoever
  * starts a run must not be able to skip a control meant for specific people.
@@ -35,11 +51,16 @@ export function gateFor(
   policy: RunPolicy | undefined,
   approvedTools: ReadonlySet<string>,
   checkResult?: boolean,
+  runRules?: RunRulesInput,
 ): Gate {
   const rule = policyRule(policy, tool);
   if (rule === 'deny') return { kind: 'deny', why: 'run_policy' };
+  const verdict = runRules?.rules.length ? matchRules(runRules.rules, tool, runRules.args, approval?.approvers, runRules.nowMs) : undefined;
+  if (verdict?.action === 'deny') return { kind: 'deny', why: 'rule', rule: verdict.rule };
+  if (verdict?.action === 'ask') return { kind: 'ask', rule: verdict.rule };
   if (rule === 'allow' && !approval?.approvers?.length) return { kind: 'run', why: 'run_policy' };
   if (approvedTools.has(tool)) return { kind: 'run', why: 'approved_for_run' };
+  if (verdict?.action === 'allow') return { kind: 'run', why: 'rule', rule: verdict.rule };
   if (rule === 'ask') return { kind: 'ask' };
   switch (approval?.mode ?? 'never') {
     case 'never':

@@ -7,6 +7,7 @@
 import { ApplicationFailure, condition, isCancellation, patched, setHandler } from '@temporalio/workflow';
 import type {
   ApprovalDecision,
+  ApprovalRule,
   ApprovalSpec,
   ApprovalTimeoutOutcome,
   AuditPath,
@@ -16,6 +17,7 @@ import type {
   RuleRef,
 } from '../../core/approvals/approvals';
 import { parseDecision, refusal, signalDisposition } from '../../core/approvals/approvals';
+import { matchRules, ruleRef, runRuleOf } from '../../core/approvals/run-rules';
 import type { DecisionReceipt, RefusalDetails } from '../../core/run/contract';
 import type { EventLog } from '../../core/events/event-log';
 import type { ToolOutcome } from '../../core/tool-calls/outcomes';
@@ -78,6 +80,8 @@ export class ApprovalDesk {
   private readonly queued = new Map<string, ApprovalDecision>();
   /** Tools approved for the rest of the run. */
   readonly approvedTools = new Set<string>();
+  /** Run-scope rules people made by deciding with `scope: 'run'` (approve and stop asking, always reject), oldest first. */
+  readonly runRules: ApprovalRule[] = [];
   /** The approvals the run's sub-agents wait for: listed with the run's own, decisions on them forwarded. */
   private children: ChildApprovals | undefined;
 
@@ -201,14 +205,23 @@ export class ApprovalDesk {
   }
 
   /** What the next execution must keep when the run continues as new (no request is open then). */
-  carried(): { approvedTools: string[]; queuedDecisions: ApprovalDecision[] } {
-    return { approvedTools: [...this.approvedTools], queuedDecisions: [...this.queued.values()] };
+  carried(): { approvedTools: string[]; queuedDecisions: ApprovalDecision[]; runRules?: ApprovalRule[] } {
+    return {
+      approvedTools: [...this.approvedTools],
+      queuedDecisions: [...this.queued.values()],
+      ...(this.runRules.length ? { runRules: [...this.runRules] } : {}),
+    };
   }
 
   /** Start from what the previous execution handed over. */
-  restore(state: { approvedTools: readonly string[]; queuedDecisions: readonly ApprovalDecision[] }): void {
+  restore(state: {
+    approvedTools: readonly string[];
+    queuedDecisions: readonly ApprovalDecision[];
+    runRules?: readonly ApprovalRule[];
+  }): void {
     for (const t of state.approvedTools) this.approvedTools.add(t);
     for (const d of state.queuedDecisions) this.queued.set(d.callId, d);
+    this.runRules.push(...(state.runRules ?? []));
   }
 
   /** Calls waiting for a person, oldest first. */
@@ -381,11 +394,16 @@ export class ApprovalDesk {
   private apply(d: ApprovalDecision, via: 'signal' | 'update'): DecisionReceipt {
     const entry = this.entries.get(d.callId) as Entry;
     const tool = entry.pending.tool;
+    // A run-scope decision becomes a rule of the run: later calls it matches are decided by it, and so are waiting ones now.
+    const rule = d.scope === 'run' ? runRuleOf(d, tool, entry.pending.args, this.runRules.length) : undefined;
     const decided: Decided = {
       decision: d.decision,
       by: d.by,
       ...(d.reason ? { reason: d.reason } : {}),
       ...(d.extendBy !== undefined ? { extendBy: d.extendBy } : {}),
+      ...(d.path ? { path: d.path } : {}),
+      ...(rule ? { rule: ruleRef(rule) } : d.rule ? { rule: d.rule } : {}),
+      ...(d.updateId ? { updateId: d.updateId } : {}),
     };
     const applied = [d.callId];
     this.settle(entry, decided, via, false);
@@ -396,6 +414,24 @@ export class ApprovalDesk {
         // Approving all calls of a tool must respect who may approve each of them.
         if (other.pending.approvers?.length && !other.pending.approvers.includes(d.by)) continue;
         this.settle(other, decided, via, true);
+        applied.push(other.pending.callId);
+      }
+    }
+    if (rule) {
+      this.runRules.push(rule);
+      const byRule: Decided = {
+        decision: d.decision,
+        by: d.by,
+        ...(d.reason ? { reason: d.reason } : {}),
+        path: 'rule',
+        rule: ruleRef(rule),
+      };
+      for (const other of this.entries.values()) {
+        if (other.decided || other.closed || other.pending.tool === 'budget') continue;
+        // The rule decides the waiting calls it surely matches, and only those whose approvers include its maker.
+        const verdict = matchRules([rule], other.pending.tool, other.pending.args, other.pending.approvers, Date.now());
+        if (verdict?.action !== rule.action) continue;
+        this.settle(other, byRule, via, true);
         applied.push(other.pending.callId);
       }
     }
@@ -417,6 +453,9 @@ export class ApprovalDesk {
       ...(decided.reason ? { reason: decided.reason } : {}),
       via,
       sticky,
+      ...(decided.path ? { path: decided.path } : {}),
+      ...(decided.rule ? { rule: decided.rule } : {}),
+      ...(decided.updateId ? { updateId: decided.updateId } : {}),
     });
     this.emit({ kind: 'decided', pending: entry.pending, decided, via, sticky });
   }
