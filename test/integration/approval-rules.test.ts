@@ -11,8 +11,11 @@ import type { AgentRunResult } from '../../src/core/run/result';
 import type { ScriptedTurn } from '../../src/integrations/providers/scripted';
 import { ScriptedAgents } from '../helpers/agents';
 import { allEvents, waitForPending } from '../helpers/events';
+import { parseTokens } from '../../apps/http/auth';
+import type { ServedApi } from '../helpers/http-api';
+import { serveTestApi } from '../helpers/http-api';
 import type { Harness } from '../helpers/harness';
-import { startHarness, testId } from '../helpers/harness';
+import { testId } from '../helpers/harness';
 
 const ran: string[] = [];
 const deploy = defineTool({
@@ -39,12 +42,16 @@ S.add(
   { tools: [deploy], maxSteps: 50, continueAsNewAfterEvents: 50 },
 );
 
+const TOKEN = `alice-${Math.random().toString(36).slice(2)}`;
+const AUTH = parseTokens(JSON.stringify({ tokens: { [TOKEN]: { identity: 'ops:alice', approve: true } } }), 'test tokens');
+let api: ServedApi;
 let h: Harness;
 beforeAll(async () => {
-  h = await startHarness({ agents: S.agents, providers: { scripted: S.provider } });
+  api = await serveTestApi({ agents: S.agents, providers: { scripted: S.provider } }, AUTH);
+  h = api.h;
 });
 afterAll(async () => {
-  await h?.stop();
+  await api?.stop();
 });
 
 const results = (result: AgentRunResult): string[] =>
@@ -83,11 +90,17 @@ describe('run-scope approval rules', () => {
     ]);
   });
 
-  it('always reject: the waiting call of the tool is denied at once, later calls are denied by the rule, named', async () => {
+  it('always reject (HTTP): the waiting call of the tool is denied at once, later calls are denied by the rule, named', async () => {
     const run = await h.client.start('always_reject', { input: 'deploy', workflowId: testId('rules-reject') });
     await waitForPending(run);
-    const receipt = await run.decide({ callId: 'call_1_0', decision: 'deny', by: 'ops:alice', scope: 'run', reason: 'frozen today' });
-    expect(receipt.applied).toEqual(['call_1_0', 'call_1_1']);
+    // Through the HTTP API: the approver is the token's identity.
+    const res = await fetch(`${api.server.url}/runs/${run.workflowId}/approvals/call_1_0`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ decision: 'deny', scope: 'run', reason: 'frozen today' }),
+    });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { applied: string[] }).applied).toEqual(['call_1_0', 'call_1_1']);
     const result = await run.result();
     expect(result.status).toBe('success');
     expect(result.finalText).toBe('gave up');
