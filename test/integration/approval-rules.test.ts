@@ -81,6 +81,13 @@ describe('run-scope approval rules', () => {
     const result = await run.result();
     expect(result.status).toBe('success');
     expect(results(result)).toEqual(['deployed a', 'deployed b', 'deployed a', 'deployed c']);
+    // The report says how each call's approval was settled, naming the rule.
+    expect(result.report.toolCalls.map((t) => t.approval)).toEqual([
+      { decision: 'approve', by: 'ops:alice', path: 'sdk', rule: { id: 'run-1', scope: 'run' } },
+      { decision: 'approve', by: 'ops:bob', path: 'temporal' },
+      { decision: 'approve', by: 'ops:alice', path: 'rule', rule: { id: 'run-1', scope: 'run' } },
+      { decision: 'approve', by: 'ops:bob', path: 'temporal' },
+    ]);
     const evts = await allEvents(run);
     expect(of(evts, 'approval_requested').map((e) => e.callId)).toEqual(['call_1_0', 'call_1_1', 'call_2_1']);
     const rule = { id: 'run-1', scope: 'run' as const };
@@ -110,6 +117,11 @@ describe('run-scope approval rules', () => {
       'Denied by ops:alice: frozen today (rule run-1). The tool was not run.',
     ]);
     expect(ranFor(run)).toEqual([]);
+    expect(result.report.toolCalls.map((t) => [t.approval?.decision, t.approval?.path, t.approval?.rule?.id])).toEqual([
+      ['deny', 'temporal', 'run-1'],
+      ['deny', 'rule', 'run-1'],
+      ['deny', 'rule', 'run-1'],
+    ]);
     const evts = await allEvents(run);
     const rule = { id: 'run-1', scope: 'run' as const };
     expect(of(evts, 'approval_decided').map((e) => [e.callId, e.path ?? null, e.sticky])).toEqual([

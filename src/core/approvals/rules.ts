@@ -74,3 +74,13 @@ export interface PolicyEntry {
   /** Names the entry in events and reports (default `policy:<tool>:<index>`). */
   id?: string;
 }
+
+/** How a tool call's approval was settled, as the run's report shows it. */
+export interface ToolCallApproval {
+  /** `approve`/`deny`/`skip` (a person, a rule or the run policy decided), or `expired` (nobody decided in time). */
+  decision: 'approve' | 'deny' | 'skip' | 'expired';
+  /** Who: a person's identity, the maker of the rule that decided, `run policy`, or `timeout`. */
+  by: string;
+  path: AuditPath;
+  rule?: RuleRef;
+}

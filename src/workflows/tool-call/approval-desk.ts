@@ -15,6 +15,7 @@ import type {
   Decision,
   PendingApproval,
   RuleRef,
+  ToolCallApproval,
 } from '../../core/approvals/approvals';
 import { parseDecision, refusal, signalDisposition } from '../../core/approvals/approvals';
 import { matchRules, ruleRef, runRuleOf } from '../../core/approvals/run-rules';
@@ -222,6 +223,15 @@ export class ApprovalDesk {
     for (const t of state.approvedTools) this.approvedTools.add(t);
     for (const d of state.queuedDecisions) this.queued.set(d.callId, d);
     this.runRules.push(...(state.runRules ?? []));
+  }
+
+  /** How the approval of `callId` was settled, for the report; undefined while it waits or when it never asked. */
+  settledAs(callId: string): ToolCallApproval | undefined {
+    const e = this.entries.get(callId);
+    if (e?.closed === 'expired') return { decision: 'expired', by: 'timeout', path: 'timeout' };
+    if (!e?.decided) return undefined;
+    const d = e.decided;
+    return { decision: d.decision, by: d.by, path: d.path ?? 'temporal', ...(d.rule ? { rule: d.rule } : {}) };
   }
 
   /** Calls waiting for a person, oldest first. */

@@ -14,7 +14,7 @@ import { patched } from '@temporalio/workflow';
 import type { Gate } from '../../core/approvals/approvals';
 import type { ToolOutcome } from '../../core/tool-calls/outcomes';
 import { decisionOutcome, notExecutedOutcome, policyDeniedOutcome, toolResultEvent } from '../../core/tool-calls/outcomes';
-import type { ApprovalRule } from '../../core/approvals/approvals';
+import type { ApprovalRule, ToolCallApproval } from '../../core/approvals/approvals';
 import { ruleRef } from '../../core/approvals/run-rules';
 import type { ApprovalAutoEvent } from '../../core/events/events';
 import type { PlannedCall, StepPlan } from '../../core/tool-calls/plan';
@@ -36,6 +36,8 @@ export interface EarlyCalls {
 /** The tool calls of one step, run to their outcomes. */
 export class ToolStep {
   private readonly outcomes = new Map<string, ToolOutcome>();
+  /** Calls the run policy or a rule decided with nobody asked, for the report. */
+  private readonly autoApprovals = new Map<string, ToolCallApproval>();
 
   constructor(
     private readonly ctx: ToolCallContext,
@@ -59,7 +61,15 @@ export class ToolStep {
       const gate = gates.get(call.callId) as Gate;
       const auto = autoDecisionEvent(call, gate);
       // Name what decided a call nobody was asked about (new runs: `seq` of recorded ones must not move).
-      if (auto && patched('approval-audit-events')) ctx.log.push(auto);
+      if (auto && patched('approval-audit-events')) {
+        ctx.log.push(auto);
+        this.autoApprovals.set(call.callId, {
+          decision: auto.decision === 'allow' ? 'approve' : 'deny',
+          by: auto.by ?? 'run policy',
+          path: auto.path,
+          ...(auto.rule ? { rule: auto.rule } : {}),
+        });
+      }
       if (gate.kind === 'deny')
         this.record(
           gate.why === 'rule'
@@ -95,7 +105,9 @@ export class ToolStep {
     return this.completed();
   }
 
-  private record(o: ToolOutcome): void {
+  private record(outcome: ToolOutcome): void {
+    const approval = this.autoApprovals.get(outcome.callId) ?? this.ctx.desk.settledAs(outcome.callId);
+    const o = approval ? { ...outcome, approval } : outcome;
     this.outcomes.set(o.callId, o);
     this.ctx.log.push(...toolHookEvents(this.plan.step, o), toolResultEvent(this.plan.step, o));
     // The run will end: nobody should be left deciding (or waiting on) calls that will not run.
