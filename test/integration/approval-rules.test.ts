@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { AgentRun } from '../../src/client';
+import { agentTool } from '../../src/agents/agent-tool';
 import { defineTool } from '../../src/agents/define';
 import type { AgentEvent, ApprovalAutoEvent, ApprovalDecidedEvent } from '../../src/core/events/events';
 import type { ToolResultBlock } from '../../src/core/messages/messages';
@@ -44,6 +45,13 @@ S.add(
 
 const TOKEN = `alice-${Math.random().toString(36).slice(2)}`;
 const AUTH = parseTokens(JSON.stringify({ tokens: { [TOKEN]: { identity: 'ops:alice', approve: true } } }), 'test tokens');
+const child = S.add('rules_child', [{ toolCalls: [call('x')] }, { text: 'child done' }], tools);
+S.add(
+  'rules_parent',
+  [{ toolCalls: [call('a')] }, { toolCalls: [{ name: 'rules_child', args: { input: 'deploy x' } }] }, { text: 'parent done' }],
+  { tools: [deploy, agentTool(child)] },
+);
+
 let api: ServedApi;
 let h: Harness;
 beforeAll(async () => {
@@ -149,5 +157,22 @@ describe('run-scope approval rules', () => {
     expect(autos).toHaveLength(11);
     expect(autos.every((e) => e.decision === 'deny' && e.rule?.id === 'run-1')).toBe(true);
     expect(ranFor(run)).toEqual([]);
+  });
+
+  it('a sub-agent follows the run rules its parent had when it started it', async () => {
+    const run = await h.client.start('rules_parent', { input: 'deploy', workflowId: testId('rules-child') });
+    await waitForPending(run);
+    await run.decide({ callId: 'call_1_0', decision: 'deny', by: 'ops:alice', scope: 'run' });
+    const result = await run.result();
+    expect(result.status).toBe('success');
+    const started = of(await allEvents(run), 'sub_agent_started');
+    expect(started).toHaveLength(1);
+    const childRun = h.client.get(started[0]!.workflowId);
+    const childEvents = await allEvents(childRun);
+    expect(of(childEvents, 'approval_requested')).toHaveLength(0);
+    expect(of(childEvents, 'approval_auto')).toEqual([
+      expect.objectContaining({ callId: 'call_1_0', decision: 'deny', path: 'rule', rule: { id: 'run-1', scope: 'run' }, by: 'ops:alice' }),
+    ]);
+    expect(ranFor(childRun)).toEqual([]);
   });
 });
