@@ -341,6 +341,15 @@ export function buildProgram(ctx: ProgramContext): Command {
         "with no worker running: send the decision even for a call the run's recorded history does not hold yet (the run checks it when a worker starts)",
       );
     if (decision === 'approve') cmd.option('--all-calls', 'also approve every other call of this tool for the rest of the run');
+    if (decision !== 'skip')
+      cmd
+        .option(
+          '--for-run',
+          decision === 'approve'
+            ? 'approve and stop asking: also every waiting and later call of this tool in the run (see --match)'
+            : 'always reject: also every waiting and later call of this tool in the run (see --match)',
+        )
+        .option('--match <what>', 'with --for-run: tool (every call of the tool, the default) or args (calls with the same arguments)');
     connectionOptions(cmd, false).action(async (workflowId: string, callId: string, flags) => {
       ctx.exitCode = await commands.approvals().decideCommand(decision, workflowId, callId, flags);
     });

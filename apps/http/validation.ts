@@ -84,7 +84,9 @@ export type MessageBody = z.infer<typeof MessageBody>;
 export const DecisionBody = z.strictObject({
   decision: z.enum(['approve', 'deny', 'skip']),
   reason: z.string().max(2000).optional(),
-  scope: z.enum(['call', 'tool']).optional(),
+  scope: z.enum(['call', 'tool', 'run']).optional(),
+  /** With scope `run`: every later call of the tool, or only those with the same arguments. */
+  match: z.enum(['tool', 'args']).optional(),
   extendBy: z.number().positive().optional(),
 });
 /** A checked decision body. */

@@ -212,6 +212,8 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
     log.push({ type: 'continued_as_new', execution: continued.executions, step: run.loop.step });
   } else {
     run.replace(startLoop(spec, input.prompt ?? '', input.maxSteps));
+    // A sub-agent follows the run rules its parent had when it started it (issue 26).
+    if (input.parent?.runRules) desk.restore({ approvedTools: [], queuedDecisions: [], runRules: input.parent.runRules });
     log.push({ type: 'run_started', agent: spec.name, model: modelLabel(modelForAttempt(spec.models, 1)), maxSteps: run.loop.maxSteps });
   }
 

@@ -63,7 +63,9 @@ export class EarlyStarts {
   begin(step: number, attempt: number): EarlyStartsInput | undefined {
     this.discard();
     const { spec, policy, desk } = this.ctx;
-    const input = earlyStartsInput(spec.tools, (t) => gateFor(t.name, t.approval, policy, desk.approvedTools));
+    // Arguments are not known yet: a rule with a condition cannot let a call start early, and any deny rule keeps it back.
+    const rules = { rules: desk.runRules, args: undefined, nowMs: Date.now() };
+    const input = earlyStartsInput(spec.tools, (t) => gateFor(t.name, t.approval, policy, desk.approvedTools, undefined, rules));
     this.open = input ? { ...input, step, attempt, parent: CancellationScope.current(), sealed: false, next: 0 } : undefined;
     return input;
   }

@@ -32,6 +32,11 @@ describe('durable-agent approvals from the command line', () => {
       'error: refused: no approval is pending for call "call_9_9": the run has no such call (yet)',
     );
     expect(soleError(await cli(['deny', workflowId, callId as string, '--all-calls']))).toMatch(/^error: unknown option '--all-calls'/);
+    expect(soleError(await cli(['skip', workflowId, callId as string, '--for-run']))).toMatch(/^error: unknown option '--for-run'/);
+    expect(soleError(await cli(['approve', workflowId, callId as string, '--match', 'args']))).toBe('error: --match needs --for-run');
+    expect(soleError(await cli(['deny', workflowId, callId as string, '--for-run', '--match', 'name']))).toBe(
+      'error: --match must be tool or args',
+    );
     expect(soleError(await cli(['approve', 'no-such-run', callId as string]))).toBe('error: no run with workflow id "no-such-run"');
     expect(soleError(await cli(['approve', workflowId]))).toMatch(/^error: missing required argument 'callId'/);
 

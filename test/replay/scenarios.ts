@@ -141,6 +141,30 @@ replayAgents.add(
   ],
   approvalTools,
 );
+// Issue 26: run-scope rules made by decisions (recorded with patch `approval-audit-events`).
+replayAgents.add(
+  'run_rule_args',
+  [
+    { toolCalls: [{ name: 'deploy', args: { service: 'a' } }] },
+    { toolCalls: [{ name: 'deploy', args: { service: 'a' } }] },
+    { text: 'deployed twice, asked once' },
+  ],
+  approvalTools,
+);
+replayAgents.add(
+  'always_reject',
+  [
+    {
+      toolCalls: [
+        { name: 'deploy', args: { service: 'a' } },
+        { name: 'deploy', args: { service: 'b' } },
+      ],
+    },
+    { toolCalls: [{ name: 'deploy', args: { service: 'c' } }] },
+    { text: 'gave up' },
+  ],
+  approvalTools,
+);
 replayAgents.add(
   'reverse_order',
   [
@@ -505,6 +529,29 @@ export const SCENARIOS: readonly Scenario[] = [
     during: async (run) => {
       await waitForPending(run, ['call_1_0']);
       await run.decide({ callId: 'call_1_0', decision: 'skip', by: 'ops:carol' });
+    },
+  },
+  {
+    // Issue 26: approve and stop asking for these arguments; step 2's same call runs by rule run-1.
+    name: 'run_rule_args',
+    input: 'deploy a twice',
+    status: 'success',
+    covers: [UPDATE, 'patch:approval-audit-events'],
+    during: async (run) => {
+      await waitForPending(run, ['call_1_0']);
+      await run.decide({ callId: 'call_1_0', decision: 'approve', by: 'ops:alice', scope: 'run', match: 'args', path: 'sdk' });
+    },
+  },
+  {
+    // Issue 26: always reject: the other waiting call is denied at once, step 2's call by rule run-1.
+    name: 'always_reject',
+    input: 'deploy all',
+    status: 'success',
+    covers: [UPDATE, 'patch:approval-audit-events'],
+    during: async (run) => {
+      await waitForPending(run, ['call_1_0', 'call_1_1']);
+      const receipt = await run.decide({ callId: 'call_1_0', decision: 'deny', by: 'ops:alice', scope: 'run', reason: 'frozen' });
+      if (receipt.applied.join() !== 'call_1_0,call_1_1') throw new Error(`always_reject: applied ${receipt.applied.join()}`);
     },
   },
   {

@@ -24,6 +24,10 @@ export interface DecideFlags extends Omit<ConnectionFlags, 'taskQueue'> {
   reason?: string;
   /** approve only: also approve every later call of this tool in the run. */
   allCalls?: boolean;
+  /** approve or deny: make it a rule of the run (approve and stop asking / always reject). */
+  forRun?: boolean;
+  /** With `forRun`: `tool` (default) or `args`. */
+  match?: string;
   /** With no worker: send a decision for a call the recorded history does not hold yet. */
   queue?: boolean;
   json?: boolean;
@@ -172,6 +176,10 @@ async function watchApprovals(out: Output, first: AwaitingRun[], query: () => Pr
 export async function decideCommand(decision: Decision, workflowId: string, callId: string, flags: DecideFlags): Promise<number> {
   if (!callId.trim()) throw new CliError('the call id is empty');
   if (flags.allCalls && decision !== 'approve') throw new CliError('--all-calls is only for approve');
+  if (flags.forRun && decision === 'skip') throw new CliError('--for-run is only for approve or deny');
+  if (flags.forRun && flags.allCalls) throw new CliError('use either --all-calls or --for-run');
+  if (flags.match !== undefined && !flags.forRun) throw new CliError('--match needs --for-run');
+  if (flags.match !== undefined && flags.match !== 'tool' && flags.match !== 'args') throw new CliError('--match must be tool or args');
   const by = (flags.by ?? defaultApprover()).trim();
   if (!by) throw new CliError('--by must name who decides (e.g. ops:alice)');
   const payload = {
@@ -180,6 +188,8 @@ export async function decideCommand(decision: Decision, workflowId: string, call
     by,
     ...(flags.reason ? { reason: flags.reason } : {}),
     ...(flags.allCalls ? { scope: 'tool' as const } : {}),
+    ...(flags.forRun ? { scope: 'run' as const } : {}),
+    ...(flags.match ? { match: flags.match as 'tool' | 'args' } : {}),
   };
   const out = new Output(Boolean(flags.json));
   const session = await Session.open(resolveTarget(flags), { embed: 'if-state', log: (l) => out.note(l) });

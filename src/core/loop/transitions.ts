@@ -236,6 +236,7 @@ function appendToolResults(state: LoopState, calls: readonly ToolUseBlock[], out
       ...(o.metrics ? { metrics: o.metrics } : {}),
       ...(o.lastProgress ? { lastProgress: o.lastProgress } : {}),
       ...(o.children ? { children: o.children } : {}),
+      ...(o.approval ? { approval: o.approval } : {}),
     });
   }
   const message: Message = { role: 'user', content: blocks };

@@ -5,7 +5,7 @@
 import type { EarlyStartsInput } from '../tool-calls/early';
 import type { AggregateResultsInput, AggregateResultsOutput } from '../sub-agents/consolidate';
 import type { JsonObject } from '../messages/json';
-import type { ApprovalDecision, PendingApproval, RunPolicy } from '../approvals/approvals';
+import type { ApprovalDecision, ApprovalRule, PendingApproval, RunPolicy } from '../approvals/approvals';
 import type { UserMessageInput } from '../messages/user-messages';
 import type { Message, ToolOutput } from '../messages/messages';
 import type { LoopState, ModelStep } from '../loop/state';
@@ -95,6 +95,8 @@ export interface ContinuedRun {
   approvedTools: string[];
   /** Decision signals for calls the run has not reached yet. */
   queuedDecisions: ApprovalDecision[];
+  /** Run-scope rules people made ("approve and stop asking", "always reject"); absent before issue 26. */
+  runRules?: ApprovalRule[];
   /** Messages waiting for the model, and whether the session was asked to end. */
   inbox: { messages: Array<{ message: UserMessageInput; via: 'signal' | 'update' }>; ended: boolean };
   /**

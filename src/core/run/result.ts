@@ -4,6 +4,7 @@
  * argument types (see `ToolCallsOf` in the agent definitions).
  */
 import type { LayerReport } from '../prompt/layers';
+import type { ToolCallApproval } from '../approvals/approval-requests';
 import type { JsonValue } from '../messages/json';
 import type { Message } from '../messages/messages';
 import type { StopReason } from '../output/native-output';
@@ -94,6 +95,8 @@ export interface StepReport {
 export type ToolCallReport<C extends ToolCallShape = AnyToolCall> = C & {
   step: number;
   callId: string;
+  /** How the call's approval was settled (who, how, which rule), when a person, a rule or the run policy had a say. */
+  approval?: ToolCallApproval;
   /** Time the tool's last attempt took, as measured by the worker (0 when it never ran). */
   latencyMs: number;
   /** Size of the result in UTF-8 bytes. */

@@ -1,4 +1,5 @@
 /** The data of sub-agents that other core types carry: a tool's child agent, a finished child run, children's spend. Types only. */
+import type { ApprovalRule } from '../approvals/rules';
 import type { Usage } from '../budget/usage';
 
 export type { SubAgentToolSpec } from '../run/spec';
@@ -18,4 +19,6 @@ export interface ParentLink {
   workflowId: string;
   /** The parent's call that started this child. */
   callId: string;
+  /** The parent's run-scope rules when it started the child ("approve and stop asking", "always reject"): the child follows them too. */
+  runRules?: ApprovalRule[];
 }

@@ -3,7 +3,7 @@
  * model reads for each. Every call of a step ends in exactly one outcome; the transcript gets one result
  * per call from them.
  */
-import type { Decision } from '../approvals/approval-requests';
+import type { Decision, ToolCallApproval } from '../approvals/approval-requests';
 import type { ToolResultEvent } from '../events/events';
 import { preview, utf8Bytes } from '../messages/json';
 import type { ToolOutput } from '../messages/messages';
@@ -19,6 +19,8 @@ import type { LayerUpdate } from '../prompt/layers';
 /** What one tool call produced. */
 export interface ToolOutcome {
   callId: string;
+  /** How its approval was settled, when a person, a rule or the run policy had a say (for the report). */
+  approval?: ToolCallApproval;
   /** The tool's name, as the model called it. */
   tool: string;
   output: ToolOutput;

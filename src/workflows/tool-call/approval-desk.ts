@@ -5,8 +5,20 @@
  * not reached yet (it overtook the replay of the step that asks) is kept and applied when that call asks.
  */
 import { ApplicationFailure, condition, isCancellation, patched, setHandler } from '@temporalio/workflow';
-import type { ApprovalDecision, ApprovalSpec, CallApprovalState, Decision, PendingApproval } from '../../core/approvals/approvals';
+import type {
+  ApprovalDecision,
+  ApprovalRule,
+  ApprovalSpec,
+  ApprovalTimeoutOutcome,
+  AuditPath,
+  CallApprovalState,
+  Decision,
+  PendingApproval,
+  RuleRef,
+  ToolCallApproval,
+} from '../../core/approvals/approvals';
 import { parseDecision, refusal, signalDisposition } from '../../core/approvals/approvals';
+import { matchRules, ruleRef, runRuleOf } from '../../core/approvals/run-rules';
 import type { DecisionReceipt, RefusalDetails } from '../../core/run/contract';
 import type { EventLog } from '../../core/events/event-log';
 import type { ToolOutcome } from '../../core/tool-calls/outcomes';
@@ -28,7 +40,27 @@ export interface Decided {
   reason?: string;
   /** Budget requests: how much to add on approve. */
   extendBy?: number;
+  /** How the decision reached the run (`rule` when a rule decided a waiting call). */
+  path?: AuditPath;
+  /** The rule that decided, when one did. */
+  rule?: RuleRef;
+  /** The update that carried it, when one did. */
+  updateId?: string;
 }
+
+/**
+ * What the desk tells its {@link ApprovalEventHook}s (notifications): a request opened, escalated, was
+ * decided or expired. Called in workflow code, also on replay: a hook must only do what is deterministic
+ * (e.g. schedule an activity behind `patched()`), never I/O.
+ */
+export type ApprovalDeskEvent =
+  | { kind: 'requested'; pending: PendingApproval }
+  | { kind: 'escalated'; pending: PendingApproval; to: string[] }
+  | { kind: 'decided'; pending: PendingApproval; decided: Decided; via: 'signal' | 'update'; sticky: boolean }
+  | { kind: 'expired'; pending: PendingApproval; outcome: ApprovalTimeoutOutcome };
+
+/** A listener of the desk's approval events (see {@link ApprovalDesk.onApprovalEvent}). */
+export type ApprovalEventHook = (e: ApprovalDeskEvent) => void;
 
 interface Entry {
   pending: PendingApproval;
@@ -49,8 +81,23 @@ export class ApprovalDesk {
   private readonly queued = new Map<string, ApprovalDecision>();
   /** Tools approved for the rest of the run. */
   readonly approvedTools = new Set<string>();
+  /** Run-scope rules people made by deciding with `scope: 'run'` (approve and stop asking, always reject), oldest first. */
+  readonly runRules: ApprovalRule[] = [];
   /** The approvals the run's sub-agents wait for: listed with the run's own, decisions on them forwarded. */
   private children: ChildApprovals | undefined;
+
+  /** Listeners of requests, escalations, decisions and expiries (none by default). */
+  private readonly hooks: ApprovalEventHook[] = [];
+
+  /** Call `hook` at every request, escalation, decision and expiry from now on. */
+  onApprovalEvent(hook: ApprovalEventHook): void {
+    this.hooks.push(hook);
+  }
+
+  /** Tell the hooks (see {@link onApprovalEvent}). */
+  private emit(e: ApprovalDeskEvent): void {
+    for (const hook of this.hooks) hook(e);
+  }
 
   /** List the approvals `children` wait for with the run's own, and forward decisions on them to the child that waits. */
   forwardTo(children: ChildApprovals): void {
@@ -159,14 +206,32 @@ export class ApprovalDesk {
   }
 
   /** What the next execution must keep when the run continues as new (no request is open then). */
-  carried(): { approvedTools: string[]; queuedDecisions: ApprovalDecision[] } {
-    return { approvedTools: [...this.approvedTools], queuedDecisions: [...this.queued.values()] };
+  carried(): { approvedTools: string[]; queuedDecisions: ApprovalDecision[]; runRules?: ApprovalRule[] } {
+    return {
+      approvedTools: [...this.approvedTools],
+      queuedDecisions: [...this.queued.values()],
+      ...(this.runRules.length ? { runRules: [...this.runRules] } : {}),
+    };
   }
 
   /** Start from what the previous execution handed over. */
-  restore(state: { approvedTools: readonly string[]; queuedDecisions: readonly ApprovalDecision[] }): void {
+  restore(state: {
+    approvedTools: readonly string[];
+    queuedDecisions: readonly ApprovalDecision[];
+    runRules?: readonly ApprovalRule[];
+  }): void {
     for (const t of state.approvedTools) this.approvedTools.add(t);
     for (const d of state.queuedDecisions) this.queued.set(d.callId, d);
+    this.runRules.push(...(state.runRules ?? []));
+  }
+
+  /** How the approval of `callId` was settled, for the report; undefined while it waits or when it never asked. */
+  settledAs(callId: string): ToolCallApproval | undefined {
+    const e = this.entries.get(callId);
+    if (e?.closed === 'expired') return { decision: 'expired', by: 'timeout', path: 'timeout' };
+    if (!e?.decided) return undefined;
+    const d = e.decided;
+    return { decision: d.decision, by: d.by, path: d.path ?? 'temporal', ...(d.rule ? { rule: d.rule } : {}) };
   }
 
   /** Calls waiting for a person, oldest first. */
@@ -229,6 +294,7 @@ export class ApprovalDesk {
       ...(pending.approvers ? { approvers: pending.approvers } : {}),
       ...(question ? { question } : {}),
     });
+    this.emit({ kind: 'requested', pending });
     const early = this.queued.get(call.callId);
     if (early) {
       this.queued.delete(call.callId);
@@ -284,7 +350,9 @@ export class ApprovalDesk {
         entry.closed = 'expired';
         this.closeTrace(entry, 'expired');
         const { callId, tool, step } = entry.pending;
-        this.log.push({ type: 'approval_expired', step, callId, tool, outcome: entry.spec?.onTimeout ?? 'deny' });
+        const outcome = entry.spec?.onTimeout ?? 'deny';
+        this.log.push({ type: 'approval_expired', step, callId, tool, outcome });
+        this.emit({ kind: 'expired', pending: entry.pending, outcome });
         this.changed();
       }
     } catch (err) {
@@ -336,11 +404,16 @@ export class ApprovalDesk {
   private apply(d: ApprovalDecision, via: 'signal' | 'update'): DecisionReceipt {
     const entry = this.entries.get(d.callId) as Entry;
     const tool = entry.pending.tool;
+    // A run-scope decision becomes a rule of the run: later calls it matches are decided by it, and so are waiting ones now.
+    const rule = d.scope === 'run' ? runRuleOf(d, tool, entry.pending.args, this.runRules.length) : undefined;
     const decided: Decided = {
       decision: d.decision,
       by: d.by,
       ...(d.reason ? { reason: d.reason } : {}),
       ...(d.extendBy !== undefined ? { extendBy: d.extendBy } : {}),
+      ...(d.path ? { path: d.path } : {}),
+      ...(rule ? { rule: ruleRef(rule) } : d.rule ? { rule: d.rule } : {}),
+      ...(d.updateId ? { updateId: d.updateId } : {}),
     };
     const applied = [d.callId];
     this.settle(entry, decided, via, false);
@@ -351,6 +424,24 @@ export class ApprovalDesk {
         // Approving all calls of a tool must respect who may approve each of them.
         if (other.pending.approvers?.length && !other.pending.approvers.includes(d.by)) continue;
         this.settle(other, decided, via, true);
+        applied.push(other.pending.callId);
+      }
+    }
+    if (rule) {
+      this.runRules.push(rule);
+      const byRule: Decided = {
+        decision: d.decision,
+        by: d.by,
+        ...(d.reason ? { reason: d.reason } : {}),
+        path: 'rule',
+        rule: ruleRef(rule),
+      };
+      for (const other of this.entries.values()) {
+        if (other.decided || other.closed || other.pending.tool === 'budget') continue;
+        // The rule decides the waiting calls it surely matches, and only those whose approvers include its maker.
+        const verdict = matchRules([rule], other.pending.tool, other.pending.args, other.pending.approvers, Date.now());
+        if (verdict?.action !== rule.action) continue;
+        this.settle(other, byRule, via, true);
         applied.push(other.pending.callId);
       }
     }
@@ -372,7 +463,11 @@ export class ApprovalDesk {
       ...(decided.reason ? { reason: decided.reason } : {}),
       via,
       sticky,
+      ...(decided.path ? { path: decided.path } : {}),
+      ...(decided.rule ? { rule: decided.rule } : {}),
+      ...(decided.updateId ? { updateId: decided.updateId } : {}),
     });
+    this.emit({ kind: 'decided', pending: entry.pending, decided, via, sticky });
   }
 
   /** The approval's span and metrics (no-ops without tracing and metrics; never emitted on replay). */

@@ -16,11 +16,15 @@ const { checkApprovals } = proxyActivities<AgentActivities>({
 });
 
 /** What gating needs from the run. */
-export type GateContext = Pick<ToolCallContext, 'spec' | 'policy'> & { desk: Pick<ToolCallContext['desk'], 'approvedTools'> };
+export type GateContext = Pick<ToolCallContext, 'spec' | 'policy'> & { desk: Pick<ToolCallContext['desk'], 'approvedTools' | 'runRules'> };
 
 /** The gate of a call from data; `check` once its predicate answered. */
 function gateOf(ctx: GateContext, c: PlannedCall, check?: boolean): Gate {
-  return gateFor(c.tool.name, c.tool.approval, ctx.policy, ctx.desk.approvedTools, check);
+  return gateFor(c.tool.name, c.tool.approval, ctx.policy, ctx.desk.approvedTools, check, {
+    rules: ctx.desk.runRules,
+    args: c.args,
+    nowMs: Date.now(),
+  });
 }
 
 /**

@@ -13,7 +13,10 @@
 import { patched } from '@temporalio/workflow';
 import type { Gate } from '../../core/approvals/approvals';
 import type { ToolOutcome } from '../../core/tool-calls/outcomes';
-import { notExecutedOutcome, policyDeniedOutcome, toolResultEvent } from '../../core/tool-calls/outcomes';
+import { decisionOutcome, notExecutedOutcome, policyDeniedOutcome, toolResultEvent } from '../../core/tool-calls/outcomes';
+import type { ApprovalRule, ToolCallApproval } from '../../core/approvals/approvals';
+import { ruleRef } from '../../core/approvals/run-rules';
+import type { ApprovalAutoEvent } from '../../core/events/events';
 import type { PlannedCall, StepPlan } from '../../core/tool-calls/plan';
 import { inlineLimitPerCall } from '../../core/tool-calls/plan';
 import { toolHookEvents } from '../../core/tool-calls/tool-hooks';
@@ -33,6 +36,8 @@ export interface EarlyCalls {
 /** The tool calls of one step, run to their outcomes. */
 export class ToolStep {
   private readonly outcomes = new Map<string, ToolOutcome>();
+  /** Calls the run policy or a rule decided with nobody asked, for the report. */
+  private readonly autoApprovals = new Map<string, ToolCallApproval>();
 
   constructor(
     private readonly ctx: ToolCallContext,
@@ -53,9 +58,25 @@ export class ToolStep {
     // Gates that need no predicate are known at once (no await, see `knownGates`).
     const gates = knownGates(ctx, planned) ?? (await checkedGates(ctx, planned));
     for (const call of planned) {
-      const kind = gates.get(call.callId)?.kind;
-      if (kind === 'deny') this.record(policyDeniedOutcome(call.callId, call.tool.name));
-      else if (kind === 'ask') ctx.desk.request(call, call.tool.approval);
+      const gate = gates.get(call.callId) as Gate;
+      const auto = autoDecisionEvent(call, gate);
+      // Name what decided a call nobody was asked about (new runs: `seq` of recorded ones must not move).
+      if (auto && patched('approval-audit-events')) {
+        ctx.log.push(auto);
+        this.autoApprovals.set(call.callId, {
+          decision: auto.decision === 'allow' ? 'approve' : 'deny',
+          by: auto.by ?? 'run policy',
+          path: auto.path,
+          ...(auto.rule ? { rule: auto.rule } : {}),
+        });
+      }
+      if (gate.kind === 'deny')
+        this.record(
+          gate.why === 'rule'
+            ? ruleDeniedOutcome(call.callId, call.tool.name, gate.rule)
+            : policyDeniedOutcome(call.callId, call.tool.name),
+        );
+      else if (gate.kind === 'ask') ctx.desk.request(call, call.tool.approval);
     }
     // Decisions sent early for calls of this step that did not ask can never apply.
     ctx.desk.refuseQueuedFor(plan.calls.map((c) => c.id).filter((id) => gates.get(id)?.kind !== 'ask'));
@@ -84,7 +105,9 @@ export class ToolStep {
     return this.completed();
   }
 
-  private record(o: ToolOutcome): void {
+  private record(outcome: ToolOutcome): void {
+    const approval = this.autoApprovals.get(outcome.callId) ?? this.ctx.desk.settledAs(outcome.callId);
+    const o = approval ? { ...outcome, approval } : outcome;
     this.outcomes.set(o.callId, o);
     this.ctx.log.push(...toolHookEvents(this.plan.step, o), toolResultEvent(this.plan.step, o));
     // The run will end: nobody should be left deciding (or waiting on) calls that will not run.
@@ -112,4 +135,20 @@ async function runCall(ctx: ToolCallContext, call: PlannedCall, gate: Gate, inli
   } finally {
     ctx.running.delete(call.callId);
   }
+}
+
+/** The `approval_auto` event of a call the run policy or a rule allowed or denied with nobody asked; undefined otherwise. */
+function autoDecisionEvent(call: PlannedCall, gate: Gate): ApprovalAutoEvent | undefined {
+  if (gate.kind === 'ask' || gate.kind === 'check') return undefined;
+  if (gate.kind === 'run' && gate.why !== 'rule' && gate.why !== 'run_policy') return undefined;
+  const base = { type: 'approval_auto' as const, step: call.step, callId: call.callId, tool: call.tool.name };
+  const decision = gate.kind === 'run' ? ('allow' as const) : ('deny' as const);
+  if (gate.why === 'rule') return { ...base, decision, path: 'rule', rule: ruleRef(gate.rule), by: gate.rule.createdBy };
+  return { ...base, decision, path: 'policy' };
+}
+
+/** The result the model sees for a call a rule denied: as the person who made the rule denied it. */
+function ruleDeniedOutcome(callId: string, tool: string, rule: ApprovalRule): ToolOutcome {
+  const why = rule.reason ? `${rule.reason} (rule ${rule.id})` : `always rejected in this run (rule ${rule.id})`;
+  return decisionOutcome(callId, tool, { decision: 'deny', by: rule.createdBy, reason: why });
 }

@@ -15,6 +15,8 @@ import type { ToolCallContext } from './context';
 /** What an agent-tool call needs from the run. */
 export type SubAgentCallContext = Pick<ToolCallContext, 'policy' | 'approvalWaiver' | 'log'> & {
   children?: Pick<NonNullable<ToolCallContext['children']>, 'drop'>;
+  /** The run's rules, which a child follows too (absent: none). */
+  desk?: Pick<ToolCallContext['desk'], 'runRules'>;
 };
 
 /**
@@ -39,7 +41,7 @@ export async function runSubAgentCall(ctx: SubAgentCallContext, call: PlannedCal
       ...(ctx.policy ? { policy: ctx.policy } : {}),
       ...(ctx.approvalWaiver ? { approvalWaiver: ctx.approvalWaiver } : {}),
       workflowId,
-      parent: { workflowId: parentId, callId: call.callId },
+      parent: { workflowId: parentId, callId: call.callId, ...(ctx.desk?.runRules.length ? { runRules: [...ctx.desk.runRules] } : {}) },
     });
     ctx.log.push({ type: 'sub_agent_started', ...base });
     result = await child.result();
