@@ -6,6 +6,7 @@
  */
 import type { ApprovalDecision, ApprovalSpec, Decision, DecisionScope, PendingApproval, PolicyRule, RunPolicy } from './approval-requests';
 import { AUDIT_PATHS, type AuditPath, type RuleRef, type RuleScope } from './rules';
+import { notAllowed } from './deciders';
 
 export type * from './approval-requests';
 
@@ -172,10 +173,8 @@ export function refusal(d: ApprovalDecision, state: CallApprovalState, nowMs: nu
     case 'pending': {
       const { pending } = state;
       if (pending.expiresAt && Date.parse(pending.expiresAt) <= nowMs) return `the approval of call "${d.callId}" has expired`;
-      if (pending.approvers?.length && !pending.approvers.includes(d.by)) {
-        return `${d.by} may not decide calls of "${pending.tool}" (allowed: ${pending.approvers.join(', ')})`;
-      }
-      return undefined;
+      // Approvers, and once it escalated or was delegated, the escalation group and the assignee.
+      return notAllowed(pending, d.by);
     }
   }
 }

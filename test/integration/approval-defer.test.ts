@@ -1,0 +1,172 @@
+/** Defer ("not now"), escalation and delegation of approval requests, on the real dev server. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import type { AgentRun } from '../../src/client';
+import { ApprovalRefusedError } from '../../src/client';
+import { defineTool } from '../../src/agents/define';
+import type { PendingApproval } from '../../src/core/approvals/approvals';
+import { outputText } from '../../src/core/messages/messages';
+import { ScriptedAgents } from '../helpers/agents';
+import { allEvents, pollUntil, resultWithin, toolResults } from '../helpers/events';
+import type { Harness } from '../helpers/harness';
+import { startHarness, testId } from '../helpers/harness';
+
+const release = defineTool({
+  name: 'release',
+  description: 'Release a version',
+  input: z.object({ version: z.string() }),
+  approvers: ['ops:alice'],
+  approvalTimeout: '30s',
+  execute: ({ version }) => `released ${version}`,
+});
+
+const payout = defineTool({
+  name: 'payout',
+  description: 'Pay out; escalates to the leads, then expires',
+  input: z.object({ amount: z.number() }),
+  approvers: ['ops:alice'],
+  escalate: { after: '700ms', to: ['ops:leads'] },
+  approvalTimeout: '2500ms',
+  onApprovalTimeout: 'deny',
+  execute: ({ amount }) => `paid ${amount}`,
+});
+
+const tools = { tools: [release, payout] };
+const oneRelease = [{ toolCalls: [{ name: 'release', args: { version: '1.2' } }] }, { text: 'done' }];
+const onePayout = [{ toolCalls: [{ name: 'payout', args: { amount: 900 } }] }, { text: 'done' }];
+const S = new ScriptedAgents();
+S.add('defer_return', oneRelease, tools);
+S.add('defer_decide', oneRelease, tools);
+S.add('delegate', oneRelease, tools);
+S.add('escalate_expire', onePayout, tools);
+S.add('escalate_decide', onePayout, tools);
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness({ agents: S.agents, providers: { scripted: S.provider } });
+});
+afterAll(async () => {
+  await h?.stop();
+});
+
+const pendingOf = (run: AgentRun, includeDeferred = false): Promise<PendingApproval[]> => run.pendingApprovals({ includeDeferred });
+const waiting = (run: AgentRun) =>
+  pollUntil(
+    () => pendingOf(run),
+    (p) => p.length === 1,
+    `${run.workflowId} pending`,
+  );
+const refused = (p: Promise<unknown>, message: RegExp) =>
+  expect(p).rejects.toSatisfy((e: unknown) => e instanceof ApprovalRefusedError && message.test(e.message));
+const pendingCount = async (run: AgentRun) =>
+  (await run.handle.describe()).typedSearchAttributes.getAll().find((p) => p.key.name === 'DurableAgentPendingApprovals')?.value;
+
+describe('defer', () => {
+  it('a deferred request leaves the inbox and returns at its time; it is not a decision', async () => {
+    const run = await h.client.start('defer_return', { input: 'release', workflowId: testId('defer-return') });
+    const [pending] = await waiting(run);
+    const callId = pending!.callId;
+    await refused(run.defer({ callId, until: new Date(Date.now() + 60_000), by: 'ops:alice' }), /must not be after the request expires/);
+    await refused(run.defer({ callId, until: new Date(Date.now() - 1000), by: 'ops:alice' }), /must be in the future/);
+    await refused(run.defer({ callId, until: new Date(Date.now() + 5000), by: 'mallory' }), /mallory may not decide/);
+
+    const until = new Date(Date.now() + 1500);
+    const receipt = await run.defer({ callId, until, by: 'ops:alice', reason: 'after lunch' });
+    expect(receipt).toEqual({ callId, tool: 'release', until: until.toISOString(), by: 'ops:alice' });
+    // Out of the inbox, still pending; the run still awaits approval; search attributes count it out.
+    expect(await pendingOf(run)).toEqual([]);
+    expect(await pendingOf(run, true)).toEqual([expect.objectContaining({ callId, deferredUntil: until.toISOString() })]);
+    expect((await run.snapshot()).status).toBe('awaiting_approval');
+    expect(await pendingCount(run)).toBe(0);
+
+    // It returns at its time (durable timer).
+    const [back] = await waiting(run);
+    expect(Date.now()).toBeGreaterThanOrEqual(until.getTime() - 50);
+    expect(back!.deferredUntil).toBeUndefined();
+    expect(await pendingCount(run)).toBe(1);
+    const types = (await allEvents(run)).map((e) => e.type);
+    expect(types.filter((t) => t.startsWith('approval_'))).toEqual(['approval_requested', 'approval_deferred', 'approval_returned']);
+    const deferred = (await allEvents(run)).find((e) => e.type === 'approval_deferred');
+    expect(deferred).toMatchObject({ callId, until: until.toISOString(), by: 'ops:alice', reason: 'after lunch', path: 'sdk' });
+
+    await run.decide({ callId, decision: 'approve', by: 'ops:alice' });
+    const result = await resultWithin(run);
+    expect(toolResults(result).map((b) => outputText(b.output))).toEqual(['released 1.2']);
+  });
+
+  it('a decision while deferred is taken; the request never returns', async () => {
+    const run = await h.client.start('defer_decide', { input: 'release', workflowId: testId('defer-decide') });
+    const [pending] = await waiting(run);
+    await run.defer({ callId: pending!.callId, until: new Date(Date.now() + 800), by: 'ops:alice' });
+    await run.decide({ callId: pending!.callId, decision: 'deny', by: 'ops:alice', reason: 'not this week' });
+    const result = await resultWithin(run);
+    expect(toolResults(result)[0]?.isError).toBe(true);
+    await new Promise((r) => setTimeout(r, 900));
+    const types = (await allEvents(run)).map((e) => e.type);
+    expect(types).toContain('approval_deferred');
+    expect(types).not.toContain('approval_returned');
+  });
+});
+
+describe('delegation', () => {
+  it('the delegate decides; a stranger is refused; a refused signal is an event', async () => {
+    const run = await h.client.start('delegate', { input: 'release', workflowId: testId('delegate') });
+    const [pending] = await waiting(run);
+    const callId = pending!.callId;
+    await refused(run.delegate({ callId, to: 'mallory', by: 'mallory' }), /mallory may not decide/);
+    await run.signalDelegate({ callId, to: 'eve', by: 'eve' });
+    expect(await run.delegate({ callId, to: 'ops:bob', by: 'ops:alice', reason: 'on call' })).toEqual({
+      callId,
+      tool: 'release',
+      to: 'ops:bob',
+      by: 'ops:alice',
+    });
+    expect(await pendingOf(run)).toEqual([expect.objectContaining({ callId, assignee: 'ops:bob' })]);
+    await refused(
+      run.decide({ callId, decision: 'approve', by: 'eve' }),
+      /eve may not decide calls of "release" \(allowed: ops:alice, ops:bob\)/,
+    );
+    await run.decide({ callId, decision: 'approve', by: 'ops:bob' });
+    const result = await resultWithin(run);
+    expect(toolResults(result).map((b) => outputText(b.output))).toEqual(['released 1.2']);
+    const events = await allEvents(run);
+    expect(events.find((e) => e.type === 'approval_refused')).toMatchObject({
+      callId,
+      by: 'eve',
+      reason: expect.stringMatching(/may not decide/),
+    });
+    expect(events.find((e) => e.type === 'approval_delegated')).toMatchObject({ callId, to: 'ops:bob', by: 'ops:alice', path: 'sdk' });
+    expect(events.find((e) => e.type === 'approval_decided')).toMatchObject({ by: 'ops:bob', decision: 'approve' });
+  });
+});
+
+describe('escalation', () => {
+  it('after its wait the request escalates to a second group, then expires with its timeout action', async () => {
+    const run = await h.client.start('escalate_expire', { input: 'pay', workflowId: testId('escalate-expire') });
+    const [pending] = await waiting(run);
+    await refused(run.decide({ callId: pending!.callId, decision: 'approve', by: 'ops:leads' }), /ops:leads may not decide/);
+    const [escalated] = await pollUntil(
+      () => pendingOf(run),
+      (p) => p[0]?.escalated !== undefined,
+      'escalation',
+    );
+    expect(escalated!.escalated).toMatchObject({ to: ['ops:leads'] });
+    const result = await resultWithin(run);
+    expect(toolResults(result)[0]?.isError).toBe(true);
+    const types = (await allEvents(run)).map((e) => e.type).filter((t) => t.startsWith('approval_'));
+    expect(types).toEqual(['approval_requested', 'approval_escalated', 'approval_expired']);
+  });
+
+  it('once escalated, the second group may decide', async () => {
+    const run = await h.client.start('escalate_decide', { input: 'pay', workflowId: testId('escalate-decide') });
+    const [pending] = await waiting(run);
+    await pollUntil(
+      () => pendingOf(run),
+      (p) => p[0]?.escalated !== undefined,
+      'escalation',
+    );
+    await run.decide({ callId: pending!.callId, decision: 'approve', by: 'ops:leads' });
+    const result = await resultWithin(run);
+    expect(toolResults(result).map((b) => outputText(b.output))).toEqual(['paid 900']);
+  });
+});
