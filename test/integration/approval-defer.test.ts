@@ -1,5 +1,5 @@
 /** Defer ("not now"), escalation and delegation of approval requests, on the real dev server. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { z } from 'zod';
 import type { AgentRun } from '../../src/client';
 import { ApprovalRefusedError } from '../../src/client';
@@ -7,6 +7,7 @@ import { defineTool } from '../../src/agents/define';
 import type { PendingApproval } from '../../src/core/approvals/approvals';
 import { outputText } from '../../src/core/messages/messages';
 import { ScriptedAgents } from '../helpers/agents';
+import { runCli, soleError, tempHome } from '../helpers/cli-run';
 import { allEvents, pollUntil, resultWithin, toolResults } from '../helpers/events';
 import type { Harness } from '../helpers/harness';
 import { startHarness, testId } from '../helpers/harness';
@@ -38,6 +39,7 @@ const S = new ScriptedAgents();
 S.add('defer_return', oneRelease, tools);
 S.add('defer_decide', oneRelease, tools);
 S.add('delegate', oneRelease, tools);
+S.add('cli_defer', oneRelease, tools);
 S.add('escalate_expire', onePayout, tools);
 S.add('escalate_decide', onePayout, tools);
 
@@ -168,5 +170,30 @@ describe('escalation', () => {
     await run.decide({ callId: pending!.callId, decision: 'approve', by: 'ops:leads' });
     const result = await resultWithin(run);
     expect(toolResults(result).map((b) => outputText(b.output))).toEqual(['paid 900']);
+  });
+});
+
+describe('from the command line', () => {
+  it('`defer --until` and `delegate --to` go through the run; a refusal is one clear line', async () => {
+    const home = tempHome();
+    const cli = (args: string[]) => runCli([...args, '--address', inject('temporalAddress')], { home });
+    const run = await h.client.start('cli_defer', { input: 'release', workflowId: testId('cli-defer') });
+    const [pending] = await waiting(run);
+    const callId = pending!.callId;
+    const deferred = await cli(['defer', run.workflowId, callId, '--until', '1s', '--by', 'ops:alice', '--reason', 'later']);
+    expect(deferred.stderr).toBe('');
+    expect(deferred.stdout).toMatch(new RegExp(`^deferred ${callId} \\(release\\) until \\d{4}-.+ by ops:alice\\n$`));
+    expect(await pendingOf(run)).toEqual([]);
+    expect(soleError(await cli(['delegate', run.workflowId, callId, '--to', 'ops:bob', '--by', 'mallory']))).toMatch(
+      /^error: refused: mallory may not decide calls of "release"/,
+    );
+    const delegated = await cli(['delegate', run.workflowId, callId, '--to', 'ops:bob', '--by', 'ops:alice', '--json']);
+    expect(JSON.parse(delegated.stdout)).toEqual({ callId, tool: 'release', to: 'ops:bob', by: 'ops:alice' });
+    await waiting(run);
+    await run.decide({ callId, decision: 'approve', by: 'ops:bob' });
+    expect((await resultWithin(run)).status).toBe('success');
+    const events = await allEvents(run);
+    expect(events.find((e) => e.type === 'approval_deferred')).toMatchObject({ path: 'cli', reason: 'later' });
+    expect(events.find((e) => e.type === 'approval_delegated')).toMatchObject({ path: 'cli' });
   });
 });
