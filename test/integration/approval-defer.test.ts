@@ -10,7 +10,11 @@ import { ScriptedAgents } from '../helpers/agents';
 import { runCli, soleError, tempHome } from '../helpers/cli-run';
 import { allEvents, pollUntil, resultWithin, toolResults } from '../helpers/events';
 import type { Harness } from '../helpers/harness';
-import { startHarness, testId } from '../helpers/harness';
+import { testId } from '../helpers/harness';
+import type { ServedApi } from '../helpers/http-api';
+import { serveTestApi } from '../helpers/http-api';
+import { parseTokens } from '../../apps/http/auth';
+import { randomUUID } from 'node:crypto';
 
 const release = defineTool({
   name: 'release',
@@ -40,15 +44,29 @@ S.add('defer_return', oneRelease, tools);
 S.add('defer_decide', oneRelease, tools);
 S.add('delegate', oneRelease, tools);
 S.add('cli_defer', oneRelease, tools);
+S.add('http_defer', oneRelease, tools);
 S.add('escalate_expire', onePayout, tools);
 S.add('escalate_decide', onePayout, tools);
 
+const TOKENS = { alice: `alice-${randomUUID()}`, reader: `reader-${randomUUID()}` };
+const AUTH = parseTokens(
+  JSON.stringify({
+    tokens: {
+      [TOKENS.alice]: { identity: 'ops:alice', approve: true },
+      [TOKENS.reader]: { identity: 'dashboard', permissions: ['read'] },
+    },
+  }),
+  'test tokens',
+);
+
 let h: Harness;
+let served: ServedApi;
 beforeAll(async () => {
-  h = await startHarness({ agents: S.agents, providers: { scripted: S.provider } });
+  served = await serveTestApi({ agents: S.agents, providers: { scripted: S.provider } }, AUTH);
+  h = served.h;
 });
 afterAll(async () => {
-  await h?.stop();
+  await served?.stop();
 });
 
 const pendingOf = (run: AgentRun, includeDeferred = false): Promise<PendingApproval[]> => run.pendingApprovals({ includeDeferred });
@@ -195,5 +213,39 @@ describe('from the command line', () => {
     const events = await allEvents(run);
     expect(events.find((e) => e.type === 'approval_deferred')).toMatchObject({ path: 'cli', reason: 'later' });
     expect(events.find((e) => e.type === 'approval_delegated')).toMatchObject({ path: 'cli' });
+  });
+});
+
+describe('over HTTP', () => {
+  it("POST …/defer and …/delegate act as the token's identity and need `decide`", async () => {
+    const post = (path: string, token: string, body: unknown) =>
+      fetch(`${served.server.url}${path}`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const run = await h.client.start('http_defer', { input: 'release', workflowId: testId('http-defer') });
+    const [pending] = await waiting(run);
+    const base = `/runs/${run.workflowId}/approvals/${pending!.callId}`;
+    const until = new Date(Date.now() + 1000).toISOString();
+    const forbidden = await post(`${base}/defer`, TOKENS.reader, { until });
+    expect(forbidden.status).toBe(403);
+    expect(await forbidden.json()).toMatchObject({ missing: 'decide' });
+    const bad = await post(`${base}/defer`, TOKENS.alice, { until: 'soon' });
+    expect(bad.status).toBe(400);
+    const tooLate = await post(`${base}/defer`, TOKENS.alice, { until: new Date(Date.now() + 600_000).toISOString() });
+    expect(tooLate.status).toBe(403);
+    expect(await tooLate.json()).toMatchObject({ error: { code: 'approval_refused' } });
+    const ok = await post(`${base}/defer`, TOKENS.alice, { until, reason: 'later' });
+    expect(ok.status).toBe(200);
+    expect(await ok.json()).toEqual({ callId: pending!.callId, tool: 'release', until, by: 'ops:alice' });
+    const delegated = await post(`${base}/delegate`, TOKENS.alice, { to: 'ops:bob' });
+    expect(await delegated.json()).toMatchObject({ to: 'ops:bob', by: 'ops:alice' });
+    await waiting(run);
+    await run.decide({ callId: pending!.callId, decision: 'approve', by: 'ops:bob' });
+    expect((await resultWithin(run)).status).toBe('success');
+    const events = await allEvents(run);
+    expect(events.find((e) => e.type === 'approval_deferred')).toMatchObject({ by: 'ops:alice', path: 'http' });
+    expect(events.find((e) => e.type === 'approval_delegated')).toMatchObject({ by: 'ops:alice', path: 'http' });
   });
 });
