@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { AgentRun } from '../../src/client';
 import { ApprovalRefusedError } from '../../src/client';
 import { defineTool } from '../../src/agents/define';
+import { agentTool } from '../../src/agents/agent-tool';
 import type { PendingApproval } from '../../src/core/approvals/approvals';
 import { outputText } from '../../src/core/messages/messages';
 import { ScriptedAgents } from '../helpers/agents';
@@ -45,6 +46,10 @@ S.add('defer_decide', oneRelease, tools);
 S.add('delegate', oneRelease, tools);
 S.add('cli_defer', oneRelease, tools);
 S.add('http_defer', oneRelease, tools);
+const subChild = S.add('sub_child', oneRelease, tools);
+S.add('sub_parent', [{ toolCalls: [{ name: 'sub_child', args: { input: 'release' } }] }, { text: 'the child released' }], {
+  tools: [agentTool(subChild)],
+});
 S.add('escalate_expire', onePayout, tools);
 S.add('escalate_decide', onePayout, tools);
 
@@ -247,5 +252,35 @@ describe('over HTTP', () => {
     const events = await allEvents(run);
     expect(events.find((e) => e.type === 'approval_deferred')).toMatchObject({ by: 'ops:alice', path: 'http' });
     expect(events.find((e) => e.type === 'approval_delegated')).toMatchObject({ by: 'ops:alice', path: 'http' });
+  });
+});
+
+describe('sub-agents', () => {
+  it("a child's request is deferred and delegated through the parent", async () => {
+    const run = await h.client.start('sub_parent', { input: 'release through the child', workflowId: testId('sub-defer') });
+    const [pending] = await waiting(run);
+    const callId = pending!.callId;
+    await refused(run.defer({ callId, until: new Date(Date.now() + 5000), by: 'mallory' }), /mallory may not decide/);
+    await run.defer({ callId, until: new Date(Date.now() + 1000), by: 'ops:alice' });
+    // The child applies it and reports: the parent's inbox leaves it out, then it returns.
+    await pollUntil(
+      () => pendingOf(run, true),
+      (p) => p[0]?.deferredUntil !== undefined,
+      'deferred in the child',
+    );
+    expect(await pendingOf(run)).toEqual([]);
+    await pollUntil(
+      () => pendingOf(run),
+      (p) => p.length === 1,
+      'returned from the child',
+    );
+    await run.delegate({ callId, to: 'ops:bob', by: 'ops:alice' });
+    await pollUntil(
+      () => pendingOf(run),
+      (p) => p[0]?.assignee === 'ops:bob',
+      'delegated in the child',
+    );
+    await run.decide({ callId, decision: 'approve', by: 'ops:bob' });
+    expect((await resultWithin(run)).status).toBe('success');
   });
 });
