@@ -15,6 +15,7 @@ import {
   parseDelegate,
 } from '../../src/core/approvals/deferrals';
 import { DefinitionError } from '../../src/core/run/errors';
+import { mayDecide as callerMayDecide } from '../../apps/http/approval-inbox';
 
 const NOW = Date.parse('2026-01-01T10:00:00.000Z');
 const at = (ms: number) => new Date(NOW + ms).toISOString();
@@ -126,4 +127,12 @@ describe('defineTool escalate', () => {
     expect(() => defineTool({ ...base, escalate: { after: '1m', to: ['x'] } })).toThrow(DefinitionError);
     expect(() => defineTool({ ...base, escalate: { after: '1m', to: ['x'] } })).toThrow(/escalate does nothing without approval/);
   });
+});
+
+it('the HTTP inbox lets the escalation group and the assignee decide (the console enables their buttons)', () => {
+  const caller = (identity: string) => ({ identity, permissions: ['read', 'decide'] as const });
+  expect(callerMayDecide(caller('ops:leads'), pending())).toBe(false);
+  expect(callerMayDecide(caller('ops:leads'), pending({ escalated: { at: at(1), to: ['ops:leads'] } }))).toBe(true);
+  expect(callerMayDecide(caller('ops:bob'), pending({ assignee: 'ops:bob' }))).toBe(true);
+  expect(callerMayDecide({ identity: 'ops:bob', permissions: ['read'] as const }, pending({ assignee: 'ops:bob' }))).toBe(false);
 });
