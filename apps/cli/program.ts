@@ -10,6 +10,7 @@ import { DEMO_AGENT_NAME } from './served';
 import { collectPolicy } from './policy-flag';
 import { DEFAULT_UI_PORT, REDIS_URL_ENV } from './target';
 import type * as ApprovalsModule from './commands/approvals';
+import type * as DeferModule from './commands/defer';
 import type * as CancelModule from './commands/cancel';
 import type * as CodecServerModule from './commands/codec-server';
 import type * as DevModule from './commands/dev';
@@ -31,6 +32,7 @@ import type * as WorkerModule from './commands/worker';
 /* eslint-disable @typescript-eslint/no-require-imports -- lazy loading, typed by the modules' own types */
 const commands = {
   approvals: () => require('./commands/approvals') as typeof ApprovalsModule,
+  defer: () => require('./commands/defer') as typeof DeferModule,
   cancel: () => require('./commands/cancel') as typeof CancelModule,
   codecServer: () => require('./commands/codec-server') as typeof CodecServerModule,
   dev: () => require('./commands/dev') as typeof DevModule,
@@ -354,6 +356,34 @@ export function buildProgram(ctx: ProgramContext): Command {
       ctx.exitCode = await commands.approvals().decideCommand(decision, workflowId, callId, flags);
     });
   }
+  connectionOptions(
+    program
+      .command('defer')
+      .description('Defer a pending tool call ("not now"): it leaves the inbox until a time, then returns; not a decision.')
+      .argument('<workflowId>', 'workflow id of the run')
+      .argument('<callId>', 'id of the tool call (see durable-agent approvals)')
+      .requiredOption('--until <when>', 'a duration from now (2h, 30m) or an ISO date-time; not after the request expires')
+      .option('--by <identity>', 'who defers it, e.g. ops:alice (default: cli:<user>)')
+      .option('--reason <text>', 'why, for the record')
+      .option('--json', 'print what happened as JSON'),
+    false,
+  ).action(async (workflowId: string, callId: string, flags) => {
+    ctx.exitCode = await commands.defer().deferCommand(workflowId, callId, flags);
+  });
+  connectionOptions(
+    program
+      .command('delegate')
+      .description('Delegate a pending tool call to someone else: they may decide it (its approvers still may).')
+      .argument('<workflowId>', 'workflow id of the run')
+      .argument('<callId>', 'id of the tool call (see durable-agent approvals)')
+      .requiredOption('--to <identity>', 'who it is delegated to, e.g. ops:bob')
+      .option('--by <identity>', 'who delegates it, e.g. ops:alice (default: cli:<user>)')
+      .option('--reason <text>', 'why, for the record')
+      .option('--json', 'print what happened as JSON'),
+    false,
+  ).action(async (workflowId: string, callId: string, flags) => {
+    ctx.exitCode = await commands.defer().delegateCommand(workflowId, callId, flags);
+  });
 
   const schedule = program
     .command('schedule')

@@ -17,6 +17,8 @@
  * | `GET /approvals/events`                | the same inbox, live, as server-sent `inbox` events             |
  * | `GET /`, `GET /console/*`              | the web console's files (no token needed: they hold no data)     |
  * | `POST /runs/:id/approvals/:callId`     | decide one `{ decision, reason?, scope?, extendBy? }` → receipt  |
+ * | `POST /runs/:id/approvals/:callId/defer` | defer one `{ until, reason? }` ("not now", `decide`) → receipt |
+ * | `POST /runs/:id/approvals/:callId/delegate` | delegate one `{ to, reason? }` (`decide`) → receipt          |
  * | `GET /metrics`                         | Prometheus gauges: approvals waiting and their age, runs by phase (no token with `metricsPublic`) |
  * | `POST /api/chat`                       | `useChat`'s chat (`durable-agent/chat`): send-or-start the chat's session and stream the answer (UI message stream); or decide the approvals answered in it |
  * | `GET /api/chat/:chatId/stream`         | the chat's turn in progress (204 when none; `?after=`, `?wait=decision`)                          |
@@ -50,7 +52,7 @@ import { ApprovalInbox, inboxFor, InboxPoller } from './approval-inbox';
 import { metricsResponse, ServeMetrics } from './metrics';
 import { streamInbox } from './inbox-events';
 import { StreamTracker, streamRun } from './sse';
-import { checkId, checkSeq, DecisionBody, MessageBody, parseBody, runFilterOf, StartBody } from './validation';
+import { checkId, checkSeq, DecisionBody, DeferBody, DelegateBody, MessageBody, parseBody, runFilterOf, StartBody } from './validation';
 import type { RunView } from '../../src/entry/client';
 
 export type { RunView };
@@ -327,6 +329,22 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
     const body = await parseBody(c, DecisionBody, { by: 'the approver is the identity of your token: remove "by" from the body' });
     const run = await runningRun(client, id);
     return c.json(await run.decide({ callId, by, ...body }));
+  });
+
+  // Defer ("not now") and delegation: the sender is the token's identity; it must be allowed to decide the call.
+  app.post('/runs/:id/approvals/:callId/defer', need('decide', 'defer approvals'), async (c) => {
+    const id = checkId(c.req.param('id'), 'id');
+    const callId = checkId(c.req.param('callId'), 'callId');
+    const body = await parseBody(c, DeferBody, { by: 'the sender is the identity of your token: remove "by" from the body' });
+    const run = await runningRun(client, id);
+    return c.json(await run.defer({ callId, by: c.var.caller.identity, path: 'http', ...body }));
+  });
+  app.post('/runs/:id/approvals/:callId/delegate', need('decide', 'delegate approvals'), async (c) => {
+    const id = checkId(c.req.param('id'), 'id');
+    const callId = checkId(c.req.param('callId'), 'callId');
+    const body = await parseBody(c, DelegateBody, { by: 'the sender is the identity of your token: remove "by" from the body' });
+    const run = await runningRun(client, id);
+    return c.json(await run.delegate({ callId, by: c.var.caller.identity, path: 'http', ...body }));
   });
 
   return { app, streams, inbox };

@@ -16,9 +16,11 @@ export type { InboxCall, InboxRun, InboxView };
 /** A run of the inbox before it is shown to a caller. */
 export type AwaitingRunWithContext = AwaitingRun & { context: ContextMessage[] };
 
-/** May `caller` decide `call`? */
-export function mayDecide(caller: Caller, call: Pick<PendingApproval, 'approvers'>): boolean {
-  return holds(caller, 'decide') && (!call.approvers?.length || call.approvers.includes(caller.identity));
+/** May `caller` decide `call`? Its approvers may, and once it escalated or was delegated, the escalation group and the assignee. */
+export function mayDecide(caller: Caller, call: Pick<PendingApproval, 'approvers' | 'escalated' | 'assignee'>): boolean {
+  const me = caller.identity;
+  const named = !call.approvers?.length || call.approvers.includes(me) || call.escalated?.to.includes(me) === true || call.assignee === me;
+  return holds(caller, 'decide') && named;
 }
 
 /** The inbox as `caller` sees it. */

@@ -92,6 +92,22 @@ export const DecisionBody = z.strictObject({
 /** A checked decision body. */
 export type DecisionBody = z.infer<typeof DecisionBody>;
 
+/** `POST /runs/:id/approvals/:callId/defer`: until when (ISO date-time), and why. */
+export const DeferBody = z.strictObject({
+  until: z.iso.datetime({ offset: true }),
+  reason: z.string().max(2000).optional(),
+});
+/** A checked defer body. */
+export type DeferBody = z.infer<typeof DeferBody>;
+
+/** `POST /runs/:id/approvals/:callId/delegate`: to whom, and why. */
+export const DelegateBody = z.strictObject({
+  to: z.string().trim().min(1).max(200),
+  reason: z.string().max(2000).optional(),
+});
+/** A checked delegate body. */
+export type DelegateBody = z.infer<typeof DelegateBody>;
+
 /** The first problem of a zod error as an API error naming its field. */
 function fieldError(error: z.ZodError): HttpError {
   const issue = error.issues[0];

@@ -125,6 +125,7 @@ export function approvalSpec(tool: Tool): ApprovalSpec {
     ...(tool.approvers?.length ? { approvers: [...tool.approvers] } : {}),
     ...(tool.approvalTimeout !== undefined ? { timeoutMs: msToNumber(tool.approvalTimeout) } : {}),
     onTimeout: tool.onApprovalTimeout ?? 'deny',
+    ...(tool.escalate ? { escalation: { afterMs: msToNumber(tool.escalate.after), to: [...tool.escalate.to] } } : {}),
   };
 }
 

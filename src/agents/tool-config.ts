@@ -3,6 +3,14 @@ import type { Duration } from '@temporalio/common';
 import type { z } from 'zod';
 import type { ApprovalTimeoutOutcome } from '../core/approvals/approvals';
 import type { ToolErrorPolicy } from '../core/run/spec';
+
+/** A tool's escalation of waiting approval requests (see {@link ToolConfig.escalate}). */
+export interface ToolEscalation {
+  /** How long a request waits before it escalates, e.g. `'2h'`. */
+  after: Duration;
+  /** Identities who may decide it from then on, beside its approvers, e.g. `['ops:leads']`. */
+  to: readonly string[];
+}
 import type { ToolProgress } from '../core/tool-calls/progress';
 
 /** Retry options of a tool or model call, in the shape of Temporal's RetryPolicy. */
@@ -134,6 +142,12 @@ export interface ToolConfig<N extends string, I extends ToolInputSchema, O> {
   approvalTimeout?: Duration;
   /** When the approval expires: `deny` the call (default; the model is told) or `fail` the run. */
   onApprovalTimeout?: ApprovalTimeoutOutcome;
+  /**
+   * Escalate a request nobody decided in time: after `after` (durable timer), the identities `to` may decide
+   * it too (event `approval_escalated`; the console marks it); the approval timeout still gives the final action.
+   * Needs `needsApproval` or `approvers`.
+   */
+  escalate?: ToolEscalation;
   /**
    * The output comes from an untrusted source (web pages, emails, other people's files): the model is shown
    * it fenced between tags it cannot close, with a note to treat it as data, never as instructions.

@@ -66,6 +66,17 @@ function checkRetry(where: string, field: string, retry: unknown): void {
   checkDuration(where, `${field}.maximumInterval`, retry.maximumInterval as Duration | undefined);
 }
 
+/** `escalate`: a positive `after` and a non-empty list of identities `to`. */
+function checkEscalation(where: string, escalate: unknown): void {
+  if (escalate === undefined) return;
+  const e = escalate as { after?: unknown; to?: unknown };
+  if (!e || typeof e !== 'object' || e.after === undefined)
+    throw new DefinitionError(`${where}: escalate must be { after, to } (e.g. { after: '2h', to: ['ops:leads'] })`);
+  checkDuration(where, 'escalate.after', e.after as Duration);
+  if (!Array.isArray(e.to) || e.to.length === 0 || e.to.some((a) => typeof a !== 'string' || !a.trim()))
+    throw new DefinitionError(`${where}: escalate.to must be a non-empty list of non-empty strings (e.g. ["ops:leads"])`);
+}
+
 /**
  * The approval rules: naming approvers implies approval is needed; `needsApproval: false` with any
  * approval setting is a contradiction; a timeout with nothing to approve would do nothing.
@@ -90,7 +101,8 @@ function checkApproval(where: string, t: Fields): void {
     );
   }
   checkDuration(where, 'approvalTimeout', approvalTimeout as Duration | undefined);
-  const settings = (['approvers', 'approvalTimeout', 'onApprovalTimeout'] as const).filter((k) => t[k] !== undefined);
+  checkEscalation(where, t.escalate);
+  const settings = (['approvers', 'approvalTimeout', 'onApprovalTimeout', 'escalate'] as const).filter((k) => t[k] !== undefined);
   if (needsApproval === false && settings.length) {
     throw new DefinitionError(
       `${where}: needsApproval is false but ${settings.join(', ')} ${settings.length > 1 ? 'are' : 'is'} set: ` +

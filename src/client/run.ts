@@ -2,6 +2,7 @@
 import { ApplicationFailure, ServiceError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { ApprovalDecision, PendingApproval } from '../core/approvals/approvals';
+import type { DeferReceipt, DeferRequest, DelegateReceipt, DelegateRequest, PendingApprovalsOptions } from '../core/approvals/deferrals';
 import type { DecisionReceipt, RefusalDetails, RunSnapshot } from '../core/run/contract';
 import type { AgentEvent, EventPage } from '../core/events/events';
 import type { RecordedEvents } from '../core/events/event-log';
@@ -23,6 +24,10 @@ import {
   eventsQuery,
   messageSignal,
   pendingApprovalsQuery,
+  deferSignal,
+  deferUpdate,
+  delegateSignal,
+  delegateUpdate,
   sendUpdate,
   snapshotQuery,
 } from '../workflows/definitions';
@@ -218,8 +223,63 @@ export class AgentRun<C extends ToolCallShape = AnyToolCall, out O = UnknownOutp
    *
    * @throws {RunNotFoundError} no run has this workflow id.
    */
-  pendingApprovals(): Promise<Array<PendingApproval<C | BudgetRequest>>> {
-    return this.call(() => this.handle.query(pendingApprovalsQuery) as Promise<Array<PendingApproval<C | BudgetRequest>>>);
+  pendingApprovals(options?: PendingApprovalsOptions): Promise<Array<PendingApproval<C | BudgetRequest>>> {
+    // No argument unless asked: a worker older than defer takes the query without one.
+    const args: [PendingApprovalsOptions?] = options?.includeDeferred ? [{ includeDeferred: true }] : [];
+    return this.call(() => this.handle.query(pendingApprovalsQuery, ...args) as Promise<Array<PendingApproval<C | BudgetRequest>>>);
+  }
+
+  /**
+   * Defer a waiting request ("not now") until a time: it leaves the inbox ({@link pendingApprovals},
+   * `awaitingApproval()`) and returns at `until` (a durable timer). It is not a decision: the request stays
+   * pending, its expiry still runs, and a decision meanwhile is taken. `by` must be allowed to decide it, and
+   * `until` must be in the future and not after it expires. Needs a worker; see {@link signalDefer} otherwise.
+   *
+   * @throws {ApprovalRefusedError} the run refused it (the message says why).
+   * @throws {RunEndedError} the run has already ended.
+   * @throws {RunNotFoundError} no run has this workflow id.
+   * @example
+   * ```ts
+   * await run.defer({ callId: 'call_1', until: new Date(Date.now() + 2 * 3600_000), by: 'ops:alice', reason: 'after the release' });
+   * ```
+   */
+  defer(request: Omit<DeferRequest, 'until'> & { until: Date | string }): Promise<DeferReceipt> {
+    const payload: DeferRequest = { path: 'sdk', ...request, until: new Date(request.until).toISOString() };
+    return this.refusable(() => this.handle.executeUpdate(deferUpdate, { args: [payload] }));
+  }
+
+  /** {@link defer} fire-and-forget (a signal): accepted while no worker runs; a refusal shows as an `approval_refused` event. */
+  async signalDefer(request: Omit<DeferRequest, 'until'> & { until: Date | string }): Promise<void> {
+    const payload: DeferRequest = { path: 'sdk', ...request, until: new Date(request.until).toISOString() };
+    await this.call(() => this.handle.signal(deferSignal, payload));
+  }
+
+  /**
+   * Delegate a waiting request to someone else: `to` becomes its assignee and may decide it; its approvers
+   * still may. `by` must be allowed to decide it; a request is delegated at most 5 times. Needs a worker; see
+   * {@link signalDelegate} otherwise.
+   *
+   * @throws {ApprovalRefusedError} the run refused it (the message says why).
+   * @throws {RunEndedError} the run has already ended.
+   * @throws {RunNotFoundError} no run has this workflow id.
+   */
+  delegate(request: DelegateRequest): Promise<DelegateReceipt> {
+    return this.refusable(() => this.handle.executeUpdate(delegateUpdate, { args: [{ path: 'sdk', ...request }] }));
+  }
+
+  /** {@link delegate} fire-and-forget (a signal): accepted while no worker runs; a refusal shows as an `approval_refused` event. */
+  async signalDelegate(request: DelegateRequest): Promise<void> {
+    await this.call(() => this.handle.signal(delegateSignal, { path: 'sdk', ...request }));
+  }
+
+  /** An update the run may refuse: its refusal becomes an {@link ApprovalRefusedError}. */
+  private async refusable<T>(update: () => Promise<T>): Promise<T> {
+    try {
+      return await this.call(update);
+    } catch (err) {
+      if (err instanceof WorkflowUpdateFailedError && err.cause) throw new ApprovalRefusedError(err.cause.message, { cause: err });
+      throw err;
+    }
   }
 
   /**

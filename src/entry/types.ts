@@ -70,7 +70,7 @@ export type {
   LayerFunction,
   LayerState,
 } from '../agents/define';
-export type { ToolMetricsRecorder } from '../agents/tool-config';
+export type { ToolEscalation, ToolMetricsRecorder } from '../agents/tool-config';
 export type { ToolMetrics, ToolMetricValue } from '../core/tool-calls/metrics';
 export type { ToolProgress } from '../core/tool-calls/progress';
 export type { ToolLayers } from '../agents/tool-config';
@@ -120,6 +120,7 @@ export type { AgentWorkflowInput, DecisionReceipt, RunSnapshot } from '../core/r
 export type { ModelRef, OutputSpec, PromptSpec, ThinkingSpec, ToolErrorPolicy } from '../core/run/spec';
 export type { Budget, BudgetExhausted, BudgetName, BudgetSpent } from '../core/budget/budget';
 export type * from '../core/approvals/approval-requests';
+export type { DeferReceipt, DeferRequest, DelegateReceipt, DelegateRequest, PendingApprovalsOptions } from '../core/approvals/deferrals';
 export type { ModelCallContext, ModelProvider, ProviderErrorKind, ProviderErrorOptions } from '../integrations/providers/types';
 export type { ModelPrice, PriceTable } from '../integrations/providers/pricing';
 export type { BlobStore } from '../integrations/store/blob-store';

@@ -90,7 +90,8 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
     log,
     () => {
       if (phase === 'running' || phase === 'awaiting_approval') phase = desk.pending().length ? 'awaiting_approval' : 'running';
-      visibility.update(run.loop.agent, phase, desk.pending().length);
+      // The inbox count leaves deferred requests out (the status stays `awaiting_approval`).
+      visibility.update(run.loop.agent, phase, desk.inbox().length);
       reportToParent();
     },
     (callId) => run.loop.messages.some((m) => m.role === 'assistant' && m.content.some((b) => b.type === 'tool_use' && b.id === callId)),
@@ -488,7 +489,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
   async function awaitMessage(): Promise<boolean> {
     const idleMs = input.session?.idleTimeoutMs;
     phase = 'awaiting_message';
-    visibility.update(spec.name, phase, desk.pending().length);
+    visibility.update(spec.name, phase, desk.inbox().length);
     log.push({
       type: 'awaiting_message',
       turn: run.loop.turn,
@@ -498,7 +499,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
     if (idleMs !== undefined) await condition(wake, idleMs);
     else await condition(wake);
     phase = 'running';
-    visibility.update(spec.name, phase, desk.pending().length);
+    visibility.update(spec.name, phase, desk.inbox().length);
     return inbox.size > 0;
   }
 }

@@ -1,6 +1,9 @@
 /** Signals, updates and queries of the agent workflow, shared by the workflow and clients. */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { ApprovalDecision, PendingApproval } from '../core/approvals/approvals';
+import type { DeferReceipt, DeferRequest, DelegateReceipt, DelegateRequest, PendingApprovalsOptions } from '../core/approvals/deferrals';
+
+export type { PendingApprovalsOptions } from '../core/approvals/deferrals';
 import type { DecisionReceipt, RunSnapshot } from '../core/run/contract';
 import type { EventPage } from '../core/events/events';
 import type { MessageReceipt, UserMessageInput } from '../core/messages/user-messages';
@@ -11,8 +14,20 @@ export const eventsQuery = defineQuery<EventPage, [number, number?]>('events');
 /** The run's current state. */
 export const snapshotQuery = defineQuery<RunSnapshot>('snapshot');
 
-/** Tool calls waiting for a person. */
-export const pendingApprovalsQuery = defineQuery<PendingApproval[]>('pendingApprovals');
+/** Tool calls waiting for a person (deferred ones only with `{ includeDeferred: true }`). */
+export const pendingApprovalsQuery = defineQuery<PendingApproval[], [PendingApprovalsOptions?]>('pendingApprovals');
+
+/** Defer a waiting request until a time, fire-and-forget (accepted while no worker runs; refusals are `approval_refused` events). */
+export const deferSignal = defineSignal<[DeferRequest]>('defer');
+
+/** Defer a waiting request until a time; refused (nothing written) if it cannot apply. */
+export const deferUpdate = defineUpdate<DeferReceipt, [DeferRequest]>('defer');
+
+/** Delegate a waiting request, fire-and-forget (accepted while no worker runs; refusals are `approval_refused` events). */
+export const delegateSignal = defineSignal<[DelegateRequest]>('delegate');
+
+/** Delegate a waiting request; refused (nothing written) if it cannot apply. */
+export const delegateUpdate = defineUpdate<DelegateReceipt, [DelegateRequest]>('delegate');
 
 /**
  * Decide a pending approval, fire-and-forget: `{ callId, decision: 'approve' | 'deny' | 'skip', by, reason?, scope? }`.

@@ -36,3 +36,15 @@ export const wire = defineTool({
   onApprovalTimeout: 'fail',
   execute: ({ amount }) => `wired ${amount}`,
 });
+
+/** Only `ops:alice` may decide; after 300 ms `ops:leads` may too; an unanswered request is denied after 1.2 s. */
+export const payout = defineTool({
+  name: 'payout',
+  description: 'Pay out; escalates to the leads, then expires',
+  input: z.object({ amount: z.number() }),
+  approvers: ['ops:alice'],
+  escalate: { after: '300ms', to: ['ops:leads'] },
+  approvalTimeout: '1200ms',
+  onApprovalTimeout: 'deny',
+  execute: ({ amount }) => `paid ${amount}`,
+});

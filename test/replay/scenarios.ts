@@ -14,7 +14,7 @@ import { consolidateTool } from '../../src/agents/consolidate-tool';
 import { defineGuardrail } from '../../src/agents/guardrails';
 import { ScriptedAgents } from '../helpers/agents';
 import { big, boom, echo, fatalBoom, slowRead, slowWrite, typed, waitForever } from '../helpers/tools';
-import { charge, deploy, refund, wire } from './approval-tools';
+import { charge, deploy, payout, refund, wire } from './approval-tools';
 import { waitForEvents, waitForPending } from './waits';
 
 /** One recorded run. */
@@ -125,6 +125,10 @@ replayAgents.add(
 const approvalTools = { tools: [deploy, refund, charge, wire, echo, fatalBoom] };
 const oneDeploy = [{ toolCalls: [{ name: 'deploy', args: { service: 'api' } }] }, { text: 'finished' }];
 replayAgents.add('approve_update', oneDeploy, approvalTools);
+replayAgents.add('defer_delegate', oneDeploy, approvalTools);
+replayAgents.add('escalate_expire', [{ toolCalls: [{ name: 'payout', args: { amount: 900 } }] }, { text: 'not paid' }], {
+  tools: [payout],
+});
 replayAgents.add('deny_signal', oneDeploy, approvalTools);
 replayAgents.add('skip_update', oneDeploy, approvalTools);
 replayAgents.add(
@@ -773,4 +777,30 @@ export const SCENARIOS: readonly Scenario[] = [
   { name: 'early_start', input: 'read a', status: 'success', covers: ['patch:early-tool-starts', SIGNAL] },
   { name: 'early_failed', input: 'read f', status: 'success', covers: ['patch:early-tool-starts', SIGNAL] },
   { name: 'early_lost', input: 'read k', status: 'success', covers: ['patch:early-tool-starts', SIGNAL, 'ACTIVITY_TASK_TIMED_OUT'] },
+  // Defer (update) and its return (timer), then a delegation (signal) and the delegate's decision.
+  {
+    name: 'defer_delegate',
+    input: 'deploy',
+    status: 'success',
+    covers: [UPSERT, UPDATE, SIGNAL, 'TIMER_FIRED', 'patch:approval-defer'],
+    during: async (run) => {
+      await waitForPending(run, ['call_1_0']);
+      await run.defer({ callId: 'call_1_0', until: new Date(Date.now() + 500), by: 'ops:alice', reason: 'later' });
+      await waitForEvents(run, 'approval_returned');
+      await run.signalDelegate({ callId: 'call_1_0', to: 'ops:bob', by: 'ops:alice' });
+      await waitForEvents(run, 'approval_delegated');
+      await run.decide({ callId: 'call_1_0', decision: 'approve', by: 'ops:bob' });
+    },
+  },
+  // Escalation after its timer, then the expiry's final action.
+  {
+    name: 'escalate_expire',
+    input: 'pay',
+    status: 'success',
+    covers: ['TIMER_FIRED', 'patch:approval-escalation'],
+    during: async (run) => {
+      await waitForEvents(run, 'approval_escalated');
+      await waitForEvents(run, 'approval_expired');
+    },
+  },
 ];

@@ -8,6 +8,7 @@ import type { ApprovalDecision, ApprovalSpec, Decision, DecisionScope, PendingAp
 import { AUDIT_PATHS, type ApprovalRule, type AuditPath, type RuleRef, type RuleScope } from './rules';
 import type { JsonValue } from '../messages/json';
 import { matchRules } from './run-rules';
+import { notAllowed } from './deciders';
 
 export type * from './approval-requests';
 
@@ -193,10 +194,8 @@ export function refusal(d: ApprovalDecision, state: CallApprovalState, nowMs: nu
     case 'pending': {
       const { pending } = state;
       if (pending.expiresAt && Date.parse(pending.expiresAt) <= nowMs) return `the approval of call "${d.callId}" has expired`;
-      if (pending.approvers?.length && !pending.approvers.includes(d.by)) {
-        return `${d.by} may not decide calls of "${pending.tool}" (allowed: ${pending.approvers.join(', ')})`;
-      }
-      return undefined;
+      // Approvers, and once it escalated or was delegated, the escalation group and the assignee.
+      return notAllowed(pending, d.by);
     }
   }
 }

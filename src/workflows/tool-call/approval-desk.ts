@@ -27,7 +27,19 @@ import type { JsonObject } from '../../core/messages/json';
 import type { ApprovalClose, ApprovalTrace } from '../../integrations/telemetry/workflow-spans';
 import { approvalClosed, approvalOpened } from '../../integrations/telemetry/workflow-spans';
 import type { PlannedCall } from '../../core/tool-calls/plan';
-import { approvalSignal, decideUpdate, pendingApprovalsQuery } from '../definitions';
+import type { PendingApprovalsOptions } from '../definitions';
+import {
+  approvalSignal,
+  decideUpdate,
+  deferSignal,
+  deferUpdate,
+  delegateSignal,
+  delegateUpdate,
+  pendingApprovalsQuery,
+} from '../definitions';
+import type { DeferReceipt, DeferRequest, DelegateReceipt, DelegateRequest } from '../../core/approvals/deferrals';
+import { deferRefusal, delegateRefusal, inInbox, parseDefer, parseDelegate } from '../../core/approvals/deferrals';
+import type { ApprovalEscalation } from '../../core/approvals/approval-requests';
 import type { ChildApprovals } from './child-approvals';
 
 /** Failure type of a refused `decide` update: non-retryable, the reason is the message. */
@@ -67,6 +79,10 @@ interface Entry {
   spec: ApprovalSpec | undefined;
   decided?: Decided;
   closed?: 'expired' | 'withdrawn';
+  /** How many times the request was delegated. */
+  delegations?: number;
+  /** It reached its escalation time while deferred: it escalates when it returns. */
+  escalateOnReturn?: ApprovalEscalation;
   /** For the approval's span and metrics (no-ops without tracing and metrics). */
   trace: ApprovalTrace;
 }
@@ -124,7 +140,11 @@ export class ApprovalDesk {
 
   /** Register the signal, update and query handlers. */
   install(): void {
-    setHandler(pendingApprovalsQuery, () => [...this.pending(), ...(this.children?.pending() ?? [])]);
+    setHandler(pendingApprovalsQuery, (options?: PendingApprovalsOptions) => {
+      const all = [...this.pending(), ...(this.children?.pending() ?? [])];
+      return options?.includeDeferred ? all : all.filter(inInbox);
+    });
+    this.installDeferrals();
     setHandler(approvalSignal, (payload: unknown) => this.onSignal(payload));
     setHandler(
       decideUpdate,
@@ -234,9 +254,14 @@ export class ApprovalDesk {
     return { decision: d.decision, by: d.by, path: d.path ?? 'temporal', ...(d.rule ? { rule: d.rule } : {}) };
   }
 
-  /** Calls waiting for a person, oldest first. */
+  /** Calls waiting for a person, oldest first (deferred ones too: they carry `deferredUntil`). */
   pending(): PendingApproval[] {
     return [...this.entries.values()].filter((e) => !e.decided && !e.closed).map((e) => e.pending);
+  }
+
+  /** Calls waiting for a person that are in the inbox now (not deferred). */
+  inbox(): PendingApproval[] {
+    return this.pending().filter(inInbox);
   }
 
   /** Ask for a person's decision on `call`; a decision that arrived for it earlier is applied now. */
@@ -304,6 +329,8 @@ export class ApprovalDesk {
     }
     this.changed();
     if (spec?.timeoutMs !== undefined) void this.expireAt(entry, spec.timeoutMs);
+    // Escalation (a spec recorded without one never gets here); not for "run it again?" questions.
+    if (spec?.escalation && !question && patched('approval-escalation')) void this.escalateAt(entry, spec.escalation);
     return entry;
   }
 
@@ -473,6 +500,135 @@ export class ApprovalDesk {
   /** The approval's span and metrics (no-ops without tracing and metrics; never emitted on replay). */
   private closeTrace(entry: Entry, how: ApprovalClose, by?: string): void {
     approvalClosed(entry.trace, how, by);
+  }
+
+  /** Register the `defer` and `delegate` signals and updates. */
+  private installDeferrals(): void {
+    const refuse = (why: string): never => {
+      throw ApplicationFailure.nonRetryable(why, APPROVAL_REFUSED);
+    };
+    setHandler(deferSignal, (payload: unknown) => this.onMessage(payload, 'defer'));
+    setHandler(delegateSignal, (payload: unknown) => this.onMessage(payload, 'delegate'));
+    setHandler(
+      deferUpdate,
+      (payload: unknown) => this.act((parseDefer(payload) as { value: DeferRequest }).value, 'defer') as Promise<DeferReceipt>,
+      {
+        validator: (payload: unknown) => {
+          const parsed = parseDefer(payload);
+          if (!parsed.ok) refuse(parsed.error);
+          else {
+            const why = deferRefusal(parsed.value, this.stateForAction(parsed.value.callId), Date.now());
+            if (why) refuse(why);
+          }
+        },
+      },
+    );
+    setHandler(
+      delegateUpdate,
+      (payload: unknown) => this.act((parseDelegate(payload) as { value: DelegateRequest }).value, 'delegate') as Promise<DelegateReceipt>,
+      {
+        validator: (payload: unknown) => {
+          const parsed = parseDelegate(payload);
+          if (!parsed.ok) refuse(parsed.error);
+          else {
+            const id = parsed.value.callId;
+            const why = delegateRefusal(parsed.value, this.stateForAction(id), Date.now(), this.entries.get(id)?.delegations ?? 0);
+            if (why) refuse(why);
+          }
+        },
+      },
+    );
+  }
+
+  /** Where `callId` stands, a sub-agent's call as its last report shows it. */
+  private stateForAction(callId: string): CallApprovalState {
+    const child = this.inChild(callId);
+    return child ? { kind: 'pending', pending: child.pending } : this.stateOf(callId);
+  }
+
+  /** A `defer` or `delegate` signal: applied, forwarded to the sub-agent that waits, or refused (an `approval_refused` event). */
+  private onMessage(payload: unknown, kind: 'defer' | 'delegate'): void {
+    // Runs recorded before defer and delegation buffered these signals unread: keep that on replay.
+    if (!patched('approval-defer')) return;
+    const parsed = kind === 'defer' ? parseDefer(payload) : parseDelegate(payload);
+    if (!parsed.ok) return this.refused(payload, parsed.error);
+    const r = parsed.value;
+    const state = this.stateForAction(r.callId);
+    const why =
+      'until' in r
+        ? deferRefusal(r, state, Date.now())
+        : delegateRefusal(r, state, Date.now(), this.entries.get(r.callId)?.delegations ?? 0);
+    if (why) return this.refused(payload, why);
+    void this.act(r, kind).catch(() => undefined);
+  }
+
+  /** Apply a checked defer or delegation (or forward it to the sub-agent that waits). */
+  private async act(r: DeferRequest | DelegateRequest, kind: 'defer' | 'delegate'): Promise<DeferReceipt | DelegateReceipt> {
+    const child = this.inChild(r.callId);
+    if (child && this.children) {
+      const forwarded = { ...r, callId: child.childCallId };
+      await (kind === 'defer'
+        ? this.children.forwardSignal(child.via, deferSignal, forwarded as DeferRequest)
+        : this.children.forwardSignal(child.via, delegateSignal, forwarded as DelegateRequest));
+      return 'until' in r
+        ? { callId: r.callId, tool: child.pending.tool, until: r.until, by: r.by }
+        : { callId: r.callId, tool: child.pending.tool, to: r.to, by: r.by };
+    }
+    patched('approval-defer');
+    const entry = this.entries.get(r.callId) as Entry;
+    const { callId, tool, step } = entry.pending;
+    const extra = { ...(r.reason ? { reason: r.reason } : {}), ...(r.path ? { path: r.path } : {}) };
+    if ('until' in r) {
+      entry.pending.deferredUntil = r.until;
+      this.log.push({ type: 'approval_deferred', step, callId, tool, until: r.until, by: r.by, ...extra });
+      void this.returnAt(entry, r.until);
+      this.changed();
+      return { callId, tool, until: r.until, by: r.by };
+    }
+    entry.pending.assignee = r.to;
+    entry.delegations = (entry.delegations ?? 0) + 1;
+    this.log.push({ type: 'approval_delegated', step, callId, tool, to: r.to, by: r.by, ...extra });
+    this.changed();
+    return { callId, tool, to: r.to, by: r.by };
+  }
+
+  /** Bring a deferred request back to the inbox at `until` (unless it was settled or deferred again meanwhile). */
+  private async returnAt(entry: Entry, until: string): Promise<void> {
+    const moved = () => entry.decided !== undefined || entry.closed !== undefined || entry.pending.deferredUntil !== until;
+    try {
+      await condition(moved, Math.max(1, Date.parse(until) - Date.now()));
+      if (moved()) return;
+      delete entry.pending.deferredUntil;
+      const { callId, tool, step } = entry.pending;
+      this.log.push({ type: 'approval_returned', step, callId, tool });
+      if (entry.escalateOnReturn) this.escalate(entry, entry.escalateOnReturn);
+      this.changed();
+    } catch (err) {
+      if (!isCancellation(err)) throw err;
+    }
+  }
+
+  /** Widen who may decide `entry` after its escalation wait (when it returns, if it is deferred then). */
+  private async escalateAt(entry: Entry, escalation: ApprovalEscalation): Promise<void> {
+    const settled = () => entry.decided !== undefined || entry.closed !== undefined;
+    try {
+      if ((await condition(settled, Math.max(1, escalation.afterMs))) || settled()) return;
+      if (entry.pending.deferredUntil !== undefined) entry.escalateOnReturn = escalation;
+      else {
+        this.escalate(entry, escalation);
+        this.changed();
+      }
+    } catch (err) {
+      if (!isCancellation(err)) throw err;
+    }
+  }
+
+  private escalate(entry: Entry, escalation: ApprovalEscalation): void {
+    delete entry.escalateOnReturn;
+    entry.pending.escalated = { at: new Date().toISOString(), to: [...escalation.to] };
+    const { callId, tool, step } = entry.pending;
+    this.log.push({ type: 'approval_escalated', step, callId, tool, to: [...escalation.to] });
+    this.emit({ kind: 'escalated', pending: entry.pending, to: [...escalation.to] });
   }
 
   private refused(payload: unknown, reason: string): void {

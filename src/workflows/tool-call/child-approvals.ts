@@ -3,6 +3,7 @@
  * approvals its children wait for (reported by their `childApprovals` signals) and forwards decisions
  * made on the parent to the child that waits; `parentNotifier` is the child's side.
  */
+import type { SignalDefinition } from '@temporalio/workflow';
 import { CancellationScope, defineSignal, getExternalWorkflowHandle, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { ApprovalDecision, PendingApproval } from '../../core/approvals/approvals';
 import type { ChildApprovalsReport, ChildPendingApproval, ChildTag, ParentLink } from '../../core/sub-agents/sub-agent';
@@ -61,6 +62,11 @@ export class ChildApprovals {
       if (pending) return { via: report.workflowId, pending, childCallId: callId };
     }
     return undefined;
+  }
+
+  /** Send a defer or delegation to the child `via` (which applies it, or forwards it to its own child). */
+  async forwardSignal<T>(via: string, signal: SignalDefinition<[T]>, payload: T): Promise<void> {
+    await CancellationScope.nonCancellable(() => getExternalWorkflowHandle(via).signal(signal, payload));
   }
 
   /** Send `decision` to the child `via` (which decides it, or forwards it to its own child). */
