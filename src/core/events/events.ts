@@ -321,6 +321,20 @@ export interface DoneEvent {
   error?: RunError;
 }
 
+/**
+ * An approval notification (webhook) could not be delivered: its retries are spent, or the webhook
+ * refused it. Nothing else about the run changes.
+ */
+export interface NotificationFailedEvent {
+  type: 'notification_failed';
+  /** The notification's type (`approval.requested`, …). */
+  kind: string;
+  callId: string;
+  /** The webhook's name (never its URL). */
+  target: string;
+  error: string;
+}
+
 /** The body of a run event, without its sequence number and time. */
 export type AgentEventBody<C extends ToolCallShape = AnyToolCall> =
   | RunStartedEvent
@@ -337,6 +351,7 @@ export type AgentEventBody<C extends ToolCallShape = AnyToolCall> =
   | ApprovalExpiredEvent<C | BudgetRequest>
   | ApprovalQueuedEvent
   | ApprovalRefusedEvent
+  | NotificationFailedEvent
   | UserMessageEvent
   | MessageRefusedEvent
   | AwaitingMessageEvent
