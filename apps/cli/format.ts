@@ -128,7 +128,7 @@ export function formatEvent(e: AgentEvent, s: Styles, context: FormatContext = {
       ];
     }
     case 'approval_decided': {
-      const line = `[step ${e.step}] ${e.decision} ${e.tool} (${e.callId}) by ${e.by}${e.reason ? `: ${clip(e.reason, 160)}` : ''}${e.sticky ? ' [approved for the rest of the run]' : ''}`;
+      const line = `[step ${e.step}] ${e.decision} ${e.tool} (${e.callId}) by ${e.by}${e.reason ? `: ${clip(e.reason, 160)}` : ''}${e.sticky ? ' [approved for the rest of the run]' : ''}${e.rule ? ` [rule ${e.rule.id}${e.rule.version !== undefined ? ` v${e.rule.version}` : ''}]` : ''}`;
       return [e.decision === 'approve' ? s.green(line) : s.yellow(line)];
     }
     case 'approval_expired':
@@ -145,6 +145,37 @@ export function formatEvent(e: AgentEvent, s: Styles, context: FormatContext = {
       ];
     case 'approval_refused':
       return [s.red(`[approval] refused${e.callId ? ` for ${e.callId}` : ''}${e.by ? ` from ${e.by}` : ''}: ${clip(e.reason, 200)}`)];
+    case 'approval_auto': {
+      const rule = e.rule ? ` by rule ${e.rule.id}${e.rule.version !== undefined ? ` v${e.rule.version}` : ''}` : ` by the run ${e.path}`;
+      const line = `[step ${e.step}] ${e.tool} (${e.callId}) ${e.decision === 'allow' ? 'allowed' : 'denied'} with nobody asked${rule}${e.by ? ` (made by ${e.by})` : ''}`;
+      return [e.decision === 'allow' ? s.green(line) : s.yellow(line)];
+    }
+    case 'approval_withdrawn':
+      return [s.dim(`[step ${e.step}] approval request of ${e.tool} (${e.callId}) withdrawn: ${clip(e.reason, 200)}`)];
+    case 'approval_forwarded':
+      return [
+        s.dim(
+          `[approval] ${e.kind}${e.decision ? ` ${e.decision}` : ''} of ${e.callId} by ${e.by} forwarded to sub-agent run ${e.workflowId}`,
+        ),
+      ];
+    case 'approval_deferred':
+      return [
+        s.yellow(
+          `[step ${e.step}] approval of ${e.tool} (${e.callId}) deferred until ${e.until} by ${e.by}${e.reason ? `: ${clip(e.reason, 160)}` : ''}`,
+        ),
+      ];
+    case 'approval_returned':
+      return [s.yellow(`[step ${e.step}] deferred approval of ${e.tool} (${e.callId}) is back in the inbox`)];
+    case 'approval_escalated':
+      return [s.yellow(`[step ${e.step}] approval of ${e.tool} (${e.callId}) escalated to ${e.to.join(' ')}`)];
+    case 'approval_delegated':
+      return [
+        s.yellow(
+          `[step ${e.step}] approval of ${e.tool} (${e.callId}) delegated to ${e.to} by ${e.by}${e.reason ? `: ${clip(e.reason, 160)}` : ''}`,
+        ),
+      ];
+    case 'notification_failed':
+      return [s.red(`[notify] ${e.kind}${e.callId ? ` for ${e.callId}` : ''} to ${e.target} failed: ${clip(e.error, 200)}`)];
     case 'user_message':
       return [s.bold(`[turn ${e.turn}] ${e.by ?? 'user'}: ${clip(e.text, 300)}`)];
     case 'message_refused':

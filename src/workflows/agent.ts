@@ -207,7 +207,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
     upsertMemo({ [AGENT_MEMO]: spec.name, [DEFINITION_HASH_MEMO]: spec.definitionHash });
   phase = 'running';
   inbox.layers = spec.layers ?? [];
-  notifications.notifier = Notifier.start(spec.notify, log, spec.name, continued?.undelivered);
+  notifications.notifier = Notifier.start(spec.notify, desk, log, spec.name, continued?.undelivered);
   visibility = new Visibility(spec.searchAttributes === true);
   visibility.update(spec.name, phase, 0);
   if (continued) {

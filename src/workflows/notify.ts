@@ -17,10 +17,33 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { ActivityOptions } from '@temporalio/workflow';
-import type { NotifyInput, NotifyRetrySpec, NotifySpec, RequestFacts } from '../core/approvals/notifications';
+import type { ApprovalHappening, NotificationEventType, NotifyInput, NotifyRetrySpec, NotifySpec } from '../core/approvals/notifications';
 import { notificationsFor } from '../core/approvals/notifications';
 import type { EventLog } from '../core/events/event-log';
 import type { AgentActivities } from '../core/run/contract';
+import type { ApprovalDesk, ApprovalDeskEvent } from './tool-call/approval-desk';
+
+const TYPES: Readonly<Record<ApprovalDeskEvent['kind'], NotificationEventType>> = {
+  requested: 'approval.requested',
+  escalated: 'approval.escalated',
+  decided: 'approval.decided',
+  expired: 'approval.expired',
+};
+
+/** A desk event in the terms of `core/approvals/notifications`. */
+function happening(e: ApprovalDeskEvent): ApprovalHappening {
+  const base = { type: TYPES[e.kind], at: new Date().toISOString(), pending: e.pending };
+  switch (e.kind) {
+    case 'requested':
+      return base;
+    case 'escalated':
+      return { ...base, to: e.to };
+    case 'decided':
+      return { ...base, decided: e.decided, via: e.via };
+    case 'expired':
+      return { ...base, outcome: e.outcome };
+  }
+}
 
 /** Failure types the `notify` activity never retries. */
 const NOT_RETRIED = ['NotificationRefused'];
@@ -82,7 +105,6 @@ export async function deliverNotifications(input: DeliverNotificationsInput): Pr
 export class Notifier {
   /** Deliveries scheduled and not finished, by `<id>|<target>`. */
   private readonly pending = new Map<string, NotifyInput>();
-  private readonly requests = new Map<string, RequestFacts>();
   private readonly notify: AgentActivities['notify'];
   private handedOver = false;
 
@@ -98,19 +120,20 @@ export class Notifier {
    * The notifier of a run whose spec has notifications (runs described before notifications existed
    * have none, and replay without one); it sends `undelivered` (carried over at continue-as-new) at once.
    */
-  static start(spec: NotifySpec | undefined, log: EventLog, agent: string, undelivered?: readonly NotifyInput[]): Notifier | undefined {
+  static start(
+    spec: NotifySpec | undefined,
+    desk: ApprovalDesk,
+    log: EventLog,
+    agent: string,
+    undelivered?: readonly NotifyInput[],
+  ): Notifier | undefined {
     if (!spec || !patched('approval-notifications')) return undefined;
     const notifier = new Notifier(spec, log, agent);
     for (const n of undelivered ?? []) notifier.send(n);
-    log.listen((event) => {
+    desk.onApprovalEvent((e) => {
       const info = workflowInfo();
-      for (const n of notificationsFor(
-        event,
-        spec,
-        { workflowId: info.workflowId, runId: info.runId, agent: notifier.agent },
-        notifier.requests,
-      ))
-        notifier.send(n);
+      const run = { workflowId: info.workflowId, runId: info.runId, agent: notifier.agent };
+      for (const n of notificationsFor(happening(e), spec, run)) notifier.send(n);
     });
     return notifier;
   }

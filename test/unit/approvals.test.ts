@@ -234,11 +234,11 @@ describe('parseDecision', () => {
   });
 
   it.each([
-    ['unknown', 'run'],
+    ['unknown', 'forever'],
     ['null', null],
     ['empty', ''],
   ])('refuses a scope that is %s', (_label, scope) => {
-    expect(error({ ...valid, scope })).toBe('malformed decision: scope must be "call" or "tool"');
+    expect(error({ ...valid, scope })).toBe('malformed decision: scope must be "call", "run" or "tool"');
   });
 
   it.each(['deny', 'skip'])('refuses scope "tool" on %s', (decision) => {

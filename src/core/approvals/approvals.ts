@@ -4,7 +4,8 @@
  * the run policy, policy-check results, decisions), so replay always reaches the same answers. What a
  * decision turns into for the model is in `outcomes.ts`.
  */
-import type { ApprovalDecision, ApprovalSpec, Decision, PendingApproval, PolicyRule, RunPolicy } from './approval-requests';
+import type { ApprovalDecision, ApprovalSpec, Decision, DecisionScope, PendingApproval, PolicyRule, RunPolicy } from './approval-requests';
+import { AUDIT_PATHS, type AuditPath, type RuleRef, type RuleScope } from './rules';
 
 export type * from './approval-requests';
 
@@ -66,14 +67,24 @@ export function parseDecision(payload: unknown): { ok: true; value: ApprovalDeci
   if (typeof p.by !== 'string' || !p.by.trim()) problems.push('by must name who decided (e.g. "ops:alice")');
   if (p.reason !== undefined && typeof p.reason !== 'string') problems.push('reason must be a string');
   if (typeof p.reason === 'string' && p.reason.length > 2000) problems.push('reason must be at most 2000 characters');
-  if (p.scope !== undefined && p.scope !== 'call' && p.scope !== 'tool') problems.push('scope must be "call" or "tool"');
+  if (p.scope === 'session' || p.scope === 'agent') problems.push(`scope "${p.scope}" is not supported yet: write a standing rule instead`);
+  else if (p.scope !== undefined && p.scope !== 'call' && p.scope !== 'tool' && p.scope !== 'run')
+    problems.push('scope must be "call", "run" or "tool"');
   if (p.scope === 'tool' && p.decision !== 'approve') problems.push('scope "tool" is only for approve');
+  if (p.scope === 'run' && p.decision === 'skip') problems.push('scope "run" is only for approve or deny');
+  if (p.match !== undefined && p.match !== 'tool' && p.match !== 'args') problems.push('match must be "tool" or "args"');
+  if (p.match !== undefined && p.scope !== 'run') problems.push('match needs scope "run"');
+  if (p.path !== undefined && !AUDIT_PATHS.includes(p.path as AuditPath)) problems.push(`path must be one of ${AUDIT_PATHS.join(', ')}`);
+  if (p.updateId !== undefined && (typeof p.updateId !== 'string' || !p.updateId || p.updateId.length > 200))
+    problems.push('updateId must be a non-empty string of at most 200 characters');
+  const rule = p.rule === undefined ? undefined : parseRuleRef(p.rule);
+  if (typeof rule === 'string') problems.push(rule);
   if (p.extendBy !== undefined) {
     if (typeof p.extendBy !== 'number' || !Number.isFinite(p.extendBy) || p.extendBy <= 0)
       problems.push('extendBy must be a positive number');
     else if (p.decision !== 'approve') problems.push('extendBy is only for approve');
   }
-  const known = new Set(['callId', 'decision', 'by', 'reason', 'scope', 'extendBy']);
+  const known = new Set(['callId', 'decision', 'by', 'reason', 'scope', 'extendBy', 'match', 'path', 'rule', 'updateId']);
   const extra = Object.keys(p).filter((k) => !known.has(k));
   if (extra.length) problems.push(`unknown field(s): ${extra.join(', ')}`);
   if (problems.length) return { ok: false, error: `malformed decision: ${problems.join('; ')}` };
@@ -84,10 +95,29 @@ export function parseDecision(payload: unknown): { ok: true; value: ApprovalDeci
       decision: p.decision as Decision,
       by: (p.by as string).trim(),
       ...(typeof p.reason === 'string' && p.reason.trim() ? { reason: p.reason.trim() } : {}),
-      ...(p.scope ? { scope: p.scope as 'call' | 'tool' } : {}),
+      ...(p.scope ? { scope: p.scope as DecisionScope } : {}),
       ...(typeof p.extendBy === 'number' ? { extendBy: p.extendBy } : {}),
+      ...(p.match ? { match: p.match as 'tool' | 'args' } : {}),
+      ...(p.path ? { path: p.path as AuditPath } : {}),
+      ...(rule && typeof rule === 'object' ? { rule } : {}),
+      ...(typeof p.updateId === 'string' ? { updateId: p.updateId } : {}),
     },
   };
+}
+
+const RULE_SCOPES: readonly RuleScope[] = ['run', 'session', 'agent', 'namespace'];
+
+/** Check a {@link RuleRef} from the outside world: the ref, or what is wrong with it. */
+export function parseRuleRef(v: unknown): RuleRef | string {
+  if (!v || typeof v !== 'object' || Array.isArray(v)) return 'rule must be an object { id, version?, scope }';
+  const r = v as Record<string, unknown>;
+  const extra = Object.keys(r).filter((k) => k !== 'id' && k !== 'version' && k !== 'scope');
+  if (extra.length) return `rule: unknown field(s): ${extra.join(', ')}`;
+  if (typeof r.id !== 'string' || !r.id || r.id.length > 200) return 'rule.id must be a non-empty string of at most 200 characters';
+  if (r.version !== undefined && (typeof r.version !== 'number' || !Number.isSafeInteger(r.version) || r.version < 0))
+    return 'rule.version must be a non-negative integer';
+  if (!RULE_SCOPES.includes(r.scope as RuleScope)) return `rule.scope must be one of ${RULE_SCOPES.join(', ')}`;
+  return { id: r.id, scope: r.scope as RuleScope, ...(typeof r.version === 'number' ? { version: r.version } : {}) };
 }
 
 /** Where a call stands, for validating decisions on it. */

@@ -2,8 +2,9 @@
  * Approval notifications (signed webhooks): which run events notify which targets, and what a
  * notification says. Pure: the run builds them from its approval events; the worker signs and sends them.
  */
-import type { AgentEvent } from '../events/events';
-import type { JsonObject } from '../messages/json';
+import type { PendingApproval } from './approval-requests';
+import type { RuleRef } from './rules';
+import type { JsonValue } from '../messages/json';
 import { jsonBytes } from '../messages/json';
 import type { NotificationEventType, NotifySpec } from './notify-spec';
 
@@ -13,7 +14,7 @@ export { NOTIFICATION_EVENT_TYPES } from './notify-spec';
 /** What a webhook receives (the JSON body). */
 export interface ApprovalNotification {
   type: NotificationEventType;
-  /** The same as the `webhook-id` header: `<workflowId>:<event seq>`, stable across retries. */
+  /** The same as the `webhook-id` header (`<workflowId>:<runId>:<callId>:<type>`), stable across retries. */
   id: string;
   /** When the run logged the event (ISO). */
   at: string;
@@ -23,7 +24,7 @@ export interface ApprovalNotification {
   callId: string;
   tool: string;
   /** The call's arguments (targets with `includeArgs`; redacted; absent above {@link NOTIFICATION_ARGS_BYTES}). */
-  args?: JsonObject;
+  args?: JsonValue;
   /** The arguments were left out: larger than {@link NOTIFICATION_ARGS_BYTES}. */
   argsOmitted?: 'too_large';
   /** Who may decide (empty: anyone with the right). */
@@ -33,8 +34,10 @@ export interface ApprovalNotification {
   decision?: string;
   by?: string;
   reason?: string;
-  /** How the decision arrived (`signal`, `update`). */
+  /** How the decision arrived: the client's path (`sdk`, `cli`, `http`, `console`, `chat`, `rule`, …) when known, else `signal`/`update`. */
   path?: string;
+  /** The standing rule that decided, when one did. */
+  rule?: RuleRef;
   /** `approval.expired`: what the expiry did. */
   outcome?: string;
   /** The run's page in the console. */
@@ -51,12 +54,20 @@ export interface NotifyInput {
 /** Largest arguments (bytes of JSON) a notification carries. */
 export const NOTIFICATION_ARGS_BYTES = 4096;
 
-/** What the run knows of an open request, for the notifications that follow it. */
-export interface RequestFacts {
-  tool: string;
-  args: JsonObject;
-  approvers: string[];
-  expiresAt?: string;
+/** What happened to a request, as the run's approval desk tells it (workflow-side `ApprovalDeskEvent`, in core terms). */
+export interface ApprovalHappening {
+  type: NotificationEventType;
+  /** Workflow time (ISO). */
+  at: string;
+  pending: PendingApproval;
+  /** `approval.decided`. */
+  decided?: { decision: string; by: string; reason?: string; path?: string; rule?: RuleRef };
+  /** `approval.decided`: how the decision arrived when no path is known (`signal`, `update`). */
+  via?: string;
+  /** `approval.expired`: what the expiry did. */
+  outcome?: string;
+  /** `approval.escalated`: who was added. */
+  to?: string[];
 }
 
 /** The run a notification comes from. */
@@ -66,71 +77,45 @@ export interface NotifyingRun {
   agent: string;
 }
 
-const TYPE_OF: Readonly<Record<string, NotificationEventType>> = {
-  approval_requested: 'approval.requested',
-  approval_escalated: 'approval.escalated',
-  approval_decided: 'approval.decided',
-  approval_expired: 'approval.expired',
-};
-
-/** The notification type of a run event, if it notifies. */
-export function notificationType(event: { type: string }): NotificationEventType | undefined {
-  return TYPE_OF[event.type];
+/**
+ * The id of a notification (the `webhook-id` of its deliveries, the same on every retry): unique per
+ * run execution, call and type — a later run with the same workflow id gets ids of its own.
+ */
+export function notificationId(run: NotifyingRun, callId: string, type: NotificationEventType): string {
+  return `${run.workflowId}:${run.runId}:${callId}:${type}`;
 }
 
-/**
- * The deliveries `event` makes under `spec` (one per target receiving its type), updating `requests`
- * (what an open request said, by call id) as requests open and close.
- */
-export function notificationsFor(
-  event: AgentEvent,
-  spec: NotifySpec,
-  run: NotifyingRun,
-  requests: Map<string, RequestFacts>,
-): NotifyInput[] {
-  const type = notificationType(event);
-  if (!type) return [];
-  const e = event as AgentEvent & { callId: string; tool?: string; args?: JsonObject; approvers?: string[]; expiresAt?: string };
-  if (type === 'approval.requested') {
-    requests.set(e.callId, {
-      tool: e.tool ?? '',
-      args: e.args ?? {},
-      approvers: e.approvers ?? [],
-      ...(e.expiresAt ? { expiresAt: e.expiresAt } : {}),
-    });
-  }
-  const facts = requests.get(e.callId);
-  // An escalation widens who may decide (the `approval_escalated` event names them in `to`).
-  const to = (event as { to?: unknown }).to;
-  if (type === 'approval.escalated' && facts && Array.isArray(to))
-    facts.approvers = [...facts.approvers, ...to.filter((x) => typeof x === 'string')];
-  if (type === 'approval.decided' || type === 'approval.expired') requests.delete(e.callId);
-  const id = `${run.workflowId}:${event.seq}`;
-  const base = {
-    type,
+/** The deliveries `h` makes under `spec`: one per target receiving its type. */
+export function notificationsFor(h: ApprovalHappening, spec: NotifySpec, run: NotifyingRun): NotifyInput[] {
+  const p = h.pending;
+  const id = notificationId(run, p.callId, h.type);
+  const approvers = [...(p.approvers ?? []), ...(p.escalated?.to ?? []), ...(h.to ?? [])];
+  const base: ApprovalNotification = {
+    type: h.type,
     id,
-    at: event.at,
+    at: h.at,
     ...run,
-    callId: e.callId,
-    tool: e.tool ?? facts?.tool ?? '',
-    approvers: facts?.approvers ?? [],
-    ...(facts?.expiresAt ? { expiresAt: facts.expiresAt } : {}),
-    ...decisionFields(event),
+    callId: p.callId,
+    tool: p.tool,
+    approvers: [...new Set(approvers)],
+    ...(p.expiresAt ? { expiresAt: p.expiresAt } : {}),
+    ...(h.decided
+      ? {
+          decision: h.decided.decision,
+          by: h.decided.by,
+          ...(h.decided.reason ? { reason: h.decided.reason } : {}),
+          ...((h.decided.path ?? h.via) ? { path: h.decided.path ?? h.via } : {}),
+          ...(h.decided.rule ? { rule: h.decided.rule } : {}),
+        }
+      : {}),
+    ...(h.outcome ? { outcome: h.outcome } : {}),
     ...(spec.consoleUrl ? { consoleUrl: `${spec.consoleUrl.replace(/\/+$/, '')}/#/runs/${encodeURIComponent(run.workflowId)}` } : {}),
   };
   return spec.targets
-    .filter((t) => t.events.includes(type))
-    .map((t) => ({ target: t.name, id, payload: t.includeArgs && facts ? { ...base, ...argsField(facts.args) } : base }));
+    .filter((t) => t.events.includes(h.type))
+    .map((t) => ({ target: t.name, id, payload: t.includeArgs ? { ...base, ...argsField(p.args) } : base }));
 }
 
-function decisionFields(event: AgentEvent): Partial<ApprovalNotification> {
-  if (event.type === 'approval_decided') {
-    return { decision: event.decision, by: event.by, ...(event.reason ? { reason: event.reason } : {}), path: event.via };
-  }
-  if (event.type === 'approval_expired') return { outcome: event.outcome };
-  return {};
-}
-
-function argsField(args: JsonObject): Pick<ApprovalNotification, 'args' | 'argsOmitted'> {
+function argsField(args: JsonValue): Pick<ApprovalNotification, 'args' | 'argsOmitted'> {
   return jsonBytes(args) > NOTIFICATION_ARGS_BYTES ? { argsOmitted: 'too_large' } : { args };
 }

@@ -31,7 +31,6 @@ export interface ExecutionStart {
 /** An append-only log of run events, read by cursor. */
 export class EventLog {
   private readonly events: AgentEvent[] = [];
-  private readonly listeners: Array<(event: AgentEvent) => void> = [];
 
   /**
    * @param now returns the current time (in a workflow, the deterministic workflow clock).
@@ -70,16 +69,7 @@ export class EventLog {
   /** Append events, numbering and stamping them (numbers go on from the earlier executions'). */
   push(...bodies: AgentEventBody[]): void {
     const at = this.now().toISOString();
-    for (const body of bodies) {
-      const event = { ...body, seq: this.offset + this.events.length, at } as AgentEvent;
-      this.events.push(event);
-      for (const listener of this.listeners) listener(event);
-    }
-  }
-
-  /** Call `listener` with every event appended from now on (numbered and stamped), as it is appended. */
-  listen(listener: (event: AgentEvent) => void): void {
-    this.listeners.push(listener);
+    for (const body of bodies) this.events.push({ ...body, seq: this.offset + this.events.length, at });
   }
 
   /** The number of the first event in this log (carried tail included). */

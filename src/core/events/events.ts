@@ -3,7 +3,7 @@
  * name (`<What>Event`), and `AgentEvent` is their union discriminated by `type`. The type parameter
  * carries the agent's tool names and argument types into the events that name a tool.
  */
-import type { ApprovalTimeoutOutcome, Decision } from '../approvals/approval-requests';
+import type { ApprovalTimeoutOutcome, AuditPath, Decision, RuleRef } from '../approvals/approval-requests';
 import type { StopReason } from '../output/native-output';
 import type { RunError, RunStatus } from '../run/result';
 import type { AnyToolCall, BudgetRequest, ToolCallShape } from '../tool-calls/tool-call';
@@ -129,6 +129,8 @@ export type ApprovalRequestedEvent<C extends ToolCallShape = AnyToolCall> = C & 
   approvers?: string[];
   /** Why a person is asked, when it is not an ordinary approval (see `PendingApproval.question`). */
   question?: string;
+  /** The standing rule (or run policy entry) that asked, when one did. */
+  rule?: RuleRef;
 };
 
 /** A person decided on a call (or an earlier "approve all calls of this tool" did). */
@@ -144,6 +146,102 @@ export interface ApprovalDecidedEvent<C extends ToolCallShape = AnyToolCall> {
   via: 'signal' | 'update';
   /** True when the decision came from an earlier "approve all calls of this tool". */
   sticky: boolean;
+  /** How the decision was sent (`rule` when a rule made while the call waited decided it). */
+  path?: AuditPath;
+  /** The rule that decided (a run-scope decision, a standing rule), when one did. */
+  rule?: RuleRef;
+  /** The id of the update that carried the decision, when one did. */
+  updateId?: string;
+}
+
+/** A call was allowed or denied with nobody asked, by the run policy or a rule (named). */
+export interface ApprovalAutoEvent<C extends ToolCallShape = AnyToolCall> {
+  type: 'approval_auto';
+  step: number;
+  callId: string;
+  tool: C['tool'];
+  decision: 'allow' | 'deny';
+  /** `policy`: the run policy; `rule`: a rule (run scope, agent code, standing). */
+  path: 'policy' | 'rule';
+  /** The rule or policy entry (`policy:<tool>` for a plain run policy entry). */
+  rule?: RuleRef;
+  /** Who made the rule, when known. */
+  by?: string;
+}
+
+/** A waiting request was taken back with no decision (the run ended or was cancelled while it waited). */
+export interface ApprovalWithdrawnEvent<C extends ToolCallShape = AnyToolCall> {
+  type: 'approval_withdrawn';
+  step: number;
+  callId: string;
+  tool: C['tool'];
+  reason: string;
+}
+
+/** The run forwarded a decision (or defer / delegation) on a sub-agent's call to that sub-agent. */
+export interface ApprovalForwardedEvent {
+  type: 'approval_forwarded';
+  /** The call id as the parent lists it (qualified with the child). */
+  callId: string;
+  /** The sub-agent's run. */
+  workflowId: string;
+  kind: 'decision' | 'defer' | 'delegate';
+  decision?: Decision;
+  by: string;
+  path?: AuditPath;
+}
+
+/** A person deferred a waiting request until a time: it leaves the inbox until then (it stays pending; its expiry still runs). */
+export interface ApprovalDeferredEvent<C extends ToolCallShape = AnyToolCall> {
+  type: 'approval_deferred';
+  step: number;
+  callId: string;
+  tool: C['tool'];
+  /** ISO time it returns. */
+  until: string;
+  by: string;
+  reason?: string;
+  path?: AuditPath;
+}
+
+/** A deferred request came back to the inbox (its time came, or the defer was cancelled). */
+export interface ApprovalReturnedEvent<C extends ToolCallShape = AnyToolCall> {
+  type: 'approval_returned';
+  step: number;
+  callId: string;
+  tool: C['tool'];
+}
+
+/** A request waited past its escalation time: `to` may decide it too. */
+export interface ApprovalEscalatedEvent<C extends ToolCallShape = AnyToolCall> {
+  type: 'approval_escalated';
+  step: number;
+  callId: string;
+  tool: C['tool'];
+  to: string[];
+}
+
+/** A request was delegated: `to` may decide it (beside its approvers). */
+export interface ApprovalDelegatedEvent<C extends ToolCallShape = AnyToolCall> {
+  type: 'approval_delegated';
+  step: number;
+  callId: string;
+  tool: C['tool'];
+  to: string;
+  by: string;
+  reason?: string;
+  path?: AuditPath;
+}
+
+/** A notification (webhook) about an approval could not be delivered after its retries; nothing else changes. */
+export interface NotificationFailedEvent {
+  type: 'notification_failed';
+  /** The notification's kind, e.g. `approval.requested`. */
+  kind: string;
+  callId?: string;
+  /** The target's name (never its URL). */
+  target: string;
+  error: string;
 }
 
 /** Nobody decided before the approval expired. */
@@ -321,20 +419,6 @@ export interface DoneEvent {
   error?: RunError;
 }
 
-/**
- * An approval notification (webhook) could not be delivered: its retries are spent, or the webhook
- * refused it. Nothing else about the run changes.
- */
-export interface NotificationFailedEvent {
-  type: 'notification_failed';
-  /** The notification's type (`approval.requested`, …). */
-  kind: string;
-  callId: string;
-  /** The webhook's name (never its URL). */
-  target: string;
-  error: string;
-}
-
 /** The body of a run event, without its sequence number and time. */
 export type AgentEventBody<C extends ToolCallShape = AnyToolCall> =
   | RunStartedEvent
@@ -351,6 +435,13 @@ export type AgentEventBody<C extends ToolCallShape = AnyToolCall> =
   | ApprovalExpiredEvent<C | BudgetRequest>
   | ApprovalQueuedEvent
   | ApprovalRefusedEvent
+  | ApprovalAutoEvent<C>
+  | ApprovalWithdrawnEvent<C | BudgetRequest>
+  | ApprovalForwardedEvent
+  | ApprovalDeferredEvent<C | BudgetRequest>
+  | ApprovalReturnedEvent<C | BudgetRequest>
+  | ApprovalEscalatedEvent<C | BudgetRequest>
+  | ApprovalDelegatedEvent<C | BudgetRequest>
   | NotificationFailedEvent
   | UserMessageEvent
   | MessageRefusedEvent

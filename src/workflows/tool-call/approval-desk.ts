@@ -5,7 +5,16 @@
  * not reached yet (it overtook the replay of the step that asks) is kept and applied when that call asks.
  */
 import { ApplicationFailure, condition, isCancellation, patched, setHandler } from '@temporalio/workflow';
-import type { ApprovalDecision, ApprovalSpec, CallApprovalState, Decision, PendingApproval } from '../../core/approvals/approvals';
+import type {
+  ApprovalDecision,
+  ApprovalSpec,
+  ApprovalTimeoutOutcome,
+  AuditPath,
+  CallApprovalState,
+  Decision,
+  PendingApproval,
+  RuleRef,
+} from '../../core/approvals/approvals';
 import { parseDecision, refusal, signalDisposition } from '../../core/approvals/approvals';
 import type { DecisionReceipt, RefusalDetails } from '../../core/run/contract';
 import type { EventLog } from '../../core/events/event-log';
@@ -28,7 +37,27 @@ export interface Decided {
   reason?: string;
   /** Budget requests: how much to add on approve. */
   extendBy?: number;
+  /** How the decision reached the run (`rule` when a rule decided a waiting call). */
+  path?: AuditPath;
+  /** The rule that decided, when one did. */
+  rule?: RuleRef;
+  /** The update that carried it, when one did. */
+  updateId?: string;
 }
+
+/**
+ * What the desk tells its {@link ApprovalEventHook}s (notifications): a request opened, escalated, was
+ * decided or expired. Called in workflow code, also on replay: a hook must only do what is deterministic
+ * (e.g. schedule an activity behind `patched()`), never I/O.
+ */
+export type ApprovalDeskEvent =
+  | { kind: 'requested'; pending: PendingApproval }
+  | { kind: 'escalated'; pending: PendingApproval; to: string[] }
+  | { kind: 'decided'; pending: PendingApproval; decided: Decided; via: 'signal' | 'update'; sticky: boolean }
+  | { kind: 'expired'; pending: PendingApproval; outcome: ApprovalTimeoutOutcome };
+
+/** A listener of the desk's approval events (see {@link ApprovalDesk.onApprovalEvent}). */
+export type ApprovalEventHook = (e: ApprovalDeskEvent) => void;
 
 interface Entry {
   pending: PendingApproval;
@@ -51,6 +80,19 @@ export class ApprovalDesk {
   readonly approvedTools = new Set<string>();
   /** The approvals the run's sub-agents wait for: listed with the run's own, decisions on them forwarded. */
   private children: ChildApprovals | undefined;
+
+  /** Listeners of requests, escalations, decisions and expiries (none by default). */
+  private readonly hooks: ApprovalEventHook[] = [];
+
+  /** Call `hook` at every request, escalation, decision and expiry from now on. */
+  onApprovalEvent(hook: ApprovalEventHook): void {
+    this.hooks.push(hook);
+  }
+
+  /** Tell the hooks (see {@link onApprovalEvent}). */
+  private emit(e: ApprovalDeskEvent): void {
+    for (const hook of this.hooks) hook(e);
+  }
 
   /** List the approvals `children` wait for with the run's own, and forward decisions on them to the child that waits. */
   forwardTo(children: ChildApprovals): void {
@@ -229,6 +271,7 @@ export class ApprovalDesk {
       ...(pending.approvers ? { approvers: pending.approvers } : {}),
       ...(question ? { question } : {}),
     });
+    this.emit({ kind: 'requested', pending });
     const early = this.queued.get(call.callId);
     if (early) {
       this.queued.delete(call.callId);
@@ -284,7 +327,9 @@ export class ApprovalDesk {
         entry.closed = 'expired';
         this.closeTrace(entry, 'expired');
         const { callId, tool, step } = entry.pending;
-        this.log.push({ type: 'approval_expired', step, callId, tool, outcome: entry.spec?.onTimeout ?? 'deny' });
+        const outcome = entry.spec?.onTimeout ?? 'deny';
+        this.log.push({ type: 'approval_expired', step, callId, tool, outcome });
+        this.emit({ kind: 'expired', pending: entry.pending, outcome });
         this.changed();
       }
     } catch (err) {
@@ -373,6 +418,7 @@ export class ApprovalDesk {
       via,
       sticky,
     });
+    this.emit({ kind: 'decided', pending: entry.pending, decided, via, sticky });
   }
 
   /** The approval's span and metrics (no-ops without tracing and metrics; never emitted on replay). */

@@ -1,0 +1,76 @@
+/**
+ * Standing approval rules: allow, ask or deny calls of a tool (optionally only when a {@link Cond} on its
+ * arguments holds), in a scope. Run-scope rules live in the run (people's "approve and stop asking" /
+ * "always reject" decisions, carried at continue-as-new); code-defined agent rules are recorded in the
+ * agent spec; session/agent/namespace rules are written to the rules entity. Types only.
+ */
+import type { Cond } from './conditions';
+
+/** What a rule does with the calls it matches. */
+export type RuleAction = 'allow' | 'ask' | 'deny';
+
+/**
+ * Where a rule applies: this run (and its sub-agents); a session (a conversation id); every run of an
+ * agent; every run in the namespace. Only `run` rules exist in runs today; the others are reserved.
+ */
+export type RuleScope = 'run' | 'session' | 'agent' | 'namespace';
+
+/**
+ * How a decision or rule change reached the run (self-declared by our clients; `temporal` when absent):
+ * a client (`sdk`, `cli`, `http`, `console`, `chat`), or the run itself (`rule`, `timeout`, `policy`, a
+ * decision forwarded by the `parent` run).
+ */
+export type AuditPath = 'sdk' | 'cli' | 'http' | 'console' | 'chat' | 'temporal' | 'rule' | 'timeout' | 'policy' | 'parent';
+
+/** Every {@link AuditPath}, for validation. */
+export const AUDIT_PATHS: readonly AuditPath[] = [
+  'sdk',
+  'cli',
+  'http',
+  'console',
+  'chat',
+  'temporal',
+  'rule',
+  'timeout',
+  'policy',
+  'parent',
+];
+
+/** A standing rule. */
+export interface ApprovalRule {
+  /** Unique in its scope (e.g. `r-12`, or `run:refund:1` for a rule a decision made). */
+  id: string;
+  /** The rule set's version when it was written (rules of the entity); absent for run and code rules. */
+  version?: number;
+  scope: RuleScope;
+  /** The tool name, or `*` for every tool. */
+  tool: string;
+  /** Matches only calls whose arguments satisfy this; every call of the tool when absent. */
+  when?: Cond;
+  action: RuleAction;
+  /** ISO time after which the rule no longer applies (compared with workflow time). */
+  until?: string;
+  /** Who made it (e.g. `ops:alice`, or `agent:<name>` for a code-defined rule). */
+  createdBy: string;
+  /** How it was made. */
+  path?: AuditPath;
+  reason?: string;
+}
+
+/** Names the rule that decided or asked about a call (recorded in events, decisions and reports). */
+export interface RuleRef {
+  id: string;
+  version?: number;
+  scope: RuleScope;
+}
+
+/** A rule written in code on the agent (`defineAgent({ approvalRules })`): scope `agent`, made by the agent's author. */
+export type AgentApprovalRule = Omit<ApprovalRule, 'scope' | 'createdBy' | 'path' | 'version'> & { createdBy?: string };
+
+/** One entry of a run policy for a tool with a condition: `action` when `when` holds (first match wins; no `when` matches always). */
+export interface PolicyEntry {
+  when?: Cond;
+  action: RuleAction;
+  /** Names the entry in events and reports (default `policy:<tool>:<index>`). */
+  id?: string;
+}
