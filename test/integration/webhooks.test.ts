@@ -14,6 +14,7 @@ import type { ApprovalNotification } from '../../src/core/approvals/notification
 import type { AgentEvent } from '../../src/core/events/events';
 import { verifyWebhook } from '../../src/integrations/webhooks/sign';
 import { ScriptedAgents } from '../helpers/agents';
+import { echo } from '../helpers/tools';
 import type { Harness } from '../helpers/harness';
 import { startHarness, testId } from '../helpers/harness';
 
@@ -76,6 +77,16 @@ const deploy = defineTool({
 });
 const S = new ScriptedAgents();
 S.add('notified', [{ toolCalls: [{ name: 'deploy', args: { service: 'api' } }] }, { text: 'finished' }], { tools: [deploy] });
+// A deploy, then echo steps: the history grows long enough to continue as new a few steps after the decision.
+S.add(
+  'continued',
+  [
+    { toolCalls: [{ name: 'deploy', args: { service: 'db' } }] },
+    ...[2, 3, 4, 5, 6, 7].map((n) => ({ toolCalls: [{ name: 'echo', args: { text: `step ${n}` } }] })),
+    { text: 'continued and finished' },
+  ],
+  { tools: [deploy, echo], continueAsNewAfterEvents: 50 },
+);
 
 let h: Harness;
 let url: string;
@@ -117,6 +128,13 @@ async function approved(name: string, ready: (r: Received[]) => boolean) {
   await run.decide({ callId: 'call_1_0', decision: 'approve', by: 'ops:alice', reason: 'ok' });
   const result = await run.result();
   return { run, result, events: (await run.readEvents(0)).events };
+}
+
+/** An execution's history as JSON, its payloads (base64 there) decoded. */
+async function decodedHistory(handle: { fetchHistory(): Promise<unknown> }): Promise<string> {
+  return JSON.stringify(await handle.fetchHistory()).replace(/"data":"([A-Za-z0-9+/=]*)"/g, (_m, b64: string) =>
+    JSON.stringify(Buffer.from(b64, 'base64').toString('utf8')),
+  );
 }
 
 let baseline: Awaited<ReturnType<typeof approved>>;
@@ -193,15 +211,46 @@ describe('approval webhooks', () => {
     for (const r of decided) expect(verifyWebhook(r.body, r.headers, SECRET).valid).toBe(true);
 
     for (const handle of [run.handle, child]) {
-      // Payloads as they are stored (base64 in the history's JSON), decoded.
-      const history = JSON.stringify(await handle.fetchHistory()).replace(/"data":"([A-Za-z0-9+/=]*)"/g, (_m, b64: string) =>
-        JSON.stringify(Buffer.from(b64, 'base64').toString('utf8')),
-      );
+      const history = await decodedHistory(handle);
       expect(history).toContain('approval.decided');
       expect(history).not.toContain(url);
       expect(history).not.toContain(`127.0.0.1:${(server.address() as AddressInfo).port}`);
       expect(history).not.toContain(SECRET);
       expect(history).not.toContain(SECRET.slice(6));
     }
+  });
+
+  it('a delivery in flight when the run continues as new is sent again by the next execution, with the same id', async () => {
+    mode = 'slow';
+    const run = await h.client.start('continued', { input: 'deploy', workflowId: testId('hook-can') });
+    await waitForPending(run);
+    await run.decide({ callId: 'call_1_0', decision: 'approve', by: 'ops:alice' });
+    const result = await run.result();
+    expect(result.status).toBe('success');
+    const [decided] = await receivedWhen((r) =>
+      r.some((x) => of(run)(x) && x.payload.type === 'approval.decided' && x.status === 200),
+    ).then((r) => r.filter((x) => of(run)(x) && x.payload.type === 'approval.decided'));
+    const raisedIn = decided!.payload.runId;
+    expect(decided!.headers['webhook-id']).toBe(`${run.workflowId}:${raisedIn}:call_1_0:approval.decided`);
+    expect(raisedIn).not.toBe(result.report.runId); // the run continued as new after the decision…
+    // …and the execution it continued into sent it again (carried in its input), not a child of the first.
+    await expect(h.temporal.workflow.getHandle(`${run.workflowId}:notifications:${raisedIn}`).describe()).rejects.toThrow(/not found/i);
+    let next = result.report.runId;
+    let notifyInputs: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      const history = await h.temporal.workflow.getHandle(run.workflowId, next).fetchHistory();
+      const started = history.events?.[0]?.workflowExecutionStartedEventAttributes;
+      notifyInputs = (history.events ?? []).flatMap((e) => {
+        const a = e.activityTaskScheduledEventAttributes;
+        const data = a?.input?.payloads?.[0]?.data;
+        return a?.activityType?.name === 'notify' && data ? [Buffer.from(data).toString('utf8')] : [];
+      });
+      if (started?.continuedExecutionRunId === raisedIn) break;
+      expect(started?.continuedExecutionRunId, 'the execution the decision was made in').toBeTruthy();
+      next = started!.continuedExecutionRunId!;
+    }
+    expect(notifyInputs.some((input) => input.includes(`"id":"${decided!.payload.id}"`))).toBe(true);
+    const events = (await run.readEvents(0)).events;
+    expect(events.some((e) => e.type === 'continued_as_new')).toBe(true);
   });
 });
