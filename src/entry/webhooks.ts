@@ -15,6 +15,7 @@
  */
 export { signWebhook, verifyWebhook, WEBHOOK_TOLERANCE_SEC } from '../integrations/webhooks/sign';
 export type {
+  HeaderGetter,
   InvalidWebhook,
   ReceivedHeaders,
   ValidWebhook,

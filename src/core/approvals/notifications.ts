@@ -23,9 +23,9 @@ export interface ApprovalNotification {
   agent: string;
   callId: string;
   tool: string;
-  /** The call's arguments (targets with `includeArgs`; redacted; absent above {@link NOTIFICATION_ARGS_BYTES}). */
+  /** The call's arguments (targets with `includeArgs`; redacted; absent above 4 KiB of JSON). */
   args?: JsonValue;
-  /** The arguments were left out: larger than {@link NOTIFICATION_ARGS_BYTES}. */
+  /** The arguments were left out: larger than 4 KiB of JSON. */
   argsOmitted?: 'too_large';
   /** Who may decide (empty: anyone with the right). */
   approvers: string[];

@@ -43,8 +43,14 @@ export function signWebhook(body: string, id: string, timestamp: number, secrets
   };
 }
 
+/** Headers read by name, as a Fetch `Headers` is. */
+export interface HeaderGetter {
+  /** The header's value, or null when it is absent. */
+  get(name: string): string | null;
+}
+
 /** Request headers as a receiver has them: a Fetch `Headers`, or Node's `IncomingHttpHeaders`-like record. */
-export type ReceivedHeaders = { get(name: string): string | null } | Readonly<Record<string, string | readonly string[] | undefined>>;
+export type ReceivedHeaders = HeaderGetter | Readonly<Record<string, string | readonly string[] | undefined>>;
 
 /** Options of {@link verifyWebhook}. */
 export interface VerifyWebhookOptions {
@@ -73,8 +79,7 @@ export interface InvalidWebhook {
 export type WebhookVerification = ValidWebhook | InvalidWebhook;
 
 function header(headers: ReceivedHeaders, name: string): string | undefined {
-  if (typeof (headers as { get?: unknown }).get === 'function')
-    return (headers as { get(n: string): string | null }).get(name) ?? undefined;
+  if (typeof (headers as { get?: unknown }).get === 'function') return (headers as HeaderGetter).get(name) ?? undefined;
   const record = headers as Readonly<Record<string, string | readonly string[] | undefined>>;
   const key = Object.keys(record).find((k) => k.toLowerCase() === name);
   const value = key === undefined ? undefined : record[key];
