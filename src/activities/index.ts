@@ -14,6 +14,9 @@ import { withStore } from './storage';
 import type { RedactorSource } from './redaction';
 import { runToolActivity } from './tool';
 import type { McpCatalog } from '../integrations/mcp/tools';
+import type { NotificationsOptions } from '../integrations/webhooks/deliver';
+import { notifySpecOf } from '../integrations/webhooks/deliver';
+import { notifyActivity } from './notify';
 
 export type { ProviderRegistry } from './model';
 
@@ -34,16 +37,21 @@ export function createActivities(deps: {
   mcp?: McpCatalog;
   /** The worker's secrets, redacted from model answers, tool outputs and summaries before they are stored. */
   redact?: RedactorSource;
+  /** The worker's approval notifications (webhooks). */
+  notifications?: NotificationsOptions;
 }): AgentActivities {
+  const describe = describeAgentActivity(
+    deps.registry,
+    deps.store,
+    deps.searchAttributes ?? false,
+    deps.contextWindows,
+    deps.mcp,
+    deps.providers,
+  );
+  const notify = notifySpecOf(deps.notifications);
   return {
-    describeAgent: describeAgentActivity(
-      deps.registry,
-      deps.store,
-      deps.searchAttributes ?? false,
-      deps.contextWindows,
-      deps.mcp,
-      deps.providers,
-    ),
+    // Runs record which webhooks they notify (names and events only).
+    describeAgent: notify ? async (input) => ({ ...(await describe(input)), notify }) : describe,
     callModel: callModelActivity(deps.providers, deps.store, deps.prices, deps.live, deps.registry, deps.redact),
     compactContext: compactContextActivity(deps.providers, deps.store, deps.prices, deps.redact),
     runTool: runToolActivity(deps.registry, deps.store, deps.mcp, deps.redact, deps.live),
@@ -52,5 +60,6 @@ export function createActivities(deps: {
     checkApprovals: checkApprovalsActivity(deps.registry, deps.mcp),
     checkGuardrails: checkGuardrailsActivity(deps.registry, deps.store),
     aggregateResults: aggregateResultsActivity(deps.registry),
+    notify: notifyActivity(deps.notifications?.webhooks ?? [], deps.redact),
   };
 }

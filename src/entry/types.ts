@@ -95,6 +95,15 @@ export type {
 } from '../core/messages/messages';
 export type * from '../core/events/events';
 export type {
+  ApprovalNotification,
+  NotificationEventType,
+  NotifyInput,
+  NotifyRetrySpec,
+  NotifySpec,
+  NotifyTargetSpec,
+} from '../core/approvals/notifications';
+export type { NotificationsOptions, WebhookTarget } from '../integrations/webhooks/deliver';
+export type {
   AgentRunResult,
   CancelledResult,
   FailedResult,

@@ -30,7 +30,12 @@ export type {
   WorkflowAggregateFn,
 } from '../workflows/consolidate';
 export type { ConsolidatedChild, ConsolidatedFailure, ConsolidatedRun, ChildErrorPolicy } from '../core/sub-agents/consolidate';
-/** The agent workflows, for a workflows file bundled without the plugin: `export { agentWorkflow, chainWorkflow, consolidateWorkflow } from 'durable-agent/workflow'`. */
-export { agentWorkflow, chainWorkflow, consolidateWorkflow } from '../workflows';
+/**
+ * The agent workflows, for a workflows file bundled without the plugin: `export { agentWorkflow,
+ * chainWorkflow, consolidateWorkflow, deliverNotifications } from 'durable-agent/workflow'`
+ * (`deliverNotifications` sends the approval notifications a run left undelivered when it closed).
+ */
+export { agentWorkflow, chainWorkflow, consolidateWorkflow, deliverNotifications } from '../workflows';
+export type { DeliverNotificationsInput, DeliverNotificationsResult } from '../workflows/notify';
 export type { ConsolidateWorkflowInput } from '../core/sub-agents/consolidate';
 export type { ChainWorkflowInput } from '../core/sub-agents/sub-agent';

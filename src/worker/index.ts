@@ -21,6 +21,7 @@ import type { DurableAgentsPlugin } from './plugin';
 import type { WorkflowCodeSource } from './prebuilt-bundle';
 import { agentWorkflowCode } from './prebuilt-bundle';
 import { connectWithRetries, DEFAULT_CONNECT_TIMEOUT_MS } from './connect';
+import type { NotificationsOptions } from '../integrations/webhooks/deliver';
 
 export { DEFAULT_LIVE_INTERVAL_MS, HEARTBEAT_THROTTLE_MS, STICKY_TIMEOUT_MS, DurableAgentsPlugin, durableAgents } from './plugin';
 export type { DurableAgentsOptions } from './plugin';
@@ -111,6 +112,8 @@ export interface AgentWorkerOptions extends ConnectionSettings {
   tracing?: TracingOptions;
   /** More secret values to redact from everything leaving the agent activities (see `durableAgents`' option). */
   secrets?: readonly string[];
+  /** Signed webhooks notified of approvals (see `durableAgents`' option and the approvals guide). */
+  notifications?: NotificationsOptions;
   /**
    * Anything else for Temporal's Worker.create (concurrency, tuning, interceptors…). `maxCachedWorkflows`
    * bounds the worker's memory: each cached run costs about 420 KB of RSS while it waits early in its
@@ -197,6 +200,7 @@ export async function createWorker(options: AgentWorkerOptions): Promise<AgentWo
     ...(options.searchAttributes !== undefined ? { searchAttributes: options.searchAttributes } : {}),
     ...(options.tracing ? { tracing: options.tracing } : {}),
     ...(options.secrets ? { secrets: options.secrets } : {}),
+    ...(options.notifications ? { notifications: options.notifications } : {}),
   });
   const taskQueues = options.taskQueue !== undefined ? [options.taskQueue] : plugin.registry.names().map(agentTaskQueue);
   if (taskQueues.length === 0) {

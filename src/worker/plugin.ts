@@ -36,6 +36,8 @@ import type { TracingOptions } from '../integrations/telemetry/tracing';
 import { WorkerTracing } from '../integrations/telemetry/worker-tracing';
 import { stateDir } from './paths';
 import { WorkerRedaction } from './secrets';
+import type { NotificationsOptions } from '../integrations/webhooks/deliver';
+import { notificationSecrets, notifySpecOf } from '../integrations/webhooks/deliver';
 import { ensureSearchAttributes } from './search-attributes';
 import { combinedWorkflowsEntry, resolveFrom, withAgentPreload, workflowModulesDir } from './workflows-entry';
 
@@ -97,6 +99,12 @@ export interface DurableAgentsOptions {
    * client holds.
    */
   secrets?: readonly string[];
+  /**
+   * Signed webhooks (Standard Webhooks) notified when a run asks for approval, escalates, gets a
+   * decision or lets a request expire. URLs and secrets stay in the worker (redacted like its other
+   * secrets); runs record only the targets' names and events. See the approvals guide's "Notifications (webhooks)".
+   */
+  notifications?: NotificationsOptions;
 }
 
 /**
@@ -127,6 +135,7 @@ export class DurableAgentsPlugin implements WorkerPlugin, BundlerPlugin, ClientP
 
   constructor(private readonly settings: DurableAgentsOptions) {
     this.registry = new AgentRegistry(settings.agents);
+    notifySpecOf(settings.notifications); // a webhook without a name, URL or secret fails here, not at the first run
     this.tracing = settings.tracing ? new WorkerTracing(settings.tracing) : undefined;
     const keyring = resolveKeyring(settings.encryption);
     const codec = new EncryptionCodec(keyring);
@@ -148,7 +157,9 @@ export class DurableAgentsPlugin implements WorkerPlugin, BundlerPlugin, ClientP
       registry: this.registry,
       ...(setting !== undefined ? { storeSetting: setting } : {}),
       ...(keyring ? { keyring } : {}),
-      ...(settings.secrets ? { extra: settings.secrets } : {}),
+      ...(settings.secrets || settings.notifications
+        ? { extra: [...(settings.secrets ?? []), ...notificationSecrets(settings.notifications)] }
+        : {}),
     });
   }
 
@@ -182,6 +193,7 @@ export class DurableAgentsPlugin implements WorkerPlugin, BundlerPlugin, ClientP
       live: { heartbeat: streaming?.heartbeat ?? false, ...(streaming?.publisher ? { publisher: streaming.publisher } : {}) },
       mcp: new McpCatalog(this.mcpClients),
       redact: () => this.redaction.current(),
+      ...(this.settings.notifications ? { notifications: this.settings.notifications } : {}),
     });
     // Redacted first: metrics, spans and Temporal only ever see what is left.
     const metered = withAgentMetrics(withRedaction(plain, () => this.redaction.current()));

@@ -63,6 +63,7 @@ import type { ToolCallContext } from './tool-call';
 import { ApprovalDesk, ChildApprovals, parentNotifier, ToolStep } from './tool-call';
 import { Visibility } from './visibility';
 import { EarlyStarts } from './early-starts';
+import { Notifier } from './notify';
 
 const { describeAgent, commitTranscript } = proxyActivities<AgentActivities>({
   startToCloseTimeout: '1 minute',
@@ -86,6 +87,8 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
   let phase: RunSnapshot['status'] = 'starting';
   const running = new Map<string, string>();
   let visibility = new Visibility(false);
+  // Approval notifications (webhooks), once the spec says the worker has some.
+  const notifications: { notifier?: Notifier } = {};
   const desk = new ApprovalDesk(
     log,
     () => {
@@ -156,6 +159,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
     );
     phase = status;
     visibility.update(run.loop.agent, status, 0);
+    await notifications.notifier?.handOver();
     log.push(doneEvent(result));
     recordLog();
     return result;
@@ -204,6 +208,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
     upsertMemo({ [AGENT_MEMO]: spec.name, [DEFINITION_HASH_MEMO]: spec.definitionHash });
   phase = 'running';
   inbox.layers = spec.layers ?? [];
+  notifications.notifier = Notifier.start(spec.notify, desk, log, spec.name, continued?.undelivered);
   visibility = new Visibility(spec.searchAttributes === true);
   visibility.update(spec.name, phase, 0);
   if (continued) {
@@ -414,6 +419,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
       budget,
       ...(deadline !== undefined ? { deadline } : {}),
       executions: (continued?.executions ?? 1) + 1,
+      ...(notifications.notifier?.undelivered().length ? { undelivered: notifications.notifier.undelivered() } : {}),
     };
     return continueAsNew<typeof agentWorkflow>({ ...input, continued: carried });
   }

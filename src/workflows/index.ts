@@ -2,3 +2,4 @@
 export { agentWorkflow } from './agent';
 export { chainWorkflow } from './chain';
 export { consolidateWorkflow } from './consolidate-workflow';
+export { deliverNotifications } from './notify';

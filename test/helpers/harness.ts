@@ -67,6 +67,8 @@ export async function startHarness(options: {
   temporal?: AgentWorkerOptions['temporal'];
   /** Live deltas' transports (`createWorker`'s `streaming`); default the heartbeat transport alone. */
   streaming?: AgentWorkerOptions['streaming'];
+  /** Approval notifications (`createWorker`'s `notifications`). */
+  notifications?: AgentWorkerOptions['notifications'];
 }): Promise<Harness> {
   installTestRuntime();
   const address = options.address ?? inject('temporalAddress');
@@ -84,6 +86,7 @@ export async function startHarness(options: {
     workflowBundle: { codePath: options.workflowBundlePath ?? inject('workflowBundlePath') },
     ...(options.temporal ? { temporal: options.temporal } : {}),
     ...(options.streaming !== undefined ? { streaming: options.streaming } : {}),
+    ...(options.notifications ? { notifications: options.notifications } : {}),
   });
   const running = worker.run();
   const connection = await Connection.connect({ address });

@@ -120,6 +120,11 @@ describe('what each entry loads', () => {
     expect(WATCHED.filter((name) => loaded[name])).toEqual([]);
   });
 
+  it('the webhooks entry (receivers of approval notifications) loads none of the watched packages: no Temporal, no zod, no peer', async () => {
+    const loaded = await packagesLoadedBy('src/entry/webhooks.ts');
+    expect(WATCHED.filter((name) => loaded[name])).toEqual([]);
+  });
+
   it('the workflow entry (workflow code) loads neither the worker, the client nor zod', async () => {
     const loaded = await packagesLoadedBy('src/entry/workflow.ts');
     expect(loaded['@temporalio/worker']).toBe(false);
@@ -187,6 +192,7 @@ describe('package.json points at what the build emits', () => {
       './postgres',
       './redis',
       './s3',
+      './webhooks',
       './worker',
       './workflow',
     ];

@@ -6,6 +6,7 @@ import type { EarlyStartsInput } from '../tool-calls/early';
 import type { AggregateResultsInput, AggregateResultsOutput } from '../sub-agents/consolidate';
 import type { JsonObject } from '../messages/json';
 import type { ApprovalDecision, ApprovalRule, PendingApproval, RunPolicy } from '../approvals/approvals';
+import type { NotifyInput } from '../approvals/notifications';
 import type { UserMessageInput } from '../messages/user-messages';
 import type { Message, ToolOutput } from '../messages/messages';
 import type { LoopState, ModelStep } from '../loop/state';
@@ -111,6 +112,8 @@ export interface ContinuedRun {
   budget?: Budget;
   /** When the run's wall-clock budget runs out, if it has one. */
   deadline?: string;
+  /** Approval notifications not yet delivered when the execution continued: the next one sends them. */
+  undelivered?: NotifyInput[];
   /** Executions so far, the one handing over included. */
   executions: number;
 }
@@ -337,6 +340,8 @@ export interface AgentActivities {
   checkGuardrails(input: CheckGuardrailsInput): Promise<GuardrailDecision[]>;
   /** Run a consolidate tool's aggregate function on its children's answers (`consolidateTool`'s `aggregate: { fn }`). */
   aggregateResults(input: AggregateResultsInput): Promise<AggregateResultsOutput>;
+  /** Deliver one approval notification to the worker's webhook `target` (signed; its URL and secret stay in the worker). */
+  notify(input: NotifyInput): Promise<void>;
 }
 
 /** A run's state as the `snapshot` query reports it. */

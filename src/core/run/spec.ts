@@ -6,6 +6,7 @@ import type { BuiltinToolSpec } from '../loop/wait';
 import type { GuardrailsSpec } from '../guardrails/guardrail-types';
 import type { LayerSpec } from '../prompt/layers';
 import type { ConsolidateSpec } from '../sub-agents/consolidate-spec';
+import type { NotifySpec } from '../approvals/notify-spec';
 
 /**
  * Retry policy, in the shape of Temporal's RetryPolicy with durations in milliseconds.
@@ -167,6 +168,8 @@ export interface AgentSpec {
    * different once a tool schema, the prompt, a model or a limit changes. Absent in runs recorded before it existed.
    */
   definitionHash?: string;
+  /** The worker's approval notifications (webhook names and the events each receives; no URL, no secret). Absent: none. */
+  notify?: NotifySpec;
   /**
    * The tools of the agents this agent runs through agent tools (depth first, MCP tools included), which
    * the run's policy reaches too (children get it): listed only for a run with a policy, to check it.
