@@ -326,7 +326,9 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
     const by = c.var.caller.identity;
     const body = await parseBody(c, DecisionBody, { by: 'the approver is the identity of your token: remove "by" from the body' });
     const run = await runningRun(client, id);
-    return c.json(await run.decide({ callId, by, ...body }));
+    // The console says so in a header (audit path `console`); any other caller is `http`.
+    const path = c.req.header('x-durable-agent-client') === 'console' ? 'console' : 'http';
+    return c.json(await run.decide({ callId, by, ...body, path }));
   });
 
   return { app, streams, inbox };

@@ -1,0 +1,79 @@
+/** The approval audit trail (issue 26): each decision says through which path it came, read back with `run.audit()` on the real dev server. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { defineTool } from '../../src/agents/define';
+import { ScriptedAgents } from '../helpers/agents';
+import { waitForPending } from '../helpers/events';
+import type { Harness } from '../helpers/harness';
+import { startHarness, testId } from '../helpers/harness';
+
+const deploy = defineTool({
+  name: 'deploy',
+  description: 'Deploy a service',
+  input: z.object({ service: z.string() }),
+  needsApproval: true,
+  execute: ({ service }) => `deployed ${service}`,
+});
+const purge = defineTool({
+  name: 'purge',
+  description: 'Purge a cache; an unanswered request is denied',
+  input: z.object({ cache: z.string() }),
+  needsApproval: true,
+  approvalTimeout: '1s',
+  onApprovalTimeout: 'deny',
+  execute: ({ cache }) => `purged ${cache}`,
+});
+const S = new ScriptedAgents();
+S.add(
+  'audited',
+  [
+    {
+      toolCalls: [
+        { name: 'deploy', args: { service: 'a' } },
+        { name: 'deploy', args: { service: 'b' } },
+        { name: 'deploy', args: { service: 'c' } },
+        { name: 'purge', args: { cache: 'x' } },
+      ],
+    },
+    { text: 'done' },
+  ],
+  { tools: [deploy, purge] },
+);
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness({ agents: S.agents, providers: { scripted: S.provider } });
+});
+afterAll(async () => {
+  await h?.stop();
+});
+
+describe('approval audit trail', () => {
+  it('lists every decision with its path (sdk, raw Temporal signal and update, timeout), the same while running and from history', async () => {
+    const run = await h.client.start('audited', { input: 'go', workflowId: testId('audit-paths') });
+    await waitForPending(run);
+    await run.decide({ callId: 'call_1_0', decision: 'approve', by: 'ops:alice', reason: 'checked' });
+    await run.handle.signal('approval', { callId: 'call_1_1', decision: 'deny', by: 'ops:bob' });
+    await run.handle.executeUpdate('decide', { args: [{ callId: 'call_1_2', decision: 'skip', by: 'ops:carol' }] });
+    const result = await run.result();
+    expect(result.status).toBe('success');
+    const trail = await run.audit();
+    const decided = trail
+      .filter((r) => r.kind !== 'requested')
+      .map((r) => [r.callId, r.kind, r.decision, r.by ?? null, r.path, r.via ?? null]);
+    expect(decided).toEqual([
+      ['call_1_0', 'decided', 'approve', 'ops:alice', 'sdk', 'update'],
+      ['call_1_1', 'decided', 'deny', 'ops:bob', 'temporal', 'signal'],
+      ['call_1_2', 'decided', 'skip', 'ops:carol', 'temporal', 'update'],
+      ['call_1_3', 'expired', 'deny', null, 'timeout', null],
+    ]);
+    expect(trail.find((r) => r.callId === 'call_1_0' && r.kind === 'decided')).toMatchObject({
+      reason: 'checked',
+      tool: 'deploy',
+      workflowId: run.workflowId,
+    });
+    expect(trail.filter((r) => r.kind === 'requested').map((r) => r.callId)).toEqual(['call_1_0', 'call_1_1', 'call_1_2', 'call_1_3']);
+    // A fresh handle of the closed run reads it from its recorded history: the same trail.
+    expect(await h.client.get(run.workflowId).audit()).toEqual(trail);
+  });
+});
