@@ -286,6 +286,14 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
     return c.json(await readRunReport(client.get(id), { snapshotWaitMs: SNAPSHOT_WAIT_MS }));
   });
 
+  app.get('/runs/:id/audit', read, async (c) => {
+    const id = checkId(c.req.param('id'), 'id');
+    const run = client.get(id);
+    await describe(run); // 404 for an unknown run
+    const children = c.req.query('children') === 'true';
+    return c.json({ workflowId: id, records: await run.audit({ children }) });
+  });
+
   app.get('/runs/:id/events', read, async (c) => {
     const id = checkId(c.req.param('id'), 'id');
     const from = streamFrom(c);

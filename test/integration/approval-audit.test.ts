@@ -1,6 +1,12 @@
 /** The approval audit trail (issue 26): each decision says through which path it came, read back with `run.audit()` on the real dev server. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { randomUUID } from 'node:crypto';
+import { createHttpApi } from '../../apps/http/app';
+import { parseTokens } from '../../apps/http/auth';
+import type { HttpApiServer } from '../../apps/http/server';
+import { serveHttpApi } from '../../apps/http/server';
+import type { AuditRecord } from '../../src/core/approvals/audit';
 import { defineTool } from '../../src/agents/define';
 import { ScriptedAgents } from '../helpers/agents';
 import { waitForPending } from '../helpers/events';
@@ -24,6 +30,7 @@ const purge = defineTool({
   execute: ({ cache }) => `purged ${cache}`,
 });
 const S = new ScriptedAgents();
+const call = (service: string) => ({ name: 'deploy', args: { service } });
 S.add(
   'audited',
   [
@@ -40,13 +47,37 @@ S.add(
   { tools: [deploy, purge] },
 );
 
+S.add('audited_http', [{ toolCalls: [call('h1'), call('h2')] }, { text: 'done' }], { tools: [deploy] });
+
+const TOKENS = { alice: `alice-${randomUUID()}`, nobody: `nobody-${randomUUID()}` };
+const AUTH = parseTokens(
+  JSON.stringify({
+    tokens: { [TOKENS.alice]: { identity: 'ops:alice', approve: true }, [TOKENS.nobody]: { identity: 'nobody', permissions: [] } },
+  }),
+  'test tokens',
+);
+
 let h: Harness;
+let server: HttpApiServer;
 beforeAll(async () => {
   h = await startHarness({ agents: S.agents, providers: { scripted: S.provider } });
+  server = await serveHttpApi(createHttpApi({ client: h.client, auth: AUTH }), { port: 0 });
 });
 afterAll(async () => {
+  await server?.close();
   await h?.stop();
 });
+
+const http = (token: string, path: string, init: { method?: string; body?: unknown; console?: boolean } = {}) =>
+  fetch(`${server.url}${path}`, {
+    method: init.method ?? 'GET',
+    headers: {
+      Authorization: `Bearer ${token}`,
+      ...(init.body ? { 'Content-Type': 'application/json' } : {}),
+      ...(init.console ? { 'X-Durable-Agent-Client': 'console' } : {}),
+    },
+    ...(init.body ? { body: JSON.stringify(init.body) } : {}),
+  });
 
 describe('approval audit trail', () => {
   it('lists every decision with its path (sdk, raw Temporal signal and update, timeout), the same while running and from history', async () => {
@@ -75,5 +106,27 @@ describe('approval audit trail', () => {
     expect(trail.filter((r) => r.kind === 'requested').map((r) => r.callId)).toEqual(['call_1_0', 'call_1_1', 'call_1_2', 'call_1_3']);
     // A fresh handle of the closed run reads it from its recorded history: the same trail.
     expect(await h.client.get(run.workflowId).audit()).toEqual(trail);
+  });
+
+  it('HTTP decisions record http, or console when the console says so; GET /runs/:id/audit needs read', async () => {
+    const run = await h.client.start('audited_http', { input: 'go', workflowId: testId('audit-http') });
+    await waitForPending(run);
+    const path = `/runs/${encodeURIComponent(run.workflowId)}`;
+    expect((await http(TOKENS.alice, `${path}/approvals/call_1_0`, { method: 'POST', body: { decision: 'approve' } })).status).toBe(200);
+    const viaConsole = await http(TOKENS.alice, `${path}/approvals/call_1_1`, {
+      method: 'POST',
+      body: { decision: 'deny' },
+      console: true,
+    });
+    expect(viaConsole.status).toBe(200);
+    expect((await run.result()).status).toBe('success');
+    const res = await http(TOKENS.alice, `${path}/audit`);
+    expect(res.status).toBe(200);
+    const { records } = (await res.json()) as { records: AuditRecord[] };
+    expect(records.filter((r) => r.kind === 'decided').map((r) => [r.callId, r.by, r.path])).toEqual([
+      ['call_1_0', 'ops:alice', 'http'],
+      ['call_1_1', 'ops:alice', 'console'],
+    ]);
+    expect((await http(TOKENS.nobody, `${path}/audit`)).status).toBe(403);
   });
 });
