@@ -1,5 +1,6 @@
 /** The approval audit trail (issue 26): each decision says through which path it came, read back with `run.audit()` on the real dev server. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { runCli, tempHome } from '../helpers/cli-run';
 import { z } from 'zod';
 import { randomUUID } from 'node:crypto';
 import { createHttpApi } from '../../apps/http/app';
@@ -106,6 +107,10 @@ describe('approval audit trail', () => {
     expect(trail.filter((r) => r.kind === 'requested').map((r) => r.callId)).toEqual(['call_1_0', 'call_1_1', 'call_1_2', 'call_1_3']);
     // A fresh handle of the closed run reads it from its recorded history: the same trail.
     expect(await h.client.get(run.workflowId).audit()).toEqual(trail);
+    // The CLI reads the same trail.
+    const cli = await runCli(['audit', run.workflowId, '--json', '--address', inject('temporalAddress')], { home: tempHome() });
+    expect(cli.stderr).toBe('');
+    expect(JSON.parse(cli.stdout)).toEqual(trail);
   });
 
   it('HTTP decisions record http, or console when the console says so; GET /runs/:id/audit needs read', async () => {
