@@ -134,4 +134,21 @@ describe('approval audit trail', () => {
     ]);
     expect((await http(TOKENS.nobody, `${path}/audit`)).status).toBe(403);
   });
+
+  it('client.audit() finds records across runs, filtered by path, who and tool', async () => {
+    // Visibility lags a moment behind the runs of the tests above.
+    const ids = async (q: Parameters<typeof h.client.audit>[0]) =>
+      (await h.client.audit({ agent: q?.agent, since: '10m', ...q }))
+        .filter((r) => r.workflowId.includes('audit-'))
+        .flatMap((r) => r.records.map((x) => `${x.workflowId.replace(/-[^-]+$/, '')}:${x.callId}:${x.path}`));
+    let byPath: string[] = [];
+    for (let i = 0; i < 50 && byPath.length < 2; i++) {
+      byPath = await ids({ kind: 'decided', path: 'temporal' });
+      if (byPath.length < 2) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(byPath.map((x) => x.split(':').slice(1).join(':'))).toEqual(['call_1_1:temporal', 'call_1_2:temporal']);
+    const console = await ids({ agent: 'audited_http', by: 'ops:alice', kind: 'decided' });
+    expect(console.map((x) => x.split(':').slice(1).join(':'))).toEqual(['call_1_0:http', 'call_1_1:console']);
+    expect(await ids({ tool: 'purge', kind: 'decided' })).toEqual([]);
+  });
 });
