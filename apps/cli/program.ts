@@ -15,6 +15,7 @@ import type * as CancelModule from './commands/cancel';
 import type * as CodecServerModule from './commands/codec-server';
 import type * as DevModule from './commands/dev';
 import type * as MessagesModule from './commands/messages';
+import type * as AuditModule from './commands/audit';
 import type * as ReportModule from './commands/report';
 import type * as ReplayModule from './commands/replay';
 import type * as ResultModule from './commands/result';
@@ -33,6 +34,7 @@ import type * as WorkerModule from './commands/worker';
 const commands = {
   approvals: () => require('./commands/approvals') as typeof ApprovalsModule,
   defer: () => require('./commands/defer') as typeof DeferModule,
+  audit: () => require('./commands/audit') as typeof AuditModule,
   cancel: () => require('./commands/cancel') as typeof CancelModule,
   codecServer: () => require('./commands/codec-server') as typeof CodecServerModule,
   dev: () => require('./commands/dev') as typeof DevModule,
@@ -322,6 +324,20 @@ export function buildProgram(ctx: ProgramContext): Command {
     false,
   ).action(async (workflowId: string, flags) => {
     ctx.exitCode = await commands.report().reportCommand(workflowId, flags);
+  });
+
+  connectionOptions(
+    program
+      .command('audit')
+      .description(
+        "Print a run's approval audit trail: who decided what on which call, when, through which path (sdk, cli, http, console, chat, temporal, rule, timeout, policy, parent), with reason and rule.",
+      )
+      .argument('<workflowId>', 'workflow id of the run')
+      .option('--children', "add the sub-agents' records")
+      .option('--json', 'print the records as JSON'),
+    false,
+  ).action(async (workflowId: string, flags) => {
+    ctx.exitCode = await commands.audit().auditCommand(workflowId, flags);
   });
 
   const decisions = [

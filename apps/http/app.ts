@@ -288,6 +288,14 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
     return c.json(await readRunReport(client.get(id), { snapshotWaitMs: SNAPSHOT_WAIT_MS }));
   });
 
+  app.get('/runs/:id/audit', read, async (c) => {
+    const id = checkId(c.req.param('id'), 'id');
+    const run = client.get(id);
+    await describe(run); // 404 for an unknown run
+    const children = c.req.query('children') === 'true';
+    return c.json({ workflowId: id, records: await run.audit({ children }) });
+  });
+
   app.get('/runs/:id/events', read, async (c) => {
     const id = checkId(c.req.param('id'), 'id');
     const from = streamFrom(c);
@@ -328,7 +336,9 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
     const by = c.var.caller.identity;
     const body = await parseBody(c, DecisionBody, { by: 'the approver is the identity of your token: remove "by" from the body' });
     const run = await runningRun(client, id);
-    return c.json(await run.decide({ callId, by, ...body }));
+    // The console says so in a header (audit path `console`); any other caller is `http`.
+    const path = c.req.header('x-durable-agent-client') === 'console' ? 'console' : 'http';
+    return c.json(await run.decide({ callId, by, ...body, path }));
   });
 
   // Defer ("not now") and delegation: the sender is the token's identity; it must be allowed to decide the call.

@@ -44,6 +44,8 @@ import type { VisibleRun } from './visible-runs';
 import { visibleRuns } from './visible-runs';
 import { unreadableReason } from './unreadable';
 import type { ListedRun, ListRunsOptions, RunFilter } from './run-list';
+import type { AuditQuery, RunAudit } from './audit';
+import { auditAcross } from './audit';
 import { listRuns } from './run-list';
 import type { BudgetOptions } from './run-budget';
 import { runBudget } from './run-budget';
@@ -645,6 +647,26 @@ export class AgentClient {
    */
   async listRuns(filter: RunFilter = {}, options: ListRunsOptions = {}): Promise<ListedRun[]> {
     return listRuns(this.temporal, (workflowId, runId) => this.get(workflowId, runId), filter, options);
+  }
+
+  /**
+   * Approval audit records across runs: the runs `listRuns` finds (agent, started within `since`, at most
+   * `runs`, newest first), each run's trail (`run.audit()`) kept where it matches the filters (`by`, `tool`,
+   * `decision`, `path`, `kind`, records within `since`/`until`), at most `limit` records. A run whose trail
+   * cannot be read (a running run with no worker) comes with `error`.
+   *
+   * @throws {RunFilterError} (code `invalid_input`) a bad `agent`, `since` or `runs`.
+   */
+  async audit(query: AuditQuery = {}): Promise<RunAudit[]> {
+    const { agent, since, runs, limit, ...filter } = query;
+    const listed = await this.listRuns({
+      ...(agent !== undefined ? { agent } : {}),
+      ...(since !== undefined ? { since } : {}),
+      ...(runs !== undefined ? { limit: runs } : {}),
+    });
+    const from =
+      since !== undefined ? { since: new Date(Date.now() - msToNumber(since as Parameters<typeof msToNumber>[0])).toISOString() } : {};
+    return auditAcross(listed, (workflowId) => this.get(workflowId).audit(), { ...filter, ...from }, limit);
   }
 
   /**

@@ -38,6 +38,9 @@ import { withChildEvents } from './child-events';
 import { ApprovalRefusedError, MessageRefusedError, NoWorkerError, RunEndedError, RunNotFoundError, runEndedStatus } from './errors';
 import { anyWorkflowPoller } from './pollers';
 import { readRecordedEvents } from './recorded-events';
+import type { AuditRecord } from '../core/approvals/audit';
+import type { AuditOptions } from './audit';
+import { readAudit } from './audit';
 
 /** Options of {@link AgentRun.events}. */
 export interface EventsOptions {
@@ -310,7 +313,7 @@ export class AgentRun<C extends ToolCallShape = AnyToolCall, out O = UnknownOutp
     const deadline = Date.now() + NOT_REACHED_RETRY_MS;
     for (let wait = 100; ; wait = Math.min(2 * wait, 1000)) {
       try {
-        return await this.call(() => this.handle.executeUpdate(decideUpdate, { args: [decision] }));
+        return await this.call(() => this.handle.executeUpdate(decideUpdate, { args: [withPath(decision)] }));
       } catch (err) {
         if (!(err instanceof WorkflowUpdateFailedError && err.cause)) throw err;
         // A call seen in a query before the run recorded it (the query was answered from a workflow task
@@ -323,6 +326,26 @@ export class AgentRun<C extends ToolCallShape = AnyToolCall, out O = UnknownOutp
         throw new ApprovalRefusedError(err.cause.message, { cause: err });
       }
     }
+  }
+
+  /**
+   * The run's approval audit trail as it stands: who decided what on which call, when, through which path
+   * (`sdk`, `cli`, `http`, `console`, `chat`; `temporal` for a raw signal or update; `rule`, `timeout`,
+   * `policy`, `parent` for the run's own), with reason and rule. Derived from the run's events: a closed
+   * run is read from its history (no worker needed), a running one by query.
+   *
+   * @throws {NoWorkerError} the run is running and no worker polls its task queue to answer.
+   * @throws {RunNotFoundError} no run has this workflow id.
+   */
+  audit(options: AuditOptions = {}): Promise<AuditRecord[]> {
+    const client = this.handle.client;
+    const child = (workflowId: string): Promise<AuditRecord[]> =>
+      new AgentRun(client.getHandle<typeof agentWorkflow>(workflowId), { deltas: false }).audit(options);
+    return readAudit(
+      this.workflowId,
+      (cursor) => this.readEvents(cursor) as unknown as Promise<EventPage>,
+      options.children ? child : undefined,
+    );
   }
 
   /** Whether the run may still reach `callId`: a workflow task is in flight, or a query lists the call as pending. */
@@ -341,7 +364,7 @@ export class AgentRun<C extends ToolCallShape = AnyToolCall, out O = UnknownOutp
    * @throws {RunNotFoundError} no run has this workflow id.
    */
   async signalDecision(decision: ApprovalDecision): Promise<void> {
-    await this.call(() => this.handle.signal(approvalSignal, decision));
+    await this.call(() => this.handle.signal(approvalSignal, withPath(decision)));
   }
 
   /**
@@ -593,4 +616,9 @@ function interruptedQuery(err: unknown): boolean {
   const code = (err.cause as { code?: unknown } | undefined)?.code;
   // gRPC CANCELLED (1), DEADLINE_EXCEEDED (4), UNAVAILABLE (14)
   return code === 1 || code === 4 || code === 14;
+}
+
+/** A decision sent by this SDK says so, unless its sender named another path (the CLI, the HTTP app, the chat handler). */
+function withPath(decision: ApprovalDecision): ApprovalDecision {
+  return decision.path ? decision : { ...decision, path: 'sdk' };
 }

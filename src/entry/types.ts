@@ -130,6 +130,8 @@ export type { ModelRef, OutputSpec, PromptSpec, ThinkingSpec, ToolErrorPolicy } 
 export type { Budget, BudgetExhausted, BudgetName, BudgetSpent } from '../core/budget/budget';
 export type * from '../core/approvals/approval-requests';
 export type { DeferReceipt, DeferRequest, DelegateReceipt, DelegateRequest, PendingApprovalsOptions } from '../core/approvals/deferrals';
+export type { AuditFilter, AuditKind, AuditRecord } from '../core/approvals/audit';
+export type { AuditOptions, AuditQuery, RunAudit } from '../client/audit';
 export type { ModelCallContext, ModelProvider, ProviderErrorKind, ProviderErrorOptions } from '../integrations/providers/types';
 export type { ModelPrice, PriceTable } from '../integrations/providers/pricing';
 export type { BlobStore } from '../integrations/store/blob-store';

@@ -133,7 +133,7 @@ describe('run-scope approval rules', () => {
     const evts = await allEvents(run);
     const rule = { id: 'run-1', scope: 'run' as const };
     expect(of(evts, 'approval_decided').map((e) => [e.callId, e.path ?? null, e.sticky])).toEqual([
-      ['call_1_0', null, false],
+      ['call_1_0', 'sdk', false],
       ['call_1_1', 'rule', true],
     ]);
     expect(of(evts, 'approval_decided').every((e: ApprovalDecidedEvent) => e.rule?.id === 'run-1')).toBe(true);

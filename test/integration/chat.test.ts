@@ -351,7 +351,7 @@ describe('approvals in the chat', () => {
     expect(toolPart(done)).toMatchObject({ state: 'output-available', output: 'deployed api' });
     expect(textOf(done)).toContain('Done (deployed api).');
     const decided = (await h.client.get(`deploy-${chatId}`).readEvents(0)).events.find((e) => e.type === 'approval_decided');
-    expect(decided).toMatchObject({ decision: 'approve', by: 'user:alice' });
+    expect(decided).toMatchObject({ decision: 'approve', by: 'user:alice', path: 'chat' });
     // The history shows the same message: approved, with its output.
     const { messages } = (await (await fetch(`${deployChat.api}/${chatId}/messages`, { headers: { 'x-user': 'user:alice' } })).json()) as {
       messages: UIMessage[];

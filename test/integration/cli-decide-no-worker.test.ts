@@ -98,7 +98,7 @@ describe('deciding with no worker running', () => {
     expect(r.stdout).toContain(`no worker is running for ${workflowId}: skip of call_later by ops:alice queued UNVALIDATED`);
     expect(r.stdout).toContain(`the run checks it when a worker starts`);
     expect(r.stdout).toContain(`durable-agent watch ${workflowId}`);
-    expect(await signalsSent()).toEqual([{ callId: 'call_later', decision: 'skip', by: 'ops:alice' }]);
+    expect(await signalsSent()).toEqual([{ callId: 'call_later', decision: 'skip', by: 'ops:alice', path: 'cli' }]);
   });
 
   it('a valid decision is sent as a signal, and applies once a worker runs', { timeout: 120_000 }, async () => {
@@ -109,11 +109,12 @@ describe('deciding with no worker running', () => {
       callId: 'call_wipe',
       decision: 'approve',
       by: 'ops:alice',
+      path: 'cli',
       sent: 'signal',
       validated: true,
       tool: 'wipe',
     });
-    expect((await signalsSent()).at(-1)).toEqual({ callId: 'call_wipe', decision: 'approve', by: 'ops:alice' });
+    expect((await signalsSent()).at(-1)).toEqual({ callId: 'call_wipe', decision: 'approve', by: 'ops:alice', path: 'cli' });
 
     const worker = startCli(['worker', '--agents', agentsTs, '--address', address, '--task-queue', taskQueue], {
       home,

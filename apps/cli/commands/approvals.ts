@@ -186,6 +186,7 @@ export async function decideCommand(decision: Decision, workflowId: string, call
     callId,
     decision,
     by,
+    path: 'cli' as const,
     ...(flags.reason ? { reason: flags.reason } : {}),
     ...(flags.allCalls ? { scope: 'tool' as const } : {}),
     ...(flags.forRun ? { scope: 'run' as const } : {}),

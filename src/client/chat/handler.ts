@@ -213,6 +213,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
           callId: d.callId,
           decision: d.approved ? 'approve' : 'deny',
           by: identity,
+          path: 'chat',
           ...(d.reason ? { reason: d.reason } : {}),
         });
       } catch (err) {
