@@ -92,9 +92,9 @@ describe('run-scope approval rules', () => {
     // The report says how each call's approval was settled, naming the rule.
     expect(result.report.toolCalls.map((t) => t.approval)).toEqual([
       { decision: 'approve', by: 'ops:alice', path: 'sdk', rule: { id: 'run-1', scope: 'run' } },
-      { decision: 'approve', by: 'ops:bob', path: 'temporal' },
+      { decision: 'approve', by: 'ops:bob', path: 'sdk' },
       { decision: 'approve', by: 'ops:alice', path: 'rule', rule: { id: 'run-1', scope: 'run' } },
-      { decision: 'approve', by: 'ops:bob', path: 'temporal' },
+      { decision: 'approve', by: 'ops:bob', path: 'sdk' },
     ]);
     const evts = await allEvents(run);
     expect(of(evts, 'approval_requested').map((e) => e.callId)).toEqual(['call_1_0', 'call_1_1', 'call_2_1']);
@@ -126,14 +126,14 @@ describe('run-scope approval rules', () => {
     ]);
     expect(ranFor(run)).toEqual([]);
     expect(result.report.toolCalls.map((t) => [t.approval?.decision, t.approval?.path, t.approval?.rule?.id])).toEqual([
-      ['deny', 'temporal', 'run-1'],
+      ['deny', 'http', 'run-1'],
       ['deny', 'rule', 'run-1'],
       ['deny', 'rule', 'run-1'],
     ]);
     const evts = await allEvents(run);
     const rule = { id: 'run-1', scope: 'run' as const };
     expect(of(evts, 'approval_decided').map((e) => [e.callId, e.path ?? null, e.sticky])).toEqual([
-      ['call_1_0', 'sdk', false],
+      ['call_1_0', 'http', false],
       ['call_1_1', 'rule', true],
     ]);
     expect(of(evts, 'approval_decided').every((e: ApprovalDecidedEvent) => e.rule?.id === 'run-1')).toBe(true);

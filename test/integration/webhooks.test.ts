@@ -164,7 +164,7 @@ describe('approval webhooks', () => {
       decision: 'approve',
       by: 'ops:alice',
       reason: 'ok',
-      path: 'update',
+      path: 'sdk',
       approvers: ['ops:alice'],
     });
     expect(mine[0]!.payload.id).not.toBe(mine[1]!.payload.id);
