@@ -143,12 +143,12 @@ describe('approval audit trail', () => {
         .flatMap((r) => r.records.map((x) => `${x.workflowId.replace(/-[^-]+$/, '')}:${x.callId}:${x.path}`));
     let byPath: string[] = [];
     for (let i = 0; i < 50 && byPath.length < 2; i++) {
-      byPath = await ids({ kind: 'decided', path: 'temporal' });
+      byPath = await ids({ agent: 'audited', kind: 'decided', path: 'temporal' });
       if (byPath.length < 2) await new Promise((r) => setTimeout(r, 100));
     }
     expect(byPath.map((x) => x.split(':').slice(1).join(':'))).toEqual(['call_1_1:temporal', 'call_1_2:temporal']);
     const console = await ids({ agent: 'audited_http', by: 'ops:alice', kind: 'decided' });
     expect(console.map((x) => x.split(':').slice(1).join(':'))).toEqual(['call_1_0:http', 'call_1_1:console']);
-    expect(await ids({ tool: 'purge', kind: 'decided' })).toEqual([]);
+    expect(await ids({ agent: 'audited', tool: 'purge', kind: 'decided' })).toEqual([]);
   });
 });
