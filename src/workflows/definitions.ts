@@ -1,6 +1,7 @@
 /** Signals, updates and queries of the agent workflow, shared by the workflow and clients. */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { ApprovalDecision, PendingApproval } from '../core/approvals/approvals';
+import type { RuleSet } from '../core/approvals/rules';
 import type { DeferReceipt, DeferRequest, DelegateReceipt, DelegateRequest, PendingApprovalsOptions } from '../core/approvals/deferrals';
 
 export type { PendingApprovalsOptions } from '../core/approvals/deferrals';
@@ -51,3 +52,6 @@ export const sendUpdate = defineUpdate<MessageReceipt, [UserMessageInput | strin
 
 /** End a session once the model has answered what it has been sent (a one-shot run ends by itself). */
 export const endSignal = defineSignal<[{ by?: string; reason?: string }?]>('end');
+
+/** A newer set of standing rules (sent by the rules entity after each change); the run ignores versions it has seen. */
+export const rulesChangedSignal = defineSignal<[RuleSet]>('rulesChanged');

@@ -3,7 +3,17 @@ import type { AnyToolCall, ToolCallShape } from '../tool-calls/tool-call';
 import type { AuditPath, RuleRef } from './rules';
 
 export type { CondCompareOp, CondCompare, CondExists, CondQuantified, CondAll, CondAny, CondNot, Cond, CondResult } from './conditions';
-export type { RuleAction, RuleScope, AuditPath, ApprovalRule, RuleRef, AgentApprovalRule, PolicyEntry, ToolCallApproval } from './rules';
+export type {
+  RuleAction,
+  RuleScope,
+  AuditPath,
+  ApprovalRule,
+  RuleRef,
+  AgentApprovalRule,
+  PolicyEntry,
+  ToolCallApproval,
+  RuleSet,
+} from './rules';
 
 /** When a tool asks for approval: never, always, or when a predicate of its arguments says so (evaluated by an activity). */
 export type ApprovalMode = 'never' | 'always' | 'conditional';

@@ -43,6 +43,10 @@ export interface ApprovalRule {
   /** The rule set's version when it was written (rules of the entity); absent for run and code rules. */
   version?: number;
   scope: RuleScope;
+  /** With scope `session`: the conversation (workflow id) the rule applies to. */
+  session?: string;
+  /** With scope `agent`: the agent name the rule applies to. */
+  agent?: string;
   /** The tool name, or `*` for every tool. */
   tool: string;
   /** Matches only calls whose arguments satisfy this; every call of the tool when absent. */
@@ -84,3 +88,22 @@ export interface ToolCallApproval {
   path: AuditPath;
   rule?: RuleRef;
 }
+
+/**
+ * The standing rules every run reads (session, agent and namespace scopes), as the namespace's rules
+ * entity holds them: `version` grows by one with each change. A run learns a set at start (recorded in
+ * its description) and each newer one by the `rulesChanged` signal; it ignores versions it has seen.
+ */
+export interface RuleSet {
+  version: number;
+  rules: ApprovalRule[];
+}
+
+/** Workflow id of the namespace's rules entity (one per namespace). */
+export const RULES_WORKFLOW_ID = 'durable-agent.rules';
+
+/** Task queue of the rules entity (every worker polls it). */
+export const RULES_TASK_QUEUE = 'durable-agent.rules';
+
+/** Memo key under which the rules entity publishes its current {@link RuleSet}. */
+export const RULES_MEMO_KEY = 'durableAgentRules';
