@@ -13,6 +13,7 @@ import { startHarness, testId } from '../helpers/harness';
 import type { ServedChat } from '../helpers/chat';
 import { lastUserText, sendText, serveChat, userMessage } from '../helpers/chat';
 import { deploy, echo } from '../helpers/tools';
+import { allEvents, pollUntil } from '../helpers/events';
 import { defineTool } from '../../src/agents/define';
 import type { Message } from '../../src/core/messages/messages';
 import { z } from 'zod';
@@ -419,6 +420,25 @@ describe('approvals in the chat', () => {
     await h.client.get(`deploy-${chatId}`).decide({ callId: toolPart(asked).toolCallId, decision: 'approve', by: 'ops:bob' });
     const stream = await waiting;
     expect(stream).not.toBeNull();
+    const m = await assemble(stream!);
+    expect(m.id).toBe(asked.id);
+    expect(toolPart(m)).toMatchObject({ state: 'output-available', approval: { approved: true } });
+    expect(textOf(m)).toContain('Done (deployed api).');
+  });
+
+  it('a page that starts waiting only after the decision was made and answered elsewhere still gets the continuation (no 204)', async () => {
+    const chatId = testId('late-wait');
+    const asked = await assemble(await send('user:alice', chatId, [userMessage('deploy the api')]));
+    const run = h.client.get(`deploy-${chatId}`);
+    await run.decide({ callId: toolPart(asked).toolCallId, decision: 'approve', by: 'ops:bob' });
+    await pollUntil(
+      () => allEvents(run),
+      (events) => events.some((e) => e.type === 'awaiting_message' && e.turn === 1),
+      'the answer after the decision',
+    );
+    const t = new DurableChatTransport({ api: deployChat.api, headers: { 'x-user': 'user:alice' } });
+    const stream = await t.reconnectToStream({ chatId, body: { waitForDecision: true } });
+    expect(stream, 'the turn the page waited with ended before its wait began: replayed, not 204').not.toBeNull();
     const m = await assemble(stream!);
     expect(m.id).toBe(asked.id);
     expect(toolPart(m)).toMatchObject({ state: 'output-available', approval: { approved: true } });

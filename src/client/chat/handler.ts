@@ -6,7 +6,7 @@
  * | Route                          | Does                                                                                   |
  * |--------------------------------|----------------------------------------------------------------------------------------|
  * | `POST {base}`                  | send the user's message to the chat's session (send-or-start) and stream the answer; or decide the approvals the user answered and stream the continuation |
- * | `GET {base}/{chatId}/stream`   | 204 when no turn is in progress; else the turn from its start, live (`?after=<cursor>`: only what follows; `?wait=decision`: while the turn waits for a person, wait (up to 25 s, then 204 with `x-durable-chat-waiting: 1`) for a decision, then the turn from its start) |
+ * | `GET {base}/{chatId}/stream`   | 204 when no turn is in progress; else the turn from its start, live (`?after=<cursor>`: only what follows; `?wait=decision`: while the turn waits for a person, wait (up to 25 s, then 204 with `x-durable-chat-waiting: 1`) for a decision, then the turn from its start — also when it was decided, or answered, before the request came) |
  * | `GET {base}/{chatId}/messages` | `{ messages }`: the conversation as UI messages (an unknown chat: none)                |
  *
  * Every route needs an identity (`identify`, else 401). A chat's session belongs to who started it: its
@@ -244,9 +244,10 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
         return new Response(null, { status: 204 });
       return stream(turnChunks(run, chatId, { turnStart: after.turnStart, after }, stop.signal), stop);
     }
-    if (!running || idle) return new Response(null, { status: 204 });
+    const waitForDecision = url.searchParams.get('wait') === 'decision';
+    if (!running || (idle && !waitForDecision)) return new Response(null, { status: 204 });
     let status = lastTurnStatus(chatId, await eventsOrUnavailable(run, request.signal));
-    if (status.state === 'paused' && url.searchParams.get('wait') === 'decision') {
+    if (waitForDecision) {
       // Wait for a decision (made anywhere), then replay the turn, which goes on from there.
       const deadline = Date.now() + DECISION_WAIT_MS;
       while (status.state === 'paused' && Date.now() < deadline && !request.signal?.aborted) {
@@ -254,7 +255,10 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
         status = lastTurnStatus(chatId, await allEvents(run, request.signal));
       }
       if (status.state === 'paused') return new Response(null, { status: 204, headers: { [STILL_WAITING_HEADER]: '1' } });
-      return stream(turnChunks(run, chatId, { turnStart: status.turn!.start }, stop.signal), stop);
+      // Decided (and maybe answered) before this request came: the page still shows the paused turn, so replay it.
+      const decidedTurn = status.state === 'running' || (status.state === 'answered' && status.lastPause !== undefined);
+      if (!decidedTurn || !status.turn) return new Response(null, { status: 204 });
+      return stream(turnChunks(run, chatId, { turnStart: status.turn.start }, stop.signal), stop);
     }
     if (status.state !== 'running' || !status.turn) return new Response(null, { status: 204 });
     return stream(turnChunks(run, chatId, { turnStart: status.turn.start }, stop.signal), stop);
