@@ -92,7 +92,7 @@ export { policyRule } from '../core/approvals/approvals';
 // The namespace's standing approval rules (`client.rules`, `durable-agent rules`, `/rules`).
 export { ApprovalRules, RuleChangeRefusedError } from '../client/rules';
 export { RULES_MEMO_KEY, RULES_TASK_QUEUE, RULES_WORKFLOW_ID } from '../core/approvals/rules';
-export { MAX_RULES, MAX_RULES_BYTES, STANDING_SCOPES } from '../core/approvals/rule-entity';
+export { MAX_EDITORS, MAX_RULE_CHANGES, MAX_RULES, MAX_RULES_BYTES, STANDING_SCOPES } from '../core/approvals/rule-entity';
 export { RULES_WORKFLOW } from '../workflows/rules-definitions';
 export { parseUserMessage } from '../core/messages/user-messages';
 export type { UserMessageInput } from '../core/messages/user-messages';
