@@ -5,8 +5,9 @@
  * editors may make them, and a refused change writes nothing.
  */
 import type { Client, WorkflowHandle } from '@temporalio/client';
-import { WithStartWorkflowOperation, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
-import type { RuleChangedEvent, RuleChangeReceipt, RuleInput, RulesView } from '../core/approvals/rule-entity';
+import { ApplicationFailure, WithStartWorkflowOperation, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import type { RuleChangedEvent, RuleChangeReceipt, RuleInput, RuleRefusalKind, RulesView } from '../core/approvals/rule-entity';
+import { refusalKindOf } from '../core/approvals/rule-entity';
 import type { AuditPath, RuleSet } from '../core/approvals/rules';
 import { RULES_MEMO_KEY, RULES_TASK_QUEUE, RULES_WORKFLOW_ID } from '../core/approvals/rules';
 import { DurableAgentError } from '../core/run/errors';
@@ -33,8 +34,12 @@ export interface RuleChangeOptions {
 
 /** The rules entity refused a change: not an editor, malformed rule, a version other than `expectedVersion`, too many rules. */
 export class RuleChangeRefusedError extends DurableAgentError {
-  constructor(message: string, options?: { cause?: unknown }) {
+  /** `forbidden`: the sender is not an editor; `conflict`: the set is not at `expectedVersion`; `invalid`: the change is malformed or too big. */
+  readonly reason: RuleRefusalKind;
+
+  constructor(message: string, reason: RuleRefusalKind = 'invalid', options?: { cause?: unknown }) {
     super('invalid_input', message, options);
+    this.reason = reason;
   }
 }
 
@@ -123,7 +128,10 @@ export class ApprovalRules {
         }),
       });
     } catch (err) {
-      if (err instanceof WorkflowUpdateFailedError && err.cause) throw new RuleChangeRefusedError(err.cause.message, { cause: err });
+      if (err instanceof WorkflowUpdateFailedError && err.cause) {
+        const kind = err.cause instanceof ApplicationFailure ? refusalKindOf(err.cause.type) : undefined;
+        throw new RuleChangeRefusedError(err.cause.message, kind ?? 'invalid', { cause: err });
+      }
       throw err;
     }
   }

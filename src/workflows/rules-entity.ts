@@ -16,7 +16,8 @@ import {
   upsertMemo,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { RulesEntityState } from '../core/approvals/rule-entity';
+import { ApplicationFailure } from '@temporalio/common';
+import type { RuleRefusal, RulesEntityState } from '../core/approvals/rule-entity';
 import {
   applyEditors,
   applyPut,
@@ -26,6 +27,7 @@ import {
   nextExpiry,
   pruneExpired,
   putProblem,
+  refusalType,
   removeProblem,
   ruleSetOf,
   seedEditors,
@@ -90,37 +92,37 @@ export async function approvalRulesWorkflow(input: RulesEntityInput = {}): Promi
     putRuleUpdate,
     (req) => {
       const problem = putProblem(state, req, Date.now());
-      if (problem) throw new Error(problem); // the validator ran in the same activation: a sync handler cannot race
+      refuseIf(problem); // the validator ran just before in the same activation: a sync handler cannot race
       const before = state.rules.find((r) => r.id === req.rule.id);
       const done = applyPut(state, req, now());
       state = done.state;
       publish(targetsOf(before, done.rule));
       return { version: state.version, rule: done.rule };
     },
-    { validator: (req) => assertOk(putProblem(state, req, Date.now())) },
+    { validator: (req) => refuseIf(putProblem(state, req, Date.now())) },
   );
   setHandler(
     removeRuleUpdate,
     (req) => {
       const problem = removeProblem(state, req);
-      if (problem) throw new Error(problem);
+      refuseIf(problem);
       const before = state.rules.find((r) => r.id === req.id);
       state = applyRemove(state, req, now());
       publish(targetsOf(before));
       return { version: state.version };
     },
-    { validator: (req) => assertOk(removeProblem(state, req)) },
+    { validator: (req) => refuseIf(removeProblem(state, req)) },
   );
   setHandler(
     setEditorsUpdate,
     (req) => {
       const problem = editorsProblem(state, req);
-      if (problem) throw new Error(problem);
+      refuseIf(problem);
       state = applyEditors(state, req, now());
       changes++;
       return { version: state.version };
     },
-    { validator: (req) => assertOk(editorsProblem(state, req)) },
+    { validator: (req) => refuseIf(editorsProblem(state, req)) },
   );
   setHandler(seedEditorsSignal, ({ editors }) => {
     state = seedEditors(state, Array.isArray(editors) ? editors : [], now());
@@ -169,6 +171,7 @@ async function tell(set: ReturnType<typeof ruleSetOf>, agents: RulePushTargets):
   }
 }
 
-function assertOk(problem: string | undefined): void {
-  if (problem) throw new Error(problem);
+/** Refuse a change (an update validator's or handler's failure): its type says the kind (`RuleChangeForbidden`, `RuleChangeConflict`, `RuleChangeInvalid`). */
+function refuseIf(problem: RuleRefusal | undefined): void {
+  if (problem) throw ApplicationFailure.create({ message: problem.message, type: refusalType(problem.kind), nonRetryable: true });
 }

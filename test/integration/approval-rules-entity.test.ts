@@ -72,9 +72,11 @@ describe('the rules entity', () => {
     const { version } = await rules.list();
     const rule = { scope: 'namespace' as const, tool: 'deploy', action: 'deny' as const };
     await expect(rules.put(rule, { by: 'ops:alice', expectedVersion: version - 1 })).rejects.toThrow(
-      new RuleChangeRefusedError(`the rules changed: version is ${version}, not the expected ${version - 1} (read them again)`),
+      new RuleChangeRefusedError(`the rules changed: version is ${version}, not the expected ${version - 1} (read them again)`, 'conflict'),
     );
+    await expect(rules.put(rule, { by: 'ops:alice', expectedVersion: version - 1 })).rejects.toMatchObject({ reason: 'conflict' });
     await expect(rules.put(rule, { by: 'ops:mallory' })).rejects.toThrow(/ops:mallory may not change the rules/);
+    await expect(rules.put(rule, { by: 'ops:mallory' })).rejects.toMatchObject({ reason: 'forbidden', code: 'invalid_input' });
     await expect(rules.setEditors(['ops:mallory'], { by: 'ops:mallory' })).rejects.toThrow(/may not change the rules/);
     await expect(rules.put({ ...rule, scope: 'session' }, { by: 'ops:alice' })).rejects.toThrow(/rule.session/);
     await expect(rules.put({ ...rule, when: { path: 'x', op: 'like', value: 1 } as never }, { by: 'ops:alice' })).rejects.toThrow(

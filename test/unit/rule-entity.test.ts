@@ -12,6 +12,8 @@ import {
   nextExpiry,
   pruneExpired,
   putProblem,
+  refusalKindOf,
+  refusalType,
   removeProblem,
   seedEditors,
 } from '../../src/core/approvals/rule-entity';
@@ -58,38 +60,47 @@ describe('rule changes', () => {
   });
 
   it('refuses a non-editor, no editors at all, a stale version, and malformed rules, with a clear message', () => {
-    expect(putProblem(alice, put({}, 'ops:bob'), NOW)).toBe('ops:bob may not change the rules (editors: ops:alice)');
-    expect(putProblem(initialRulesState(), put(), NOW)).toMatch(/no one may change the rules yet: start a worker with approvalRules/);
-    expect(putProblem(alice, { ...put(), expectedVersion: 3 }, NOW)).toBe(
+    expect(
+      [put({}, 'ops:bob'), { ...put(), expectedVersion: 3 }, put({ scope: 'session' })].map((r) => putProblem(alice, r, NOW)?.kind),
+    ).toEqual(['forbidden', 'conflict', 'invalid']);
+    expect(refusalKindOf(refusalType('conflict'))).toBe('conflict');
+    expect(refusalType('forbidden')).toBe('RuleChangeForbidden');
+    expect(putProblem(alice, put({}, 'ops:bob'), NOW)?.message).toBe('ops:bob may not change the rules (editors: ops:alice)');
+    expect(putProblem(initialRulesState(), put(), NOW)?.message).toMatch(
+      /no one may change the rules yet: start a worker with approvalRules/,
+    );
+    expect(putProblem(alice, { ...put(), expectedVersion: 3 }, NOW)?.message).toBe(
       'the rules changed: version is 0, not the expected 3 (read them again)',
     );
     expect(putProblem(alice, { ...put(), expectedVersion: 0 }, NOW)).toBeUndefined();
-    expect(putProblem(alice, put({ scope: 'session' }), NOW)).toMatch(/^rule.session: the conversation/);
-    expect(putProblem(alice, put({ scope: 'agent' }), NOW)).toMatch(/^rule.agent: the agent/);
-    expect(putProblem(alice, put({ agent: 'x' }), NOW)).toBe('rule.agent: only with scope agent');
-    expect(putProblem(alice, put({ scope: 'run' as never }), NOW)).toBe('rule.scope: one of session, agent, namespace');
-    expect(putProblem(alice, put({ action: 'maybe' as never }), NOW)).toBe('rule.action: one of allow, ask, deny');
-    expect(putProblem(alice, put({ when: { path: 'a', op: 'nope' } as never }), NOW)).toMatch(/^rule.when: /);
-    expect(putProblem(alice, put({ until: 'soon' }), NOW)).toBe('rule.until: an ISO time');
-    expect(putProblem(alice, put({ until: '2029-12-31T00:00:00Z' }), NOW)).toBe('rule.until: 2029-12-31T00:00:00Z has passed');
-    expect(putProblem(alice, put({ id: 'has space' }), NOW)).toMatch(/^rule.id: /);
-    expect(putProblem(alice, { ...put(), rule: { ...put().rule, extra: 1 } as never }, NOW)).toBe('rule: unknown field(s) extra');
-    expect(putProblem(alice, { ...put(), path: 'fax' as never }, NOW)).toBe('path: unknown path "fax"');
-    expect(removeProblem(alice, { id: 'r-9', by: 'ops:alice' })).toBe('no rule "r-9"');
-    expect(editorsProblem(alice, { editors: [], by: 'ops:alice' })).toBe('editors: a list of identities');
-    expect(editorsProblem(alice, { editors: ['ops:bob'], by: 'ops:bob' })).toMatch(/ops:bob may not change the rules/);
+    expect(putProblem(alice, put({ scope: 'session' }), NOW)?.message).toMatch(/^rule.session: the conversation/);
+    expect(putProblem(alice, put({ scope: 'agent' }), NOW)?.message).toMatch(/^rule.agent: the agent/);
+    expect(putProblem(alice, put({ agent: 'x' }), NOW)?.message).toBe('rule.agent: only with scope agent');
+    expect(putProblem(alice, put({ scope: 'run' as never }), NOW)?.message).toBe('rule.scope: one of session, agent, namespace');
+    expect(putProblem(alice, put({ action: 'maybe' as never }), NOW)?.message).toBe('rule.action: one of allow, ask, deny');
+    expect(putProblem(alice, put({ when: { path: 'a', op: 'nope' } as never }), NOW)?.message).toMatch(/^rule.when: /);
+    expect(putProblem(alice, put({ until: 'soon' }), NOW)?.message).toBe('rule.until: an ISO time');
+    expect(putProblem(alice, put({ until: '2029-12-31T00:00:00Z' }), NOW)?.message).toBe('rule.until: 2029-12-31T00:00:00Z has passed');
+    expect(putProblem(alice, put({ id: 'has space' }), NOW)?.message).toMatch(/^rule.id: /);
+    expect(putProblem(alice, { ...put(), rule: { ...put().rule, extra: 1 } as never }, NOW)?.message).toBe('rule: unknown field(s) extra');
+    expect(putProblem(alice, { ...put(), path: 'fax' as never }, NOW)?.message).toBe('path: unknown path "fax"');
+    expect(removeProblem(alice, { id: 'r-9', by: 'ops:alice' })?.message).toBe('no rule "r-9"');
+    expect(editorsProblem(alice, { editors: [], by: 'ops:alice' })?.message).toBe('editors: a list of identities');
+    expect(editorsProblem(alice, { editors: ['ops:bob'], by: 'ops:bob' })?.message).toMatch(/ops:bob may not change the rules/);
   });
 
   it(`caps the set at ${MAX_RULES} rules and ${MAX_RULES_BYTES} bytes`, () => {
     let full: RulesEntityState = alice;
     for (let i = 0; i < MAX_RULES; i++) full = applyPut(full, put(), AT).state;
-    expect(putProblem(full, put(), NOW)).toBe(`too many rules: at most ${MAX_RULES} (remove some first)`);
+    expect(putProblem(full, put(), NOW)?.message).toBe(`too many rules: at most ${MAX_RULES} (remove some first)`);
     // Replacing stays possible at the cap.
     expect(putProblem(full, put({ id: 'r-1' }), NOW)).toBeUndefined();
     let big: RulesEntityState = alice;
     const reason = 'x'.repeat(1000);
     for (let i = 0; i < 30; i++) big = applyPut(big, put({ reason }), AT).state;
-    expect(putProblem(big, put({ reason }), NOW)).toMatch(new RegExp(`^the rules would take \\d+ bytes: at most ${MAX_RULES_BYTES}$`));
+    expect(putProblem(big, put({ reason }), NOW)?.message).toMatch(
+      new RegExp(`^the rules would take \\d+ bytes: at most ${MAX_RULES_BYTES}$`),
+    );
   });
 
   it('editors: set by an editor (the version stays); seeded from configuration only while there are none', () => {

@@ -117,6 +117,28 @@ export interface RulesView extends RuleSet {
   editors: string[];
 }
 
+/** Why a change is refused: the sender is not an editor, the set is at another version than expected, or the change is malformed. */
+export type RuleRefusalKind = 'forbidden' | 'conflict' | 'invalid';
+
+/** A refused change: its kind and a message saying what to do. */
+export interface RuleRefusal {
+  kind: RuleRefusalKind;
+  message: string;
+}
+
+/** The failure type a refusal of this kind carries (`RuleChangeForbidden`, …). */
+export function refusalType(kind: RuleRefusalKind): string {
+  return `RuleChange${kind[0]!.toUpperCase()}${kind.slice(1)}`;
+}
+
+/** The refusal kind a failure type names (undefined for another type). */
+export function refusalKindOf(type: string | undefined | null): RuleRefusalKind | undefined {
+  const kinds: RuleRefusalKind[] = ['forbidden', 'conflict', 'invalid'];
+  return kinds.find((k) => refusalType(k) === type);
+}
+
+const invalid = (message: string): RuleRefusal => ({ kind: 'invalid', message });
+
 /** A fresh state with these editors (the worker's configuration). */
 export function initialRulesState(editors: readonly string[] = []): RulesEntityState {
   return { version: 0, rules: [], editors: uniq(editors), nextId: 1, changes: [], nextSeq: 1 };
@@ -135,19 +157,29 @@ const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v =
 const nonEmpty = (v: unknown, max = 200): v is string => typeof v === 'string' && v.trim().length > 0 && v.length <= max;
 
 /** Checks who asks and the version; a problem as text, or undefined. */
-function metaProblem(state: RulesEntityState, req: Record<string, unknown>): string | undefined {
-  if (!nonEmpty(req.by)) return 'by: give the identity of who changes the rules (e.g. "ops:alice")';
+function metaProblem(state: RulesEntityState, req: Record<string, unknown>): RuleRefusal | undefined {
+  if (!nonEmpty(req.by)) return invalid('by: give the identity of who changes the rules (e.g. "ops:alice")');
   if (!state.editors.length) {
-    return 'no one may change the rules yet: start a worker with approvalRules: { editors: [...] } (trusted configuration)';
+    return {
+      kind: 'forbidden',
+      message: 'no one may change the rules yet: start a worker with approvalRules: { editors: [...] } (trusted configuration)',
+    };
   }
-  if (!state.editors.includes(req.by)) return `${req.by} may not change the rules (editors: ${state.editors.join(', ')})`;
-  if (req.path !== undefined && !AUDIT_PATHS.includes(req.path as AuditPath)) return `path: unknown path ${JSON.stringify(req.path)}`;
-  if (req.reason !== undefined && (typeof req.reason !== 'string' || req.reason.length > 1000))
-    return 'reason: a string of at most 1000 characters';
+  if (!state.editors.includes(req.by)) {
+    return { kind: 'forbidden', message: `${req.by} may not change the rules (editors: ${state.editors.join(', ')})` };
+  }
+  if (req.path !== undefined && !AUDIT_PATHS.includes(req.path as AuditPath))
+    return invalid(`path: unknown path ${JSON.stringify(req.path)}`);
+  if (req.reason !== undefined && (typeof req.reason !== 'string' || req.reason.length > 1000)) {
+    return invalid('reason: a string of at most 1000 characters');
+  }
   if (req.expectedVersion !== undefined) {
-    if (typeof req.expectedVersion !== 'number' || !Number.isInteger(req.expectedVersion)) return 'expectedVersion: an integer';
+    if (typeof req.expectedVersion !== 'number' || !Number.isInteger(req.expectedVersion)) return invalid('expectedVersion: an integer');
     if (req.expectedVersion !== state.version) {
-      return `the rules changed: version is ${state.version}, not the expected ${req.expectedVersion} (read them again)`;
+      return {
+        kind: 'conflict',
+        message: `the rules changed: version is ${state.version}, not the expected ${req.expectedVersion} (read them again)`,
+      };
     }
   }
   return undefined;
@@ -188,36 +220,36 @@ export function ruleInputProblem(input: unknown, nowMs: number): string | undefi
 }
 
 /** Why a put is refused, or undefined. */
-export function putProblem(state: RulesEntityState, req: unknown, nowMs: number): string | undefined {
-  if (!isObject(req)) return 'a put: { rule, by, path?, reason?, expectedVersion? }';
+export function putProblem(state: RulesEntityState, req: unknown, nowMs: number): RuleRefusal | undefined {
+  if (!isObject(req)) return invalid('a put: { rule, by, path?, reason?, expectedVersion? }');
   const meta = metaProblem(state, req);
   if (meta) return meta;
   const rule = ruleInputProblem(req.rule, nowMs);
-  if (rule) return rule;
+  if (rule) return invalid(rule);
   const next = applyPut(state, req as unknown as PutRuleRequest, new Date(nowMs).toISOString()).state;
-  if (next.rules.length > MAX_RULES) return `too many rules: at most ${MAX_RULES} (remove some first)`;
+  if (next.rules.length > MAX_RULES) return invalid(`too many rules: at most ${MAX_RULES} (remove some first)`);
   const bytes = JSON.stringify(ruleSetOf(next)).length;
-  if (bytes > MAX_RULES_BYTES) return `the rules would take ${bytes} bytes: at most ${MAX_RULES_BYTES}`;
+  if (bytes > MAX_RULES_BYTES) return invalid(`the rules would take ${bytes} bytes: at most ${MAX_RULES_BYTES}`);
   return undefined;
 }
 
 /** Why a remove is refused, or undefined. */
-export function removeProblem(state: RulesEntityState, req: unknown): string | undefined {
-  if (!isObject(req)) return 'a remove: { id, by, path?, reason?, expectedVersion? }';
+export function removeProblem(state: RulesEntityState, req: unknown): RuleRefusal | undefined {
+  if (!isObject(req)) return invalid('a remove: { id, by, path?, reason?, expectedVersion? }');
   const meta = metaProblem(state, req);
   if (meta) return meta;
-  if (!state.rules.some((r) => r.id === req.id)) return `no rule ${JSON.stringify(req.id)}`;
+  if (!state.rules.some((r) => r.id === req.id)) return invalid(`no rule ${JSON.stringify(req.id)}`);
   return undefined;
 }
 
 /** Why a change of editors is refused, or undefined. */
-export function editorsProblem(state: RulesEntityState, req: unknown): string | undefined {
-  if (!isObject(req)) return 'editors: { editors, by, path?, reason?, expectedVersion? }';
+export function editorsProblem(state: RulesEntityState, req: unknown): RuleRefusal | undefined {
+  if (!isObject(req)) return invalid('editors: { editors, by, path?, reason?, expectedVersion? }');
   const meta = metaProblem(state, req);
   if (meta) return meta;
   const editors = req.editors;
-  if (!Array.isArray(editors) || !editors.length || !editors.every((e) => nonEmpty(e))) return 'editors: a list of identities';
-  if (editors.length > MAX_EDITORS) return `editors: at most ${MAX_EDITORS}`;
+  if (!Array.isArray(editors) || !editors.length || !editors.every((e) => nonEmpty(e))) return invalid('editors: a list of identities');
+  if (editors.length > MAX_EDITORS) return invalid(`editors: at most ${MAX_EDITORS}`);
   return undefined;
 }
 
