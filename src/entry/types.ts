@@ -140,6 +140,8 @@ export type {
   RuleChangeOp,
   RuleChangeReceipt,
   RuleInput,
+  RuleRefusal,
+  RuleRefusalKind,
   RulesEntityState,
   RulesView,
   SetEditorsRequest,
