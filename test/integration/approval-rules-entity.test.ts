@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { z } from 'zod';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { defineTool } from '../../src/agents/define';
+import { RULES_TASK_QUEUE } from '../../src/core/approvals/rules';
+import { putRuleUpdate, ruleChangesQuery, RULES_WORKFLOW, rulesQuery } from '../../src/workflows/rules-definitions';
 import { RuleChangeRefusedError } from '../../src/client/rules';
 import type { RuleSet } from '../../src/core/approvals/rules';
 import { ScriptedAgents } from '../helpers/agents';
@@ -265,5 +267,39 @@ describe('the rules entity', () => {
     await h.client.rules.remove(rule.id, { by: 'ops:alice' });
     if ((await run.pendingApprovals()).length) await run.decide({ callId: call!.callId, decision: 'approve', by: 'ops:alice' });
     expect((await run.result()).status).toBe('success');
+  });
+
+  it('continues as new after its changes, carrying the rules, editors, version and change log', async () => {
+    // An entity of its own (same workflow type and queue, another id), continuing after every 2 changes.
+    const id = testId('rules-can');
+    const handle = await h.temporal.workflow.start(RULES_WORKFLOW, {
+      workflowId: id,
+      taskQueue: RULES_TASK_QUEUE,
+      args: [{ editors: ['ops:alice'], changesPerExecution: 2 }],
+    });
+    try {
+      const rule = { scope: 'agent' as const, agent: `${AGENT}-nobody`, tool: 'deploy', action: 'deny' as const };
+      for (let i = 0; i < 3; i++) await handle.executeUpdate(putRuleUpdate, { args: [{ rule, by: 'ops:alice' }] });
+      const first = h.temporal.workflow.getHandle(id, handle.firstExecutionRunId);
+      await pollUntil(
+        async () => (await first.describe()).status.name,
+        (s) => s === 'CONTINUED_AS_NEW',
+        'the first execution',
+      );
+      const view = await h.temporal.workflow.getHandle(id).query(rulesQuery);
+      expect(view).toEqual({
+        version: 3,
+        rules: [1, 2, 3].map((n) => expect.objectContaining({ id: `r-${n}`, version: n })),
+        editors: ['ops:alice'],
+      });
+      const log = await h.temporal.workflow.getHandle(id).query(ruleChangesQuery);
+      expect(log.map((c) => [c.seq, c.op, c.version])).toEqual([
+        [1, 'put', 1],
+        [2, 'put', 2],
+        [3, 'put', 3],
+      ]);
+    } finally {
+      await h.temporal.workflow.getHandle(id).terminate('test done');
+    }
   });
 });
