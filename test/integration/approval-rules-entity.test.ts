@@ -3,14 +3,15 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { z } from 'zod';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { defineTool } from '../../src/agents/define';
-import { RULES_TASK_QUEUE } from '../../src/core/approvals/rules';
+import { RULES_MEMO_KEY, RULES_TASK_QUEUE } from '../../src/core/approvals/rules';
 import { putRuleUpdate, ruleChangesQuery, RULES_WORKFLOW, rulesQuery } from '../../src/workflows/rules-definitions';
 import { RuleChangeRefusedError } from '../../src/client/rules';
 import type { RuleSet } from '../../src/core/approvals/rules';
 import { ScriptedAgents } from '../helpers/agents';
 import { pollUntil, waitForPending } from '../helpers/events';
 import type { Harness } from '../helpers/harness';
-import { testId } from '../helpers/harness';
+import { startHarness, testId } from '../helpers/harness';
+import { Keyring } from '../../src/integrations/encryption/keyring';
 import { runCli, soleError, tempHome } from '../helpers/cli-run';
 import { parseTokens } from '../../apps/http/auth';
 import type { ServedApi } from '../helpers/http-api';
@@ -300,6 +301,42 @@ describe('the rules entity', () => {
       ]);
     } finally {
       await h.temporal.workflow.getHandle(id).terminate('test done');
+    }
+  });
+
+  it('publishes the set in its memo through the payload codec: sealed with the keys, readable only with them', async () => {
+    // An encrypted worker on a queue of its own runs an entity of its own.
+    const keys = Keyring.parse(`k1:${Buffer.alloc(32, 7).toString('base64')}`);
+    const sealed = await startHarness({ agents: S.agents, providers: { scripted: S.provider }, encryption: keys });
+    const id = testId('rules-sealed');
+    try {
+      const handle = await sealed.temporal.workflow.start(RULES_WORKFLOW, {
+        workflowId: id,
+        taskQueue: sealed.taskQueue,
+        args: [{ editors: ['ops:alice'] }],
+      });
+      const secret = `s3cret-${id}`;
+      await handle.executeUpdate(putRuleUpdate, {
+        args: [{ rule: { scope: 'session', session: secret, tool: 'deploy', action: 'deny' }, by: 'ops:alice' }],
+      });
+      const withKeys = await pollUntil(
+        async () => ((await handle.describe()).memo?.[RULES_MEMO_KEY] as RuleSet | undefined)?.version,
+        (v) => v === 1,
+        'the published version',
+      );
+      expect(withKeys).toBe(1);
+      // Without the keys: the memo cannot be read, and its bytes hold no rule.
+      await expect(h.temporal.workflow.getHandle(id).describe()).rejects.toThrow(/encrypted with key id "k1"/);
+      const raw = await h.temporal.workflowService.describeWorkflowExecution({ namespace: 'default', execution: { workflowId: id } });
+      const payload = raw.workflowExecutionInfo?.memo?.fields?.[RULES_MEMO_KEY];
+      expect(Buffer.from(payload!.metadata!.encoding!).toString()).not.toBe('json/plain');
+      expect(Buffer.from(payload!.data!).toString('latin1')).not.toContain(secret);
+    } finally {
+      await h.temporal.workflow
+        .getHandle(id)
+        .terminate('test done')
+        .catch(() => undefined);
+      await sealed.stop();
     }
   });
 });
