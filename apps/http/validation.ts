@@ -84,9 +84,12 @@ export type MessageBody = z.infer<typeof MessageBody>;
 export const DecisionBody = z.strictObject({
   decision: z.enum(['approve', 'deny', 'skip']),
   reason: z.string().max(2000).optional(),
-  scope: z.enum(['call', 'tool', 'run']).optional(),
-  /** With scope `run`: every later call of the tool, or only those with the same arguments. */
+  /** `session`/`agent`: also a standing rule (needs the `rules` permission, and an editor). */
+  scope: z.enum(['call', 'tool', 'run', 'session', 'agent']).optional(),
+  /** With scope `run`, `session` or `agent`: every later call of the tool, or only those with the same arguments. */
   match: z.enum(['tool', 'args']).optional(),
+  /** With scope `session` or `agent`: the standing rule ends after this long (e.g. `'8h'`). */
+  for: duration.optional(),
   extendBy: z.number().positive().optional(),
 });
 /** A checked decision body. */

@@ -36,7 +36,7 @@ const MALLORY = token('mallory');
 const AUTH = parseTokens(
   JSON.stringify({
     tokens: {
-      [ALICE]: { identity: 'ops:alice', permissions: ['read', 'rules'] },
+      [ALICE]: { identity: 'ops:alice', permissions: ['read', 'rules', 'decide'] },
       [BOB]: { identity: 'ops:bob', permissions: ['read', 'decide'] },
       [MALLORY]: { identity: 'ops:mallory', permissions: ['read', 'rules'] },
     },
@@ -65,7 +65,7 @@ interface Answer {
 }
 
 /** A JSON request to the API with a token. */
-async function call(token: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: Answer }> {
+async function call_(token: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: Answer }> {
   const res = await fetch(`${api.server.url}${path}`, {
     method,
     headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
@@ -155,40 +155,40 @@ describe('the rules entity', () => {
   });
 
   it('over HTTP: reads need read; changes need the rules permission and an editor; the maker is the token', async () => {
-    const listed = await call(BOB, 'GET', '/rules');
+    const listed = await call_(BOB, 'GET', '/rules');
     expect(listed.status).toBe(200);
     expect(listed.json.editors).toEqual(expect.arrayContaining(['ops:alice']));
     const rule = { scope: 'agent', agent: AGENT, tool: 'deploy', action: 'ask', when: { path: 'service', op: 'eq', value: 'b' } };
     // A token without `rules`: refused before the entity is asked.
-    const noPermission = await call(BOB, 'POST', '/rules', rule);
+    const noPermission = await call_(BOB, 'POST', '/rules', rule);
     expect(noPermission.status).toBe(403);
     expect(noPermission.json).toMatchObject({ error: { code: 'forbidden' }, missing: 'rules' });
     // With `rules` but not an editor: the entity refuses.
-    const notEditor = await call(MALLORY, 'POST', '/rules', rule);
+    const notEditor = await call_(MALLORY, 'POST', '/rules', rule);
     expect(notEditor.status).toBe(403);
     expect(notEditor.json.error).toMatchObject({
       code: 'rule_refused',
       message: expect.stringContaining('ops:mallory may not change the rules'),
     });
-    expect((await call(ALICE, 'POST', '/rules', { ...rule, by: 'ops:bob' })).status).toBe(400);
-    const created = await call(ALICE, 'POST', '/rules', { ...rule, reason: 'b asks' });
+    expect((await call_(ALICE, 'POST', '/rules', { ...rule, by: 'ops:bob' })).status).toBe(400);
+    const created = await call_(ALICE, 'POST', '/rules', { ...rule, reason: 'b asks' });
     expect(created.status).toBe(201);
     expect(created.json.rule).toMatchObject({ createdBy: 'ops:alice', path: 'http', reason: 'b asks', version: created.json.version });
     const id = created.json.rule.id;
-    const stale = await call(ALICE, 'PUT', `/rules/${id}`, { ...rule, action: 'deny', expectedVersion: created.json.version - 1 });
+    const stale = await call_(ALICE, 'PUT', `/rules/${id}`, { ...rule, action: 'deny', expectedVersion: created.json.version - 1 });
     expect(stale.status).toBe(409);
     expect(stale.json.error.code).toBe('rule_conflict');
-    const replaced = await call(ALICE, 'PUT', `/rules/${id}`, { ...rule, action: 'deny', expectedVersion: created.json.version });
+    const replaced = await call_(ALICE, 'PUT', `/rules/${id}`, { ...rule, action: 'deny', expectedVersion: created.json.version });
     expect(replaced.status).toBe(200);
     expect(replaced.json.rule).toMatchObject({ id, action: 'deny', version: created.json.version + 1 });
-    const bad = await call(ALICE, 'POST', '/rules', { ...rule, when: { path: 'service', op: 'like' } });
+    const bad = await call_(ALICE, 'POST', '/rules', { ...rule, when: { path: 'service', op: 'like' } });
     expect(bad.status).toBe(400);
     expect(bad.json.error.message).toMatch(/^rule.when: /);
-    expect((await call(BOB, 'DELETE', `/rules/${id}`)).status).toBe(403);
-    const removed = await call(ALICE, 'DELETE', `/rules/${id}`);
+    expect((await call_(BOB, 'DELETE', `/rules/${id}`)).status).toBe(403);
+    const removed = await call_(ALICE, 'DELETE', `/rules/${id}`);
     expect(removed.status).toBe(200);
     expect(removed.json.version).toBe(replaced.json.version + 1);
-    const changes = await call(BOB, 'GET', `/rules/history?after=0`);
+    const changes = await call_(BOB, 'GET', `/rules/history?after=0`);
     expect(changes.json.changes.filter((e) => e.ruleId === id).map((e) => [e.op, e.path])).toEqual([
       ['put', 'http'],
       ['put', 'http'],
@@ -265,6 +265,24 @@ describe('the rules entity', () => {
       reason: 'a is fine',
     });
     expect(Date.parse(rule.until!) - t0).toBeGreaterThanOrEqual(8 * 3600_000 - 1000);
+    await h.client.rules.remove(rule.id, { by: 'ops:alice' });
+    if ((await run.pendingApprovals()).length) await run.decide({ callId: call!.callId, decision: 'approve', by: 'ops:alice' });
+    expect((await run.result()).status).toBe('success');
+  });
+
+  it('over HTTP: a decision with scope agent needs the rules permission too; it writes the rule as the token', async () => {
+    const run = await h.client.start(AGENT, { input: 'deploy a', workflowId: testId('rules-http-decide') });
+    const [call] = await waitForPending(run);
+    const path = `/runs/${run.workflowId}/approvals/${call!.callId}`;
+    const refused = await call_(BOB, 'POST', path, { decision: 'approve', scope: 'agent', for: '1h' });
+    expect(refused.status).toBe(403);
+    expect(refused.json).toMatchObject({ error: { code: 'forbidden' }, missing: 'rules' });
+    const before = await h.client.rules.list();
+    await call_(ALICE, 'POST', path, { decision: 'approve', scope: 'agent', for: '1h' });
+    const after = await h.client.rules.list();
+    expect(after.version).toBe(before.version + 1);
+    const rule = after.rules.at(-1)!;
+    expect(rule).toMatchObject({ scope: 'agent', agent: AGENT, tool: 'deploy', action: 'allow', createdBy: 'ops:alice', path: 'http' });
     await h.client.rules.remove(rule.id, { by: 'ops:alice' });
     if ((await run.pendingApprovals()).length) await run.decide({ callId: call!.callId, decision: 'approve', by: 'ops:alice' });
     expect((await run.result()).status).toBe('success');
