@@ -16,9 +16,11 @@
  * | `GET /approvals`                       | every tool call waiting for a person, across runs, with context  |
  * | `GET /approvals/events`                | the same inbox, live, as server-sent `inbox` events             |
  * | `GET /`, `GET /console/*`              | the web console's files (no token needed: they hold no data)     |
- * | `POST /runs/:id/approvals/:callId`     | decide one `{ decision, reason?, scope?, extendBy? }` → receipt  |
+ * | `POST /runs/:id/approvals/:callId`     | decide one `{ decision, reason?, scope?, match?, for?, extendBy? }` → receipt (scope session/agent: also `rules`) |
  * | `POST /runs/:id/approvals/:callId/defer` | defer one `{ until, reason? }` ("not now", `decide`) → receipt |
  * | `POST /runs/:id/approvals/:callId/delegate` | delegate one `{ to, reason? }` (`decide`) → receipt          |
+ * | `GET /rules`, `GET /rules/history`     | the standing approval rules `{ version, rules, editors }`; their change log (`read`) |
+ * | `POST /rules`, `PUT /rules/:id`, `DELETE /rules/:id`, `PUT /rules/editors` | change them (`rules`, and an editor) |
  * | `GET /metrics`                         | Prometheus gauges: approvals waiting and their age, runs by phase (no token with `metricsPublic`) |
  * | `POST /api/chat`                       | `useChat`'s chat (`durable-agent/chat`): send-or-start the chat's session and stream the answer (UI message stream); or decide the approvals answered in it |
  * | `GET /api/chat/:chatId/stream`         | the chat's turn in progress (204 when none; `?after=`, `?wait=decision`)                          |
@@ -41,6 +43,7 @@ import type { RunFilter } from '../../src/entry/client';
 import type { AuthVariables, Caller, TokenAuth } from './auth';
 import { requirePermission, requireToken } from './auth';
 import { holds, mayActOnRun } from './permissions';
+import { addRulesRoutes } from './rules-routes';
 import type { Permission } from './permissions';
 import { securityHeaders } from './security-headers';
 import { startOptions } from './start-options';
@@ -335,6 +338,8 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
     const callId = checkId(c.req.param('callId'), 'callId');
     const by = c.var.caller.identity;
     const body = await parseBody(c, DecisionBody, { by: 'the approver is the identity of your token: remove "by" from the body' });
+    // A session or agent scope also writes a standing rule: that needs the right to change rules.
+    if (body.scope === 'session' || body.scope === 'agent') requirePermission(c.var.caller, 'rules', `decide with scope ${body.scope}`);
     const run = await runningRun(client, id);
     // The console says so in a header (audit path `console`); any other caller is `http`.
     const path = c.req.header('x-durable-agent-client') === 'console' ? 'console' : 'http';
@@ -356,6 +361,8 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
     const run = await runningRun(client, id);
     return c.json(await run.delegate({ callId, by: c.var.caller.identity, path: 'http', ...body }));
   });
+
+  addRulesRoutes(app, client, need);
 
   return { app, streams, inbox };
 }
