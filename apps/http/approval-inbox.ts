@@ -34,10 +34,10 @@ export class ApprovalInbox {
 
   constructor(private readonly client: AgentClient) {}
 
-  /** Every run waiting for a person, with the context of its pending calls. */
-  async read(): Promise<AwaitingRunWithContext[]> {
-    const runs = await this.client.awaitingApproval();
-    const kept = new Map<string, Promise<ContextMessage[]>>();
+  /** Every run waiting for a person, with the context of its pending calls (deferred ones too with `includeDeferred`). */
+  async read(options: { includeDeferred?: boolean } = {}): Promise<AwaitingRunWithContext[]> {
+    const runs = await this.client.awaitingApproval(options.includeDeferred ? { includeDeferred: true } : {});
+    const kept = new Map<string, Promise<ContextMessage[]>>(options.includeDeferred ? this.contexts : []);
     const withContext = await Promise.all(
       runs.map(async (r) => {
         if (r.error !== undefined) return { ...r, context: [] };
