@@ -1,8 +1,9 @@
-/** Hash routes (`#/`, `#/runs`, `#/runs/<id>`): static serving stays one file. */
+/** Hash routes (`#/`, `#/runs`, `#/runs/<id>`, `#/audit`): static serving stays one file. */
 import { useEffect, useState } from 'preact/hooks';
 
 /** A page of the console. */
-export type Route = { page: 'inbox' } | { page: 'runs'; query: URLSearchParams } | { page: 'run'; id: string };
+export type Route =
+  { page: 'inbox' } | { page: 'runs'; query: URLSearchParams } | { page: 'run'; id: string } | { page: 'audit'; query: URLSearchParams };
 
 /** The route of a hash. */
 export function parseRoute(hash: string): Route {
@@ -10,6 +11,7 @@ export function parseRoute(hash: string): Route {
   const parts = path.split('/').filter(Boolean);
   if (parts[0] === 'runs' && parts[1] !== undefined) return { page: 'run', id: decodeURIComponent(parts.slice(1).join('/')) };
   if (parts[0] === 'runs') return { page: 'runs', query: new URLSearchParams(search) };
+  if (parts[0] === 'audit') return { page: 'audit', query: new URLSearchParams(search) };
   return { page: 'inbox' };
 }
 
