@@ -8,7 +8,10 @@ import type { RuleSet } from '../../src/core/approvals/rules';
 import { ScriptedAgents } from '../helpers/agents';
 import { pollUntil, waitForPending } from '../helpers/events';
 import type { Harness } from '../helpers/harness';
-import { startHarness, testId } from '../helpers/harness';
+import { testId } from '../helpers/harness';
+import { parseTokens } from '../../apps/http/auth';
+import type { ServedApi } from '../helpers/http-api';
+import { serveTestApi } from '../helpers/http-api';
 
 const deploy = defineTool({
   name: 'deploy',
@@ -22,13 +25,50 @@ const S = new ScriptedAgents();
 const AGENT = `rules_entity_${Math.random().toString(36).slice(2, 8)}`;
 S.add(AGENT, [{ toolCalls: [{ name: 'deploy', args: { service: 'a' } }] }, { text: 'done' }], { tools: [deploy] });
 
+const token = (name: string): string => `${name}-${Math.random().toString(36).slice(2)}-token`;
+const ALICE = token('alice');
+const BOB = token('bob');
+const MALLORY = token('mallory');
+const AUTH = parseTokens(
+  JSON.stringify({
+    tokens: {
+      [ALICE]: { identity: 'ops:alice', permissions: ['read', 'rules'] },
+      [BOB]: { identity: 'ops:bob', permissions: ['read', 'decide'] },
+      [MALLORY]: { identity: 'ops:mallory', permissions: ['read', 'rules'] },
+    },
+  }),
+  'test tokens',
+);
+
+let api: ServedApi;
 let h: Harness;
 beforeAll(async () => {
-  h = await startHarness({ agents: S.agents, providers: { scripted: S.provider }, approvalRules: { editors: ['ops:alice'] } });
+  api = await serveTestApi({ agents: S.agents, providers: { scripted: S.provider }, approvalRules: { editors: ['ops:alice'] } }, AUTH);
+  h = api.h;
 });
 afterAll(async () => {
-  await h?.stop();
+  await api?.stop();
 });
+
+/** What the rules routes answer (the fields these tests read). */
+interface Answer {
+  editors?: string[];
+  version: number;
+  rule: { id: string };
+  error: { code: string; message: string };
+  missing?: string;
+  changes: Array<{ ruleId?: string; op: string; path?: string }>;
+}
+
+/** A JSON request to the API with a token. */
+async function call(token: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: Answer }> {
+  const res = await fetch(`${api.server.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  return { status: res.status, json: (await res.json()) as Answer };
+}
 
 describe('the rules entity', () => {
   it('puts, lists and removes rules; versions grow; the memo and the change log follow', async () => {
@@ -108,5 +148,47 @@ describe('the rules entity', () => {
     await h.client.rules.remove(put.rule!.id, { by: 'ops:alice' });
     await run.decide({ callId: 'call_1_0', decision: 'approve', by: 'ops:alice' });
     await run.result();
+  });
+
+  it('over HTTP: reads need read; changes need the rules permission and an editor; the maker is the token', async () => {
+    const listed = await call(BOB, 'GET', '/rules');
+    expect(listed.status).toBe(200);
+    expect(listed.json.editors).toEqual(expect.arrayContaining(['ops:alice']));
+    const rule = { scope: 'agent', agent: AGENT, tool: 'deploy', action: 'ask', when: { path: 'service', op: 'eq', value: 'b' } };
+    // A token without `rules`: refused before the entity is asked.
+    const noPermission = await call(BOB, 'POST', '/rules', rule);
+    expect(noPermission.status).toBe(403);
+    expect(noPermission.json).toMatchObject({ error: { code: 'forbidden' }, missing: 'rules' });
+    // With `rules` but not an editor: the entity refuses.
+    const notEditor = await call(MALLORY, 'POST', '/rules', rule);
+    expect(notEditor.status).toBe(403);
+    expect(notEditor.json.error).toMatchObject({
+      code: 'rule_refused',
+      message: expect.stringContaining('ops:mallory may not change the rules'),
+    });
+    expect((await call(ALICE, 'POST', '/rules', { ...rule, by: 'ops:bob' })).status).toBe(400);
+    const created = await call(ALICE, 'POST', '/rules', { ...rule, reason: 'b asks' });
+    expect(created.status).toBe(201);
+    expect(created.json.rule).toMatchObject({ createdBy: 'ops:alice', path: 'http', reason: 'b asks', version: created.json.version });
+    const id = created.json.rule.id;
+    const stale = await call(ALICE, 'PUT', `/rules/${id}`, { ...rule, action: 'deny', expectedVersion: created.json.version - 1 });
+    expect(stale.status).toBe(409);
+    expect(stale.json.error.code).toBe('rule_conflict');
+    const replaced = await call(ALICE, 'PUT', `/rules/${id}`, { ...rule, action: 'deny', expectedVersion: created.json.version });
+    expect(replaced.status).toBe(200);
+    expect(replaced.json.rule).toMatchObject({ id, action: 'deny', version: created.json.version + 1 });
+    const bad = await call(ALICE, 'POST', '/rules', { ...rule, when: { path: 'service', op: 'like' } });
+    expect(bad.status).toBe(400);
+    expect(bad.json.error.message).toMatch(/^rule.when: /);
+    expect((await call(BOB, 'DELETE', `/rules/${id}`)).status).toBe(403);
+    const removed = await call(ALICE, 'DELETE', `/rules/${id}`);
+    expect(removed.status).toBe(200);
+    expect(removed.json.version).toBe(replaced.json.version + 1);
+    const changes = await call(BOB, 'GET', `/rules/history?after=0`);
+    expect(changes.json.changes.filter((e) => e.ruleId === id).map((e) => [e.op, e.path])).toEqual([
+      ['put', 'http'],
+      ['put', 'http'],
+      ['remove', 'http'],
+    ]);
   });
 });
