@@ -12,7 +12,10 @@ import type {
   RunReportView as ReportView,
   RunView,
 } from '../../../src/entry/client';
-import type { AuditRecord, RunAudit } from '../../../src/entry/types';
+import type { AuditRecord, RuleChangeReceipt, RuleInput, RulesView as RulesList, RunAudit } from '../../../src/entry/types';
+
+/** A rule to add (`POST /rules`): the maker is the token's identity. */
+export type RuleDraft = Omit<RuleInput, 'id'>;
 
 /** A refused or failed request: the server's status, code and message. */
 export class ApiError extends Error {
@@ -26,7 +29,7 @@ export class ApiError extends Error {
   }
 }
 
-export type { Me, PendingCall, InboxRun, Inbox, ListedRun, ReportView, RunView, AuditRecord, RunAudit };
+export type { Me, PendingCall, InboxRun, Inbox, ListedRun, ReportView, RunView, AuditRecord, RunAudit, RulesList };
 
 /** A query string of the non-empty entries. */
 const queryOf = (query: Record<string, string>): string => {
@@ -108,6 +111,12 @@ export class Api {
   /** Approval records across runs (`GET /audit`). */
   audit = (query: Record<string, string>, signal?: AbortSignal): Promise<{ runs: RunAudit[] }> =>
     request(this.token, 'GET', `/audit${queryOf(query)}`, undefined, signal);
+  /** The standing rules and their editors (`GET /rules`). */
+  rules = (signal?: AbortSignal): Promise<RulesList> => request(this.token, 'GET', '/rules', undefined, signal);
+  /** Add a standing rule (`POST /rules`; the token needs `rules`, its identity must be an editor). */
+  putRule = (draft: RuleDraft): Promise<RuleChangeReceipt> => request(this.token, 'POST', '/rules', draft);
+  /** Remove a standing rule (`DELETE /rules/:id`). */
+  removeRule = (id: string): Promise<RuleChangeReceipt> => request(this.token, 'DELETE', `/rules/${encodeURIComponent(id)}`);
   /** A run's approval trail (`GET /runs/:id/audit`). */
   runAudit = (id: string, signal?: AbortSignal): Promise<{ records: AuditRecord[] }> =>
     request(this.token, 'GET', `${runPath(id)}/audit`, undefined, signal);

@@ -1,9 +1,13 @@
-/** Hash routes (`#/`, `#/runs`, `#/runs/<id>`, `#/audit`): static serving stays one file. */
+/** Hash routes (`#/`, `#/runs`, `#/runs/<id>`, `#/audit`, `#/rules`): static serving stays one file. */
 import { useEffect, useState } from 'preact/hooks';
 
 /** A page of the console. */
 export type Route =
-  { page: 'inbox' } | { page: 'runs'; query: URLSearchParams } | { page: 'run'; id: string } | { page: 'audit'; query: URLSearchParams };
+  | { page: 'inbox' }
+  | { page: 'runs'; query: URLSearchParams }
+  | { page: 'run'; id: string }
+  | { page: 'audit'; query: URLSearchParams }
+  | { page: 'rules' };
 
 /** The route of a hash. */
 export function parseRoute(hash: string): Route {
@@ -12,6 +16,7 @@ export function parseRoute(hash: string): Route {
   if (parts[0] === 'runs' && parts[1] !== undefined) return { page: 'run', id: decodeURIComponent(parts.slice(1).join('/')) };
   if (parts[0] === 'runs') return { page: 'runs', query: new URLSearchParams(search) };
   if (parts[0] === 'audit') return { page: 'audit', query: new URLSearchParams(search) };
+  if (parts[0] === 'rules') return { page: 'rules' };
   return { page: 'inbox' };
 }
 
