@@ -37,7 +37,7 @@ export class ApprovalInbox {
   /** Every run waiting for a person, with the context of its pending calls (deferred ones too with `includeDeferred`). */
   async read(options: { includeDeferred?: boolean } = {}): Promise<AwaitingRunWithContext[]> {
     const runs = await this.client.awaitingApproval(options.includeDeferred ? { includeDeferred: true } : {});
-    const kept = new Map<string, Promise<ContextMessage[]>>(options.includeDeferred ? this.contexts : []);
+    const kept = new Map<string, Promise<ContextMessage[]>>();
     const withContext = await Promise.all(
       runs.map(async (r) => {
         if (r.error !== undefined) return { ...r, context: [] };
@@ -48,7 +48,8 @@ export class ApprovalInbox {
         return { ...r, context: await context };
       }),
     );
-    this.contexts = kept;
+    // The live inbox's cache follows the live inbox only (a read with deferred calls uses it, keeps nothing).
+    if (!options.includeDeferred) this.contexts = kept;
     return withContext;
   }
 }
