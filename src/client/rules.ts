@@ -11,6 +11,8 @@ import { refusalKindOf } from '../core/approvals/rule-entity';
 import type { AuditPath, RuleSet } from '../core/approvals/rules';
 import { RULES_MEMO_KEY, RULES_TASK_QUEUE, RULES_WORKFLOW_ID } from '../core/approvals/rules';
 import { DurableAgentError } from '../core/run/errors';
+import { NoWorkerError } from './errors';
+import { anyWorkflowPoller } from './pollers';
 import type { UpdateDefinition } from '@temporalio/common';
 import {
   putRuleUpdate,
@@ -51,9 +53,19 @@ export class ApprovalRules {
     return this.temporal.workflow.getHandle(RULES_WORKFLOW_ID);
   }
 
-  /** The rules and their editors (version 0, none, when the entity was never started). Needs a worker polling the rules queue. */
+  /** Throws {@link NoWorkerError} when no worker polls the rules queue (a query or update would wait for one). */
+  private async needWorker(): Promise<void> {
+    if (!(await anyWorkflowPoller(this.temporal.workflow, RULES_TASK_QUEUE))) throw new NoWorkerError(RULES_WORKFLOW_ID, RULES_TASK_QUEUE);
+  }
+
+  /**
+   * The rules and their editors (version 0, none, when the entity was never started).
+   *
+   * @throws {NoWorkerError} no worker polls the rules queue (see {@link published} for the set without one).
+   */
   async list(): Promise<RulesView> {
     try {
+      await this.needWorker();
       return await this.handle().query(rulesQuery);
     } catch (err) {
       if (err instanceof WorkflowNotFoundError) return { version: 0, rules: [], editors: [] };
@@ -82,6 +94,7 @@ export class ApprovalRules {
    * version and the rule as written. Running agent runs are told at once (and again ~5 s later).
    *
    * @throws {RuleChangeRefusedError} the entity refused it (the message says why).
+   * @throws {NoWorkerError} no worker polls the rules queue.
    */
   put(rule: RuleInput, options: RuleChangeOptions): Promise<RuleChangeReceipt> {
     return this.change(putRuleUpdate, { rule, ...meta(options) });
@@ -108,6 +121,7 @@ export class ApprovalRules {
   /** The log of changes the entity keeps (its last 500), oldest first; `after` a `seq` for the newer ones only. */
   async history(after?: number): Promise<RuleChangedEvent[]> {
     try {
+      await this.needWorker();
       return await this.handle().query(ruleChangesQuery, ...(after !== undefined ? [after] : []));
     } catch (err) {
       if (err instanceof WorkflowNotFoundError) return [];
@@ -117,6 +131,7 @@ export class ApprovalRules {
 
   /** An update to the entity, starting it when absent. */
   private async change<A>(update: UpdateDefinition<RuleChangeReceipt, [A]>, arg: A): Promise<RuleChangeReceipt> {
+    await this.needWorker();
     try {
       return await this.temporal.workflow.executeUpdateWithStart(update, {
         args: [arg],

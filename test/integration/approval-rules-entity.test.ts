@@ -1,5 +1,5 @@
 /** The namespace's rules entity (issue 26): standing rules stored, changed, listed and pushed to running runs, on the real dev server. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { z } from 'zod';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { defineTool } from '../../src/agents/define';
@@ -9,6 +9,7 @@ import { ScriptedAgents } from '../helpers/agents';
 import { pollUntil, waitForPending } from '../helpers/events';
 import type { Harness } from '../helpers/harness';
 import { testId } from '../helpers/harness';
+import { runCli, soleError, tempHome } from '../helpers/cli-run';
 import { parseTokens } from '../../apps/http/auth';
 import type { ServedApi } from '../helpers/http-api';
 import { serveTestApi } from '../helpers/http-api';
@@ -191,4 +192,44 @@ describe('the rules entity', () => {
       ['remove', 'http'],
     ]);
   });
+
+  it('from the command line: add (infix --when), list, a refused change, remove, editors', async () => {
+    const home = tempHome();
+    const cli = (args: string[]) => runCli([...args, '--address', inject('temporalAddress')], { home });
+    const added = await cli([
+      'rules',
+      'add',
+      '--agent',
+      AGENT,
+      '--tool',
+      'deploy',
+      '--action',
+      'allow',
+      '--when',
+      'service=a',
+      '--by',
+      'ops:alice',
+      '--json',
+    ]);
+    expect(added.stderr).toBe('');
+    const receipt = JSON.parse(added.stdout) as { version: number; rule: { id: string } };
+    expect(receipt.rule).toMatchObject({
+      scope: 'agent',
+      agent: AGENT,
+      when: { path: 'service', op: 'eq', value: 'a' },
+      createdBy: 'ops:alice',
+      path: 'cli',
+    });
+    const listed = await cli(['rules', 'list']);
+    expect(listed.stdout).toContain(
+      `${receipt.rule.id} v${receipt.version}  [agent ${AGENT}]  allow deploy  when service == "a"  by ops:alice via cli`,
+    );
+    expect(soleError(await cli(['rules', 'remove', receipt.rule.id, '--by', 'ops:mallory']))).toMatch(
+      /^error: refused: ops:mallory may not change the rules/,
+    );
+    const removed = await cli(['rules', 'remove', receipt.rule.id, '--by', 'ops:alice', '--expected-version', String(receipt.version)]);
+    expect(removed.stdout.trim()).toBe(`rules version ${receipt.version + 1}: removed ${receipt.rule.id}`);
+    const editors = await cli(['rules', 'editors', '--json']);
+    expect((JSON.parse(editors.stdout) as { editors: string[] }).editors).toContain('ops:alice');
+  }, 120_000);
 });
