@@ -346,6 +346,7 @@ export function buildProgram(ctx: ProgramContext): Command {
       .option('--decision <decision>', 'across runs: approve, deny, skip, allow or fail')
       .option('--path <path>', 'across runs: sdk, cli, http, console, chat, temporal, rule, timeout, policy or parent')
       .option('--limit <n>', 'across runs: at most this many records')
+      .option('--runs <n>', 'across runs: read at most this many of the newest runs (default 20)')
       .option('--json', 'print the records as JSON'),
     false,
   ).action(async (workflowId: string | undefined, flags) => {

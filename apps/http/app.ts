@@ -14,7 +14,7 @@
  * | `GET /runs?agent=&status=&since=&limit=`| agent runs, newest first → `{ runs: ListedRun[] }`              |
  * | `GET /runs/:id/report`                 | its report once ended, else what its snapshot tells              |
  * | `GET /approvals`                       | every tool call waiting for a person, across runs, with context (`?includeDeferred=true`: deferred ones too) |
- * | `GET /audit?since=&until=&agent=&by=&tool=&decision=&path=&kind=&limit=` | approval records across runs → `{ runs: RunAudit[] }` |
+ * | `GET /audit?since=&until=&agent=&by=&tool=&decision=&path=&kind=&limit=&runs=` | approval records across runs → `{ runs: RunAudit[] }` |
  * | `GET /approvals/events`                | the same inbox, live, as server-sent `inbox` events             |
  * | `GET /`, `GET /console/*`              | the web console's files (no token needed: they hold no data)     |
  * | `POST /runs/:id/approvals/:callId`     | decide one `{ decision, reason?, scope?, extendBy? }` → receipt  |

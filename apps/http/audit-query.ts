@@ -1,13 +1,14 @@
 /**
- * The query of `GET /audit` (approval records across runs): which runs (`agent`, started within `since`)
- * and which records (`by`, `tool`, `decision`, `path`, `kind`, before `until`), at most `limit`. Pure.
+ * The query of `GET /audit` (approval records across runs): which runs (`agent`, started within `since`,
+ * the newest `runs` of them) and which records (`by`, `tool`, `decision`, `path`, `kind`, before `until`),
+ * at most `limit`. Pure.
  */
 import type { Context } from 'hono';
 import type { AuditKind, AuditPath, AuditQuery, AuditRecord } from '../../src/entry/types';
 import { HttpError } from './errors';
 
 /** Query parameters of `GET /audit`. */
-export const AUDIT_PARAMS = ['since', 'until', 'agent', 'by', 'tool', 'decision', 'path', 'kind', 'limit'] as const;
+export const AUDIT_PARAMS = ['since', 'until', 'agent', 'by', 'tool', 'decision', 'path', 'kind', 'limit', 'runs'] as const;
 
 const PATHS: readonly AuditPath[] = ['sdk', 'cli', 'http', 'console', 'chat', 'temporal', 'rule', 'timeout', 'policy', 'parent'];
 const KINDS: readonly AuditKind[] = [
@@ -25,7 +26,7 @@ const KINDS: readonly AuditKind[] = [
 ];
 const DECISIONS: ReadonlyArray<NonNullable<AuditRecord['decision']>> = ['approve', 'deny', 'skip', 'allow', 'fail'];
 
-/** The most records one `GET /audit` answers. */
+/** The most records one `GET /audit` answers, and the most runs it reads. */
 export const MAX_AUDIT_LIMIT = 1000;
 
 function oneOf<T extends string>(name: string, value: string, allowed: readonly T[]): T {
@@ -68,11 +69,12 @@ export function auditQueryOf(c: Context): AuditQuery {
   if (path !== undefined) out.path = oneOf('path', path, PATHS);
   const kind = one('kind');
   if (kind !== undefined) out.kind = oneOf('kind', kind, KINDS);
-  const limit = one('limit');
-  if (limit !== undefined) {
-    if (!/^\d{1,9}$/.test(limit) || Number(limit) < 1 || Number(limit) > MAX_AUDIT_LIMIT)
-      throw new HttpError(400, 'invalid_request', `limit "${limit}" must be a whole number from 1 to ${MAX_AUDIT_LIMIT}`, 'limit');
-    out.limit = Number(limit);
+  for (const name of ['limit', 'runs'] as const) {
+    const v = one(name);
+    if (v === undefined) continue;
+    if (!/^\d{1,9}$/.test(v) || Number(v) < 1 || Number(v) > MAX_AUDIT_LIMIT)
+      throw new HttpError(400, 'invalid_request', `${name} "${v}" must be a whole number from 1 to ${MAX_AUDIT_LIMIT}`, name);
+    out[name] = Number(v);
   }
   return out;
 }

@@ -155,7 +155,7 @@ describe('approval audit trail', () => {
 
   it('GET /audit lists records across runs for a read token (filters narrow them), refuses one without read; the CLI lists them as a table', async () => {
     // Runs of the tests above (visibility has caught up: the test before waited for it).
-    const res = await http(TOKENS.alice, '/audit?agent=audited_http&since=10m&kind=decided&path=console');
+    const res = await http(TOKENS.alice, '/audit?agent=audited_http&since=10m&kind=decided&path=console&runs=5');
     expect(res.status).toBe(200);
     const { runs } = (await res.json()) as { runs: Array<{ workflowId: string; agent?: string; records: AuditRecord[] }> };
     const mine = runs.filter((r) => r.workflowId.includes('audit-http'));
@@ -170,8 +170,9 @@ describe('approval audit trail', () => {
     const bad = await http(TOKENS.alice, '/audit?path=fax');
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { error: { field?: string } }).error.field).toBe('path');
+    expect((await http(TOKENS.alice, '/audit?runs=0')).status).toBe(400);
     const cli = await runCli(
-      ['audit', '--agent', 'audited_http', '--since', '10m', '--path', 'http', '--address', inject('temporalAddress')],
+      ['audit', '--agent', 'audited_http', '--since', '10m', '--path', 'http', '--runs', '5', '--address', inject('temporalAddress')],
       {
         home: tempHome(),
       },

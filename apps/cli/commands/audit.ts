@@ -27,6 +27,8 @@ export interface AuditFlags extends Omit<ConnectionFlags, 'taskQueue'> {
   kind?: string;
   /** At most this many records. */
   limit?: string;
+  /** Read at most this many of the newest runs (default 20). */
+  runs?: string;
 }
 
 /** One line of the trail as text. */
@@ -82,6 +84,11 @@ export function auditQueryOfFlags(flags: AuditFlags): AuditQuery {
   if (flags.limit !== undefined) {
     if (!/^\d{1,6}$/.test(flags.limit) || Number(flags.limit) < 1) throw new CliError('--limit must be a whole number from 1');
     q.limit = Number(flags.limit);
+  }
+  if (flags.runs !== undefined) {
+    if (!/^\d{1,4}$/.test(flags.runs) || Number(flags.runs) < 1 || Number(flags.runs) > 1000)
+      throw new CliError('--runs must be a whole number from 1 to 1000');
+    q.runs = Number(flags.runs);
   }
   return q;
 }

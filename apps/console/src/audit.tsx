@@ -106,7 +106,7 @@ export function AuditPage(props: { api: Api; query: URLSearchParams; onRefused: 
     const stop = new AbortController();
     setError(undefined);
     setRuns(undefined);
-    api.audit({ ...filters, limit: '500' }, stop.signal).then(
+    api.audit({ ...filters, limit: '500', runs: '100' }, stop.signal).then(
       (r) => setRuns(r.runs),
       (err: unknown) => {
         if (stop.signal.aborted) return;
