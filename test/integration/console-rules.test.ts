@@ -94,11 +94,13 @@ describeNeeding('console rules page in Chromium', 'Chromium', missing, () => {
     await page.fill('.add-rule input[name=tool]', 'deploy');
     await page.fill('.add-rule input[name=when]', 'env=staging');
     await page.selectOption('.add-rule select[name=action]', 'deny');
+    await page.fill('.add-rule input[name=until]', '2099-01-02T03:04');
     await page.click('.add-rule button[type=submit]');
     const added = page.locator('table.rule-list tr', { hasText: AGENT }).filter({ hasText: 'deploy' });
     await added.waitFor({ timeout: 10_000 });
     expect(await added.locator('.cond').textContent()).toBe('env == "staging"');
     expect(await added.locator('.action').textContent()).toBe('deny');
+    expect(await added.locator('.until').textContent()).toContain('2099');
 
     await added.getByRole('button', { name: 'Remove' }).click();
     await added.waitFor({ state: 'detached', timeout: 10_000 });

@@ -125,7 +125,9 @@ export function RulesPage(props: { api: Api; me: Me; onRefused: (err: unknown) =
                 <td data-label="Action" class="action">
                   {r.action}
                 </td>
-                <td data-label="Until">{r.until ? when(r.until) : '—'}</td>
+                <td data-label="Until" class="until">
+                  {r.until ? when(r.until) : '—'}
+                </td>
                 <td data-label="By">
                   {r.createdBy}
                   {r.reason ? <span class="muted small">: {r.reason}</span> : null}
@@ -147,7 +149,7 @@ export function RulesPage(props: { api: Api; me: Me; onRefused: (err: unknown) =
   );
 }
 
-/** The form that adds a rule; the condition is written as the CLI's `--when` (`amount<=50 and env=staging`). */
+/** The form that adds a rule; the condition is written as the CLI's `--when` (`amount<=50 and env=staging`); an optional expiry. */
 function AddRule(props: { busy: boolean; onAdd: (draft: RuleDraft) => Promise<boolean> }) {
   const [scope, setScope] = useState<Scope>('namespace');
   const [target, setTarget] = useState('');
@@ -155,6 +157,7 @@ function AddRule(props: { busy: boolean; onAdd: (draft: RuleDraft) => Promise<bo
   const [cond, setCond] = useState('');
   const [action, setAction] = useState<RuleAction>('allow');
   const [reason, setReason] = useState('');
+  const [until, setUntil] = useState('');
   const [problem, setProblem] = useState<string | undefined>(undefined);
 
   const submit = async () => {
@@ -167,6 +170,8 @@ function AddRule(props: { busy: boolean; onAdd: (draft: RuleDraft) => Promise<bo
       if (!parsed.ok) return setProblem(parsed.error);
       whenCond = parsed.value;
     }
+    const expires = until ? new Date(until) : undefined;
+    if (expires && Number.isNaN(expires.getTime())) return setProblem('The expiry is not a time.');
     const draft: RuleDraft = {
       scope,
       tool: tool.trim(),
@@ -175,11 +180,13 @@ function AddRule(props: { busy: boolean; onAdd: (draft: RuleDraft) => Promise<bo
       ...(scope === 'session' ? { session: target.trim() } : {}),
       ...(whenCond ? { when: whenCond } : {}),
       ...(reason.trim() ? { reason: reason.trim() } : {}),
+      ...(expires ? { until: expires.toISOString() } : {}),
     };
     if (await props.onAdd(draft)) {
       setTool('');
       setCond('');
       setReason('');
+      setUntil('');
     }
   };
 
@@ -235,6 +242,10 @@ function AddRule(props: { busy: boolean; onAdd: (draft: RuleDraft) => Promise<bo
       <label>
         Reason
         <input name="reason" type="text" value={reason} onInput={(e) => setReason(e.currentTarget.value)} />
+      </label>
+      <label>
+        Until <span class="muted">(optional)</span>
+        <input name="until" type="datetime-local" value={until} onInput={(e) => setUntil(e.currentTarget.value)} />
       </label>
       <button type="submit" class="primary apply" disabled={props.busy}>
         Add rule
