@@ -5,6 +5,8 @@
  * assignee, and an escalation timer shows the escalated badge.
  */
 import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -19,6 +21,9 @@ import { pollUntil, resultWithin, waitForPending } from '../helpers/events';
 import { testId } from '../helpers/harness';
 import type { ServedApi } from '../helpers/http-api';
 import { serveTestApi } from '../helpers/http-api';
+
+/** Screenshots of the pages, for people to look at (not compared). */
+const SHOTS = join(resolve(__dirname, '..', '..'), '.ci', 'out', 'console');
 
 const CHROMIUM = chromiumPath();
 const missing = chromiumMissing(CHROMIUM);
@@ -150,6 +155,20 @@ describeNeeding('console approvals in Chromium', 'Chromium', missing, () => {
     expect(await decided.nth(0).textContent()).toMatch(/deploy.*approve.*ops:alice.*console.*looks fine/);
     expect(await decided.nth(1).textContent()).toMatch(/deploy.*deny.*ops:bob.*sdk.*not today/);
     expect(await page.locator('table.audit-trail tbody tr[data-kind="requested"]').count()).toBe(2);
+    // The run page and the audit page at a phone's width: nothing wider than the screen.
+    mkdirSync(SHOTS, { recursive: true });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.screenshot({ path: join(SHOTS, 'run-trail-phone.png'), fullPage: true });
+    await page.goto(url('#/audit?agent=console_audit&since=1h'));
+    await rows.nth(3).waitFor({ timeout: 10_000 });
+    await page.screenshot({ path: join(SHOTS, 'audit-phone.png'), fullPage: true });
+    expect(
+      await page.evaluate(
+        () => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth,
+      ),
+    ).toBeLessThanOrEqual(390);
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.screenshot({ path: join(SHOTS, 'audit-desktop.png') });
   });
 
   it('"Not now" takes a call out of the inbox until its time; the Deferred filter lists it', async () => {
