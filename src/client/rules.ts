@@ -4,7 +4,7 @@
  * `createWorker` does unless `approvalRules: false`); changes are validated by the entity: only its
  * editors may make them, and a refused change writes nothing.
  */
-import type { Client, WorkflowHandle } from '@temporalio/client';
+import type { WorkflowClient, WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure, WithStartWorkflowOperation, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { RuleChangedEvent, RuleChangeReceipt, RuleInput, RuleRefusalKind, RulesView } from '../core/approvals/rule-entity';
 import { refusalKindOf } from '../core/approvals/rule-entity';
@@ -47,15 +47,16 @@ export class RuleChangeRefusedError extends DurableAgentError {
 
 /** The namespace's standing approval rules, through the rules entity. Get it as `client.rules`. */
 export class ApprovalRules {
-  constructor(private readonly temporal: Client) {}
+  /** @param workflows the Temporal workflow client (`client.temporal.workflow`). */
+  constructor(private readonly workflows: WorkflowClient) {}
 
   private handle(): WorkflowHandle {
-    return this.temporal.workflow.getHandle(RULES_WORKFLOW_ID);
+    return this.workflows.getHandle(RULES_WORKFLOW_ID);
   }
 
   /** Throws {@link NoWorkerError} when no worker polls the rules queue (a query or update would wait for one). */
   private async needWorker(): Promise<void> {
-    if (!(await anyWorkflowPoller(this.temporal.workflow, RULES_TASK_QUEUE))) throw new NoWorkerError(RULES_WORKFLOW_ID, RULES_TASK_QUEUE);
+    if (!(await anyWorkflowPoller(this.workflows, RULES_TASK_QUEUE))) throw new NoWorkerError(RULES_WORKFLOW_ID, RULES_TASK_QUEUE);
   }
 
   /**
@@ -133,7 +134,7 @@ export class ApprovalRules {
   private async change<A>(update: UpdateDefinition<RuleChangeReceipt, [A]>, arg: A): Promise<RuleChangeReceipt> {
     await this.needWorker();
     try {
-      return await this.temporal.workflow.executeUpdateWithStart(update, {
+      return await this.workflows.executeUpdateWithStart(update, {
         args: [arg],
         startWorkflowOperation: new WithStartWorkflowOperation(RULES_WORKFLOW, {
           workflowId: RULES_WORKFLOW_ID,

@@ -232,4 +232,38 @@ describe('the rules entity', () => {
     const editors = await cli(['rules', 'editors', '--json']);
     expect((JSON.parse(editors.stdout) as { editors: string[] }).editors).toContain('ops:alice');
   }, 120_000);
+
+  it('decide with scope agent writes the standing rule first, by an editor only (the run side is the gate’s)', async () => {
+    const run = await h.client.start(AGENT, { input: 'deploy a', workflowId: testId('rules-decide') });
+    const [call] = await waitForPending(run);
+    const before = await h.client.rules.list();
+    // Not an editor: refused by the entity, nothing written, nothing decided.
+    await expect(run.decide({ callId: call!.callId, decision: 'approve', by: 'ops:mallory', scope: 'agent' })).rejects.toMatchObject({
+      reason: 'forbidden',
+    });
+    expect((await h.client.rules.list()).version).toBe(before.version);
+    expect((await run.pendingApprovals()).map((p) => p.callId)).toEqual([call!.callId]);
+    const t0 = Date.now();
+    // The run side applies it (the gate's tests); a worker that does not know scope agent refuses the decision.
+    await run
+      .decide({ callId: call!.callId, decision: 'approve', by: 'ops:alice', scope: 'agent', match: 'args', for: '8h', reason: 'a is fine' })
+      .catch(() => undefined);
+    const after = await h.client.rules.list();
+    expect(after.version).toBe(before.version + 1);
+    const rule = after.rules.at(-1)!;
+    expect(rule).toMatchObject({
+      scope: 'agent',
+      agent: AGENT,
+      tool: 'deploy',
+      action: 'allow',
+      when: { all: [{ path: 'service', op: 'eq', value: 'a' }] },
+      createdBy: 'ops:alice',
+      path: 'sdk',
+      reason: 'a is fine',
+    });
+    expect(Date.parse(rule.until!) - t0).toBeGreaterThanOrEqual(8 * 3600_000 - 1000);
+    await h.client.rules.remove(rule.id, { by: 'ops:alice' });
+    if ((await run.pendingApprovals()).length) await run.decide({ callId: call!.callId, decision: 'approve', by: 'ops:alice' });
+    expect((await run.result()).status).toBe('success');
+  });
 });
