@@ -195,13 +195,23 @@ module.exports = {
       to: { path: '^src/', pathNot: '^src/(entry/|integrations/optional-peer\\.ts$)' },
     },
     // exception: the web console is a browser bundle (esbuild); an entry point would bundle Temporal and Node code
-    // into it, so its two values come from their pure modules (RUN_STATUSES, TextAccumulator); its types from src/entry.
+    // into it, so its values come from their pure modules (RUN_STATUSES, TextAccumulator, and renderCond/parseWhen
+    // to show and write rule conditions as the CLI does); its types from src/entry.
     {
       name: 'console-values',
-      comment: 'The web console imports values only from the pure, browser-safe modules core/run/result.ts and client/live.ts.',
+      comment:
+        'The web console imports values only from the pure, browser-safe modules core/run/result.ts, client/live.ts and core/approvals/{render-cond,conditions}.ts.',
       severity: 'error',
       from: { path: '^apps/console/' },
-      to: { path: '^src/', pathNot: ['^src/entry/', '^src/core/run/result\\.ts$', '^src/client/live\\.ts$'] },
+      to: {
+        path: '^src/',
+        pathNot: [
+          '^src/entry/',
+          '^src/core/run/result\\.ts$',
+          '^src/client/live\\.ts$',
+          '^src/core/approvals/(render-cond|conditions)\\.ts$',
+        ],
+      },
     },
     {
       name: 'console-types',

@@ -290,8 +290,11 @@ export function buildProgram(ctx: ProgramContext): Command {
   connectionOptions(
     program
       .command('approvals')
-      .description('List every tool call waiting for a person, across runs.')
+      .description(
+        'List every tool call waiting for a person, across runs (with when it was deferred until, escalated to whom, and its assignee).',
+      )
       .option('--json', 'print the list as JSON (with --watch: one change per line)')
+      .option('--deferred', 'list deferred requests ("not now") too')
       .option(
         '--watch',
         'keep the list current until Ctrl-C (redrawn on a terminal; otherwise only changes are printed: + waiting, - gone)',
@@ -332,13 +335,21 @@ export function buildProgram(ctx: ProgramContext): Command {
     program
       .command('audit')
       .description(
-        "Print a run's approval audit trail: who decided what on which call, when, through which path (sdk, cli, http, console, chat, temporal, rule, timeout, policy, parent), with reason and rule.",
+        "Print a run's approval audit trail: who decided what on which call, when, through which path (sdk, cli, http, console, chat, temporal, rule, timeout, policy, parent), with reason and rule. Without a workflow id: the records across runs, as a table.",
       )
-      .argument('<workflowId>', 'workflow id of the run')
+      .argument('[workflowId]', 'workflow id of the run (none: across runs)')
       .option('--children', "add the sub-agents' records")
+      .option('--since <duration>', 'across runs: runs started and records made within this long', '24h')
+      .option('--agent <name>', 'across runs: only runs of this agent')
+      .option('--by <identity>', 'across runs: only records by this identity')
+      .option('--tool <name>', 'across runs: only records of this tool')
+      .option('--decision <decision>', 'across runs: approve, deny, skip, allow or fail')
+      .option('--path <path>', 'across runs: sdk, cli, http, console, chat, temporal, rule, timeout, policy or parent')
+      .option('--limit <n>', 'across runs: at most this many records')
+      .option('--runs <n>', 'across runs: read at most this many of the newest runs (default 20)')
       .option('--json', 'print the records as JSON'),
     false,
-  ).action(async (workflowId: string, flags) => {
+  ).action(async (workflowId: string | undefined, flags) => {
     ctx.exitCode = await commands.audit().auditCommand(workflowId, flags);
   });
 

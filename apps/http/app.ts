@@ -13,7 +13,8 @@
  * | `GET /me`                              | the caller: `{ identity, approve, permissions }` (any valid token) |
  * | `GET /runs?agent=&status=&since=&limit=`| agent runs, newest first → `{ runs: ListedRun[] }`              |
  * | `GET /runs/:id/report`                 | its report once ended, else what its snapshot tells              |
- * | `GET /approvals`                       | every tool call waiting for a person, across runs, with context  |
+ * | `GET /approvals`                       | every tool call waiting for a person, across runs, with context (`?includeDeferred=true`: deferred ones too) |
+ * | `GET /audit?since=&until=&agent=&by=&tool=&decision=&path=&kind=&limit=&runs=` | approval records across runs → `{ runs: RunAudit[] }` |
  * | `GET /approvals/events`                | the same inbox, live, as server-sent `inbox` events             |
  * | `GET /`, `GET /console/*`              | the web console's files (no token needed: they hold no data)     |
  * | `POST /runs/:id/approvals/:callId`     | decide one `{ decision, reason?, scope?, match?, for?, extendBy? }` → receipt (scope session/agent: also `rules`) |
@@ -55,6 +56,7 @@ import { ApprovalInbox, inboxFor, InboxPoller } from './approval-inbox';
 import { metricsResponse, ServeMetrics } from './metrics';
 import { streamInbox } from './inbox-events';
 import { StreamTracker, streamRun } from './sse';
+import { auditQueryOf, includeDeferredOf } from './audit-query';
 import { checkId, checkSeq, DecisionBody, DeferBody, DelegateBody, MessageBody, parseBody, runFilterOf, StartBody } from './validation';
 import type { RunView } from '../../src/entry/client';
 
@@ -330,7 +332,9 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
 
   const approvals = new ApprovalInbox(client);
   const inbox = new InboxPoller(approvals, report);
-  app.get('/approvals', read, async (c) => c.json(inboxFor(await approvals.read(), c.var.caller)));
+  app.get('/approvals', read, async (c) => c.json(inboxFor(await approvals.read({ includeDeferred: includeDeferredOf(c) }), c.var.caller)));
+  // Across runs: like `GET /runs`, any `read` token sees every agent run's trail.
+  app.get('/audit', read, async (c) => c.json({ runs: await client.audit(auditQueryOf(c)) }));
   app.get('/approvals/events', read, (c) => streamInbox(c, c.var.caller, inbox, streams));
 
   app.post('/runs/:id/approvals/:callId', need('decide', 'decide approvals'), async (c) => {

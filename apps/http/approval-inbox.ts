@@ -34,9 +34,9 @@ export class ApprovalInbox {
 
   constructor(private readonly client: AgentClient) {}
 
-  /** Every run waiting for a person, with the context of its pending calls. */
-  async read(): Promise<AwaitingRunWithContext[]> {
-    const runs = await this.client.awaitingApproval();
+  /** Every run waiting for a person, with the context of its pending calls (deferred ones too with `includeDeferred`). */
+  async read(options: { includeDeferred?: boolean } = {}): Promise<AwaitingRunWithContext[]> {
+    const runs = await this.client.awaitingApproval(options.includeDeferred ? { includeDeferred: true } : {});
     const kept = new Map<string, Promise<ContextMessage[]>>();
     const withContext = await Promise.all(
       runs.map(async (r) => {
@@ -48,7 +48,8 @@ export class ApprovalInbox {
         return { ...r, context: await context };
       }),
     );
-    this.contexts = kept;
+    // The live inbox's cache follows the live inbox only (a read with deferred calls uses it, keeps nothing).
+    if (!options.includeDeferred) this.contexts = kept;
     return withContext;
   }
 }

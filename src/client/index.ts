@@ -31,7 +31,8 @@ import { consolidateMembers, isAgent } from '../agents/consolidate-members';
 import type { ChildErrorPolicy, ConsolidateMember, ConsolidateWorkflowInput } from '../core/sub-agents/consolidate';
 import { CONSOLIDATE_WORKFLOW } from '../core/sub-agents/consolidate';
 import type { consolidateWorkflow } from '../workflows/consolidate-workflow';
-import { AGENT_NAME, AWAITING_APPROVAL_QUERY } from '../workflows/search-attributes';
+import { AGENT_NAME, AWAITING_APPROVAL_QUERY, RUN_STATUS } from '../workflows/search-attributes';
+import type { PendingApprovalsOptions } from '../core/approvals/deferrals';
 import type { ConnectionSettings } from './connection-settings';
 import { resolveConnectionSettings } from './connection-settings';
 import { EncryptionCodec } from '../integrations/encryption/payload-codec';
@@ -189,6 +190,9 @@ export type StartOptions<A = AnyAgent> = RunOptions<A> &
         session: SessionOption;
       }
   );
+
+/** Runs waiting for a person, or whose every waiting request is deferred (their status stays `awaiting_approval`). */
+const WAITING_OR_DEFERRED_QUERY = `${AWAITING_APPROVAL_QUERY} OR (${RUN_STATUS.name} = 'awaiting_approval' AND ExecutionStatus = 'Running')`;
 
 /** How long {@link AgentClient.awaitingApproval} waits for a run to answer its pending approvals. */
 export const APPROVALS_QUERY_WAIT_MS = 2_000;
@@ -559,10 +563,14 @@ export class AgentClient {
    * The runs are asked at once, each awaited for at most `APPROVALS_QUERY_WAIT_MS` (2 s): a run that has not
    * answered by then (its worker is gone, or slow) is left out, and from then on asked in the background
    * only, one question at a time, until it answers, so that one such run does not hold up every read.
+   *
+   * Deferred requests ("not now") are left out unless `includeDeferred` asks for them (they carry
+   * `deferredUntil`); a run whose every request is deferred is then found by its status.
    */
-  async awaitingApproval(): Promise<AwaitingRun[]> {
+  async awaitingApproval(options: PendingApprovalsOptions = {}): Promise<AwaitingRun[]> {
+    const includeDeferred = options.includeDeferred === true;
     const listed: VisibleRun[] = [];
-    for await (const w of visibleRuns(this.temporal, AWAITING_APPROVAL_QUERY)) listed.push(w);
+    for await (const w of visibleRuns(this.temporal, includeDeferred ? WAITING_OR_DEFERRED_QUERY : AWAITING_APPROVAL_QUERY)) listed.push(w);
     const keys = new Set(listed.map((w) => `${w.workflowId}/${w.runId}`));
     for (const key of this.slowRuns.keys()) if (!keys.has(key)) this.slowRuns.delete(key);
     // Runs whose task queue no worker polls would each hold the listing up for the query's wait.
@@ -587,7 +595,7 @@ export class AgentClient {
         if (!slow.asking) this.askSlowRun(key, run);
         return undefined;
       }
-      const query = run.pendingApprovals();
+      const query = run.pendingApprovals(includeDeferred ? { includeDeferred } : undefined);
       let timer: NodeJS.Timeout | undefined;
       let pending: PendingApproval[] | 'late';
       const parent = w.parentExecution ? { parent: w.parentExecution } : {};

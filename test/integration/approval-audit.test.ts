@@ -49,6 +49,7 @@ S.add(
 );
 
 S.add('audited_http', [{ toolCalls: [call('h1'), call('h2')] }, { text: 'done' }], { tools: [deploy] });
+S.add('audited_deferred', [{ toolCalls: [call('d1')] }, { text: 'done' }], { tools: [deploy] });
 
 const TOKENS = { alice: `alice-${randomUUID()}`, nobody: `nobody-${randomUUID()}` };
 const AUTH = parseTokens(
@@ -150,5 +151,62 @@ describe('approval audit trail', () => {
     const console = await ids({ agent: 'audited_http', by: 'ops:alice', kind: 'decided' });
     expect(console.map((x) => x.split(':').slice(1).join(':'))).toEqual(['call_1_0:http', 'call_1_1:console']);
     expect(await ids({ agent: 'audited', tool: 'purge', kind: 'decided' })).toEqual([]);
+  });
+
+  it('GET /audit lists records across runs for a read token (filters narrow them), refuses one without read; the CLI lists them as a table', async () => {
+    // Runs of the tests above (visibility has caught up: the test before waited for it).
+    const res = await http(TOKENS.alice, '/audit?agent=audited_http&since=10m&kind=decided&path=console&runs=5');
+    expect(res.status).toBe(200);
+    const { runs } = (await res.json()) as { runs: Array<{ workflowId: string; agent?: string; records: AuditRecord[] }> };
+    const mine = runs.filter((r) => r.workflowId.includes('audit-http'));
+    expect(mine.flatMap((r) => r.records.map((x) => [r.agent, x.callId, x.by, x.path]))).toEqual([
+      ['audited_http', 'call_1_1', 'ops:alice', 'console'],
+    ]);
+    const none = (await (await http(TOKENS.alice, '/audit?agent=audited_http&since=10m&by=ops:nobody')).json()) as { runs: unknown[] };
+    expect(none.runs).toEqual([]);
+    const refused = await http(TOKENS.nobody, '/audit?agent=audited_http&since=10m');
+    expect(refused.status).toBe(403);
+    expect(((await refused.json()) as { missing?: string }).missing).toBe('read');
+    const bad = await http(TOKENS.alice, '/audit?path=fax');
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: { field?: string } }).error.field).toBe('path');
+    expect((await http(TOKENS.alice, '/audit?runs=0')).status).toBe(400);
+    const cli = await runCli(
+      ['audit', '--agent', 'audited_http', '--since', '10m', '--path', 'http', '--runs', '5', '--address', inject('temporalAddress')],
+      {
+        home: tempHome(),
+      },
+    );
+    expect(cli.stderr).toBe('');
+    const lines = cli.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^at\s+run\s+agent\s+tool\s+what\s+by\s+path\s+rule\s+reason$/);
+    const rows = lines.slice(2).filter((l) => l.includes('audit-http'));
+    expect(rows.length).toBeGreaterThanOrEqual(1);
+    expect(rows[0]).toMatch(/audited_http\s+deploy\s+decided approve\s+ops:alice\s+http/);
+  });
+
+  it('GET /approvals?includeDeferred=true and `approvals --deferred` list a deferred request with its time; the plain inbox does not', async () => {
+    const run = await h.client.start('audited_deferred', { input: 'go', workflowId: testId('audit-deferred') });
+    await waitForPending(run);
+    const until = new Date(Date.now() + 120_000).toISOString();
+    const path = `/runs/${encodeURIComponent(run.workflowId)}/approvals/call_1_0`;
+    expect((await http(TOKENS.alice, `${path}/defer`, { method: 'POST', body: { until } })).status).toBe(200);
+    type Inbox = { runs: Array<{ workflowId: string; pending: Array<{ callId: string; deferredUntil?: string }> }> };
+    const inbox = async (q: string) =>
+      ((await (await http(TOKENS.alice, `/approvals${q}`)).json()) as Inbox).runs.filter((r) => r.workflowId === run.workflowId);
+    expect(await inbox('')).toEqual([]);
+    // Visibility lags behind the status the defer leaves (`awaiting_approval`): a moment at most.
+    let listed: Inbox['runs'] = [];
+    for (let i = 0; i < 50 && !listed.length; i++) {
+      listed = await inbox('?includeDeferred=true');
+      if (!listed.length) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(listed[0]?.pending).toEqual([expect.objectContaining({ callId: 'call_1_0', deferredUntil: until })]);
+    expect((await http(TOKENS.alice, '/approvals?includeDeferred=maybe')).status).toBe(400);
+    const cli = await runCli(['approvals', '--deferred', '--address', inject('temporalAddress')], { home: tempHome() });
+    expect(cli.stdout).toContain(`call_1_0  deploy({"service":"d1"})`);
+    expect(cli.stdout).toContain(`deferred until ${until}`);
+    await run.decide({ callId: 'call_1_0', decision: 'approve', by: 'ops:alice' });
+    expect((await run.result()).status).toBe('success');
   });
 });

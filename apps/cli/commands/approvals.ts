@@ -45,8 +45,11 @@ export function defaultApprover(): string {
 function describePending(p: PendingApproval): string {
   const expires = p.expiresAt ? `, expires ${p.expiresAt}` : '';
   const who = p.approvers?.length ? `, approvers ${p.approvers.join(' ')}` : '';
+  const deferred = p.deferredUntil ? `, deferred until ${p.deferredUntil}` : '';
+  const escalated = p.escalated ? `, escalated to ${p.escalated.to.join(' ')} at ${p.escalated.at}` : '';
+  const assignee = p.assignee ? `, assignee ${p.assignee}` : '';
   const question = p.question ? `\n    ${p.question}` : '';
-  return `${p.callId}  ${p.tool}(${JSON.stringify(p.args)})  step ${p.step}, requested ${p.requestedAt}${expires}${who}${question}`;
+  return `${p.callId}  ${p.tool}(${JSON.stringify(p.args)})  step ${p.step}, requested ${p.requestedAt}${expires}${who}${deferred}${escalated}${assignee}${question}`;
 }
 
 /** Flags of `approvals`. */
@@ -54,6 +57,8 @@ export interface ApprovalsFlags extends Omit<ConnectionFlags, 'taskQueue'> {
   json?: boolean;
   /** Keep the list current until Ctrl-C. */
   watch?: boolean;
+  /** List deferred requests too ("not now"; they say until when). */
+  deferred?: boolean;
 }
 
 /** How often `approvals --watch` asks again. */
@@ -90,13 +95,14 @@ export async function approvalsCommand(flags: ApprovalsFlags, signal?: AbortSign
   const session = await Session.open(resolveTarget(flags), { embed: 'if-state', log: (l) => out.note(l) });
   try {
     const client = session.agentClient();
-    const runs = await client.awaitingApproval();
+    const options = flags.deferred ? { includeDeferred: true } : {};
+    const runs = await client.awaitingApproval(options);
     if (!flags.watch) {
       if (flags.json) out.json(runs);
       else out.line(...approvalLines(runs));
       return 0;
     }
-    await watchApprovals(out, runs, () => client.awaitingApproval(), signal ?? new AbortController().signal);
+    await watchApprovals(out, runs, () => client.awaitingApproval(options), signal ?? new AbortController().signal);
     return 0;
   } finally {
     await session.close();

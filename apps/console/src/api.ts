@@ -12,6 +12,10 @@ import type {
   RunReportView as ReportView,
   RunView,
 } from '../../../src/entry/client';
+import type { AuditRecord, RuleChangeReceipt, RuleInput, RulesView as RulesList, RunAudit } from '../../../src/entry/types';
+
+/** A rule to add (`POST /rules`): the maker is the token's identity. */
+export type RuleDraft = Omit<RuleInput, 'id'>;
 
 /** A refused or failed request: the server's status, code and message. */
 export class ApiError extends Error {
@@ -25,7 +29,13 @@ export class ApiError extends Error {
   }
 }
 
-export type { Me, PendingCall, InboxRun, Inbox, ListedRun, ReportView, RunView };
+export type { Me, PendingCall, InboxRun, Inbox, ListedRun, ReportView, RunView, AuditRecord, RunAudit, RulesList };
+
+/** A query string of the non-empty entries. */
+const queryOf = (query: Record<string, string>): string => {
+  const q = new URLSearchParams(Object.entries(query).filter(([, v]) => v !== '')).toString();
+  return q ? `?${q}` : '';
+};
 
 /** The base URL of the API: the console is served at `<api>/console/`. */
 export function apiBase(): string {
@@ -89,4 +99,25 @@ export class Api {
   cancel = (id: string): Promise<unknown> => request(this.token, 'POST', `${runPath(id)}/cancel`, {});
   decide = (id: string, callId: string, decision: Decision, reason?: string): Promise<unknown> =>
     request(this.token, 'POST', `${runPath(id)}/approvals/${encodeURIComponent(callId)}`, { decision, ...(reason ? { reason } : {}) });
+  /** Defer a call ("not now") until `until` (ISO). */
+  defer = (id: string, callId: string, until: string, reason?: string): Promise<unknown> =>
+    request(this.token, 'POST', `${runPath(id)}/approvals/${encodeURIComponent(callId)}/defer`, { until, ...(reason ? { reason } : {}) });
+  /** Hand a call to identity `to`. */
+  delegate = (id: string, callId: string, to: string, reason?: string): Promise<unknown> =>
+    request(this.token, 'POST', `${runPath(id)}/approvals/${encodeURIComponent(callId)}/delegate`, { to, ...(reason ? { reason } : {}) });
+  /** The inbox once, deferred requests included. */
+  inboxWithDeferred = (signal?: AbortSignal): Promise<Inbox> =>
+    request(this.token, 'GET', '/approvals?includeDeferred=true', undefined, signal);
+  /** Approval records across runs (`GET /audit`). */
+  audit = (query: Record<string, string>, signal?: AbortSignal): Promise<{ runs: RunAudit[] }> =>
+    request(this.token, 'GET', `/audit${queryOf(query)}`, undefined, signal);
+  /** The standing rules and their editors (`GET /rules`). */
+  rules = (signal?: AbortSignal): Promise<RulesList> => request(this.token, 'GET', '/rules', undefined, signal);
+  /** Add a standing rule (`POST /rules`; the token needs `rules`, its identity must be an editor). */
+  putRule = (draft: RuleDraft): Promise<RuleChangeReceipt> => request(this.token, 'POST', '/rules', draft);
+  /** Remove a standing rule (`DELETE /rules/:id`). */
+  removeRule = (id: string): Promise<RuleChangeReceipt> => request(this.token, 'DELETE', `/rules/${encodeURIComponent(id)}`);
+  /** A run's approval trail (`GET /runs/:id/audit`). */
+  runAudit = (id: string, signal?: AbortSignal): Promise<{ records: AuditRecord[] }> =>
+    request(this.token, 'GET', `${runPath(id)}/audit`, undefined, signal);
 }

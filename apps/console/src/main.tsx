@@ -1,12 +1,14 @@
-/** The web console: sign-in, then the approval inbox, the runs list and run pages (hash routes). */
+/** The web console: sign-in, then the approval inbox, the runs list, run pages, the audit trail and the standing rules (hash routes). */
 import './app.css';
 import { render } from 'preact';
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import type { Me } from './api';
 import { Api, ApiError } from './api';
+import { AuditPage } from './audit';
 import { InboxPage } from './inbox';
 import { RunPage } from './run-page';
+import { RulesPage } from './rules';
 import { RunsPage } from './runs';
 import { useRoute } from './router';
 import { savedToken, saveToken } from './session';
@@ -70,6 +72,8 @@ function App() {
       {route.page === 'inbox' && <InboxPage api={api} me={me} onRefused={refused} />}
       {route.page === 'runs' && <RunsPage api={api} query={route.query} onRefused={refused} />}
       {route.page === 'run' && <RunPage key={route.id} api={api} me={me} id={route.id} onRefused={refused} />}
+      {route.page === 'audit' && <AuditPage api={api} query={route.query} onRefused={refused} />}
+      {route.page === 'rules' && <RulesPage api={api} me={me} onRefused={refused} />}
     </Shell>
   );
 }
@@ -94,6 +98,12 @@ function Shell(props: { me?: Me; onSignOut?: () => void; page?: string; children
             </a>
             <a href="#/runs" class={props.page === 'runs' || props.page === 'run' ? 'active' : ''}>
               Runs
+            </a>
+            <a href="#/audit" class={props.page === 'audit' ? 'active' : ''}>
+              Audit
+            </a>
+            <a href="#/rules" class={props.page === 'rules' ? 'active' : ''}>
+              Rules
             </a>
           </nav>
         )}

@@ -1,11 +1,13 @@
 /**
  * A run's page: its status and Cancel (confirmed), its live stream (`/runs/:id/events`, resumed from the
- * last durable event after a disconnect) as a timeline, and its report as tables once it has ended.
+ * last durable event after a disconnect) as a timeline, its approval trail, and its report as tables once
+ * it has ended.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { StreamEvent } from '../../../src/entry/client';
 import type { Api, Me, ReportView, RunView } from './api';
 import { ApiError } from './api';
+import { AuditTrail } from './audit';
 import { duration, pretty, statusClass, usd } from './format';
 import { useNow } from './hooks';
 import { ReportTables } from './report';
@@ -178,6 +180,9 @@ export function RunPage(props: { api: Api; me: Me; id: string; onRefused: (err: 
         ))}
       </ol>
 
+      <h2 class="section">Approvals</h2>
+      <AuditTrail api={api} id={id} version={trailVersion(t.entries, ended)} />
+
       {ended && (
         <>
           <h2 class="section">Report</h2>
@@ -199,6 +204,13 @@ export function RunPage(props: { api: Api; me: Me; id: string; onRefused: (err: 
       )}
     </section>
   );
+}
+
+/** Changes when a call starts or stops waiting, is decided, or the run ends: the trail is read again then. */
+function trailVersion(entries: readonly TimelineEntry[], ended: boolean): number {
+  let n = ended ? 1 : 0;
+  for (const e of entries) if (e.kind === 'tool') n += 2 + (e.state === 'awaiting_approval' ? 0 : 2) + (e.decision ? 4 : 0);
+  return n;
 }
 
 function Entry({ entry }: { entry: TimelineEntry }) {
