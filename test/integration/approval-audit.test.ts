@@ -85,8 +85,13 @@ describe('approval audit trail', () => {
     const run = await h.client.start('audited', { input: 'go', workflowId: testId('audit-paths') });
     await waitForPending(run);
     await run.decide({ callId: 'call_1_0', decision: 'approve', by: 'ops:alice', reason: 'checked' });
-    await run.handle.signal('approval', { callId: 'call_1_1', decision: 'deny', by: 'ops:bob' });
-    await run.handle.executeUpdate('decide', { args: [{ callId: 'call_1_2', decision: 'skip', by: 'ops:carol' }] });
+    // A signal is no update: the update id it claims is not recorded; an update's own id is, whatever the payload claims.
+    await run.handle.signal('approval', { callId: 'call_1_1', decision: 'deny', by: 'ops:bob', updateId: 'claimed' });
+    const updateId = `raw-update-${randomUUID()}`;
+    await run.handle.executeUpdate('decide', {
+      args: [{ callId: 'call_1_2', decision: 'skip', by: 'ops:carol', updateId: 'claimed' }],
+      updateId,
+    });
     const result = await run.result();
     expect(result.status).toBe('success');
     const trail = await run.audit();
@@ -99,6 +104,10 @@ describe('approval audit trail', () => {
       ['call_1_2', 'decided', 'skip', 'ops:carol', 'temporal', 'update'],
       ['call_1_3', 'expired', 'deny', null, 'timeout', null],
     ]);
+    const decision = (callId: string) => trail.find((r) => r.callId === callId && r.kind === 'decided');
+    expect(decision('call_1_0')?.updateId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(decision('call_1_1')?.updateId).toBeUndefined();
+    expect(decision('call_1_2')?.updateId).toBe(updateId);
     expect(trail.find((r) => r.callId === 'call_1_0' && r.kind === 'decided')).toMatchObject({
       reason: 'checked',
       tool: 'deploy',

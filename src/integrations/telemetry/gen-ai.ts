@@ -41,6 +41,14 @@ export const AGENT_ATTR = {
   approvalDecision: 'durable_agent.approval.decision',
   approvalBy: 'durable_agent.approval.by',
   approvalWaitMs: 'durable_agent.approval.wait_ms',
+  /** How a decision reached the run (`sdk`, `cli`, `http`, `console`, `chat`, `temporal`, `rule`, `timeout`, `policy`). */
+  approvalPath: 'durable_agent.approval.path',
+  approvalRuleId: 'durable_agent.approval.rule.id',
+  approvalRuleVersion: 'durable_agent.approval.rule.version',
+  /** Who may decide now (escalated, delegated). */
+  approvalTo: 'durable_agent.approval.to',
+  /** ISO time a deferred approval returns. */
+  approvalUntil: 'durable_agent.approval.until',
 } as const;
 
 /** GenAI operation names used here. */
