@@ -55,6 +55,8 @@ export interface AuditRecord {
   /** `delegated`/`escalated`: who may decide now; `deferred`: ISO time it returns. */
   to?: string[];
   until?: string;
+  /** `forwarded`: what the run sent on to the sub-agent that waits for the call, and that sub-agent's run. */
+  forwarded?: { kind: 'decision' | 'defer' | 'delegate'; workflowId: string };
 }
 
 /** Filters on audit records (every given field must match). */
@@ -156,6 +158,7 @@ function recordOf(e: SeenEvent): Body | undefined {
         kind: 'forwarded',
         callId: e.callId,
         by: e.by,
+        forwarded: { kind: e.kind, workflowId: e.workflowId },
         ...(e.decision ? { decision: e.decision } : {}),
         path: e.path ?? 'temporal',
       };

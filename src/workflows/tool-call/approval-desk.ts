@@ -153,6 +153,7 @@ export class ApprovalDesk {
         const child = this.inChild(d.callId);
         if (child && this.children) {
           // A sub-agent's call: the child decides it (a signal; the validator checked it against the child's last report).
+          this.forwarded(d.callId, child.via, 'decision', d);
           return this.children
             .forward(child.via, { ...withoutUpdateId(d), callId: child.childCallId })
             .then(() => ({ callId: d.callId, tool: child.pending.tool, decision: d.decision, by: d.by, applied: [d.callId] }));
@@ -206,6 +207,7 @@ export class ApprovalDesk {
     const child = this.inChild(d.callId);
     if (child && this.children) {
       // A sub-agent's call: the child decides it (and refuses it there if it no longer applies).
+      this.forwarded(d.callId, child.via, 'decision', d);
       void this.children.forward(child.via, { ...d, callId: child.childCallId }).catch(() => undefined);
       return;
     }
@@ -570,6 +572,7 @@ export class ApprovalDesk {
   private async act(r: DeferRequest | DelegateRequest, kind: 'defer' | 'delegate'): Promise<DeferReceipt | DelegateReceipt> {
     const child = this.inChild(r.callId);
     if (child && this.children) {
+      this.forwarded(r.callId, child.via, kind, r);
       const forwarded = { ...r, callId: child.childCallId };
       await (kind === 'defer'
         ? this.children.forwardSignal(child.via, deferSignal, forwarded as DeferRequest)
@@ -637,6 +640,26 @@ export class ApprovalDesk {
     this.log.push({ type: 'approval_escalated', step, callId, tool, to: [...escalation.to] });
     approvalEvent(entry.trace, 'approval.escalated', { path: 'timeout', to: escalation.to });
     this.emit({ kind: 'escalated', pending: entry.pending, to: [...escalation.to] });
+  }
+
+  /** Note in the run's own log that a decision, defer or delegation on a sub-agent's call went to that sub-agent. */
+  private forwarded(
+    callId: string,
+    workflowId: string,
+    kind: 'decision' | 'defer' | 'delegate',
+    r: { by: string; path?: AuditPath; decision?: Decision },
+  ): void {
+    // Runs recorded before the audit events forwarded without a word: their events keep their `seq`.
+    if (!patched('approval-audit-events')) return;
+    this.log.push({
+      type: 'approval_forwarded',
+      callId,
+      workflowId,
+      kind,
+      by: r.by,
+      ...(r.decision ? { decision: r.decision } : {}),
+      ...(r.path ? { path: r.path } : {}),
+    });
   }
 
   private refused(payload: unknown, reason: string): void {
