@@ -72,6 +72,7 @@ export const METRIC = {
   approvalsRequested: 'durable_agent_approvals_requested',
   approvalsClosed: 'durable_agent_approvals_closed',
   approvalWait: 'durable_agent_approval_wait',
+  notificationsFailed: 'durable_agent_notifications_failed',
 } as const;
 
 /** Name of the tracer (instrumentation scope) of durable-agent's own spans. */

@@ -149,3 +149,10 @@ export function approvalAuto(
   span.addEvent('approval.decided', attributes, now);
   span.end(now);
 }
+
+/** A notification (webhook) could not be delivered after its retries: counted by agent, target (its name) and kind. */
+export function notificationFailed(agent: string, target: string, kind: string): void {
+  metricMeter
+    .createCounter(METRIC.notificationsFailed, 'notifications', 'Approval notifications not delivered after their retries')
+    .add(1, { agent, target, kind });
+}
