@@ -122,7 +122,7 @@ async function tracedRun(s: Side, agent: string): Promise<{ workflowId: string; 
   const run = await s.client.start(agent, { input: 'secret-prompt-text' });
   const [pending] = await waitForPending(run);
   await new Promise((r) => setTimeout(r, 300)); // a measurable wait
-  await run.decide({ callId: pending!.callId, decision: 'approve', by: 'ops:alice' });
+  await run.decide({ callId: pending!.callId, decision: 'approve', by: 'ops:alice', reason: 'secret-approval-reason' });
   expect((await resultWithin(run)).status).toBe('success');
   const start = exporter
     .getFinishedSpans()
@@ -233,6 +233,8 @@ describe('tracing', () => {
     for (const secret of ['secret-prompt-text', 'secret-echo-text', 'secret-service', 'secret-answer']) expect(text).not.toContain(secret);
     for (const key of ['gen_ai.input.messages', 'gen_ai.output.messages', 'gen_ai.tool.call.arguments', 'gen_ai.tool.call.result'])
       expect(text).not.toContain(key);
+    // Nor the reason people gave for a decision (the approval span's events).
+    expect(JSON.stringify(traced.spans.map((sp) => sp.events))).not.toContain('secret-approval-reason');
   });
 
   it('records them with captureContent', async () => {
@@ -245,6 +247,11 @@ describe('tracing', () => {
     const echoSpan = one(spans, 'execute_tool echo');
     expect(JSON.parse(echoSpan.attributes['gen_ai.tool.call.arguments'] as string)).toEqual({ text: 'secret-echo-text' });
     expect(echoSpan.attributes['gen_ai.tool.call.result']).toBe('secret-echo-text');
+    const decided = one(spans, 'approval deploy').events.find((e) => e.name === 'approval.decided');
+    expect(decided?.attributes).toMatchObject({
+      'durable_agent.approval.reason': 'secret-approval-reason',
+      'durable_agent.approval.by': 'ops:alice',
+    });
   });
 
   it('puts what happened to an approval on its span as events, and a zero-length span for a call decided with nobody asked', async () => {

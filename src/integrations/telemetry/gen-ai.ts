@@ -47,6 +47,8 @@ export const AGENT_ATTR = {
   approvalRuleVersion: 'durable_agent.approval.rule.version',
   /** Who may decide now (escalated, delegated). */
   approvalTo: 'durable_agent.approval.to',
+  /** The reason people gave (content: only with `captureContent`). */
+  approvalReason: 'durable_agent.approval.reason',
   /** ISO time a deferred approval returns. */
   approvalUntil: 'durable_agent.approval.until',
 } as const;

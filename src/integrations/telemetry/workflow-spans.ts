@@ -41,9 +41,10 @@ export interface ApprovalSpanEvent {
   readonly attributes: Attributes;
 }
 
-/** Who, how and which rule, as an approval span event names them (no reason: people's words are content). */
+/** Who, how and which rule, as an approval span event names them (the reason is content: the worker drops it unless content is captured). */
 export interface ApprovalEventDetail {
   by?: string;
+  reason?: string;
   path?: string;
   rule?: { id: string; version?: number };
   /** Escalated, delegated: who may decide now. */
@@ -60,6 +61,7 @@ function detailAttributes(d: ApprovalEventDetail): Attributes {
     ...(d.rule?.version !== undefined ? { [AGENT_ATTR.approvalRuleVersion]: d.rule.version } : {}),
     ...(d.to ? { [AGENT_ATTR.approvalTo]: [...d.to] } : {}),
     ...(d.until !== undefined ? { [AGENT_ATTR.approvalUntil]: d.until } : {}),
+    ...(d.reason !== undefined ? { [AGENT_ATTR.approvalReason]: d.reason } : {}),
   };
 }
 

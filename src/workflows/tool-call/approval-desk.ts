@@ -484,6 +484,7 @@ export class ApprovalDesk {
     this.closeTrace(entry, decided.decision, decided.by, {
       path: decided.path ?? 'temporal',
       ...(decided.rule ? { rule: decided.rule } : {}),
+      ...(decided.reason ? { reason: decided.reason } : {}),
     });
     const { callId, tool, step } = entry.pending;
     this.log.push({
@@ -504,7 +505,7 @@ export class ApprovalDesk {
   }
 
   /** The approval's span and metrics (no-ops without tracing and metrics; never emitted on replay). */
-  private closeTrace(entry: Entry, how: ApprovalClose, by?: string, detail?: { path: AuditPath; rule?: RuleRef }): void {
+  private closeTrace(entry: Entry, how: ApprovalClose, by?: string, detail?: { path: AuditPath; rule?: RuleRef; reason?: string }): void {
     approvalClosed(entry.trace, how, by, detail);
   }
 
@@ -588,7 +589,7 @@ export class ApprovalDesk {
     if ('until' in r) {
       entry.pending.deferredUntil = r.until;
       this.log.push({ type: 'approval_deferred', step, callId, tool, until: r.until, by: r.by, ...extra });
-      approvalEvent(entry.trace, 'approval.deferred', { by: r.by, path: r.path ?? 'temporal', until: r.until });
+      approvalEvent(entry.trace, 'approval.deferred', { by: r.by, path: r.path ?? 'temporal', until: r.until, ...reasonOf(r) });
       void this.returnAt(entry, r.until);
       this.changed();
       return { callId, tool, until: r.until, by: r.by };
@@ -596,7 +597,7 @@ export class ApprovalDesk {
     entry.pending.assignee = r.to;
     entry.delegations = (entry.delegations ?? 0) + 1;
     this.log.push({ type: 'approval_delegated', step, callId, tool, to: r.to, by: r.by, ...extra });
-    approvalEvent(entry.trace, 'approval.delegated', { by: r.by, path: r.path ?? 'temporal', to: [r.to] });
+    approvalEvent(entry.trace, 'approval.delegated', { by: r.by, path: r.path ?? 'temporal', to: [r.to], ...reasonOf(r) });
     this.changed();
     return { callId, tool, to: r.to, by: r.by };
   }
@@ -688,4 +689,9 @@ function withUpdateId(d: ApprovalDecision): ApprovalDecision {
 function withoutUpdateId(d: ApprovalDecision): ApprovalDecision {
   const { updateId: _id, ...rest } = d;
   return rest;
+}
+
+/** The reason of a defer or delegation, for its span event. */
+function reasonOf(r: { reason?: string }): { reason?: string } {
+  return r.reason ? { reason: r.reason } : {};
 }
