@@ -5,7 +5,8 @@
  */
 import { auditRecords } from '../core/approvals/audit';
 import type { AuditFilter, AuditRecord } from '../core/approvals/audit';
-import { matchesAudit } from '../core/approvals/audit';
+import { auditIdentityKey, matchesAudit } from '../core/approvals/audit';
+import { APPROVAL_BY, APPROVAL_RULES } from '../workflows/search-attributes';
 import type { AgentEvent, EventPage } from '../core/events/events';
 
 /** Options of `run.audit()`. */
@@ -53,6 +54,21 @@ export interface AuditQuery extends Omit<AuditFilter, 'since'> {
   runs?: number;
   /** At most this many records (the newest runs' first). */
   limit?: number;
+}
+
+/**
+ * Visibility clauses that narrow the runs `client.audit(query)` reads to those whose search attributes name
+ * the query's `by` (a decision by them) or `rule` (a standing rule that decided): none when neither is asked,
+ * or when `by` is asked for records other than decisions (defers, delegations are not in the attributes).
+ */
+export function auditNarrowing(query: Pick<AuditQuery, 'by' | 'rule' | 'kind'>): string[] {
+  const where: string[] = [];
+  if (query.by !== undefined && (query.kind === undefined || query.kind === 'decided'))
+    where.push(`${APPROVAL_BY.name} = '${auditIdentityKey(query.by)}'`);
+  // A rule id that cannot be quoted is matched on the records only.
+  // eslint-disable-next-line no-control-regex -- control characters are what it rejects
+  if (query.rule !== undefined && /^[^'"\\\u0000-\u001f]+$/.test(query.rule)) where.push(`${APPROVAL_RULES.name} = '${query.rule}'`);
+  return where;
 }
 
 /** One run's records in {@link AuditQuery} results, or why they could not be read (e.g. no worker answers a running run). */

@@ -47,7 +47,7 @@ import { visibleRuns } from './visible-runs';
 import { unreadableReason } from './unreadable';
 import type { ListedRun, ListRunsOptions, RunFilter } from './run-list';
 import type { AuditQuery, RunAudit } from './audit';
-import { auditAcross } from './audit';
+import { auditAcross, auditNarrowing } from './audit';
 import { listRuns } from './run-list';
 import type { BudgetOptions } from './run-budget';
 import { runBudget } from './run-budget';
@@ -668,18 +668,23 @@ export class AgentClient {
   /**
    * Approval audit records across runs: the runs `listRuns` finds (agent, started within `since`, at most
    * `runs`, newest first), each run's trail (`run.audit()`) kept where it matches the filters (`by`, `tool`,
-   * `decision`, `path`, `kind`, records within `since`/`until`), at most `limit` records. A run whose trail
-   * cannot be read (a running run with no worker) comes with `error`.
+   * `decision`, `path`, `kind`, `rule`, records within `since`/`until`), at most `limit` records. A run whose trail
+   * cannot be read (a running run with no worker) comes with `error`. With `by` (decisions) or `rule`, only runs
+   * whose search attributes name them are read (`DurableAgentApprovalBy`, `DurableAgentApprovalRules`: runs of
+   * workers that keep no search attributes, or recorded before them, are not found that way).
    *
    * @throws {RunFilterError} (code `invalid_input`) a bad `agent`, `since` or `runs`.
    */
   async audit(query: AuditQuery = {}): Promise<RunAudit[]> {
     const { agent, since, runs, limit, ...filter } = query;
-    const listed = await this.listRuns({
-      ...(agent !== undefined ? { agent } : {}),
-      ...(since !== undefined ? { since } : {}),
-      ...(runs !== undefined ? { limit: runs } : {}),
-    });
+    const listed = await this.listRuns(
+      {
+        ...(agent !== undefined ? { agent } : {}),
+        ...(since !== undefined ? { since } : {}),
+        ...(runs !== undefined ? { limit: runs } : {}),
+      },
+      { where: auditNarrowing(query) },
+    );
     const from =
       since !== undefined ? { since: new Date(Date.now() - msToNumber(since as Parameters<typeof msToNumber>[0])).toISOString() } : {};
     return auditAcross(listed, (workflowId) => this.get(workflowId).audit(), { ...filter, ...from }, limit);

@@ -127,6 +127,8 @@ async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined
 export interface ListRunsOptions {
   /** Is a worker polling this task queue (so a running run's snapshot can be asked)? Default: any poller on it. */
   hasWorker?: (taskQueue: string) => Promise<boolean>;
+  /** More visibility clauses, each AND-ed to the filter's (e.g. a search attribute that narrows the runs). */
+  where?: readonly string[];
 }
 
 /** Steps and cost of one run, from what the run itself records; nothing when it cannot tell. */
@@ -172,7 +174,7 @@ export async function listRuns(
   filter: RunFilter = {},
   options: ListRunsOptions = {},
 ): Promise<ListedRun[]> {
-  const query = runsQuery(filter);
+  const query = [runsQuery(filter), ...(options.where ?? [])].join(' AND ');
   const limit = runsLimit(filter.limit);
   const hasWorker = options.hasWorker ?? ((q: string) => anyWorkflowPoller(client, q));
   const found: VisibleRun[] = [];

@@ -37,6 +37,7 @@ import { ABORTED, sleep, untilAborted } from './abortable';
 import { emptyPollWait } from './poll-delay';
 import type { ChildAgentEvent } from './child-events';
 import { withChildEvents } from './child-events';
+import { withoutUnknownFields } from './older-workers';
 import { ApprovalRefusedError, MessageRefusedError, NoWorkerError, RunEndedError, RunNotFoundError, runEndedStatus } from './errors';
 import { anyWorkflowPoller } from './pollers';
 import { readRecordedEvents } from './recorded-events';
@@ -323,11 +324,20 @@ export class AgentRun<C extends ToolCallShape = AnyToolCall, out O = UnknownOutp
       (await this.pendingApprovals({ includeDeferred: true })).find((p) => p.callId === callId),
     );
     const deadline = Date.now() + NOT_REACHED_RETRY_MS;
+    let payload = withPath(decision);
+    let older = false;
     for (let wait = 100; ; wait = Math.min(2 * wait, 1000)) {
       try {
-        return await this.call(() => this.handle.executeUpdate(decideUpdate, { args: [withPath(decision)] }));
+        return await this.call(() => this.handle.executeUpdate(decideUpdate, { args: [payload] }));
       } catch (err) {
         if (!(err instanceof WorkflowUpdateFailedError && err.cause)) throw err;
+        // A worker older than the audit's fields (a rolling deploy): once more without them.
+        const plain = older ? undefined : withoutUnknownFields(payload, err.cause.message);
+        if (plain) {
+          payload = plain;
+          older = true;
+          continue;
+        }
         // A call seen in a query before the run recorded it (the query was answered from a workflow task
         // still in flight, or by a worker that died before completing it): the run gets there again from
         // its history, so ask again while it may, instead of losing the decision.

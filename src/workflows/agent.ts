@@ -210,6 +210,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
   inbox.layers = spec.layers ?? [];
   notifications.notifier = Notifier.start(spec.notify, desk, log, spec.name, continued?.undelivered);
   visibility = new Visibility(spec.searchAttributes === true);
+  visibility.watchDecisions(desk);
   visibility.update(spec.name, phase, 0);
   if (continued) {
     run.replace(continued.loop);

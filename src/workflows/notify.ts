@@ -22,6 +22,7 @@ import { notificationsFor } from '../core/approvals/notifications';
 import type { EventLog } from '../core/events/event-log';
 import type { AgentActivities } from '../core/run/contract';
 import type { ApprovalDesk, ApprovalDeskEvent } from './tool-call/approval-desk';
+import { notificationFailed } from '../integrations/telemetry/workflow-spans';
 
 const TYPES: Readonly<Record<ApprovalDeskEvent['kind'], NotificationEventType>> = {
   requested: 'approval.requested',
@@ -91,6 +92,7 @@ export async function deliverNotifications(input: DeliverNotificationsInput): Pr
     if (s.status === 'fulfilled') return;
     const n = input.notifications[i]!;
     failed.push({ target: n.target, id: n.id, error: failureMessage(s.reason) });
+    notificationFailed(n.payload.agent, n.target, n.payload.type);
     workflowLog.warn('notification_failed', {
       kind: n.payload.type,
       callId: n.payload.callId,
@@ -149,6 +151,7 @@ export class Notifier {
         if (this.handedOver) return;
         const failure = { kind: n.payload.type, callId: n.payload.callId, target: n.target, error: failureMessage(err) };
         workflowLog.warn('notification_failed', failure);
+        notificationFailed(this.agent, n.target, n.payload.type);
         this.log.push({ type: 'notification_failed', ...failure });
       },
     );

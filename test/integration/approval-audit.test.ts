@@ -10,7 +10,9 @@ import { serveHttpApi } from '../../apps/http/server';
 import type { AuditRecord } from '../../src/core/approvals/audit';
 import { defineTool } from '../../src/agents/define';
 import { ScriptedAgents } from '../helpers/agents';
-import { waitForPending } from '../helpers/events';
+import { pollUntil, waitForPending } from '../helpers/events';
+import type { AgentRun } from '../../src/client/run';
+import type { RunAudit } from '../../src/client/audit';
 import type { Harness } from '../helpers/harness';
 import { startHarness, testId } from '../helpers/harness';
 
@@ -86,8 +88,13 @@ describe('approval audit trail', () => {
     const run = await h.client.start('audited', { input: 'go', workflowId: testId('audit-paths') });
     await waitForPending(run);
     await run.decide({ callId: 'call_1_0', decision: 'approve', by: 'ops:alice', reason: 'checked' });
-    await run.handle.signal('approval', { callId: 'call_1_1', decision: 'deny', by: 'ops:bob' });
-    await run.handle.executeUpdate('decide', { args: [{ callId: 'call_1_2', decision: 'skip', by: 'ops:carol' }] });
+    // A signal is no update: the update id it claims is not recorded; an update's own id is, whatever the payload claims.
+    await run.handle.signal('approval', { callId: 'call_1_1', decision: 'deny', by: 'ops:bob', updateId: 'claimed' });
+    const updateId = `raw-update-${randomUUID()}`;
+    await run.handle.executeUpdate('decide', {
+      args: [{ callId: 'call_1_2', decision: 'skip', by: 'ops:carol', updateId: 'claimed' }],
+      updateId,
+    });
     const result = await run.result();
     expect(result.status).toBe('success');
     const trail = await run.audit();
@@ -100,6 +107,10 @@ describe('approval audit trail', () => {
       ['call_1_2', 'decided', 'skip', 'ops:carol', 'temporal', 'update'],
       ['call_1_3', 'expired', 'deny', null, 'timeout', null],
     ]);
+    const decision = (callId: string) => trail.find((r) => r.callId === callId && r.kind === 'decided');
+    expect(decision('call_1_0')?.updateId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(decision('call_1_1')?.updateId).toBeUndefined();
+    expect(decision('call_1_2')?.updateId).toBe(updateId);
     expect(trail.find((r) => r.callId === 'call_1_0' && r.kind === 'decided')).toMatchObject({
       reason: 'checked',
       tool: 'deploy',
@@ -134,6 +145,37 @@ describe('approval audit trail', () => {
       ['call_1_1', 'ops:alice', 'console'],
     ]);
     expect((await http(TOKENS.nobody, `${path}/audit`)).status).toBe(403);
+  });
+
+  it('client.audit({ by, rule }) reads only the runs whose search attributes name them', async () => {
+    const who = `ops:narrow-${randomUUID().slice(0, 8)}`;
+    const rule = `r-${randomUUID().slice(0, 8)}`;
+    const decideBoth = async (workflowId: string, first: Parameters<AgentRun['decide']>[0] | undefined) => {
+      const run = await h.client.start('audited_http', { input: 'go', workflowId });
+      await waitForPending(run);
+      await run.decide(first ?? { callId: 'call_1_0', decision: 'approve', by: 'ops:other' });
+      await run.decide({ callId: 'call_1_1', decision: 'approve', by: 'ops:other' });
+      expect((await run.result()).status).toBe('success');
+      return run.workflowId;
+    };
+    const named = await decideBoth(testId('audit-narrow'), {
+      callId: 'call_1_0',
+      decision: 'approve',
+      by: who,
+      rule: { id: rule, version: 2, scope: 'agent' },
+    });
+    await decideBoth(testId('audit-narrow-newer'), undefined);
+    // One run read, newest first: the newer run would be the one, were the runs not narrowed to those that name them.
+    const shown = (found: RunAudit[]) => found.map((r) => [r.workflowId, r.records.map((x) => [x.callId, x.by])]);
+    const expected = [[named, [['call_1_0', who]]]];
+    for (const q of [{ by: who }, { rule }]) {
+      const found = await pollUntil(
+        () => h.client.audit({ agent: 'audited_http', since: '10m', runs: 1, ...q }),
+        (r) => r.length > 0,
+        `runs naming ${JSON.stringify(q)}`,
+      );
+      expect(shown(found)).toEqual(expected);
+    }
   });
 
   it('client.audit() finds records across runs, filtered by path, who and tool', async () => {

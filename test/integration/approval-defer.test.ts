@@ -282,5 +282,23 @@ describe('sub-agents', () => {
     );
     await run.decide({ callId, decision: 'approve', by: 'ops:bob' });
     expect((await resultWithin(run)).status).toBe('success');
+    // The parent's trail says what it forwarded; the child's records follow, tagged with the child.
+    const trail = await run.audit({ children: true });
+    const [childId] = trail.filter((r) => r.child).map((r) => r.child);
+    expect(childId).toBeDefined();
+    expect(
+      trail.filter((r) => !r.child && r.kind === 'forwarded').map((r) => [r.callId, r.forwarded, r.by, r.decision ?? null, r.path]),
+    ).toEqual([
+      [callId, { kind: 'defer', workflowId: childId }, 'ops:alice', null, 'sdk'],
+      [callId, { kind: 'delegate', workflowId: childId }, 'ops:alice', null, 'sdk'],
+      [callId, { kind: 'decision', workflowId: childId }, 'ops:bob', 'approve', 'sdk'],
+    ]);
+    expect(trail.filter((r) => r.child).map((r) => [r.kind, r.by ?? null, r.path ?? null])).toEqual([
+      ['requested', null, null],
+      ['deferred', 'ops:alice', 'sdk'],
+      ['returned', null, null],
+      ['delegated', 'ops:alice', 'sdk'],
+      ['decided', 'ops:bob', 'sdk'],
+    ]);
   });
 });

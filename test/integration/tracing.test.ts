@@ -45,6 +45,20 @@ const agentPlain = scripted.add(
   { tools: [echo, deploy] },
 );
 const agentContent = scripted.add('tracing-content', script, { tools: [echo, deploy] });
+// One call waits (deferred, returned, decided), the other is denied by the run policy with nobody asked.
+const agentAudit = scripted.add(
+  'tracing-audit',
+  [
+    {
+      toolCalls: [
+        { name: 'deploy', args: { service: 'svc' } },
+        { name: 'echo', args: { text: 'hi' } },
+      ],
+    },
+    { text: 'done' },
+  ],
+  { tools: [echo, deploy] },
+);
 const agents = scripted.agents;
 const providers = { scripted: scripted.provider };
 
@@ -108,7 +122,7 @@ async function tracedRun(s: Side, agent: string): Promise<{ workflowId: string; 
   const run = await s.client.start(agent, { input: 'secret-prompt-text' });
   const [pending] = await waitForPending(run);
   await new Promise((r) => setTimeout(r, 300)); // a measurable wait
-  await run.decide({ callId: pending!.callId, decision: 'approve', by: 'ops:alice' });
+  await run.decide({ callId: pending!.callId, decision: 'approve', by: 'ops:alice', reason: 'secret-approval-reason' });
   expect((await resultWithin(run)).status).toBe('success');
   const start = exporter
     .getFinishedSpans()
@@ -219,6 +233,8 @@ describe('tracing', () => {
     for (const secret of ['secret-prompt-text', 'secret-echo-text', 'secret-service', 'secret-answer']) expect(text).not.toContain(secret);
     for (const key of ['gen_ai.input.messages', 'gen_ai.output.messages', 'gen_ai.tool.call.arguments', 'gen_ai.tool.call.result'])
       expect(text).not.toContain(key);
+    // Nor the reason people gave for a decision (the approval span's events).
+    expect(JSON.stringify(traced.spans.map((sp) => sp.events))).not.toContain('secret-approval-reason');
   });
 
   it('records them with captureContent', async () => {
@@ -231,6 +247,48 @@ describe('tracing', () => {
     const echoSpan = one(spans, 'execute_tool echo');
     expect(JSON.parse(echoSpan.attributes['gen_ai.tool.call.arguments'] as string)).toEqual({ text: 'secret-echo-text' });
     expect(echoSpan.attributes['gen_ai.tool.call.result']).toBe('secret-echo-text');
+    const decided = one(spans, 'approval deploy').events.find((e) => e.name === 'approval.decided');
+    expect(decided?.attributes).toMatchObject({
+      'durable_agent.approval.reason': 'secret-approval-reason',
+      'durable_agent.approval.by': 'ops:alice',
+    });
+  });
+
+  it('puts what happened to an approval on its span as events, and a zero-length span for a call decided with nobody asked', async () => {
+    const s = sides.plain;
+    const run = await s.client.start(agentAudit.name, { input: 'go', policy: { echo: 'deny' } });
+    const [pending] = await waitForPending(run);
+    await run.defer({ callId: pending!.callId, until: new Date(Date.now() + 200), by: 'ops:bob' });
+    await waitForPending(run); // it returns to the inbox at its time
+    await run.decide({ callId: pending!.callId, decision: 'approve', by: 'ops:alice', reason: 'secret-reason-text' });
+    expect((await resultWithin(run)).status).toBe('success');
+    const mine = () => exporter.getFinishedSpans().filter((sp) => sp.attributes['gen_ai.agent.name'] === agentAudit.name);
+    for (let i = 0; i < 50 && mine().length < 3; i++) await new Promise((r) => setTimeout(r, 100));
+    const waited = one(mine(), 'approval deploy');
+    expect(waited.events.map((e) => [e.name, e.attributes])).toEqual([
+      ['approval.requested', {}],
+      [
+        'approval.deferred',
+        {
+          'durable_agent.approval.by': 'ops:bob',
+          'durable_agent.approval.path': 'sdk',
+          'durable_agent.approval.until': expect.any(String),
+        },
+      ],
+      ['approval.returned', {}],
+      ['approval.decided', { 'durable_agent.approval.by': 'ops:alice', 'durable_agent.approval.path': 'sdk' }],
+    ]);
+    expect(waited.attributes).toMatchObject({ 'durable_agent.approval.decision': 'approve', 'durable_agent.approval.path': 'sdk' });
+    // A reason is what a person wrote: not recorded.
+    expect(JSON.stringify(waited.events)).not.toContain('secret-reason-text');
+    const auto = one(mine(), 'approval echo');
+    expect(auto.attributes).toMatchObject({
+      'durable_agent.approval.decision': 'deny',
+      'durable_agent.approval.path': 'policy',
+      'durable_agent.approval.wait_ms': 0,
+    });
+    expect(auto.duration).toEqual([0, 0]);
+    expect(auto.events.map((e) => e.name)).toEqual(['approval.decided']);
   });
 
   it('adds no span when the run is replayed with the same tracing, and replays without tracing too', async () => {

@@ -117,8 +117,17 @@ async function waitForPending(run: AgentRun): Promise<void> {
 }
 
 const of = (run: AgentRun) => (r: Received) => r.payload.workflowId === run.workflowId;
+// A decision's update id is its own in each run.
 const shape = (events: AgentEvent[]) =>
-  events.filter((e) => e.type !== 'notification_failed').map((e) => ({ ...e, seq: undefined, at: undefined, latencyMs: undefined }));
+  events
+    .filter((e) => e.type !== 'notification_failed')
+    .map((e) => ({
+      ...e,
+      seq: undefined,
+      at: undefined,
+      latencyMs: undefined,
+      ...(e.type === 'approval_decided' ? { updateId: undefined } : {}),
+    }));
 
 /** Approve the run's call once `ready` holds; its result and events. */
 async function approved(name: string, ready: (r: Received[]) => boolean) {

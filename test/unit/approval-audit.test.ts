@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { auditRecords, matchesAudit } from '../../src/core/approvals/audit';
+import { auditIdentityKey, auditRecords, matchesAudit } from '../../src/core/approvals/audit';
+import { auditNarrowing } from '../../src/client/audit';
 import type { AgentEvent } from '../../src/core/events/events';
 
 const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
@@ -90,5 +91,33 @@ describe('auditRecords', () => {
     expect(records.filter((r) => matchesAudit(r, { by: 'ops:a' })).map((r) => r.callId)).toEqual(['c1']);
     expect(records.filter((r) => matchesAudit(r, { tool: 'deploy', decision: 'deny' })).map((r) => r.callId)).toEqual(['c3']);
     expect(records.filter((r) => matchesAudit(r, { since: at(3), until: at(5) })).map((r) => r.seq)).toEqual([3, 4]);
+  });
+});
+
+describe('audit search attributes', () => {
+  it('hash identities stably (FNV-1a 64, hex), distinct for distinct identities', () => {
+    // FNV-1a 64 of "" and "a" (published test vectors).
+    expect(auditIdentityKey('')).toBe('fnv1a64:cbf29ce484222325');
+    expect(auditIdentityKey('a')).toBe('fnv1a64:af63dc4c8601ec8c');
+    expect(auditIdentityKey('ops:alice')).not.toBe(auditIdentityKey('ops:bob'));
+    expect(auditIdentityKey('ops:alice')).not.toContain('alice');
+  });
+
+  it('narrow client.audit by who decided and by rule; not for other kinds of records, nor for a rule id that cannot be quoted', () => {
+    expect(auditNarrowing({})).toEqual([]);
+    expect(auditNarrowing({ by: 'a' })).toEqual(["DurableAgentApprovalBy = 'fnv1a64:af63dc4c8601ec8c'"]);
+    expect(auditNarrowing({ by: 'a', kind: 'decided', rule: 'r-1' })).toEqual([
+      "DurableAgentApprovalBy = 'fnv1a64:af63dc4c8601ec8c'",
+      "DurableAgentApprovalRules = 'r-1'",
+    ]);
+    expect(auditNarrowing({ by: 'a', kind: 'deferred' })).toEqual([]);
+    expect(auditNarrowing({ rule: "r' OR 1=1" })).toEqual([]);
+  });
+
+  it('filter records by rule id', () => {
+    const r = { at: at(1), seq: 1, workflowId: 'w', kind: 'decided' as const, rule: { id: 'r-1', scope: 'agent' as const } };
+    expect(matchesAudit(r, { rule: 'r-1' })).toBe(true);
+    expect(matchesAudit(r, { rule: 'r-2' })).toBe(false);
+    expect(matchesAudit({ ...r, rule: undefined }, { rule: 'r-1' })).toBe(false);
   });
 });

@@ -55,6 +55,8 @@ export interface AuditRecord {
   /** `delegated`/`escalated`: who may decide now; `deferred`: ISO time it returns. */
   to?: string[];
   until?: string;
+  /** `forwarded`: what the run sent on to the sub-agent that waits for the call, and that sub-agent's run. */
+  forwarded?: { kind: 'decision' | 'defer' | 'delegate'; workflowId: string };
 }
 
 /** Filters on audit records (every given field must match). */
@@ -68,6 +70,22 @@ export interface AuditFilter {
   decision?: AuditRecord['decision'];
   path?: AuditPath;
   kind?: AuditKind;
+  /** Records of this rule (its id). */
+  rule?: string;
+}
+
+/**
+ * The search-attribute value that stands for identity `by` in `DurableAgentApprovalBy`: a hash (FNV-1a,
+ * 64 bits, hex), as search attributes are stored in plain text on the server. It only narrows which runs are
+ * read (a collision reads one run more); records are always matched on `by` itself. Pure: workflow and client.
+ */
+export function auditIdentityKey(by: string): string {
+  let h = 0xcbf29ce484222325n;
+  for (let i = 0; i < by.length; i++) {
+    h ^= BigInt(by.charCodeAt(i));
+    h = (h * 0x100000001b3n) & 0xffffffffffffffffn;
+  }
+  return `fnv1a64:${h.toString(16).padStart(16, '0')}`;
 }
 
 /** An event as read from a run: its `seq`/`at` and, when read through a parent, the child's tag. */
@@ -156,6 +174,7 @@ function recordOf(e: SeenEvent): Body | undefined {
         kind: 'forwarded',
         callId: e.callId,
         by: e.by,
+        forwarded: { kind: e.kind, workflowId: e.workflowId },
         ...(e.decision ? { decision: e.decision } : {}),
         path: e.path ?? 'temporal',
       };
@@ -173,5 +192,6 @@ export function matchesAudit(r: AuditRecord, filter: AuditFilter): boolean {
   if (filter.decision !== undefined && r.decision !== filter.decision) return false;
   if (filter.path !== undefined && r.path !== filter.path) return false;
   if (filter.kind !== undefined && r.kind !== filter.kind) return false;
+  if (filter.rule !== undefined && r.rule?.id !== filter.rule) return false;
   return true;
 }

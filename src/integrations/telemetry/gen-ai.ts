@@ -41,6 +41,16 @@ export const AGENT_ATTR = {
   approvalDecision: 'durable_agent.approval.decision',
   approvalBy: 'durable_agent.approval.by',
   approvalWaitMs: 'durable_agent.approval.wait_ms',
+  /** How a decision reached the run (`sdk`, `cli`, `http`, `console`, `chat`, `temporal`, `rule`, `timeout`, `policy`). */
+  approvalPath: 'durable_agent.approval.path',
+  approvalRuleId: 'durable_agent.approval.rule.id',
+  approvalRuleVersion: 'durable_agent.approval.rule.version',
+  /** Who may decide now (escalated, delegated). */
+  approvalTo: 'durable_agent.approval.to',
+  /** The reason people gave (content: only with `captureContent`). */
+  approvalReason: 'durable_agent.approval.reason',
+  /** ISO time a deferred approval returns. */
+  approvalUntil: 'durable_agent.approval.until',
 } as const;
 
 /** GenAI operation names used here. */
@@ -64,6 +74,7 @@ export const METRIC = {
   approvalsRequested: 'durable_agent_approvals_requested',
   approvalsClosed: 'durable_agent_approvals_closed',
   approvalWait: 'durable_agent_approval_wait',
+  notificationsFailed: 'durable_agent_notifications_failed',
 } as const;
 
 /** Name of the tracer (instrumentation scope) of durable-agent's own spans. */

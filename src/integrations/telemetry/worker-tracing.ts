@@ -14,6 +14,7 @@ import type { ClientOptions } from '@temporalio/client';
 import type { AgentActivities } from '../../core/run/contract';
 import type { TranscriptStore } from '../store/transcript-store';
 import { withGenAiSpans } from './activity-spans';
+import { dropApprovalReasons } from './approval-content';
 import type { Tracing, TracingOptions } from './tracing';
 import { tracingFrom } from './tracing';
 import { loadPeer, PEERS } from '../optional-peer';
@@ -75,7 +76,12 @@ export class WorkerTracing {
       ...options,
       sinks: {
         ...options.sinks,
-        exporter: interceptors().makeWorkflowExporter(this.tracing.spanProcessor as SpanProcessor, this.tracing.resource as Resource),
+        exporter: interceptors().makeWorkflowExporter(
+          this.tracing.captureContent
+            ? (this.tracing.spanProcessor as SpanProcessor)
+            : dropApprovalReasons(this.tracing.spanProcessor as SpanProcessor),
+          this.tracing.resource as Resource,
+        ),
       },
     };
   }

@@ -4,7 +4,7 @@
  * is never lost or applied twice, whatever happens to workers. A decision signal for a call the run has
  * not reached yet (it overtook the replay of the step that asks) is kept and applied when that call asks.
  */
-import { ApplicationFailure, condition, isCancellation, patched, setHandler } from '@temporalio/workflow';
+import { ApplicationFailure, condition, currentUpdateInfo, isCancellation, patched, setHandler } from '@temporalio/workflow';
 import type {
   ApprovalDecision,
   ApprovalRule,
@@ -25,7 +25,7 @@ import type { ToolOutcome } from '../../core/tool-calls/outcomes';
 import { decisionOutcome, expiredOutcome, withdrawnOutcome } from '../../core/tool-calls/outcomes';
 import type { JsonObject } from '../../core/messages/json';
 import type { ApprovalClose, ApprovalTrace } from '../../integrations/telemetry/workflow-spans';
-import { approvalClosed, approvalOpened } from '../../integrations/telemetry/workflow-spans';
+import { approvalClosed, approvalEvent, approvalOpened } from '../../integrations/telemetry/workflow-spans';
 import type { PlannedCall } from '../../core/tool-calls/plan';
 import type { PendingApprovalsOptions } from '../definitions';
 import {
@@ -149,12 +149,13 @@ export class ApprovalDesk {
     setHandler(
       decideUpdate,
       (payload: unknown) => {
-        const d = (parseDecision(payload) as { value: ApprovalDecision }).value;
+        const d = withUpdateId((parseDecision(payload) as { value: ApprovalDecision }).value);
         const child = this.inChild(d.callId);
         if (child && this.children) {
           // A sub-agent's call: the child decides it (a signal; the validator checked it against the child's last report).
+          this.forwarded(d.callId, child.via, 'decision', d);
           return this.children
-            .forward(child.via, { ...d, callId: child.childCallId })
+            .forward(child.via, { ...withoutUpdateId(d), callId: child.childCallId })
             .then(() => ({ callId: d.callId, tool: child.pending.tool, decision: d.decision, by: d.by, applied: [d.callId] }));
         }
         // A call being gated: the caller waits for its gate, then the decision applies if it asked.
@@ -201,10 +202,12 @@ export class ApprovalDesk {
   private onSignal(payload: unknown): void {
     const parsed = parseDecision(payload);
     if (!parsed.ok) return this.refused(payload, parsed.error);
-    const d = parsed.value;
+    // A signal is no update: an `updateId` it claims is not recorded.
+    const d = withoutUpdateId(parsed.value);
     const child = this.inChild(d.callId);
     if (child && this.children) {
       // A sub-agent's call: the child decides it (and refuses it there if it no longer applies).
+      this.forwarded(d.callId, child.via, 'decision', d);
       void this.children.forward(child.via, { ...d, callId: child.childCallId }).catch(() => undefined);
       return;
     }
@@ -478,7 +481,11 @@ export class ApprovalDesk {
 
   private settle(entry: Entry, decided: Decided, via: 'signal' | 'update', sticky: boolean): void {
     entry.decided = decided;
-    this.closeTrace(entry, decided.decision, decided.by);
+    this.closeTrace(entry, decided.decision, decided.by, {
+      path: decided.path ?? 'temporal',
+      ...(decided.rule ? { rule: decided.rule } : {}),
+      ...(decided.reason ? { reason: decided.reason } : {}),
+    });
     const { callId, tool, step } = entry.pending;
     this.log.push({
       type: 'approval_decided',
@@ -498,8 +505,8 @@ export class ApprovalDesk {
   }
 
   /** The approval's span and metrics (no-ops without tracing and metrics; never emitted on replay). */
-  private closeTrace(entry: Entry, how: ApprovalClose, by?: string): void {
-    approvalClosed(entry.trace, how, by);
+  private closeTrace(entry: Entry, how: ApprovalClose, by?: string, detail?: { path: AuditPath; rule?: RuleRef; reason?: string }): void {
+    approvalClosed(entry.trace, how, by, detail);
   }
 
   /** Register the `defer` and `delegate` signals and updates. */
@@ -566,6 +573,7 @@ export class ApprovalDesk {
   private async act(r: DeferRequest | DelegateRequest, kind: 'defer' | 'delegate'): Promise<DeferReceipt | DelegateReceipt> {
     const child = this.inChild(r.callId);
     if (child && this.children) {
+      this.forwarded(r.callId, child.via, kind, r);
       const forwarded = { ...r, callId: child.childCallId };
       await (kind === 'defer'
         ? this.children.forwardSignal(child.via, deferSignal, forwarded as DeferRequest)
@@ -581,6 +589,7 @@ export class ApprovalDesk {
     if ('until' in r) {
       entry.pending.deferredUntil = r.until;
       this.log.push({ type: 'approval_deferred', step, callId, tool, until: r.until, by: r.by, ...extra });
+      approvalEvent(entry.trace, 'approval.deferred', { by: r.by, path: r.path ?? 'temporal', until: r.until, ...reasonOf(r) });
       void this.returnAt(entry, r.until);
       this.changed();
       return { callId, tool, until: r.until, by: r.by };
@@ -588,6 +597,7 @@ export class ApprovalDesk {
     entry.pending.assignee = r.to;
     entry.delegations = (entry.delegations ?? 0) + 1;
     this.log.push({ type: 'approval_delegated', step, callId, tool, to: r.to, by: r.by, ...extra });
+    approvalEvent(entry.trace, 'approval.delegated', { by: r.by, path: r.path ?? 'temporal', to: [r.to], ...reasonOf(r) });
     this.changed();
     return { callId, tool, to: r.to, by: r.by };
   }
@@ -601,6 +611,7 @@ export class ApprovalDesk {
       delete entry.pending.deferredUntil;
       const { callId, tool, step } = entry.pending;
       this.log.push({ type: 'approval_returned', step, callId, tool });
+      approvalEvent(entry.trace, 'approval.returned');
       if (entry.escalateOnReturn) this.escalate(entry, entry.escalateOnReturn);
       this.changed();
     } catch (err) {
@@ -628,7 +639,28 @@ export class ApprovalDesk {
     entry.pending.escalated = { at: new Date().toISOString(), to: [...escalation.to] };
     const { callId, tool, step } = entry.pending;
     this.log.push({ type: 'approval_escalated', step, callId, tool, to: [...escalation.to] });
+    approvalEvent(entry.trace, 'approval.escalated', { path: 'timeout', to: escalation.to });
     this.emit({ kind: 'escalated', pending: entry.pending, to: [...escalation.to] });
+  }
+
+  /** Note in the run's own log that a decision, defer or delegation on a sub-agent's call went to that sub-agent. */
+  private forwarded(
+    callId: string,
+    workflowId: string,
+    kind: 'decision' | 'defer' | 'delegate',
+    r: { by: string; path?: AuditPath; decision?: Decision },
+  ): void {
+    // Runs recorded before the audit events forwarded without a word: their events keep their `seq`.
+    if (!patched('approval-audit-events')) return;
+    this.log.push({
+      type: 'approval_forwarded',
+      callId,
+      workflowId,
+      kind,
+      by: r.by,
+      ...(r.decision ? { decision: r.decision } : {}),
+      ...(r.path ? { path: r.path } : {}),
+    });
   }
 
   private refused(payload: unknown, reason: string): void {
@@ -640,4 +672,26 @@ export class ApprovalDesk {
       reason,
     });
   }
+}
+
+/**
+ * `d` as the `decide` update that carries it: the update's own id recorded (what a client may have put in
+ * `updateId` does not count), so the audit finds the update in the run's history. Only event data changes:
+ * no command, so no `patched()` (events are workflow state; recorded runs keep their `seq`).
+ */
+function withUpdateId(d: ApprovalDecision): ApprovalDecision {
+  const id = currentUpdateInfo()?.id;
+  const { updateId: _claimed, ...rest } = d;
+  return id ? { ...rest, updateId: id } : rest;
+}
+
+/** A decision forwarded to a sub-agent (by signal): the parent's update id means nothing in the child's history. */
+function withoutUpdateId(d: ApprovalDecision): ApprovalDecision {
+  const { updateId: _id, ...rest } = d;
+  return rest;
+}
+
+/** The reason of a defer or delegation, for its span event. */
+function reasonOf(r: { reason?: string }): { reason?: string } {
+  return r.reason ? { reason: r.reason } : {};
 }

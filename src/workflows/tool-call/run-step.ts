@@ -26,6 +26,7 @@ import { checkedGates, knownGates } from './gate';
 import { runConsolidateCall } from './consolidate';
 import { runSubAgentCall } from './sub-agent';
 import { waitCall } from './wait-tool';
+import { approvalAuto } from '../../integrations/telemetry/workflow-spans';
 
 /** Calls started while the model streamed (see `early-starts.ts`), as the tool step takes them. */
 export interface EarlyCalls {
@@ -63,6 +64,7 @@ export class ToolStep {
       // Name what decided a call nobody was asked about (new runs: `seq` of recorded ones must not move).
       if (auto && patched('approval-audit-events')) {
         ctx.log.push(auto);
+        approvalAuto(ctx.spec.name, auto.tool, auto.callId, auto.decision, auto);
         this.autoApprovals.set(call.callId, {
           decision: auto.decision === 'allow' ? 'approve' : 'deny',
           by: auto.by ?? 'run policy',
