@@ -5,7 +5,7 @@
 import type { EarlyStartsInput } from '../tool-calls/early';
 import type { AggregateResultsInput, AggregateResultsOutput } from '../sub-agents/consolidate';
 import type { JsonObject } from '../messages/json';
-import type { ApprovalDecision, ApprovalRule, PendingApproval, RunPolicy } from '../approvals/approvals';
+import type { ApprovalDecision, ApprovalRule, PendingApproval, RuleSet, RunPolicy } from '../approvals/approvals';
 import type { NotifyInput } from '../approvals/notifications';
 import type { UserMessageInput } from '../messages/user-messages';
 import type { Message, ToolOutput } from '../messages/messages';
@@ -98,6 +98,8 @@ export interface ContinuedRun {
   queuedDecisions: ApprovalDecision[];
   /** Run-scope rules people made ("approve and stop asking", "always reject"); absent before issue 26. */
   runRules?: ApprovalRule[];
+  /** The standing rule set the run knew (absent: none, or before issue 26). */
+  standingRules?: RuleSet;
   /** Messages waiting for the model, and whether the session was asked to end. */
   inbox: { messages: Array<{ message: UserMessageInput; via: 'signal' | 'update' }>; ended: boolean };
   /**

@@ -15,10 +15,15 @@ import type {
   Decision,
   PendingApproval,
   RuleRef,
+  RuleSet,
+  RunRulesInput,
+  Gate,
   ToolCallApproval,
 } from '../../core/approvals/approvals';
 import { parseDecision, refusal, signalDisposition } from '../../core/approvals/approvals';
 import { matchRules, ruleRef, runRuleOf } from '../../core/approvals/run-rules';
+import type { RuleScopeOf } from '../../core/approvals/standing-rules';
+import { asRuleSet, NO_RULES, ruleFits } from '../../core/approvals/standing-rules';
 import type { DecisionReceipt, RefusalDetails } from '../../core/run/contract';
 import type { EventLog } from '../../core/events/event-log';
 import type { ToolOutcome } from '../../core/tool-calls/outcomes';
@@ -36,6 +41,7 @@ import {
   delegateSignal,
   delegateUpdate,
   pendingApprovalsQuery,
+  rulesChangedSignal,
 } from '../definitions';
 import type { DeferReceipt, DeferRequest, DelegateReceipt, DelegateRequest } from '../../core/approvals/deferrals';
 import { deferRefusal, delegateRefusal, inInbox, parseDefer, parseDelegate } from '../../core/approvals/deferrals';
@@ -85,6 +91,17 @@ interface Entry {
   escalateOnReturn?: ApprovalEscalation;
   /** For the approval's span and metrics (no-ops without tracing and metrics). */
   trace: ApprovalTrace;
+  /** The call, and its predicate's recorded answer, when a tool call asked (re-gated when the rules change). */
+  call?: PlannedCall;
+  check?: boolean;
+}
+
+/** How a call was gated, as the desk records it with the request. */
+export interface GatedAs {
+  /** The rule (or policy entry) that asked, when one did. */
+  rule?: ApprovalRule;
+  /** The recorded answer of the tool's predicate, when it was asked. */
+  check?: boolean;
 }
 
 /** What waiting for a person came to. */
@@ -101,6 +118,68 @@ export class ApprovalDesk {
   readonly runRules: ApprovalRule[] = [];
   /** The approvals the run's sub-agents wait for: listed with the run's own, decisions on them forwarded. */
   private children: ChildApprovals | undefined;
+  /** The standing rule set the run knows (the newest version it read or was sent). */
+  private standing: RuleSet = NO_RULES;
+  /** Who the run is for standing rules' scopes, and the rules its agent's code defines (set once the spec is known). */
+  private ruleScope: { who: RuleScopeOf; code: readonly ApprovalRule[] } | undefined;
+  /** Gates a waiting call again (set by the run once its tools are known); see {@link adoptRules}. */
+  private regate: ((call: PlannedCall, check: boolean | undefined) => Gate) | undefined;
+
+  /** Standing rules apply to this run as `who` (with the rules of its agent's code); `regate` gates a waiting call again. */
+  useRules(who: RuleScopeOf, code: readonly ApprovalRule[], regate: (call: PlannedCall, check: boolean | undefined) => Gate): void {
+    this.ruleScope = { who, code };
+    this.regate = regate;
+  }
+
+  /** The version of the standing rule set the run knows (0: none). */
+  get rulesVersion(): number {
+    return this.standing.version;
+  }
+
+  /** What a gate consults besides the run policy, for a call with `args` (undefined: not known yet), now. */
+  gateRules(args: JsonObject | undefined): RunRulesInput {
+    const nowMs = Date.now();
+    const scope = this.ruleScope;
+    const standing = scope ? [...scope.code, ...this.standing.rules.filter((r) => ruleFits(r, scope.who, nowMs))] : [];
+    return { rules: this.runRules, args, nowMs, ...(standing.length ? { standing } : {}) };
+  }
+
+  /**
+   * Take a newer standing rule set (a version the run has not seen; older ones are ignored). With
+   * `regate`, waiting calls are gated again: one a rule now denies or allows is decided by that rule.
+   */
+  adoptRules(set: RuleSet, regate: boolean): boolean {
+    if (set.version <= this.standing.version) return false;
+    this.standing = set;
+    if (regate) this.regateWaiting();
+    return true;
+  }
+
+  /** Gate the run's own waiting calls again: a rule that now denies or allows one decides it (`by: rule:<id>`, path `rule`). */
+  private regateWaiting(): void {
+    if (!this.regate) return;
+    let any = false;
+    for (const e of this.entries.values()) {
+      if (e.decided || e.closed || !e.call) continue;
+      const gate = this.regate(e.call, e.check);
+      if ((gate.kind !== 'run' && gate.kind !== 'deny') || gate.why !== 'rule') continue;
+      const rule = gate.rule;
+      this.settle(
+        e,
+        {
+          decision: gate.kind === 'run' ? 'approve' : 'deny',
+          by: `rule:${rule.id}`,
+          ...(rule.reason ? { reason: rule.reason } : {}),
+          path: 'rule',
+          rule: ruleRef(rule),
+        },
+        'signal',
+        false,
+      );
+      any = true;
+    }
+    if (any) this.changed();
+  }
 
   /** Listeners of requests, escalations, decisions and expiries (none by default). */
   private readonly hooks: ApprovalEventHook[] = [];
@@ -145,6 +224,12 @@ export class ApprovalDesk {
       return options?.includeDeferred ? all : all.filter(inInbox);
     });
     this.installDeferrals();
+    setHandler(rulesChangedSignal, (payload: unknown) => {
+      // Runs recorded before standing rules left this signal unread: keep that on replay.
+      if (!patched('standing-rules')) return;
+      const set = asRuleSet(payload);
+      if (set) this.adoptRules(set, true);
+    });
     setHandler(approvalSignal, (payload: unknown) => this.onSignal(payload));
     setHandler(
       decideUpdate,
@@ -226,11 +311,12 @@ export class ApprovalDesk {
   }
 
   /** What the next execution must keep when the run continues as new (no request is open then). */
-  carried(): { approvedTools: string[]; queuedDecisions: ApprovalDecision[]; runRules?: ApprovalRule[] } {
+  carried(): { approvedTools: string[]; queuedDecisions: ApprovalDecision[]; runRules?: ApprovalRule[]; standingRules?: RuleSet } {
     return {
       approvedTools: [...this.approvedTools],
       queuedDecisions: [...this.queued.values()],
       ...(this.runRules.length ? { runRules: [...this.runRules] } : {}),
+      ...(this.standing.version > 0 ? { standingRules: this.standing } : {}),
     };
   }
 
@@ -239,10 +325,12 @@ export class ApprovalDesk {
     approvedTools: readonly string[];
     queuedDecisions: readonly ApprovalDecision[];
     runRules?: readonly ApprovalRule[];
+    standingRules?: RuleSet;
   }): void {
     for (const t of state.approvedTools) this.approvedTools.add(t);
     for (const d of state.queuedDecisions) this.queued.set(d.callId, d);
     this.runRules.push(...(state.runRules ?? []));
+    if (state.standingRules) this.adoptRules(state.standingRules, false);
   }
 
   /** How the approval of `callId` was settled, for the report; undefined while it waits or when it never asked. */
@@ -264,9 +352,24 @@ export class ApprovalDesk {
     return this.pending().filter(inInbox);
   }
 
-  /** Ask for a person's decision on `call`; a decision that arrived for it earlier is applied now. */
-  request(call: PlannedCall, spec: ApprovalSpec | undefined): void {
-    this.open(call.callId, call.step, call.tool.name, call.args, spec);
+  /**
+   * Ask for a person's decision on `call`; a decision that arrived for it earlier is applied now. `gated`:
+   * the rule that asked (its `ask` settings shape the request) and the predicate's answer.
+   */
+  request(call: PlannedCall, spec: ApprovalSpec | undefined, gated: GatedAs = {}): void {
+    const ask = gated.rule?.action === 'ask' ? gated.rule.ask : undefined;
+    const asked: ApprovalSpec | undefined = ask
+      ? {
+          mode: spec?.mode ?? 'always',
+          onTimeout: spec?.onTimeout ?? 'deny',
+          ...(spec?.approvers?.length ? { approvers: spec.approvers } : ask.approvers?.length ? { approvers: ask.approvers } : {}),
+          ...((ask.timeoutMs ?? spec?.timeoutMs) !== undefined ? { timeoutMs: ask.timeoutMs ?? spec?.timeoutMs } : {}),
+          ...((ask.escalate ?? spec?.escalation) ? { escalation: ask.escalate ?? spec?.escalation } : {}),
+        }
+      : spec;
+    const entry = this.open(call.callId, call.step, call.tool.name, call.args, asked, undefined, gated.rule);
+    entry.call = call;
+    if (gated.check !== undefined) entry.check = gated.check;
   }
 
   /**
@@ -294,7 +397,15 @@ export class ApprovalDesk {
     return entry.decided;
   }
 
-  private open(callId: string, step: number, tool: string, args: JsonObject, spec: ApprovalSpec | undefined, question?: string): Entry {
+  private open(
+    callId: string,
+    step: number,
+    tool: string,
+    args: JsonObject,
+    spec: ApprovalSpec | undefined,
+    question?: string,
+    askedBy?: ApprovalRule,
+  ): Entry {
     const now = Date.now();
     const call = { callId, step };
     const pending: PendingApproval = {
@@ -306,6 +417,7 @@ export class ApprovalDesk {
       ...(spec?.timeoutMs !== undefined ? { expiresAt: new Date(now + spec.timeoutMs).toISOString() } : {}),
       ...(spec?.approvers?.length ? { approvers: spec.approvers } : {}),
       ...(question ? { question } : {}),
+      ...(askedBy ? { rule: ruleRef(askedBy) } : {}),
     };
     const entry: Entry = { pending, spec, trace: approvalOpened(this.agent(), tool, callId, now) };
     this.entries.set(call.callId, entry);
@@ -318,6 +430,8 @@ export class ApprovalDesk {
       ...(pending.expiresAt ? { expiresAt: pending.expiresAt } : {}),
       ...(pending.approvers ? { approvers: pending.approvers } : {}),
       ...(question ? { question } : {}),
+      ...(askedBy ? { rule: ruleRef(askedBy) } : {}),
+      ...(this.standing.version > 0 ? { rulesVersion: this.standing.version } : {}),
     });
     this.emit({ kind: 'requested', pending });
     const early = this.queued.get(call.callId);

@@ -16,15 +16,11 @@ const { checkApprovals } = proxyActivities<AgentActivities>({
 });
 
 /** What gating needs from the run. */
-export type GateContext = Pick<ToolCallContext, 'spec' | 'policy'> & { desk: Pick<ToolCallContext['desk'], 'approvedTools' | 'runRules'> };
+export type GateContext = Pick<ToolCallContext, 'spec' | 'policy'> & { desk: Pick<ToolCallContext['desk'], 'approvedTools' | 'gateRules'> };
 
-/** The gate of a call from data; `check` once its predicate answered. */
-function gateOf(ctx: GateContext, c: PlannedCall, check?: boolean): Gate {
-  return gateFor(c.tool.name, c.tool.approval, ctx.policy, ctx.desk.approvedTools, check, {
-    rules: ctx.desk.runRules,
-    args: c.args,
-    nowMs: Date.now(),
-  });
+/** The gate of a call from data (run policy, the run's and standing rules, the tool's settings); `check` once its predicate answered. */
+export function gateOf(ctx: GateContext, c: PlannedCall, check?: boolean): Gate {
+  return gateFor(c.tool.name, c.tool.approval, ctx.policy, ctx.desk.approvedTools, check, ctx.desk.gateRules(c.args));
 }
 
 /**
@@ -38,13 +34,21 @@ export function knownGates(ctx: GateContext, calls: readonly PlannedCall[]): Map
 }
 
 /** Gates of calls some of which have approval predicates: those are asked (one activity, recorded). */
-export async function checkedGates(ctx: GateContext, calls: readonly PlannedCall[]): Promise<Map<string, Gate>> {
+export async function checkedGates(
+  ctx: GateContext,
+  calls: readonly PlannedCall[],
+  checks?: Map<string, boolean>,
+): Promise<Map<string, Gate>> {
   const gates = new Map(calls.map((c) => [c.callId, gateOf(ctx, c)]));
   const toCheck = calls.filter((c) => gates.get(c.callId)?.kind === 'check');
   const answers = await checkApprovals({
     agent: ctx.spec.name,
     calls: toCheck.map((c) => ({ callId: c.callId, tool: c.tool.name, args: c.args })),
   });
-  for (const c of toCheck) gates.set(c.callId, gateOf(ctx, c, answers.find((a) => a.callId === c.callId)?.needsApproval ?? true));
+  for (const c of toCheck) {
+    const answer = answers.find((a) => a.callId === c.callId)?.needsApproval ?? true;
+    checks?.set(c.callId, answer);
+    gates.set(c.callId, gateOf(ctx, c, answer));
+  }
   return gates;
 }

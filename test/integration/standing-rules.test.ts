@@ -1,0 +1,239 @@
+/**
+ * Rules on tool arguments inside a run (issue 26): run policy entries on arguments, standing rules the run
+ * is sent (`rulesChanged`, as the rules entity sends them), and a rule changed while a call waits — on the
+ * real dev server.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import type { AgentRun } from '../../src/client';
+import { defineTool } from '../../src/agents/define';
+import type { AgentEvent } from '../../src/core/events/events';
+import type { ToolResultBlock } from '../../src/core/messages/messages';
+import { outputText } from '../../src/core/messages/messages';
+import type { AgentRunResult } from '../../src/core/run/result';
+import type { RuleSet } from '../../src/core/approvals/rules';
+import { rulesChangedSignal } from '../../src/workflows/definitions';
+import { ScriptedAgents } from '../helpers/agents';
+import { allEvents, waitForPending } from '../helpers/events';
+import type { Harness } from '../helpers/harness';
+import { startHarness, testId } from '../helpers/harness';
+
+const ran: string[] = [];
+const tool = <T extends z.ZodRawShape>(name: string, shape: T, needsApproval: boolean) =>
+  defineTool({
+    name,
+    description: `The ${name} tool`,
+    input: z.object(shape),
+    needsApproval,
+    execute: (args, ctx) => {
+      ran.push(`${ctx.workflowId}/${name}:${JSON.stringify(args)}`);
+      return `${name} done`;
+    },
+  });
+const refund = tool('refund', { amount: z.number() }, true);
+const deploy = tool('deploy', { env: z.string() }, true);
+const shell = tool('shell', { command: z.string() }, false);
+const tools = { tools: [refund, deploy, shell] };
+
+const S = new ScriptedAgents();
+S.add(
+  'pe_refunds',
+  [
+    {
+      toolCalls: [
+        { name: 'refund', args: { amount: 30 } },
+        { name: 'refund', args: { amount: 80 } },
+        { name: 'shell', args: { command: 'rm -rf /var' } },
+        { name: 'shell', args: { command: 'ls' } },
+      ],
+    },
+    { text: 'refunds done' },
+  ],
+  tools,
+);
+S.add(
+  'sr_deploy',
+  [
+    { toolCalls: [{ name: 'deploy', args: { env: 'prod' } }] },
+    {
+      toolCalls: [
+        { name: 'deploy', args: { env: 'staging' } },
+        { name: 'shell', args: { command: 'rm -rf /srv' } },
+      ],
+    },
+    { text: 'deployed' },
+  ],
+  tools,
+);
+S.add(
+  'sr_wait',
+  [
+    {
+      toolCalls: [
+        { name: 'deploy', args: { env: 'prod' } },
+        { name: 'deploy', args: { env: 'staging' } },
+      ],
+    },
+    { text: 'waited' },
+  ],
+  tools,
+);
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness({ agents: S.agents, providers: { scripted: S.provider } });
+});
+afterAll(async () => h?.stop());
+
+const results = (result: AgentRunResult): string[] =>
+  result.messages.flatMap((m) => m.content.filter((b): b is ToolResultBlock => b.type === 'tool_result')).map((b) => outputText(b.output));
+const ranFor = (run: AgentRun) => ran.filter((r) => r.startsWith(`${run.workflowId}/`)).map((r) => r.slice(run.workflowId.length + 1));
+const of = <T extends AgentEvent['type']>(evts: AgentEvent[], type: T) =>
+  evts.filter((e) => e.type === type) as Array<Extract<AgentEvent, { type: T }>>;
+const send = (run: AgentRun, set: RuleSet) => h.temporal.workflow.getHandle(run.workflowId).signal(rulesChangedSignal, set);
+
+describe('run policy entries on arguments', () => {
+  it('refund allowed up to 50 and asked above; shell denied for commands matching rm -rf *', async () => {
+    const run = await h.client.start('pe_refunds', {
+      input: 'refund',
+      workflowId: testId('policy-args'),
+      policy: {
+        refund: [{ when: { path: 'amount', op: 'lte', value: 50 }, action: 'allow' }],
+        shell: [{ when: { path: 'command', op: 'glob', value: 'rm -rf *' }, action: 'deny', id: 'no-rm' }],
+      },
+      approvalWaiver: { by: 'ops:alice' },
+    });
+    const pending = await waitForPending(run);
+    expect(pending.map((p) => [p.callId, p.args])).toEqual([['call_1_1', { amount: 80 }]]);
+    await run.decide({ callId: 'call_1_1', decision: 'approve', by: 'ops:bob' });
+    const result = await run.result();
+    expect(result.status).toBe('success');
+    expect(ranFor(run).sort()).toEqual(['refund:{"amount":30}', 'refund:{"amount":80}', 'shell:{"command":"ls"}']);
+    expect(results(result)[2]).toMatch(/policy/i);
+    const evts = await allEvents(run);
+    expect(of(evts, 'approval_auto').map((e) => [e.callId, e.decision, e.path, e.rule])).toEqual([
+      ['call_1_0', 'allow', 'policy', { id: 'policy:refund:0', scope: 'run' }],
+      ['call_1_2', 'deny', 'policy', { id: 'no-rm', scope: 'run' }],
+    ]);
+    expect(result.report.toolCalls.find((t) => t.callId === 'call_1_0')?.approval).toEqual({
+      decision: 'approve',
+      by: 'run policy',
+      path: 'policy',
+      rule: { id: 'policy:refund:0', scope: 'run' },
+    });
+  });
+
+  it('an entry on arguments that loosens a tool needing approval needs a waiver', async () => {
+    const run = await h.client.start('pe_refunds', {
+      input: 'refund',
+      workflowId: testId('policy-args-refused'),
+      policy: { refund: [{ when: { path: 'amount', op: 'lte', value: 50 }, action: 'allow' }] },
+    });
+    const result = await run.result();
+    expect(result.status).toBe('invalid_input');
+    expect(result.error?.message).toMatch(/"refund": "allow"|may only tighten/);
+    expect(ranFor(run)).toEqual([]);
+  });
+});
+
+describe('standing rules in a run', () => {
+  it('rules sent to the run apply from its next gate: deploy allowed for staging, shell denied for rm -rf *, versions recorded', async () => {
+    const run = await h.client.start('sr_deploy', { input: 'deploy', workflowId: testId('standing') });
+    await waitForPending(run);
+    await send(run, {
+      version: 1,
+      rules: [
+        {
+          id: 'r-1',
+          version: 1,
+          scope: 'session',
+          session: run.workflowId,
+          tool: 'deploy',
+          when: { path: 'env', op: 'eq', value: 'staging' },
+          action: 'allow',
+          createdBy: 'ops:alice',
+        },
+        {
+          id: 'r-2',
+          version: 1,
+          scope: 'agent',
+          agent: 'sr_deploy',
+          tool: 'shell',
+          when: { path: 'command', op: 'glob', value: 'rm -rf *' },
+          action: 'deny',
+          createdBy: 'ops:alice',
+          reason: 'no recursive deletes',
+        },
+        // Another session's rule and an expired one do not apply.
+        { id: 'r-3', version: 1, scope: 'session', session: 'someone-else', tool: 'deploy', action: 'deny', createdBy: 'ops:eve' },
+        { id: 'r-4', version: 1, scope: 'namespace', tool: 'deploy', action: 'deny', until: '2000-01-01T00:00:00Z', createdBy: 'ops:eve' },
+      ],
+    });
+    // The waiting production deploy is not covered by any rule: it still waits for a person.
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await run.pendingApprovals()).map((p) => p.callId)).toEqual(['call_1_0']);
+    await run.decide({ callId: 'call_1_0', decision: 'approve', by: 'ops:bob' });
+    const result = await run.result();
+    expect(result.status).toBe('success');
+    expect(ranFor(run)).toEqual(['deploy:{"env":"prod"}', 'deploy:{"env":"staging"}']);
+    expect(results(result)[2]).toBe('Denied by ops:alice: no recursive deletes (rule r-2). The tool was not run.');
+    const evts = await allEvents(run);
+    expect(of(evts, 'approval_auto').map((e) => [e.callId, e.decision, e.rule, e.rulesVersion])).toEqual([
+      ['call_2_0', 'allow', { id: 'r-1', version: 1, scope: 'session' }, 1],
+      ['call_2_1', 'deny', { id: 'r-2', version: 1, scope: 'agent' }, 1],
+    ]);
+    expect(result.report.toolCalls.find((t) => t.callId === 'call_2_0')?.approval).toMatchObject({
+      decision: 'approve',
+      path: 'rule',
+      rule: { id: 'r-1', version: 1, scope: 'session' },
+      rulesVersion: 1,
+    });
+  });
+
+  it('a rule changed while calls wait decides them (by rule, version recorded); an older version is ignored', async () => {
+    const run = await h.client.start('sr_wait', { input: 'deploy', workflowId: testId('standing-wait') });
+    await waitForPending(run);
+    const session = run.workflowId;
+    const denyProd = {
+      id: 'r-1',
+      version: 1,
+      scope: 'session' as const,
+      session,
+      tool: 'deploy',
+      when: { path: 'env', op: 'eq' as const, value: 'prod' },
+      action: 'deny' as const,
+      createdBy: 'ops:alice',
+    };
+    await send(run, { version: 1, rules: [denyProd] });
+    let left = await run.pendingApprovals();
+    for (let i = 0; i < 100 && left.length !== 1; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      left = await run.pendingApprovals();
+    }
+    expect(left.map((p) => p.callId)).toEqual(['call_1_1']);
+    // An older set (a late second announcement) changes nothing.
+    await send(run, { version: 0, rules: [{ ...denyProd, id: 'r-0', when: { path: 'env', op: 'eq', value: 'staging' } }] });
+    const allowStaging = {
+      id: 'r-3',
+      version: 2,
+      scope: 'agent' as const,
+      agent: 'sr_wait',
+      tool: 'deploy',
+      action: 'allow' as const,
+      createdBy: 'ops:alice',
+    };
+    await send(run, { version: 2, rules: [denyProd, allowStaging] });
+    const result = await run.result();
+    expect(result.status).toBe('success');
+    expect(ranFor(run)).toEqual(['deploy:{"env":"staging"}']);
+    const evts = await allEvents(run);
+    expect(of(evts, 'approval_decided').map((e) => [e.callId, e.decision, e.by, e.path, e.rule])).toEqual([
+      ['call_1_0', 'deny', 'rule:r-1', 'rule', { id: 'r-1', version: 1, scope: 'session' }],
+      ['call_1_1', 'approve', 'rule:r-3', 'rule', { id: 'r-3', version: 2, scope: 'agent' }],
+    ]);
+    expect(result.report.toolCalls.map((t) => [t.callId, t.approval?.by, t.approval?.rule?.version])).toEqual([
+      ['call_1_0', 'rule:r-1', 1],
+      ['call_1_1', 'rule:r-3', 2],
+    ]);
+  });
+});
