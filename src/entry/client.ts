@@ -68,6 +68,7 @@ export { FileBlobStore, MemoryBlobStore, BlobIntegrityError, BlobNotFoundError }
 export { DurableAgentError, DefinitionError, isDurableAgentError } from '../core/run/errors';
 export { MissingPeerError } from '../integrations/optional-peer';
 export { PolicyError, policyValueProblem } from '../core/approvals/run-policy';
+export { parseWhen, renderCond } from '../core/approvals/render-cond';
 export type * from './types';
 export { DecryptionError, EncryptionCodec, EncryptionConfigError, Keyring, KeyringCipher } from '../integrations/encryption';
 export type { EncryptionSetting } from '../integrations/encryption';
