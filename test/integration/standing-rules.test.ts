@@ -79,6 +79,33 @@ S.add(
   tools,
 );
 
+S.add(
+  'ar_refunds',
+  [
+    {
+      toolCalls: [
+        { name: 'refund', args: { amount: 20 } },
+        { name: 'refund', args: { amount: 200 } },
+        { name: 'refund', args: { amount: 5000 } },
+      ],
+    },
+    { text: 'refunded' },
+  ],
+  {
+    ...tools,
+    approvalRules: [
+      { id: 'small-refunds', tool: 'refund', when: { path: 'amount', op: 'lte', value: 50 }, action: 'allow' },
+      {
+        id: 'big-refunds',
+        tool: 'refund',
+        when: { path: 'amount', op: 'gt', value: 1000 },
+        action: 'ask',
+        ask: { approvers: ['ops:carol'], timeoutMs: 600_000 },
+      },
+    ],
+  },
+);
+
 let h: Harness;
 beforeAll(async () => {
   h = await startHarness({ agents: S.agents, providers: { scripted: S.provider } });
@@ -133,6 +160,35 @@ describe('run policy entries on arguments', () => {
     expect(result.status).toBe('invalid_input');
     expect(result.error?.message).toMatch(/"refund": "allow"|may only tighten/);
     expect(ranFor(run)).toEqual([]);
+  });
+});
+
+describe("rules in the agent's code", () => {
+  it('refund allowed up to 50 by the agent rule, asked above; an ask rule names who is asked and the expiry', async () => {
+    const run = await h.client.start('ar_refunds', { input: 'refund', workflowId: testId('agent-rules') });
+    let pending = await waitForPending(run);
+    for (let i = 0; i < 100 && pending.length < 2; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      pending = await run.pendingApprovals();
+    }
+    expect(pending.map((p) => [p.callId, p.approvers ?? null, p.rule ?? null, p.expiresAt !== undefined])).toEqual([
+      ['call_1_1', null, null, false],
+      ['call_1_2', ['ops:carol'], { id: 'big-refunds', scope: 'agent' }, true],
+    ]);
+    await expect(run.decide({ callId: 'call_1_2', decision: 'approve', by: 'ops:bob' })).rejects.toThrow(/ops:carol/);
+    await run.decide({ callId: 'call_1_2', decision: 'approve', by: 'ops:carol' });
+    await run.decide({ callId: 'call_1_1', decision: 'deny', by: 'ops:bob' });
+    const result = await run.result();
+    expect(result.status).toBe('success');
+    expect(ranFor(run).sort()).toEqual(['refund:{"amount":20}', 'refund:{"amount":5000}']);
+    const evts = await allEvents(run);
+    expect(of(evts, 'approval_auto').map((e) => [e.callId, e.decision, e.rule, e.by])).toEqual([
+      ['call_1_0', 'allow', { id: 'small-refunds', scope: 'agent' }, 'agent:ar_refunds'],
+    ]);
+    expect(of(evts, 'approval_requested').map((e) => [e.callId, e.rule ?? null])).toEqual([
+      ['call_1_1', null],
+      ['call_1_2', { id: 'big-refunds', scope: 'agent' }],
+    ]);
   });
 });
 

@@ -4,6 +4,8 @@ import type { ApprovalRule, ApprovalSpec, RunPolicy } from '../../src/core/appro
 import { gateFor, policyMatch, policyRule } from '../../src/core/approvals/approvals';
 import { agentRules, asRuleSet, ruleFits, standingVerdict } from '../../src/core/approvals/standing-rules';
 import { policyProblems, policyValueProblem } from '../../src/core/approvals/run-policy';
+import { defineAgent } from '../../src/agents/define';
+import { agentSpec } from '../../src/agents/registry';
 
 const always: ApprovalSpec = { mode: 'always', onTimeout: 'deny' };
 const named: ApprovalSpec = { mode: 'always', onTimeout: 'deny', approvers: ['ops:alice'] };
@@ -160,5 +162,22 @@ describe('which standing rules apply to a run', () => {
     });
     expect(asRuleSet({ version: -1, rules: [] })).toBeUndefined();
     expect(asRuleSet('x')).toBeUndefined();
+  });
+});
+
+describe('defineAgent({ approvalRules })', () => {
+  const base = { name: 'rules_agent', model: { provider: 'scripted', model: 'x' }, tools: [] };
+  it('records the rules in the spec and refuses malformed ones, naming the rule', () => {
+    const rules = [{ id: 'small', tool: 'refund', when: small, action: 'allow' as const }];
+    expect(agentSpec(defineAgent({ ...base, approvalRules: rules }), 'ref').approvalRules).toEqual(rules);
+    expect(agentSpec(defineAgent(base), 'ref').approvalRules).toBeUndefined();
+    expect(() => defineAgent({ ...base, approvalRules: [rules[0]!, rules[0]!] })).toThrow(/used twice/);
+    expect(() => defineAgent({ ...base, approvalRules: [{ id: 'x', tool: 'refund', action: 'maybe' as never }] })).toThrow(/action/);
+    expect(() =>
+      defineAgent({
+        ...base,
+        approvalRules: [{ id: 'x', tool: 'refund', action: 'deny', when: { path: 'a', op: 'near' as never, value: 1 } }],
+      }),
+    ).toThrow(/\(x\): when/);
   });
 });
