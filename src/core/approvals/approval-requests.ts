@@ -69,7 +69,8 @@ export interface ApprovalDecision {
    * `call` (default): this call only. `run`: also every other waiting and later call of the tool in this
    * run (or, with `match: 'args'`, those with the same top-level arguments) — "approve and stop asking",
    * or with `deny` "always reject". `tool`: the older name of `run` with `match: 'tool'` (approve only).
-   * `session` and `agent` are reserved (refused for now: use a standing rule).
+   * `session`, `agent`: apply the standing rule of that scope a client wrote first (named in `rule`, same
+   * scope): this call, and the other waiting calls the rule covers once the run knows it.
    */
   scope?: DecisionScope;
   /** With scope `run`: which later calls the decision covers: every call of the tool (default), or those with the same top-level arguments. */

@@ -144,8 +144,14 @@ export function parseDecision(payload: unknown): { ok: true; value: ApprovalDeci
   if (typeof p.by !== 'string' || !p.by.trim()) problems.push('by must name who decided (e.g. "ops:alice")');
   if (p.reason !== undefined && typeof p.reason !== 'string') problems.push('reason must be a string');
   if (typeof p.reason === 'string' && p.reason.length > 2000) problems.push('reason must be at most 2000 characters');
-  if (p.scope === 'session' || p.scope === 'agent') problems.push(`scope "${p.scope}" is not supported yet: write a standing rule instead`);
-  else if (p.scope !== undefined && p.scope !== 'call' && p.scope !== 'tool' && p.scope !== 'run')
+  // A session or agent scope decision applies a standing rule a client wrote first: it names it (same scope).
+  if (p.scope === 'session' || p.scope === 'agent') {
+    if (!p.rule || typeof p.rule !== 'object' || (p.rule as Record<string, unknown>).scope !== p.scope)
+      problems.push(
+        `scope "${p.scope}" needs the ${p.scope} rule it applies (rule: { id, version, scope: "${p.scope}" }): write the rule first`,
+      );
+    if (p.decision === 'skip') problems.push(`scope "${p.scope}" is only for approve or deny`);
+  } else if (p.scope !== undefined && p.scope !== 'call' && p.scope !== 'tool' && p.scope !== 'run')
     problems.push('scope must be "call", "run" or "tool"');
   if (p.scope === 'tool' && p.decision !== 'approve') problems.push('scope "tool" is only for approve');
   if (p.scope === 'run' && p.decision === 'skip') problems.push('scope "run" is only for approve or deny');

@@ -156,14 +156,15 @@ export class ApprovalDesk {
   }
 
   /** Gate the run's own waiting calls again: a rule that now denies or allows one decides it (`by: rule:<id>`, path `rule`). */
-  private regateWaiting(): void {
-    if (!this.regate) return;
-    let any = false;
+  private regateWaiting(only?: string, via: 'signal' | 'update' = 'signal'): string[] {
+    const decided: string[] = [];
+    if (!this.regate) return decided;
     for (const e of this.entries.values()) {
       if (e.decided || e.closed || !e.call) continue;
       const gate = this.regate(e.call, e.check);
       if ((gate.kind !== 'run' && gate.kind !== 'deny') || gate.why !== 'rule') continue;
       const rule = gate.rule;
+      if (only !== undefined && rule.id !== only) continue;
       this.settle(
         e,
         {
@@ -173,12 +174,13 @@ export class ApprovalDesk {
           path: 'rule',
           rule: ruleRef(rule),
         },
-        'signal',
-        false,
+        via,
+        only !== undefined,
       );
-      any = true;
+      decided.push(e.pending.callId);
     }
-    if (any) this.changed();
+    if (decided.length && only === undefined) this.changed();
+    return decided;
   }
 
   /** Listeners of requests, escalations, decisions and expiries (none by default). */
@@ -586,6 +588,9 @@ export class ApprovalDesk {
         applied.push(other.pending.callId);
       }
     }
+    // A standing rule a client wrote before deciding: the other waiting calls it covers are decided now, if the run knows it
+    // already (else when its rule set arrives, by the rulesChanged signal).
+    if ((d.scope === 'session' || d.scope === 'agent') && d.rule) applied.push(...this.regateWaiting(d.rule.id, via));
     this.changed();
     return { callId: d.callId, tool, decision: d.decision, by: d.by, applied };
   }
