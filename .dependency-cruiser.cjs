@@ -166,12 +166,13 @@ module.exports = {
     ]),
     {
       name: 'client-workflows',
-      comment: "src/client uses the workflow functions as types only (typed handles): loading them would load the sandbox's code.",
+      comment:
+        "src/client uses the workflow functions as types only (typed handles): loading them would load the sandbox's code. The definitions modules (signals, updates, queries: define* only) are values it needs.",
       severity: 'error',
       from: { path: '^src/client/' },
       to: {
         path: '^src/workflows/',
-        pathNot: '^src/workflows/(definitions|search-attributes|run-input)\\.ts$',
+        pathNot: '^src/workflows/(definitions|rules-definitions|search-attributes|run-input)\\.ts$',
         dependencyTypesNot: ['type-only'],
       },
     },

@@ -19,6 +19,8 @@
  * | `POST /runs/:id/approvals/:callId`     | decide one `{ decision, reason?, scope?, extendBy? }` → receipt  |
  * | `POST /runs/:id/approvals/:callId/defer` | defer one `{ until, reason? }` ("not now", `decide`) → receipt |
  * | `POST /runs/:id/approvals/:callId/delegate` | delegate one `{ to, reason? }` (`decide`) → receipt          |
+ * | `GET /rules`, `GET /rules/history`     | the standing approval rules `{ version, rules, editors }`; their change log (`read`) |
+ * | `POST /rules`, `PUT /rules/:id`, `DELETE /rules/:id`, `PUT /rules/editors` | change them (`rules`, and an editor) |
  * | `GET /metrics`                         | Prometheus gauges: approvals waiting and their age, runs by phase (no token with `metricsPublic`) |
  * | `POST /api/chat`                       | `useChat`'s chat (`durable-agent/chat`): send-or-start the chat's session and stream the answer (UI message stream); or decide the approvals answered in it |
  * | `GET /api/chat/:chatId/stream`         | the chat's turn in progress (204 when none; `?after=`, `?wait=decision`)                          |
@@ -41,6 +43,7 @@ import type { RunFilter } from '../../src/entry/client';
 import type { AuthVariables, Caller, TokenAuth } from './auth';
 import { requirePermission, requireToken } from './auth';
 import { holds, mayActOnRun } from './permissions';
+import { addRulesRoutes } from './rules-routes';
 import type { Permission } from './permissions';
 import { securityHeaders } from './security-headers';
 import { startOptions } from './start-options';
@@ -356,6 +359,8 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
     const run = await runningRun(client, id);
     return c.json(await run.delegate({ callId, by: c.var.caller.identity, path: 'http', ...body }));
   });
+
+  addRulesRoutes(app, client, need);
 
   return { app, streams, inbox };
 }

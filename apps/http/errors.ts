@@ -10,6 +10,7 @@ import {
   NoWorkerError,
   RunEndedError,
   RunFilterError,
+  RuleChangeRefusedError,
   RunNotFoundError,
 } from '../../src/entry/client';
 import { isDurableAgentError } from '../../src/entry/client';
@@ -28,6 +29,8 @@ export type HttpErrorCode =
   | 'no_worker'
   | 'approval_refused'
   | 'message_refused'
+  | 'rule_refused'
+  | 'rule_conflict'
   | 'internal';
 
 /** The body of every error response. */
@@ -86,6 +89,11 @@ export function toHttpError(err: unknown): HttpError {
   if (err instanceof NoWorkerError) return new HttpError(503, 'no_worker', err.message);
   if (err instanceof ApprovalRefusedError) return new HttpError(403, 'approval_refused', err.message);
   if (err instanceof MessageRefusedError) return new HttpError(409, 'message_refused', err.message);
+  if (err instanceof RuleChangeRefusedError) {
+    if (err.reason === 'forbidden') return new HttpError(403, 'rule_refused', err.message);
+    if (err.reason === 'conflict') return new HttpError(409, 'rule_conflict', err.message, 'expectedVersion');
+    return new HttpError(400, 'invalid_request', err.message);
+  }
   if (err instanceof WorkflowExecutionAlreadyStartedError) {
     return new HttpError(409, 'run_exists', `a run with workflow id "${err.workflowId}" is already running`, 'workflowId');
   }

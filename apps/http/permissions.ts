@@ -11,10 +11,11 @@
  * - `cancel`: cancel the runs it started;
  * - `decide`: decide approvals (the tool's approvers still apply);
  * - `waive`: start a run whose policy loosens an approval-gated tool;
+ * - `rules`: change the standing approval rules (the identity must also be an editor of the rules entity);
  * - `metrics`: scrape `GET /metrics`;
  * - `admin`: everything, on every run (message and cancel runs others started, or nobody recorded).
  */
-export const PERMISSIONS = ['read', 'start', 'message', 'cancel', 'decide', 'waive', 'metrics', 'admin'] as const;
+export const PERMISSIONS = ['read', 'start', 'message', 'cancel', 'decide', 'waive', 'rules', 'metrics', 'admin'] as const;
 
 /** One of {@link PERMISSIONS}. */
 export type Permission = (typeof PERMISSIONS)[number];

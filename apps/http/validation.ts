@@ -118,6 +118,32 @@ export const DelegateBody = z.strictObject({
 /** A checked delegate body. */
 export type DelegateBody = z.infer<typeof DelegateBody>;
 
+/** The body of `POST /rules` and `PUT /rules/:id` (the id from the path): a standing rule; the rules entity checks `when` and the scope's fields. */
+export const RuleBody = z.strictObject({
+  scope: z.enum(['session', 'agent', 'namespace']),
+  session: z.string().trim().min(1).max(200).optional(),
+  agent: z.string().trim().min(1).max(200).optional(),
+  tool: z.string().trim().min(1).max(200),
+  /** A condition on the call's arguments (`Cond`, JSON). */
+  when: z.json().optional(),
+  action: z.enum(['allow', 'ask', 'deny']),
+  until: z.iso.datetime({ offset: true }).optional(),
+  reason: z.string().max(1000).optional(),
+  /** Refuse the change (409 `rule_conflict`) unless the rules are at this version. */
+  expectedVersion: z.number().int().nonnegative().optional(),
+});
+/** A checked rule body. */
+export type RuleBody = z.infer<typeof RuleBody>;
+
+/** The body of `PUT /rules/editors`: who may change the rules from now on. */
+export const EditorsBody = z.strictObject({
+  editors: z.array(z.string().trim().min(1).max(200)).min(1).max(100),
+  reason: z.string().max(1000).optional(),
+  expectedVersion: z.number().int().nonnegative().optional(),
+});
+/** A checked editors body. */
+export type EditorsBody = z.infer<typeof EditorsBody>;
+
 /** The first problem of a zod error as an API error naming its field. */
 function fieldError(error: z.ZodError): HttpError {
   const issue = error.issues[0];

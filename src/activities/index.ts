@@ -17,6 +17,8 @@ import type { McpCatalog } from '../integrations/mcp/tools';
 import type { NotificationsOptions } from '../integrations/webhooks/deliver';
 import { notifySpecOf } from '../integrations/webhooks/deliver';
 import { notifyActivity } from './notify';
+import type { RulesActivities } from '../core/approvals/rule-push';
+import { createRulesActivities } from './rules';
 
 export type { ProviderRegistry } from './model';
 
@@ -39,7 +41,7 @@ export function createActivities(deps: {
   redact?: RedactorSource;
   /** The worker's approval notifications (webhooks). */
   notifications?: NotificationsOptions;
-}): AgentActivities {
+}): AgentActivities & RulesActivities {
   const describe = describeAgentActivity(
     deps.registry,
     deps.store,
@@ -61,5 +63,7 @@ export function createActivities(deps: {
     checkGuardrails: checkGuardrailsActivity(deps.registry, deps.store),
     aggregateResults: aggregateResultsActivity(deps.registry),
     notify: notifyActivity(deps.notifications?.webhooks ?? [], deps.redact),
+    // The rules entity's push (runs on every worker: the entity's queue is polled by each).
+    ...createRulesActivities(),
   };
 }

@@ -2,6 +2,7 @@
  * The client side of durable-agent: start runs, find them, read their results and events, decide
  * approvals. Loads `@temporalio/client` only: no worker, no tool code, no zod.
  */
+import { ApprovalRules } from './rules';
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import type { WorkflowHandle } from '@temporalio/client';
@@ -247,6 +248,13 @@ export class AgentClient {
     readonly taskQueue?: string,
     private readonly options: { ownsConnection?: boolean; deltas?: DeltaFeed | false } = {},
   ) {}
+
+  private rulesApi: ApprovalRules | undefined;
+
+  /** The namespace's standing approval rules (session, agent and namespace scopes): list, put, remove, editors, history. */
+  get rules(): ApprovalRules {
+    return (this.rulesApi ??= new ApprovalRules(this.temporal));
+  }
 
   /** The task queue runs of `agent` start on: the client's, else the agent's own (`agentTaskQueue`). */
   taskQueueOf(agent: string): string {

@@ -90,6 +90,11 @@ export type { CallerView, ContextMessage, InboxCall, InboxRun, InboxView, RunVie
 export { MIN_SCHEDULE_INTERVAL_MS, scheduledRunStatuses } from '../client/schedules';
 export { checkPolicyEarly } from '../client/policy-check';
 export { policyRule } from '../core/approvals/approvals';
+// The namespace's standing approval rules (`client.rules`, `durable-agent rules`, `/rules`).
+export { ApprovalRules, RuleChangeRefusedError } from '../client/rules';
+export { RULES_MEMO_KEY, RULES_TASK_QUEUE, RULES_WORKFLOW_ID } from '../core/approvals/rules';
+export { MAX_EDITORS, MAX_RULE_CHANGES, MAX_RULES, MAX_RULES_BYTES, STANDING_SCOPES } from '../core/approvals/rule-entity';
+export { RULES_WORKFLOW } from '../workflows/rules-definitions';
 export { parseUserMessage } from '../core/messages/user-messages';
 export type { UserMessageInput } from '../core/messages/user-messages';
 // Names a run is found by: its task queue, its search attributes and memo fields.

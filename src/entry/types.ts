@@ -132,6 +132,21 @@ export type * from '../core/approvals/approval-requests';
 export type { DeferReceipt, DeferRequest, DelegateReceipt, DelegateRequest, PendingApprovalsOptions } from '../core/approvals/deferrals';
 export type { AuditFilter, AuditKind, AuditRecord } from '../core/approvals/audit';
 export type { AuditOptions, AuditQuery, RunAudit } from '../client/audit';
+export type {
+  PutRuleRequest,
+  RemoveRuleRequest,
+  RuleChangedEvent,
+  RuleChangeMeta,
+  RuleChangeOp,
+  RuleChangeReceipt,
+  RuleInput,
+  RulesEntityState,
+  RulesView,
+  SetEditorsRequest,
+} from '../core/approvals/rule-entity';
+export type { AnnounceRulesInput, AnnounceRulesResult, RulePushTargets } from '../core/approvals/rule-push';
+export type { RuleChangeOptions } from '../client/rules';
+export type { RulesEntityInput } from '../workflows/rules-entity';
 export type { ModelCallContext, ModelProvider, ProviderErrorKind, ProviderErrorOptions } from '../integrations/providers/types';
 export type { ModelPrice, PriceTable } from '../integrations/providers/pricing';
 export type { BlobStore } from '../integrations/store/blob-store';

@@ -43,7 +43,7 @@ export {
 } from './index';
 export type * from './types';
 export { createWorker, durableAgents, DurableAgentsPlugin, WORKFLOWS_PATH, buildAgentBundle } from '../worker';
-export type { AgentWorker, AgentWorkerOptions, DurableAgentsOptions, WorkflowCodeSource } from '../worker';
+export type { AgentWorker, AgentWorkerOptions, ApprovalRulesWorkerOptions, DurableAgentsOptions, WorkflowCodeSource } from '../worker';
 export { durableAgentsClient } from '../client/plugin';
 export type { TracingOptions } from '../integrations/telemetry/tracing';
 export { contextWindowFor, DEFAULT_CONTEXT_WINDOWS } from '../integrations/providers/context-windows';

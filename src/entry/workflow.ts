@@ -33,9 +33,10 @@ export type { ConsolidatedChild, ConsolidatedFailure, ConsolidatedRun, ChildErro
 /**
  * The agent workflows, for a workflows file bundled without the plugin: `export { agentWorkflow,
  * chainWorkflow, consolidateWorkflow, deliverNotifications } from 'durable-agent/workflow'`
- * (`deliverNotifications` sends the approval notifications a run left undelivered when it closed).
+ * (`deliverNotifications` sends the approval notifications a run left undelivered when it closed;
+ * `approvalRulesWorkflow` is the namespace's standing approval rules, on the queue `durable-agent.rules`).
  */
-export { agentWorkflow, chainWorkflow, consolidateWorkflow, deliverNotifications } from '../workflows';
+export { agentWorkflow, approvalRulesWorkflow, chainWorkflow, consolidateWorkflow, deliverNotifications } from '../workflows';
 export type { DeliverNotificationsInput, DeliverNotificationsResult } from '../workflows/notify';
 export type { ConsolidateWorkflowInput } from '../core/sub-agents/consolidate';
 export type { ChainWorkflowInput } from '../core/sub-agents/sub-agent';

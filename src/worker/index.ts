@@ -2,6 +2,7 @@ import { bundleWorkflowCode, NativeConnection, Runtime, Worker } from '@temporal
 import { WORKFLOWS_PATH, withAgentPreload } from './workflows-entry';
 import type { WorkerOptions as TemporalWorkerOptions } from '@temporalio/worker';
 import { agentTaskQueue } from '../core/run/contract';
+import { RULES_TASK_QUEUE } from '../core/approvals/rules';
 import { DurableAgentError } from '../core/run/errors';
 import type { Agent } from '../agents/define';
 import type { AgentRegistry } from '../agents/registry';
@@ -22,6 +23,10 @@ import type { WorkflowCodeSource } from './prebuilt-bundle';
 import { agentWorkflowCode } from './prebuilt-bundle';
 import { connectWithRetries, DEFAULT_CONNECT_TIMEOUT_MS } from './connect';
 import type { NotificationsOptions } from '../integrations/webhooks/deliver';
+import type { ApprovalRulesWorkerOptions } from './rules-entity';
+import { ensureRulesEntity } from './rules-entity';
+
+export type { ApprovalRulesWorkerOptions } from './rules-entity';
 
 export { DEFAULT_LIVE_INTERVAL_MS, HEARTBEAT_THROTTLE_MS, STICKY_TIMEOUT_MS, DurableAgentsPlugin, durableAgents } from './plugin';
 export type { DurableAgentsOptions } from './plugin';
@@ -115,6 +120,15 @@ export interface AgentWorkerOptions extends ConnectionSettings {
   /** Signed webhooks notified of approvals (see `durableAgents`' option and the approvals guide). */
   notifications?: NotificationsOptions;
   /**
+   * The namespace's standing approval rules (the rules entity): by default every worker also polls its
+   * task queue (`durable-agent.rules`, one more small Temporal worker on the same bundle) so the entity
+   * runs wherever agents run; `false` turns that off (some other worker must poll it). `editors` are the
+   * first identities allowed to change rules — trusted configuration: the worker starts the entity
+   * with them when absent, and gives them to an entity that has no editors yet (after that, editors
+   * change them with `client.rules.setEditors`).
+   */
+  approvalRules?: false | ApprovalRulesWorkerOptions;
+  /**
    * Anything else for Temporal's Worker.create (concurrency, tuning, interceptors…). `maxCachedWorkflows`
    * bounds the worker's memory: each cached run costs about 420 KB of RSS while it waits early in its
    * conversation (more with a longer history), over about 250 MB at rest; the SDK's default (about 2,400 with
@@ -137,7 +151,7 @@ export interface AgentWorker {
   readonly worker: Worker;
   /** Its task queue (the first one when it polls several: see {@link taskQueues}). */
   readonly taskQueue: string;
-  /** Every Temporal worker it runs: one per task queue. */
+  /** Every Temporal worker it runs: one per task queue, then the rules entity's (unless `approvalRules: false`). */
   readonly workers: readonly Worker[];
   /** Every task queue it polls: the one given, else one per agent it serves (`durable-agent.<agent>`). */
   readonly taskQueues: readonly string[];
@@ -234,10 +248,12 @@ export async function createWorker(options: AgentWorkerOptions): Promise<AgentWo
           settings.address,
           options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
         );
+    // The rules entity's queue last: `worker` and `taskQueue` stay the agents' first.
+    const polled = options.approvalRules === false ? taskQueues : [...taskQueues, RULES_TASK_QUEUE];
     const bundle =
       options.workflowBundle ??
-      (workflowCode.kind === 'prebuilt' ? { codePath: workflowCode.path } : await sharedBundle(taskQueues.length, options));
-    for (const taskQueue of taskQueues) {
+      (workflowCode.kind === 'prebuilt' ? { codePath: workflowCode.path } : await sharedBundle(polled.length, options));
+    for (const taskQueue of polled) {
       workers.push(
         await Worker.create({
           ...options.temporal,
@@ -255,6 +271,14 @@ export async function createWorker(options: AgentWorkerOptions): Promise<AgentWo
     await ownedConnection?.close().catch(() => undefined);
     await plugin.close();
     throw err;
+  }
+  if (options.approvalRules && options.approvalRules.editors?.length) {
+    await ensureRulesEntity(
+      options.connection ?? (ownedConnection as NativeConnection),
+      namespace,
+      plugin.codec,
+      options.approvalRules.editors,
+    );
   }
   return new WorkerLifecycle(workers, taskQueues, namespace, workflowCode, plugin.registry, plugin.transcripts, ownedConnection, plugin);
 }

@@ -3,3 +3,4 @@ export { agentWorkflow } from './agent';
 export { chainWorkflow } from './chain';
 export { consolidateWorkflow } from './consolidate-workflow';
 export { deliverNotifications } from './notify';
+export { approvalRulesWorkflow } from './rules-entity';

@@ -69,6 +69,11 @@ export async function startHarness(options: {
   streaming?: AgentWorkerOptions['streaming'];
   /** Approval notifications (`createWorker`'s `notifications`). */
   notifications?: AgentWorkerOptions['notifications'];
+  /**
+   * The rules entity (`createWorker`'s `approvalRules`). Default false: test workers do not poll the
+   * namespace's one rules queue (workers of other test files, with other bundles or keys, would take its tasks).
+   */
+  approvalRules?: AgentWorkerOptions['approvalRules'];
 }): Promise<Harness> {
   installTestRuntime();
   const address = options.address ?? inject('temporalAddress');
@@ -87,6 +92,7 @@ export async function startHarness(options: {
     ...(options.temporal ? { temporal: options.temporal } : {}),
     ...(options.streaming !== undefined ? { streaming: options.streaming } : {}),
     ...(options.notifications ? { notifications: options.notifications } : {}),
+    approvalRules: options.approvalRules ?? false,
   });
   const running = worker.run();
   const connection = await Connection.connect({ address });

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { chain } from '../../src/agents/chain';
 import { AgentClient } from '../../src/client';
 import { agentTaskQueue } from '../../src/core/run/contract';
+import { RULES_TASK_QUEUE } from '../../src/core/approvals/rules';
 import { DEMO_AGENT } from '../../apps/cli/demo';
 import { FileBlobStore } from '../../src/integrations/store/blob-store';
 import type { AgentWorker } from '../../src/worker';
@@ -113,13 +114,18 @@ describe('default task queues: one per agent', () => {
       const { workflowBundle: _given, ...unbundled } = common;
       const both = await createWorker({ ...unbundled, agents: [researcher, writer], store: store() });
       expect(both.taskQueues).toEqual([agentTaskQueue(researcher.name), agentTaskQueue(writer.name)]);
-      expect(both.workers).toHaveLength(2);
+      // …and a third for the rules entity's queue.
+      expect(both.workers.map((w) => w.options.taskQueue)).toEqual([
+        agentTaskQueue(researcher.name),
+        agentTaskQueue(writer.name),
+        RULES_TASK_QUEUE,
+      ]);
       const bothRunning = both.run();
       const r = await client.start(writer, { input: 'again', workflowId: `writer-${tag}` });
       expect((await r.result()).finalText).toBe('A short piece on durable execution.');
       await both.close();
       await bothRunning;
-      expect(both.workers.map((w) => w.getState())).toEqual(['STOPPED', 'STOPPED']);
+      expect(both.workers.map((w) => w.getState())).toEqual(['STOPPED', 'STOPPED', 'STOPPED']);
     },
   );
 

@@ -25,7 +25,7 @@ describe('token permissions', () => {
     const bad = (entry: unknown) => () =>
       parseTokens(JSON.stringify({ tokens: { [T(1)]: { identity: 'ok' }, [T(2)]: entry } }), 'tokens.json');
     expect(bad({ identity: 'a', permissions: ['read', 'approve'] })).toThrow(
-      /tokens\.json: token #2 \(permissions\.1\): unknown permission "approve" \(known: read, start, message, cancel, decide, waive, metrics, admin\)/,
+      /tokens\.json: token #2 \(permissions\.1\): unknown permission "approve" \(known: read, start, message, cancel, decide, waive, rules, metrics, admin\)/,
     );
     expect(bad({ identity: 'a', permissions: 'admin' })).toThrow(/token #2 \(permissions\)/);
     expect(bad({ identity: 'a', permissions: ['decide'], approve: false })).toThrow(
@@ -40,7 +40,7 @@ describe('token permissions', () => {
 
   it('admin implies every permission and acts on every run; others act only on the runs they started', () => {
     const admin = callerOf({ identity: 'root', permissions: ['admin'] });
-    for (const p of ['read', 'start', 'message', 'cancel', 'decide', 'waive', 'metrics'] as const) expect(holds(admin, p)).toBe(true);
+    for (const p of ['read', 'start', 'message', 'cancel', 'decide', 'waive', 'rules', 'metrics'] as const) expect(holds(admin, p)).toBe(true);
     expect(mayActOnRun(admin, undefined)).toBe(true);
     expect(mayActOnRun(admin, 'someone')).toBe(true);
     const alice = callerOf({ identity: 'ops:alice' });

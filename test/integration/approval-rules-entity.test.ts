@@ -1,0 +1,194 @@
+/** The namespace's rules entity (issue 26): standing rules stored, changed, listed and pushed to running runs, on the real dev server. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { defaultPayloadConverter } from '@temporalio/common';
+import { defineTool } from '../../src/agents/define';
+import { RuleChangeRefusedError } from '../../src/client/rules';
+import type { RuleSet } from '../../src/core/approvals/rules';
+import { ScriptedAgents } from '../helpers/agents';
+import { pollUntil, waitForPending } from '../helpers/events';
+import type { Harness } from '../helpers/harness';
+import { testId } from '../helpers/harness';
+import { parseTokens } from '../../apps/http/auth';
+import type { ServedApi } from '../helpers/http-api';
+import { serveTestApi } from '../helpers/http-api';
+
+const deploy = defineTool({
+  name: 'deploy',
+  description: 'Deploy a service',
+  input: z.object({ service: z.string() }),
+  needsApproval: true,
+  execute: ({ service }) => `deployed ${service}`,
+});
+const S = new ScriptedAgents();
+// A name of its own: an agent rule is pushed only to the runs of its agent.
+const AGENT = `rules_entity_${Math.random().toString(36).slice(2, 8)}`;
+S.add(AGENT, [{ toolCalls: [{ name: 'deploy', args: { service: 'a' } }] }, { text: 'done' }], { tools: [deploy] });
+
+const token = (name: string): string => `${name}-${Math.random().toString(36).slice(2)}-token`;
+const ALICE = token('alice');
+const BOB = token('bob');
+const MALLORY = token('mallory');
+const AUTH = parseTokens(
+  JSON.stringify({
+    tokens: {
+      [ALICE]: { identity: 'ops:alice', permissions: ['read', 'rules'] },
+      [BOB]: { identity: 'ops:bob', permissions: ['read', 'decide'] },
+      [MALLORY]: { identity: 'ops:mallory', permissions: ['read', 'rules'] },
+    },
+  }),
+  'test tokens',
+);
+
+let api: ServedApi;
+let h: Harness;
+beforeAll(async () => {
+  api = await serveTestApi({ agents: S.agents, providers: { scripted: S.provider }, approvalRules: { editors: ['ops:alice'] } }, AUTH);
+  h = api.h;
+});
+afterAll(async () => {
+  await api?.stop();
+});
+
+/** What the rules routes answer (the fields these tests read). */
+interface Answer {
+  editors?: string[];
+  version: number;
+  rule: { id: string };
+  error: { code: string; message: string };
+  missing?: string;
+  changes: Array<{ ruleId?: string; op: string; path?: string }>;
+}
+
+/** A JSON request to the API with a token. */
+async function call(token: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: Answer }> {
+  const res = await fetch(`${api.server.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  return { status: res.status, json: (await res.json()) as Answer };
+}
+
+describe('the rules entity', () => {
+  it('puts, lists and removes rules; versions grow; the memo and the change log follow', async () => {
+    const rules = h.client.rules;
+    const before = await rules.list();
+    expect(before.editors).toEqual(['ops:alice']);
+    const put = await rules.put(
+      { scope: 'agent', agent: AGENT, tool: 'deploy', action: 'allow', when: { path: 'service', op: 'eq', value: 'a' } },
+      { by: 'ops:alice', reason: 'a is safe' },
+    );
+    expect(put.version).toBe(before.version + 1);
+    expect(put.rule).toMatchObject({
+      id: expect.stringMatching(/^r-\d+$/),
+      version: put.version,
+      createdBy: 'ops:alice',
+      path: 'sdk',
+      reason: 'a is safe',
+    });
+    const id = put.rule!.id;
+    // Replace by id.
+    const replaced = await rules.put({ id, scope: 'agent', agent: AGENT, tool: 'deploy', action: 'ask' }, { by: 'ops:alice' });
+    expect(replaced.version).toBe(put.version + 1);
+    const listed = await rules.list();
+    expect(listed.version).toBe(replaced.version);
+    expect(listed.rules.filter((r) => r.id === id)).toEqual([replaced.rule]);
+    expect(await rules.published()).toEqual({ version: listed.version, rules: listed.rules });
+    const removed = await rules.remove(id, { by: 'ops:alice', path: 'cli', reason: 'done' });
+    expect(removed.version).toBe(replaced.version + 1);
+    expect((await rules.list()).rules.some((r) => r.id === id)).toBe(false);
+    const log = (await rules.history()).filter((c) => c.ruleId === id);
+    expect(log.map((c) => [c.op, c.version, c.by, c.path ?? null])).toEqual([
+      ['put', put.version, 'ops:alice', 'sdk'],
+      ['put', replaced.version, 'ops:alice', 'sdk'],
+      ['remove', removed.version, 'ops:alice', 'cli'],
+    ]);
+    expect(log[2]!.reason).toBe('done');
+  });
+
+  it('refuses, writing nothing: a stale expectedVersion, a non-editor, a malformed rule', async () => {
+    const rules = h.client.rules;
+    const { version } = await rules.list();
+    const rule = { scope: 'namespace' as const, tool: 'deploy', action: 'deny' as const };
+    await expect(rules.put(rule, { by: 'ops:alice', expectedVersion: version - 1 })).rejects.toThrow(
+      new RuleChangeRefusedError(`the rules changed: version is ${version}, not the expected ${version - 1} (read them again)`, 'conflict'),
+    );
+    await expect(rules.put(rule, { by: 'ops:alice', expectedVersion: version - 1 })).rejects.toMatchObject({ reason: 'conflict' });
+    await expect(rules.put(rule, { by: 'ops:mallory' })).rejects.toThrow(/ops:mallory may not change the rules/);
+    await expect(rules.put(rule, { by: 'ops:mallory' })).rejects.toMatchObject({ reason: 'forbidden', code: 'invalid_input' });
+    await expect(rules.setEditors(['ops:mallory'], { by: 'ops:mallory' })).rejects.toThrow(/may not change the rules/);
+    await expect(rules.put({ ...rule, scope: 'session' }, { by: 'ops:alice' })).rejects.toThrow(/rule.session/);
+    await expect(rules.put({ ...rule, when: { path: 'x', op: 'like', value: 1 } as never }, { by: 'ops:alice' })).rejects.toThrow(
+      /rule.when/,
+    );
+    await expect(rules.put({ ...rule, until: '2001-01-01T00:00:00Z' }, { by: 'ops:alice' })).rejects.toThrow(/has passed/);
+    expect((await rules.list()).version).toBe(version);
+    // An editor may hand the right on (and keep it).
+    await rules.setEditors(['ops:alice', 'ops:bob'], { by: 'ops:alice' });
+    expect(await rules.editors()).toEqual(['ops:alice', 'ops:bob']);
+    expect((await rules.list()).version).toBe(version);
+  });
+
+  it('pushes each new version to the running runs of the rule’s agent (rulesChanged in their history)', async () => {
+    const run = await h.client.start(AGENT, { input: 'deploy a', workflowId: testId('rules-push') });
+    await waitForPending(run);
+    const put = await h.client.rules.put({ scope: 'agent', agent: AGENT, tool: 'deploy', action: 'deny' }, { by: 'ops:alice' });
+    const handle = h.temporal.workflow.getHandle(run.workflowId);
+    const signalled = async (): Promise<RuleSet[]> => {
+      const sets: RuleSet[] = [];
+      for (const e of (await handle.fetchHistory()).events ?? []) {
+        const s = e.workflowExecutionSignaledEventAttributes;
+        if (s?.signalName === 'rulesChanged') sets.push(defaultPayloadConverter.fromPayload(s.input!.payloads![0]!));
+      }
+      return sets;
+    };
+    const sets = await pollUntil(signalled, (s) => s.some((x) => x.version === put.version), 'the rulesChanged signal');
+    expect(sets.find((x) => x.version === put.version)!.rules).toContainEqual(put.rule);
+    await h.client.rules.remove(put.rule!.id, { by: 'ops:alice' });
+    await run.decide({ callId: 'call_1_0', decision: 'approve', by: 'ops:alice' });
+    await run.result();
+  });
+
+  it('over HTTP: reads need read; changes need the rules permission and an editor; the maker is the token', async () => {
+    const listed = await call(BOB, 'GET', '/rules');
+    expect(listed.status).toBe(200);
+    expect(listed.json.editors).toEqual(expect.arrayContaining(['ops:alice']));
+    const rule = { scope: 'agent', agent: AGENT, tool: 'deploy', action: 'ask', when: { path: 'service', op: 'eq', value: 'b' } };
+    // A token without `rules`: refused before the entity is asked.
+    const noPermission = await call(BOB, 'POST', '/rules', rule);
+    expect(noPermission.status).toBe(403);
+    expect(noPermission.json).toMatchObject({ error: { code: 'forbidden' }, missing: 'rules' });
+    // With `rules` but not an editor: the entity refuses.
+    const notEditor = await call(MALLORY, 'POST', '/rules', rule);
+    expect(notEditor.status).toBe(403);
+    expect(notEditor.json.error).toMatchObject({
+      code: 'rule_refused',
+      message: expect.stringContaining('ops:mallory may not change the rules'),
+    });
+    expect((await call(ALICE, 'POST', '/rules', { ...rule, by: 'ops:bob' })).status).toBe(400);
+    const created = await call(ALICE, 'POST', '/rules', { ...rule, reason: 'b asks' });
+    expect(created.status).toBe(201);
+    expect(created.json.rule).toMatchObject({ createdBy: 'ops:alice', path: 'http', reason: 'b asks', version: created.json.version });
+    const id = created.json.rule.id;
+    const stale = await call(ALICE, 'PUT', `/rules/${id}`, { ...rule, action: 'deny', expectedVersion: created.json.version - 1 });
+    expect(stale.status).toBe(409);
+    expect(stale.json.error.code).toBe('rule_conflict');
+    const replaced = await call(ALICE, 'PUT', `/rules/${id}`, { ...rule, action: 'deny', expectedVersion: created.json.version });
+    expect(replaced.status).toBe(200);
+    expect(replaced.json.rule).toMatchObject({ id, action: 'deny', version: created.json.version + 1 });
+    const bad = await call(ALICE, 'POST', '/rules', { ...rule, when: { path: 'service', op: 'like' } });
+    expect(bad.status).toBe(400);
+    expect(bad.json.error.message).toMatch(/^rule.when: /);
+    expect((await call(BOB, 'DELETE', `/rules/${id}`)).status).toBe(403);
+    const removed = await call(ALICE, 'DELETE', `/rules/${id}`);
+    expect(removed.status).toBe(200);
+    expect(removed.json.version).toBe(replaced.json.version + 1);
+    const changes = await call(BOB, 'GET', `/rules/history?after=0`);
+    expect(changes.json.changes.filter((e) => e.ruleId === id).map((e) => [e.op, e.path])).toEqual([
+      ['put', 'http'],
+      ['put', 'http'],
+      ['remove', 'http'],
+    ]);
+  });
+});
