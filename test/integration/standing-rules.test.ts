@@ -106,9 +106,16 @@ S.add(
   },
 );
 
+// Names of their own: rules written to the shared rules entity apply only to these agents' runs.
+const SESSION_AGENT = `sr_session_${Math.random().toString(36).slice(2, 8)}`;
+S.add(SESSION_AGENT, [{ toolCalls: [{ name: 'deploy', args: { env: 'prod' } }] }, { text: 'deployed' }], tools);
+const TIMED_AGENT = `sr_timed_${Math.random().toString(36).slice(2, 8)}`;
+S.add(TIMED_AGENT, [{ toolCalls: [{ name: 'deploy', args: { env: 'prod' } }] }, { text: 'deployed' }], tools);
+
 let h: Harness;
 beforeAll(async () => {
-  h = await startHarness({ agents: S.agents, providers: { scripted: S.provider } });
+  // The namespace's rules entity too (editors seeded as the other rules tests do).
+  h = await startHarness({ agents: S.agents, providers: { scripted: S.provider }, approvalRules: { editors: ['ops:alice'] } });
 });
 afterAll(async () => h?.stop());
 
@@ -291,5 +298,41 @@ describe('standing rules in a run', () => {
       ['call_1_0', 'rule:r-1', 1],
       ['call_1_1', 'rule:r-3', 2],
     ]);
+  });
+});
+
+describe('standing rules from the rules entity', () => {
+  it('approve and stop asking for a session: the waiting call is approved, a second run of the same session id is not asked', async () => {
+    const session = testId('session-rule');
+    const first = await h.client.start(SESSION_AGENT, { input: 'deploy', workflowId: session });
+    const [pending] = await waitForPending(first);
+    // The client writes the rule first, then decides naming it.
+    const receipt = await h.client.rules.put({ scope: 'session', session, tool: 'deploy', action: 'allow' }, { by: 'ops:alice' });
+    const rule = { id: receipt.rule!.id, version: receipt.version, scope: 'session' as const };
+    await first.decide({ callId: pending!.callId, decision: 'approve', by: 'ops:alice', scope: 'session', rule });
+    expect((await first.result()).status).toBe('success');
+    const second = await h.client.start(SESSION_AGENT, { input: 'deploy again', workflowId: session });
+    const result = await second.result();
+    expect(result.status).toBe('success');
+    const evts = await allEvents(second);
+    expect(of(evts, 'approval_requested')).toEqual([]);
+    expect(of(evts, 'approval_auto').map((e) => [e.decision, e.rule, e.rulesVersion])).toEqual([['allow', rule, expect.any(Number)]]);
+    expect(of(evts, 'approval_auto')[0]!.rulesVersion).toBeGreaterThanOrEqual(receipt.version);
+    // Other sessions of the agent still ask.
+    const other = await h.client.start(SESSION_AGENT, { input: 'deploy', workflowId: testId('session-other') });
+    expect((await waitForPending(other)).map((p) => p.tool)).toEqual(['deploy']);
+    await other.cancel();
+  });
+
+  it('an agent rule for a time: runs started before its until are not asked, a run after it is', async () => {
+    const until = new Date(Date.now() + 2500).toISOString();
+    await h.client.rules.put({ scope: 'agent', agent: TIMED_AGENT, tool: 'deploy', action: 'allow', until }, { by: 'ops:alice' });
+    const within = await h.client.start(TIMED_AGENT, { input: 'deploy', workflowId: testId('timed-within') });
+    expect((await within.result()).status).toBe('success');
+    expect(of(await allEvents(within), 'approval_auto').map((e) => e.rule?.scope)).toEqual(['agent']);
+    await new Promise((r) => setTimeout(r, Math.max(0, Date.parse(until) - Date.now() + 100)));
+    const after = await h.client.start(TIMED_AGENT, { input: 'deploy', workflowId: testId('timed-after') });
+    expect((await waitForPending(after)).map((p) => p.tool)).toEqual(['deploy']);
+    await after.cancel();
   });
 });
