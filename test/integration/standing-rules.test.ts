@@ -7,6 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { AgentRun } from '../../src/client';
 import { defineTool } from '../../src/agents/define';
+import { agentTool } from '../../src/agents/agent-tool';
+import type { ModelRequest } from '../../src/core/output/native-output';
+import type { ScriptedTurn } from '../../src/integrations/providers/scripted';
 import type { AgentEvent } from '../../src/core/events/events';
 import type { ToolResultBlock } from '../../src/core/messages/messages';
 import { outputText } from '../../src/core/messages/messages';
@@ -111,6 +114,20 @@ const SESSION_AGENT = `sr_session_${Math.random().toString(36).slice(2, 8)}`;
 S.add(SESSION_AGENT, [{ toolCalls: [{ name: 'deploy', args: { env: 'prod' } }] }, { text: 'deployed' }], tools);
 const TIMED_AGENT = `sr_timed_${Math.random().toString(36).slice(2, 8)}`;
 S.add(TIMED_AGENT, [{ toolCalls: [{ name: 'deploy', args: { env: 'prod' } }] }, { text: 'deployed' }], tools);
+
+S.add(
+  'sr_can',
+  (request: ModelRequest): ScriptedTurn => {
+    const answered = request.messages.filter((m) => m.role === 'assistant').length;
+    return answered < 12 ? { toolCalls: [{ name: 'deploy', args: { env: `e${answered + 1}` } }] } : { text: 'all tried' };
+  },
+  { tools: [deploy], maxSteps: 50, continueAsNewAfterEvents: 50 },
+);
+const CHILD = `sr_child_${Math.random().toString(36).slice(2, 8)}`;
+const child = S.add(CHILD, [{ toolCalls: [{ name: 'deploy', args: { env: 'prod' } }] }, { text: 'child done' }], tools);
+S.add(`${CHILD}_parent`, [{ toolCalls: [{ name: CHILD, args: { input: 'deploy prod' } }] }, { text: 'parent done' }], {
+  tools: [agentTool(child)],
+});
 
 let h: Harness;
 beforeAll(async () => {
@@ -301,7 +318,53 @@ describe('standing rules in a run', () => {
   });
 });
 
+describe('standing rules across continue-as-new and in sub-agents', () => {
+  it('a rule set the run was sent is carried across continue-as-new', async () => {
+    const run = await h.client.start('sr_can', { input: 'deploy', workflowId: testId('standing-can') });
+    await waitForPending(run);
+    const rule = {
+      id: 'r-1',
+      version: 1,
+      scope: 'session' as const,
+      session: run.workflowId,
+      tool: 'deploy',
+      action: 'deny' as const,
+      createdBy: 'ops:alice',
+    };
+    await send(run, { version: 1, rules: [rule] });
+    const result = await run.result();
+    expect(result.status).toBe('success');
+    expect(result.steps).toBe(13);
+    const executions: string[] = [];
+    for await (const w of h.temporal.workflow.list({ query: `WorkflowId = '${run.workflowId}'` })) executions.push(w.runId);
+    expect(executions.length).toBeGreaterThan(1);
+    const evts = await allEvents(run);
+    expect(of(evts, 'approval_requested')).toHaveLength(1);
+    const autos = of(evts, 'approval_auto');
+    expect(autos).toHaveLength(11);
+    expect(autos.every((e) => e.decision === 'deny' && e.rule?.id === 'r-1' && e.rulesVersion === 1)).toBe(true);
+    expect(ranFor(run)).toEqual([]);
+  });
+});
+
 describe('standing rules from the rules entity', () => {
+  it("a sub-agent reads the rules at its own start and is in its root run's session", async () => {
+    const session = testId('standing-parent');
+    await h.client.rules.put(
+      { scope: 'session', session, tool: 'deploy', action: 'deny', reason: 'not from this chat' },
+      { by: 'ops:alice' },
+    );
+    const run = await h.client.start(`${CHILD}_parent`, { input: 'go', workflowId: session });
+    const result = await run.result();
+    expect(result.status).toBe('success');
+    const started = of(await allEvents(run), 'sub_agent_started');
+    expect(started).toHaveLength(1);
+    const childRun = h.client.get(started[0]!.workflowId);
+    const autos = of(await allEvents(childRun), 'approval_auto');
+    expect(autos.map((e) => [e.decision, e.rule?.scope])).toEqual([['deny', 'session']]);
+    expect(ranFor(childRun)).toEqual([]);
+  });
+
   it('approve and stop asking for a session: the waiting call is approved, a second run of the same session id is not asked', async () => {
     const session = testId('session-rule');
     const first = await h.client.start(SESSION_AGENT, { input: 'deploy', workflowId: session });
