@@ -4,6 +4,18 @@
  * `agent:<name>` unless `createdBy` says otherwise).
  */
 import type { AgentApprovalRule } from '../core/approvals/rules';
+import type { Cond } from '../core/approvals/conditions';
+import type { JsonObject } from '../core/messages/json';
+
+/**
+ * A rule in an agent's code: a rule of scope `agent` whose `when` is a condition (data), or a function of
+ * the call's arguments (parsed by the tool's schema) run by the `checkApprovals` activity, its answer
+ * recorded. A function that throws cannot tell: a deny or ask rule asks a person, an allow rule does not apply.
+ */
+export type AgentRuleConfig = Omit<AgentApprovalRule, 'when' | 'fn'> & {
+  /** A condition on the call's arguments (data), or a function of them (run by the `checkApprovals` activity); every call when absent. */
+  when?: Cond | ((args: JsonObject) => boolean | Promise<boolean>);
+};
 import { parseCond } from '../core/approvals/conditions';
 import { DefinitionError } from '../core/run/errors';
 
@@ -32,7 +44,7 @@ export function checkApprovalRules(agent: string, rules: unknown): void {
     ids.add(o.id);
     if (typeof o.tool !== 'string' || !o.tool) throw new DefinitionError(`${at} (${o.id}): tool must name a tool, or * for every tool`);
     if (!ACTIONS.includes(o.action as string)) throw new DefinitionError(`${at} (${o.id}): action must be allow, ask or deny`);
-    if (o.when !== undefined) {
+    if (o.when !== undefined && typeof o.when !== 'function') {
       const cond = parseCond(o.when);
       if (!cond.ok) throw new DefinitionError(`${at} (${o.id}): when: ${cond.error}`);
     }
@@ -42,6 +54,19 @@ export function checkApprovalRules(agent: string, rules: unknown): void {
 }
 
 /** The rules as the spec records them (absent when there are none). */
-export function approvalRulesField(rules: readonly AgentApprovalRule[] | undefined): { approvalRules?: AgentApprovalRule[] } {
-  return rules?.length ? { approvalRules: rules.map((r) => ({ ...r })) } : {};
+export function approvalRulesField(rules: readonly AgentRuleConfig[] | undefined): { approvalRules?: AgentApprovalRule[] } {
+  if (!rules?.length) return {};
+  // A function condition is recorded as `fn: true` (its answers are recorded per call).
+  return {
+    approvalRules: rules.map(({ when, ...r }) => (typeof when === 'function' ? { ...r, fn: true } : { ...r, ...(when ? { when } : {}) })),
+  };
+}
+
+/** The function condition of the rule `id` of an agent's code, when it has one. */
+export function ruleFunction(
+  rules: readonly AgentRuleConfig[] | undefined,
+  id: string,
+): ((args: JsonObject) => boolean | Promise<boolean>) | undefined {
+  const when = rules?.find((r) => r.id === id)?.when;
+  return typeof when === 'function' ? when : undefined;
 }

@@ -1,7 +1,7 @@
 /** Defined tools and agents (types only), shared by `define.ts` and the modules that check a definition. */
 import type { Duration } from '@temporalio/common';
 import type { z } from 'zod';
-import type { AgentApprovalRule } from '../core/approvals/rules';
+import type { AgentRuleConfig } from './approval-rules';
 import type { JsonObject } from '../core/messages/json';
 import type { ModelRef } from '../core/run/spec';
 import type { AnyToolCall, UnknownOutput } from '../core/run/result';
@@ -118,7 +118,7 @@ export interface AgentConfig<
    * among the standing rules (see the approvals guide, "Precedence"); a rule that allows a tool naming
    * approvers waives it only if its `createdBy` is one of them.
    */
-  approvalRules?: AgentApprovalRule[];
+  approvalRules?: AgentRuleConfig[];
   /**
    * Streaming tool execution: calls of the agent's read-only tools start while the model still streams
    * the rest of its answer (see the tool option `earlyStart`, which overrides this per tool). Default false.

@@ -240,7 +240,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
   desk.useRules(
     { agent: spec.name, session: info.root?.workflowId ?? info.workflowId },
     agentRules(spec.name, spec.approvalRules),
-    (call, check) => gateOf(tools, call, check),
+    (call, check, answers) => gateOf(tools, call, check, answers),
   );
   // Streaming tool execution: read-only calls the model activity reports while it streams start at once.
   const early = new EarlyStarts(tools);

@@ -129,6 +129,36 @@ S.add(`${CHILD}_parent`, [{ toolCalls: [{ name: CHILD, args: { input: 'deploy pr
   tools: [agentTool(child)],
 });
 
+S.add(
+  'fn_rules',
+  [
+    {
+      toolCalls: [
+        { name: 'refund', args: { amount: 5 } },
+        { name: 'refund', args: { amount: 500 } },
+        { name: 'shell', args: { command: 'sudo reboot' } },
+        { name: 'shell', args: { command: 'whoami' } },
+      ],
+    },
+    { text: 'checked' },
+  ],
+  {
+    ...tools,
+    approvalRules: [
+      { id: 'tiny-refunds', tool: 'refund', when: (args) => (args.amount as number) < 10, action: 'allow' },
+      { id: 'no-sudo', tool: 'shell', when: (args) => String(args.command).startsWith('sudo '), action: 'deny', reason: 'no sudo' },
+      {
+        id: 'broken',
+        tool: 'shell',
+        when: () => {
+          throw new Error('cannot tell');
+        },
+        action: 'allow',
+      },
+    ],
+  },
+);
+
 let h: Harness;
 beforeAll(async () => {
   // The namespace's rules entity too (editors seeded as the other rules tests do).
@@ -212,6 +242,23 @@ describe("rules in the agent's code", () => {
     expect(of(evts, 'approval_requested').map((e) => [e.callId, e.rule ?? null])).toEqual([
       ['call_1_1', null],
       ['call_1_2', { id: 'big-refunds', scope: 'agent' }],
+    ]);
+  });
+});
+
+describe("function rules in the agent's code", () => {
+  it('run in checkApprovals, answers recorded: a tiny refund runs unasked, sudo is denied, a throwing allow rule does not apply', async () => {
+    const run = await h.client.start('fn_rules', { input: 'check', workflowId: testId('fn-rules') });
+    const pending = await waitForPending(run);
+    expect(pending.map((p) => p.callId)).toEqual(['call_1_1']);
+    await run.decide({ callId: 'call_1_1', decision: 'deny', by: 'ops:bob' });
+    const result = await run.result();
+    expect(result.status).toBe('success');
+    expect(ranFor(run).sort()).toEqual(['refund:{"amount":5}', 'shell:{"command":"whoami"}']);
+    const evts = await allEvents(run);
+    expect(of(evts, 'approval_auto').map((e) => [e.callId, e.decision, e.rule?.id])).toEqual([
+      ['call_1_0', 'allow', 'tiny-refunds'],
+      ['call_1_2', 'deny', 'no-sudo'],
     ]);
   });
 });

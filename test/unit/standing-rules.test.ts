@@ -181,3 +181,33 @@ describe('defineAgent({ approvalRules })', () => {
     ).toThrow(/\(x\): when/);
   });
 });
+
+describe('function rules of the agent code', () => {
+  const fnAllow = rule({ id: 'f', scope: 'agent', action: 'allow', fn: true });
+  const fnDeny = rule({ id: 'g', scope: 'agent', action: 'deny', fn: true });
+  const withAnswers = (standing: ApprovalRule[], answers?: Record<string, boolean | null>, args: object | undefined = { amount: 1 }) =>
+    gateFor('refund', always, undefined, new Set(), undefined, {
+      rules: [],
+      args: args as never,
+      nowMs: 0,
+      standing,
+      ...(answers ? { answers } : {}),
+    });
+  it('need an answer from the activity first, then decide by it; an answer of null cannot tell', () => {
+    expect(withAnswers([fnAllow])).toEqual({ kind: 'check' });
+    expect(withAnswers([fnAllow], { f: true })).toMatchObject({ kind: 'run', why: 'rule', rule: { id: 'f' } });
+    expect(withAnswers([fnAllow], { f: false })).toEqual({ kind: 'ask' });
+    expect(withAnswers([fnAllow], { f: null })).toEqual({ kind: 'ask' });
+    expect(withAnswers([fnDeny], { g: true })).toMatchObject({ kind: 'deny', rule: { id: 'g' } });
+    expect(withAnswers([fnDeny], { g: null })).toMatchObject({ kind: 'ask', rule: { id: 'g' } });
+    // Arguments not known yet (early starts): no check, an unanswered deny rule keeps the call back.
+    expect(
+      gateFor('refund', never, undefined, new Set(), undefined, { rules: [], args: undefined, nowMs: 0, standing: [fnDeny] }),
+    ).toMatchObject({
+      kind: 'ask',
+    });
+  });
+  it('a rule set from outside cannot claim a function condition', () => {
+    expect(asRuleSet({ version: 1, rules: [fnAllow, rule({ id: 'a', action: 'allow' })] })?.rules.map((r) => r.id)).toEqual(['a']);
+  });
+});

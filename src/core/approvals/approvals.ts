@@ -9,7 +9,7 @@ import { AUDIT_PATHS, type ApprovalRule, type AuditPath, type RuleRef, type Rule
 import type { JsonValue } from '../messages/json';
 import { matchRules } from './run-rules';
 import { evaluateCond } from './evaluate-cond';
-import { denyVerdict, standingVerdict } from './standing-rules';
+import { denyVerdict, standingVerdict, unanswered } from './standing-rules';
 import { notAllowed } from './deciders';
 
 export type * from './approval-requests';
@@ -79,6 +79,8 @@ export interface RunRulesInput {
   nowMs: number;
   /** Standing rules that apply to this run (see `standing-rules.ts`); none when absent. */
   standing?: readonly ApprovalRule[];
+  /** The recorded answers of the agent's function rules for this call (rule id → matches); see {@link ApprovalRule.fn}. */
+  answers?: Readonly<Record<string, boolean | null>>;
 }
 
 /**
@@ -106,7 +108,9 @@ export function gateFor(
   const verdict = runRules?.rules.length ? matchRules(runRules.rules, tool, runRules.args, approval?.approvers, runRules.nowMs) : undefined;
   if (verdict?.action === 'deny') return { kind: 'deny', why: 'rule', rule: verdict.rule };
   const standing = runRules?.standing?.length ? runRules.standing : undefined;
-  const denied = standing ? denyVerdict(standing, tool, runRules?.args) : undefined;
+  // A function rule of the agent's code for this tool not answered yet: the activity answers it first.
+  if (standing && runRules?.args !== undefined && unanswered(standing, tool, runRules.answers)) return { kind: 'check' };
+  const denied = standing ? denyVerdict(standing, tool, runRules?.args, runRules?.answers) : undefined;
   if (denied?.action === 'deny') return { kind: 'deny', why: 'rule', rule: denied.rule };
   if (verdict?.action === 'ask') return { kind: 'ask', rule: verdict.rule };
   if (denied?.action === 'ask') return { kind: 'ask', rule: denied.rule };
@@ -114,7 +118,7 @@ export function gateFor(
   if (approvedTools.has(tool)) return { kind: 'run', why: 'approved_for_run' };
   if (verdict?.action === 'allow') return { kind: 'run', why: 'rule', rule: verdict.rule };
   if (rule === 'ask') return { kind: 'ask', ...entry };
-  const said = standing ? standingVerdict(standing, tool, runRules?.args, approval?.approvers) : undefined;
+  const said = standing ? standingVerdict(standing, tool, runRules?.args, approval?.approvers, runRules?.answers) : undefined;
   if (said?.action === 'ask') return { kind: 'ask', rule: said.rule };
   // An allow rule names itself only where it waives something (a tool that asks, or whose predicate would be asked).
   if (said?.action === 'allow' && (approval?.mode ?? 'never') !== 'never') return { kind: 'run', why: 'rule', rule: said.rule };

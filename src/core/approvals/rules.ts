@@ -51,6 +51,11 @@ export interface ApprovalRule {
   tool: string;
   /** Matches only calls whose arguments satisfy this; every call of the tool when absent. */
   when?: Cond;
+  /**
+   * The rule's condition is a function in the agent's code (`approvalRules: [{ when: (args) => … }]`):
+   * the `checkApprovals` activity answers it for each call (recorded). Only rules of an agent's code.
+   */
+  fn?: boolean;
   action: RuleAction;
   /** With action `ask`: who is asked, how long the request waits and when it escalates. */
   ask?: RuleAsk;

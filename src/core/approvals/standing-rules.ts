@@ -38,19 +38,41 @@ export function agentRules(agent: string, rules: readonly AgentApprovalRule[] | 
   return (rules ?? []).map((r) => ({ ...r, scope: 'agent' as const, agent, createdBy: r.createdBy ?? `agent:${agent}` }));
 }
 
-const holds = (r: ApprovalRule, args: JsonValue | undefined) =>
-  !r.when ? true : args === undefined ? 'unknown' : evaluateCond(r.when, args);
+/** Only rules of an agent's code may have function conditions: a rule set from outside that claims one is dropped. */
+function dataOnly(rule: ApprovalRule): boolean {
+  return !rule.fn;
+}
+
+/** Rule id → the recorded answer of a function rule for one call. */
+type Answers = Readonly<Record<string, boolean | null>> | undefined;
+
+const holds = (r: ApprovalRule, args: JsonValue | undefined, answers: Answers) =>
+  r.fn
+    ? typeof answers?.[r.id] === 'boolean'
+      ? (answers[r.id] as boolean)
+      : 'unknown'
+    : !r.when
+      ? true
+      : args === undefined
+        ? 'unknown'
+        : evaluateCond(r.when, args);
+
+/** Whether a function rule for `tool` has no recorded answer yet (then the `checkApprovals` activity answers it). */
+export function unanswered(rules: readonly ApprovalRule[], tool: string, answers: Answers): boolean {
+  return rules.some((r) => r.fn && (r.tool === tool || r.tool === '*') && answers?.[r.id] === undefined);
+}
 
 /** A deny rule that surely matches the call (`deny`), else one that cannot tell (`ask`), else undefined. */
 export function denyVerdict(
   rules: readonly ApprovalRule[],
   tool: string,
   args: JsonValue | undefined,
+  answers?: Answers,
 ): { action: 'deny' | 'ask'; rule: ApprovalRule } | undefined {
   let unsure: ApprovalRule | undefined;
   for (const r of rules) {
     if (r.action !== 'deny' || (r.tool !== tool && r.tool !== '*')) continue;
-    const h = holds(r, args);
+    const h = holds(r, args, answers);
     if (h === true) return { action: 'deny', rule: r };
     if (h === 'unknown') unsure ??= r;
   }
@@ -69,13 +91,14 @@ export function standingVerdict(
   tool: string,
   args: JsonValue | undefined,
   approvers: readonly string[] | undefined,
+  answers?: Answers,
 ): { action: 'ask' | 'allow'; rule: ApprovalRule } | undefined {
   for (const scope of SCOPES) {
     const inScope = rules.filter((r) => r.scope === scope && (r.tool === tool || r.tool === '*'));
-    const ask = inScope.find((r) => r.action === 'ask' && holds(r, args) !== false);
+    const ask = inScope.find((r) => r.action === 'ask' && holds(r, args, answers) !== false);
     if (ask) return { action: 'ask', rule: ask };
     const allow = inScope.find(
-      (r) => r.action === 'allow' && holds(r, args) === true && (!approvers?.length || approvers.includes(r.createdBy)),
+      (r) => r.action === 'allow' && holds(r, args, answers) === true && (!approvers?.length || approvers.includes(r.createdBy)),
     );
     if (allow) return { action: 'allow', rule: allow };
   }
@@ -95,5 +118,5 @@ export function asRuleSet(v: unknown): RuleSet | undefined {
       typeof (r as ApprovalRule).tool === 'string' &&
       ['allow', 'ask', 'deny'].includes((r as ApprovalRule).action),
   );
-  return { version: s.version, rules };
+  return { version: s.version, rules: rules.filter(dataOnly) };
 }

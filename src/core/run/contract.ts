@@ -307,7 +307,13 @@ export interface CheckGuardrailsInput {
 }
 
 /** Whether each call needs a person, as the tool's predicate said. Recorded, so replay never re-evaluates it. */
-export type CheckApprovalsOutput = Array<{ callId: string; needsApproval: boolean; note?: string }>;
+export type CheckApprovalsOutput = Array<{
+  callId: string;
+  needsApproval: boolean;
+  note?: string;
+  /** The answers of the agent's function rules for the call's tool (rule id → matches; null: it threw); absent: none asked. */
+  rules?: Record<string, boolean | null>;
+}>;
 
 /** What the `decide` update reports. */
 /** Details of a `decide` update's `ApprovalRefused` failure: the call's state when it was refused. */

@@ -94,6 +94,7 @@ interface Entry {
   /** The call, and its predicate's recorded answer, when a tool call asked (re-gated when the rules change). */
   call?: PlannedCall;
   check?: boolean;
+  answers?: Record<string, boolean | null>;
 }
 
 /** How a call was gated, as the desk records it with the request. */
@@ -102,6 +103,8 @@ export interface GatedAs {
   rule?: ApprovalRule;
   /** The recorded answer of the tool's predicate, when it was asked. */
   check?: boolean;
+  /** The recorded answers of the agent's function rules, when they were asked. */
+  answers?: Record<string, boolean | null>;
 }
 
 /** What waiting for a person came to. */
@@ -123,10 +126,14 @@ export class ApprovalDesk {
   /** Who the run is for standing rules' scopes, and the rules its agent's code defines (set once the spec is known). */
   private ruleScope: { who: RuleScopeOf; code: readonly ApprovalRule[] } | undefined;
   /** Gates a waiting call again (set by the run once its tools are known); see {@link adoptRules}. */
-  private regate: ((call: PlannedCall, check: boolean | undefined) => Gate) | undefined;
+  private regate: ((call: PlannedCall, check?: boolean, answers?: Record<string, boolean | null>) => Gate) | undefined;
 
   /** Standing rules apply to this run as `who` (with the rules of its agent's code); `regate` gates a waiting call again. */
-  useRules(who: RuleScopeOf, code: readonly ApprovalRule[], regate: (call: PlannedCall, check: boolean | undefined) => Gate): void {
+  useRules(
+    who: RuleScopeOf,
+    code: readonly ApprovalRule[],
+    regate: (call: PlannedCall, check?: boolean, answers?: Record<string, boolean | null>) => Gate,
+  ): void {
     this.ruleScope = { who, code };
     this.regate = regate;
   }
@@ -161,7 +168,7 @@ export class ApprovalDesk {
     if (!this.regate) return decided;
     for (const e of this.entries.values()) {
       if (e.decided || e.closed || !e.call) continue;
-      const gate = this.regate(e.call, e.check);
+      const gate = this.regate(e.call, e.check, e.answers);
       if ((gate.kind !== 'run' && gate.kind !== 'deny') || gate.why !== 'rule') continue;
       const rule = gate.rule;
       if (only !== undefined && rule.id !== only) continue;
@@ -372,6 +379,7 @@ export class ApprovalDesk {
     const entry = this.open(call.callId, call.step, call.tool.name, call.args, asked, undefined, gated.rule);
     entry.call = call;
     if (gated.check !== undefined) entry.check = gated.check;
+    if (gated.answers) entry.answers = gated.answers;
   }
 
   /**

@@ -10,6 +10,12 @@ import type { AgentActivities } from '../../core/run/contract';
 import type { PlannedCall } from '../../core/tool-calls/plan';
 import type { ToolCallContext } from './context';
 
+/** The function rules of the agent for `c`'s tool, each answered "cannot tell" (undefined when there are none). */
+function unansweredAsNull(ctx: GateContext, c: PlannedCall): Record<string, null> | undefined {
+  const fns = (ctx.spec.approvalRules ?? []).filter((r) => r.fn && (r.tool === c.tool.name || r.tool === '*'));
+  return fns.length ? Object.fromEntries(fns.map((r) => [r.id, null])) : undefined;
+}
+
 const { checkApprovals } = proxyActivities<AgentActivities>({
   startToCloseTimeout: '1 minute',
   retry: { maximumAttempts: 5, initialInterval: '1 second' },
@@ -19,8 +25,9 @@ const { checkApprovals } = proxyActivities<AgentActivities>({
 export type GateContext = Pick<ToolCallContext, 'spec' | 'policy'> & { desk: Pick<ToolCallContext['desk'], 'approvedTools' | 'gateRules'> };
 
 /** The gate of a call from data (run policy, the run's and standing rules, the tool's settings); `check` once its predicate answered. */
-export function gateOf(ctx: GateContext, c: PlannedCall, check?: boolean): Gate {
-  return gateFor(c.tool.name, c.tool.approval, ctx.policy, ctx.desk.approvedTools, check, ctx.desk.gateRules(c.args));
+export function gateOf(ctx: GateContext, c: PlannedCall, check?: boolean, answers?: Record<string, boolean | null>): Gate {
+  const rules = ctx.desk.gateRules(c.args);
+  return gateFor(c.tool.name, c.tool.approval, ctx.policy, ctx.desk.approvedTools, check, answers ? { ...rules, answers } : rules);
 }
 
 /**
@@ -37,7 +44,7 @@ export function knownGates(ctx: GateContext, calls: readonly PlannedCall[]): Map
 export async function checkedGates(
   ctx: GateContext,
   calls: readonly PlannedCall[],
-  checks?: Map<string, boolean>,
+  checks?: Map<string, { check: boolean; answers?: Record<string, boolean | null> }>,
 ): Promise<Map<string, Gate>> {
   const gates = new Map(calls.map((c) => [c.callId, gateOf(ctx, c)]));
   const toCheck = calls.filter((c) => gates.get(c.callId)?.kind === 'check');
@@ -46,9 +53,12 @@ export async function checkedGates(
     calls: toCheck.map((c) => ({ callId: c.callId, tool: c.tool.name, args: c.args })),
   });
   for (const c of toCheck) {
-    const answer = answers.find((a) => a.callId === c.callId)?.needsApproval ?? true;
-    checks?.set(c.callId, answer);
-    gates.set(c.callId, gateOf(ctx, c, answer));
+    const found = answers.find((a) => a.callId === c.callId);
+    const answer = found?.needsApproval ?? true;
+    // A function rule the activity did not answer (a worker older than the rule) cannot tell: null.
+    const ruleAnswers = found?.rules ?? unansweredAsNull(ctx, c);
+    checks?.set(c.callId, { check: answer, ...(ruleAnswers ? { answers: ruleAnswers } : {}) });
+    gates.set(c.callId, gateOf(ctx, c, answer, ruleAnswers));
   }
   return gates;
 }

@@ -56,7 +56,7 @@ export class ToolStep {
     plan.immediate.forEach((o) => this.record(o));
     const planned = plan.batches.flat();
     // Gates that need no predicate are known at once (no await, see `knownGates`).
-    const checks = new Map<string, boolean>();
+    const checks = new Map<string, { check: boolean; answers?: Record<string, boolean | null> }>();
     const gates = knownGates(ctx, planned) ?? (await checkedGates(ctx, planned, checks));
     for (const call of planned) {
       const gate = gates.get(call.callId) as Gate;
@@ -79,11 +79,8 @@ export class ToolStep {
             : policyDeniedOutcome(call.callId, call.tool.name),
         );
       else if (gate.kind === 'ask') {
-        const check = checks.get(call.callId);
-        ctx.desk.request(call, call.tool.approval, {
-          ...(gate.rule ? { rule: gate.rule } : {}),
-          ...(check !== undefined ? { check } : {}),
-        });
+        const checked = checks.get(call.callId);
+        ctx.desk.request(call, call.tool.approval, { ...(gate.rule ? { rule: gate.rule } : {}), ...checked });
       }
     }
     // Decisions sent early for calls of this step that did not ask can never apply.
