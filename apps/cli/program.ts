@@ -17,6 +17,7 @@ import type * as DevModule from './commands/dev';
 import type * as MessagesModule from './commands/messages';
 import type * as AuditModule from './commands/audit';
 import type * as ReportModule from './commands/report';
+import type * as RulesModule from './commands/rules';
 import type * as ReplayModule from './commands/replay';
 import type * as ResultModule from './commands/result';
 import type * as RunModule from './commands/run';
@@ -42,6 +43,7 @@ const commands = {
   report: () => require('./commands/report') as typeof ReportModule,
   replay: () => require('./commands/replay') as typeof ReplayModule,
   result: () => require('./commands/result') as typeof ResultModule,
+  rules: () => require('./commands/rules') as typeof RulesModule,
   run: () => require('./commands/run') as typeof RunModule,
   runs: () => require('./commands/runs') as typeof RunsModule,
   schedule: () => require('./commands/schedule') as typeof ScheduleModule,
@@ -338,6 +340,65 @@ export function buildProgram(ctx: ProgramContext): Command {
     false,
   ).action(async (workflowId: string, flags) => {
     ctx.exitCode = await commands.audit().auditCommand(workflowId, flags);
+  });
+
+  const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+  const rules = program
+    .command('rules')
+    .description(
+      "The namespace's standing approval rules (session, agent, namespace scopes): list, add, remove, editors, history. Changes are made by an editor (--by).",
+    );
+  const change = (cmd: Command): Command =>
+    connectionOptions(
+      cmd
+        .option('--by <identity>', 'who makes the change, an editor, e.g. ops:alice (default: cli:<user>)')
+        .option('--reason <text>', 'why (kept in the change log)')
+        .option('--expected-version <n>', 'refuse the change unless the rules are at this version (compare-and-set)')
+        .option('--json', 'print the result as JSON'),
+      false,
+    );
+  connectionOptions(
+    rules.command('list').description('List the standing rules, their version and editors.').option('--json', 'print them as JSON'),
+    false,
+  ).action(async (flags) => {
+    ctx.exitCode = await commands.rules().rulesListCommand(flags);
+  });
+  change(
+    rules
+      .command('add')
+      .description(
+        'Add a standing rule (or replace the one with --id): allow, ask or deny calls of a tool, optionally only when a condition on its arguments holds.',
+      )
+      .requiredOption('--tool <name>', 'the tool, or * for every tool')
+      .requiredOption('--action <action>', 'allow, ask or deny')
+      .option('--scope <scope>', 'namespace (default), agent (with --agent) or session (with --session)')
+      .option('--agent <name>', 'the agent an agent rule applies to (implies --scope agent)')
+      .option('--session <workflowId>', 'the conversation a session rule applies to (implies --scope session)')
+      .option('--when <expr>', 'a condition on the arguments, e.g. amount<=50 or env=staging (repeat: all must hold)', collect)
+      .option('--when-json <json>', 'a condition as JSON, e.g. {"path":"amount","op":"lte","value":50}')
+      .option('--until <when>', 'the rule ends: a duration from now (8h) or an ISO date-time')
+      .option('--id <id>', 'the rule id (replaces that rule; default: a new id r-<n>)'),
+  ).action(async (flags) => {
+    ctx.exitCode = await commands.rules().rulesAddCommand(flags);
+  });
+  change(rules.command('remove').description('Remove a standing rule.').argument('<id>', 'the rule id (see rules list)')).action(
+    async (id: string, flags) => {
+      ctx.exitCode = await commands.rules().rulesRemoveCommand(id, flags);
+    },
+  );
+  change(
+    rules
+      .command('editors')
+      .description('Print who may change the rules, or replace them with --set (an editor must make the change).')
+      .option('--set <identities>', 'comma-separated identities, e.g. ops:alice,ops:bob'),
+  ).action(async (flags) => {
+    ctx.exitCode = await commands.rules().rulesEditorsCommand(flags);
+  });
+  connectionOptions(
+    rules.command('history').description('Print the log of rule changes (who, what, when, how, why).').option('--json', 'print it as JSON'),
+    false,
+  ).action(async (flags) => {
+    ctx.exitCode = await commands.rules().rulesHistoryCommand(flags);
   });
 
   const decisions = [

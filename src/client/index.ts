@@ -253,7 +253,7 @@ export class AgentClient {
 
   /** The namespace's standing approval rules (session, agent and namespace scopes): list, put, remove, editors, history. */
   get rules(): ApprovalRules {
-    return (this.rulesApi ??= new ApprovalRules(this.temporal));
+    return (this.rulesApi ??= new ApprovalRules(this.temporal.workflow));
   }
 
   /** The task queue runs of `agent` start on: the client's, else the agent's own (`agentTaskQueue`). */

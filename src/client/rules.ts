@@ -4,13 +4,15 @@
  * `createWorker` does unless `approvalRules: false`); changes are validated by the entity: only its
  * editors may make them, and a refused change writes nothing.
  */
-import type { Client, WorkflowHandle } from '@temporalio/client';
+import type { WorkflowClient, WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure, WithStartWorkflowOperation, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { RuleChangedEvent, RuleChangeReceipt, RuleInput, RuleRefusalKind, RulesView } from '../core/approvals/rule-entity';
 import { refusalKindOf } from '../core/approvals/rule-entity';
 import type { AuditPath, RuleSet } from '../core/approvals/rules';
 import { RULES_MEMO_KEY, RULES_TASK_QUEUE, RULES_WORKFLOW_ID } from '../core/approvals/rules';
 import { DurableAgentError } from '../core/run/errors';
+import { NoWorkerError } from './errors';
+import { anyWorkflowPoller } from './pollers';
 import type { UpdateDefinition } from '@temporalio/common';
 import {
   putRuleUpdate,
@@ -45,15 +47,26 @@ export class RuleChangeRefusedError extends DurableAgentError {
 
 /** The namespace's standing approval rules, through the rules entity. Get it as `client.rules`. */
 export class ApprovalRules {
-  constructor(private readonly temporal: Client) {}
+  /** @param workflows the Temporal workflow client (`client.temporal.workflow`). */
+  constructor(private readonly workflows: WorkflowClient) {}
 
   private handle(): WorkflowHandle {
-    return this.temporal.workflow.getHandle(RULES_WORKFLOW_ID);
+    return this.workflows.getHandle(RULES_WORKFLOW_ID);
   }
 
-  /** The rules and their editors (version 0, none, when the entity was never started). Needs a worker polling the rules queue. */
+  /** Throws {@link NoWorkerError} when no worker polls the rules queue (a query or update would wait for one). */
+  private async needWorker(): Promise<void> {
+    if (!(await anyWorkflowPoller(this.workflows, RULES_TASK_QUEUE))) throw new NoWorkerError(RULES_WORKFLOW_ID, RULES_TASK_QUEUE);
+  }
+
+  /**
+   * The rules and their editors (version 0, none, when the entity was never started).
+   *
+   * @throws {NoWorkerError} no worker polls the rules queue (see {@link published} for the set without one).
+   */
   async list(): Promise<RulesView> {
     try {
+      await this.needWorker();
       return await this.handle().query(rulesQuery);
     } catch (err) {
       if (err instanceof WorkflowNotFoundError) return { version: 0, rules: [], editors: [] };
@@ -82,6 +95,7 @@ export class ApprovalRules {
    * version and the rule as written. Running agent runs are told at once (and again ~5 s later).
    *
    * @throws {RuleChangeRefusedError} the entity refused it (the message says why).
+   * @throws {NoWorkerError} no worker polls the rules queue.
    */
   put(rule: RuleInput, options: RuleChangeOptions): Promise<RuleChangeReceipt> {
     return this.change(putRuleUpdate, { rule, ...meta(options) });
@@ -108,6 +122,7 @@ export class ApprovalRules {
   /** The log of changes the entity keeps (its last 500), oldest first; `after` a `seq` for the newer ones only. */
   async history(after?: number): Promise<RuleChangedEvent[]> {
     try {
+      await this.needWorker();
       return await this.handle().query(ruleChangesQuery, ...(after !== undefined ? [after] : []));
     } catch (err) {
       if (err instanceof WorkflowNotFoundError) return [];
@@ -117,8 +132,9 @@ export class ApprovalRules {
 
   /** An update to the entity, starting it when absent. */
   private async change<A>(update: UpdateDefinition<RuleChangeReceipt, [A]>, arg: A): Promise<RuleChangeReceipt> {
+    await this.needWorker();
     try {
-      return await this.temporal.workflow.executeUpdateWithStart(update, {
+      return await this.workflows.executeUpdateWithStart(update, {
         args: [arg],
         startWorkflowOperation: new WithStartWorkflowOperation(RULES_WORKFLOW, {
           workflowId: RULES_WORKFLOW_ID,

@@ -1,4 +1,6 @@
 /** One agent run, seen from a client: its result, events, state, approvals and cancellation. */
+import type { DecisionInput } from './standing-decision';
+import { withStandingRule } from './standing-decision';
 import { ApplicationFailure, ServiceError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { ApprovalDecision, PendingApproval } from '../core/approvals/approvals';
@@ -294,8 +296,14 @@ export class AgentRun<C extends ToolCallShape = AnyToolCall, out O = UnknownOutp
    * refuses the call as not reached; `decide` asks again (for up to 30 s) while a workflow task is in
    * flight or a query still lists the call, so such a decision is applied rather than lost.
    *
+   * With `scope: 'session'` (this conversation) or `scope: 'agent'` (every run of the run's agent; `for:
+   * '8h'` ends it after that long), the decision is also a standing rule: it is written to the rules entity
+   * first (`by` must be one of its editors: else a `RuleChangeRefusedError`, and nothing is decided), then
+   * the decision is sent naming it (`rule`), so the run applies it at once.
+   *
    * @throws {ApprovalRefusedError} (code `approval_refused`) the run refused the decision: unknown or
    * already decided call, expired approval, malformed decision, approver not allowed. The message is the reason.
+   * @throws `RuleChangeRefusedError` scope session/agent: the rules entity refused the rule.
    * @throws {RunEndedError} the run has already ended (its `status` says how).
    * @throws {RunNotFoundError} no run has this workflow id.
    * @example
@@ -309,7 +317,11 @@ export class AgentRun<C extends ToolCallShape = AnyToolCall, out O = UnknownOutp
    * }
    * ```
    */
-  async decide(decision: ApprovalDecision): Promise<DecisionReceipt> {
+  async decide(input: DecisionInput): Promise<DecisionReceipt> {
+    // Scope session/agent: the standing rule is written first (by an editor of the rules), then named.
+    const decision = await withStandingRule(input, this.handle, async (callId) =>
+      (await this.pendingApprovals({ includeDeferred: true })).find((p) => p.callId === callId),
+    );
     const deadline = Date.now() + NOT_REACHED_RETRY_MS;
     for (let wait = 100; ; wait = Math.min(2 * wait, 1000)) {
       try {

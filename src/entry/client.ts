@@ -68,7 +68,6 @@ export { FileBlobStore, MemoryBlobStore, BlobIntegrityError, BlobNotFoundError }
 export { DurableAgentError, DefinitionError, isDurableAgentError } from '../core/run/errors';
 export { MissingPeerError } from '../integrations/optional-peer';
 export { PolicyError, policyValueProblem } from '../core/approvals/run-policy';
-export { parseWhen, renderCond } from '../core/approvals/render-cond';
 export type * from './types';
 export { DecryptionError, EncryptionCodec, EncryptionConfigError, Keyring, KeyringCipher } from '../integrations/encryption';
 export type { EncryptionSetting } from '../integrations/encryption';
@@ -95,6 +94,8 @@ export { ApprovalRules, RuleChangeRefusedError } from '../client/rules';
 export { RULES_MEMO_KEY, RULES_TASK_QUEUE, RULES_WORKFLOW_ID } from '../core/approvals/rules';
 export { MAX_EDITORS, MAX_RULE_CHANGES, MAX_RULES, MAX_RULES_BYTES, STANDING_SCOPES } from '../core/approvals/rule-entity';
 export { RULES_WORKFLOW } from '../workflows/rules-definitions';
+export { parseCond } from '../core/approvals/conditions';
+export { parseWhen, renderCond } from '../core/approvals/render-cond';
 export { parseUserMessage } from '../core/messages/user-messages';
 export type { UserMessageInput } from '../core/messages/user-messages';
 // Names a run is found by: its task queue, its search attributes and memo fields.

@@ -141,12 +141,15 @@ export type {
   RuleChangeOp,
   RuleChangeReceipt,
   RuleInput,
+  RuleRefusal,
+  RuleRefusalKind,
   RulesEntityState,
   RulesView,
   SetEditorsRequest,
 } from '../core/approvals/rule-entity';
 export type { AnnounceRulesInput, AnnounceRulesResult, RulePushTargets } from '../core/approvals/rule-push';
 export type { RuleChangeOptions } from '../client/rules';
+export type { DecisionInput, StandingDecisionOptions, WaitingCall } from '../client/standing-decision';
 export type { RulesEntityInput } from '../workflows/rules-entity';
 export type { ModelCallContext, ModelProvider, ProviderErrorKind, ProviderErrorOptions } from '../integrations/providers/types';
 export type { ModelPrice, PriceTable } from '../integrations/providers/pricing';

@@ -43,6 +43,8 @@ export interface RulesEntityInput {
   state?: RulesEntityState;
   /** Runs still to be told of the current set (a push that was due at continue-as-new). */
   push?: RulePushTargets;
+  /** Continue as new after this many changes (default {@link CHANGES_PER_EXECUTION}; carried). */
+  changesPerExecution?: number;
 }
 
 /** Pause between the two pushes of one version (visibility lists a run started just before a change a moment late). */
@@ -79,6 +81,7 @@ export async function approvalRulesWorkflow(input: RulesEntityInput = {}): Promi
   let state = input.state ?? initialRulesState(input.editors ?? []);
   let push: RulePushTargets | undefined = input.push;
   let changes = 0;
+  const limit = input.changesPerExecution ?? CHANGES_PER_EXECUTION;
   const now = (): string => new Date(Date.now()).toISOString();
   const publish = (targets: RulePushTargets): void => {
     upsertMemo({ [RULES_MEMO_KEY]: ruleSetOf(state) });
@@ -134,7 +137,7 @@ export async function approvalRulesWorkflow(input: RulesEntityInput = {}): Promi
   // not hold back the first push of a newer change.
   let again: { at: number; targets: RulePushTargets } | undefined;
   for (;;) {
-    const due = (): boolean => push !== undefined || changes >= CHANGES_PER_EXECUTION || workflowInfo().continueAsNewSuggested;
+    const due = (): boolean => push !== undefined || changes >= limit || workflowInfo().continueAsNewSuggested;
     const wake = [nextExpiry(state), again?.at].filter((t): t is number => t !== undefined);
     if (!wake.length) await condition(due);
     else await condition(due, Math.max(1, Math.min(...wake) - Date.now()));
@@ -154,10 +157,14 @@ export async function approvalRulesWorkflow(input: RulesEntityInput = {}): Promi
       again = undefined;
       await tell(ruleSetOf(state), targets);
     }
-    if (changes >= CHANGES_PER_EXECUTION || workflowInfo().continueAsNewSuggested) {
+    if (changes >= limit || workflowInfo().continueAsNewSuggested) {
       await condition(allHandlersFinished);
       const carried = again ? merge(push, again.targets) : push;
-      return continueAsNew<typeof approvalRulesWorkflow>({ state, ...(carried !== undefined ? { push: carried } : {}) });
+      return continueAsNew<typeof approvalRulesWorkflow>({
+        state,
+        ...(carried !== undefined ? { push: carried } : {}),
+        ...(input.changesPerExecution !== undefined ? { changesPerExecution: input.changesPerExecution } : {}),
+      });
     }
   }
 }

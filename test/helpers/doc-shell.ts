@@ -97,7 +97,7 @@ export function shellUses(code: string): ShellUse[] {
 
 /** Commands whose next word is a subcommand. */
 function expectsSubcommand(commands: string[][]): boolean {
-  return commands.length === 1 && (commands[0] as string[]).includes('schedule');
+  return commands.length === 1 && ['schedule', 'rules'].some((c) => (commands[0] as string[]).includes(c));
 }
 
 /** `--a=b` → `--a`; `--a|--b` → both; `-v` stays. */

@@ -1,14 +1,17 @@
 /** The namespace's rules entity (issue 26): standing rules stored, changed, listed and pushed to running runs, on the real dev server. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { z } from 'zod';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { defineTool } from '../../src/agents/define';
+import { RULES_TASK_QUEUE } from '../../src/core/approvals/rules';
+import { putRuleUpdate, ruleChangesQuery, RULES_WORKFLOW, rulesQuery } from '../../src/workflows/rules-definitions';
 import { RuleChangeRefusedError } from '../../src/client/rules';
 import type { RuleSet } from '../../src/core/approvals/rules';
 import { ScriptedAgents } from '../helpers/agents';
 import { pollUntil, waitForPending } from '../helpers/events';
 import type { Harness } from '../helpers/harness';
 import { testId } from '../helpers/harness';
+import { runCli, soleError, tempHome } from '../helpers/cli-run';
 import { parseTokens } from '../../apps/http/auth';
 import type { ServedApi } from '../helpers/http-api';
 import { serveTestApi } from '../helpers/http-api';
@@ -190,5 +193,113 @@ describe('the rules entity', () => {
       ['put', 'http'],
       ['remove', 'http'],
     ]);
+  });
+
+  it('from the command line: add (infix --when), list, a refused change, remove, editors', async () => {
+    const home = tempHome();
+    const cli = (args: string[]) => runCli([...args, '--address', inject('temporalAddress')], { home });
+    const added = await cli([
+      'rules',
+      'add',
+      '--agent',
+      AGENT,
+      '--tool',
+      'deploy',
+      '--action',
+      'allow',
+      '--when',
+      'service=a',
+      '--by',
+      'ops:alice',
+      '--json',
+    ]);
+    expect(added.stderr).toBe('');
+    const receipt = JSON.parse(added.stdout) as { version: number; rule: { id: string } };
+    expect(receipt.rule).toMatchObject({
+      scope: 'agent',
+      agent: AGENT,
+      when: { path: 'service', op: 'eq', value: 'a' },
+      createdBy: 'ops:alice',
+      path: 'cli',
+    });
+    const listed = await cli(['rules', 'list']);
+    expect(listed.stdout).toContain(
+      `${receipt.rule.id} v${receipt.version}  [agent ${AGENT}]  allow deploy  when service == "a"  by ops:alice via cli`,
+    );
+    expect(soleError(await cli(['rules', 'remove', receipt.rule.id, '--by', 'ops:mallory']))).toMatch(
+      /^error: refused: ops:mallory may not change the rules/,
+    );
+    const removed = await cli(['rules', 'remove', receipt.rule.id, '--by', 'ops:alice', '--expected-version', String(receipt.version)]);
+    expect(removed.stdout.trim()).toBe(`rules version ${receipt.version + 1}: removed ${receipt.rule.id}`);
+    const editors = await cli(['rules', 'editors', '--json']);
+    expect((JSON.parse(editors.stdout) as { editors: string[] }).editors).toContain('ops:alice');
+  }, 120_000);
+
+  it('decide with scope agent writes the standing rule first, by an editor only (the run side is the gate’s)', async () => {
+    const run = await h.client.start(AGENT, { input: 'deploy a', workflowId: testId('rules-decide') });
+    const [call] = await waitForPending(run);
+    const before = await h.client.rules.list();
+    // Not an editor: refused by the entity, nothing written, nothing decided.
+    await expect(run.decide({ callId: call!.callId, decision: 'approve', by: 'ops:mallory', scope: 'agent' })).rejects.toMatchObject({
+      reason: 'forbidden',
+    });
+    expect((await h.client.rules.list()).version).toBe(before.version);
+    expect((await run.pendingApprovals()).map((p) => p.callId)).toEqual([call!.callId]);
+    const t0 = Date.now();
+    // The run side applies it (the gate's tests); a worker that does not know scope agent refuses the decision.
+    await run
+      .decide({ callId: call!.callId, decision: 'approve', by: 'ops:alice', scope: 'agent', match: 'args', for: '8h', reason: 'a is fine' })
+      .catch(() => undefined);
+    const after = await h.client.rules.list();
+    expect(after.version).toBe(before.version + 1);
+    const rule = after.rules.at(-1)!;
+    expect(rule).toMatchObject({
+      scope: 'agent',
+      agent: AGENT,
+      tool: 'deploy',
+      action: 'allow',
+      when: { all: [{ path: 'service', op: 'eq', value: 'a' }] },
+      createdBy: 'ops:alice',
+      path: 'sdk',
+      reason: 'a is fine',
+    });
+    expect(Date.parse(rule.until!) - t0).toBeGreaterThanOrEqual(8 * 3600_000 - 1000);
+    await h.client.rules.remove(rule.id, { by: 'ops:alice' });
+    if ((await run.pendingApprovals()).length) await run.decide({ callId: call!.callId, decision: 'approve', by: 'ops:alice' });
+    expect((await run.result()).status).toBe('success');
+  });
+
+  it('continues as new after its changes, carrying the rules, editors, version and change log', async () => {
+    // An entity of its own (same workflow type and queue, another id), continuing after every 2 changes.
+    const id = testId('rules-can');
+    const handle = await h.temporal.workflow.start(RULES_WORKFLOW, {
+      workflowId: id,
+      taskQueue: RULES_TASK_QUEUE,
+      args: [{ editors: ['ops:alice'], changesPerExecution: 2 }],
+    });
+    try {
+      const rule = { scope: 'agent' as const, agent: `${AGENT}-nobody`, tool: 'deploy', action: 'deny' as const };
+      for (let i = 0; i < 3; i++) await handle.executeUpdate(putRuleUpdate, { args: [{ rule, by: 'ops:alice' }] });
+      const first = h.temporal.workflow.getHandle(id, handle.firstExecutionRunId);
+      await pollUntil(
+        async () => (await first.describe()).status.name,
+        (s) => s === 'CONTINUED_AS_NEW',
+        'the first execution',
+      );
+      const view = await h.temporal.workflow.getHandle(id).query(rulesQuery);
+      expect(view).toEqual({
+        version: 3,
+        rules: [1, 2, 3].map((n) => expect.objectContaining({ id: `r-${n}`, version: n })),
+        editors: ['ops:alice'],
+      });
+      const log = await h.temporal.workflow.getHandle(id).query(ruleChangesQuery);
+      expect(log.map((c) => [c.seq, c.op, c.version])).toEqual([
+        [1, 'put', 1],
+        [2, 'put', 2],
+        [3, 'put', 3],
+      ]);
+    } finally {
+      await h.temporal.workflow.getHandle(id).terminate('test done');
+    }
   });
 });

@@ -40,7 +40,8 @@ describe('token permissions', () => {
 
   it('admin implies every permission and acts on every run; others act only on the runs they started', () => {
     const admin = callerOf({ identity: 'root', permissions: ['admin'] });
-    for (const p of ['read', 'start', 'message', 'cancel', 'decide', 'waive', 'rules', 'metrics'] as const) expect(holds(admin, p)).toBe(true);
+    for (const p of ['read', 'start', 'message', 'cancel', 'decide', 'waive', 'rules', 'metrics'] as const)
+      expect(holds(admin, p)).toBe(true);
     expect(mayActOnRun(admin, undefined)).toBe(true);
     expect(mayActOnRun(admin, 'someone')).toBe(true);
     const alice = callerOf({ identity: 'ops:alice' });
