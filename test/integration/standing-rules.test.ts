@@ -443,6 +443,10 @@ describe('standing rules from the rules entity', () => {
     await new Promise((r) => setTimeout(r, Math.max(0, Date.parse(until) - Date.now() + 100)));
     const after = await h.client.start(TIMED_AGENT, { input: 'deploy', workflowId: testId('timed-after') });
     expect((await waitForPending(after)).map((p) => p.tool)).toEqual(['deploy']);
-    await after.cancel();
+    // The request says which rule set version it was gated under; so does the report once decided.
+    const [requested] = of(await allEvents(after), 'approval_requested');
+    expect(requested?.rulesVersion).toBeGreaterThan(0);
+    await after.decide({ callId: requested!.callId, decision: 'deny', by: 'ops:bob' });
+    expect((await after.result()).report.toolCalls[0]?.approval).toMatchObject({ decision: 'deny', rulesVersion: requested!.rulesVersion });
   });
 });

@@ -85,6 +85,8 @@ interface Entry {
   spec: ApprovalSpec | undefined;
   decided?: Decided;
   closed?: 'expired' | 'withdrawn';
+  /** The standing rule set's version when the call was gated (0: none). */
+  rulesVersion?: number;
   /** How many times the request was delegated. */
   delegations?: number;
   /** It reached its escalation time while deferred: it escalates when it returns. */
@@ -348,7 +350,13 @@ export class ApprovalDesk {
     if (e?.closed === 'expired') return { decision: 'expired', by: 'timeout', path: 'timeout' };
     if (!e?.decided) return undefined;
     const d = e.decided;
-    return { decision: d.decision, by: d.by, path: d.path ?? 'temporal', ...(d.rule ? { rule: d.rule } : {}) };
+    return {
+      decision: d.decision,
+      by: d.by,
+      path: d.path ?? 'temporal',
+      ...(d.rule ? { rule: d.rule } : {}),
+      ...(e.rulesVersion ? { rulesVersion: e.rulesVersion } : {}),
+    };
   }
 
   /** Calls waiting for a person, oldest first (deferred ones too: they carry `deferredUntil`). */
@@ -429,7 +437,7 @@ export class ApprovalDesk {
       ...(question ? { question } : {}),
       ...(askedBy ? { rule: ruleRef(askedBy) } : {}),
     };
-    const entry: Entry = { pending, spec, trace: approvalOpened(this.agent(), tool, callId, now) };
+    const entry: Entry = { pending, spec, trace: approvalOpened(this.agent(), tool, callId, now), rulesVersion: this.standing.version };
     this.entries.set(call.callId, entry);
     this.log.push({
       type: 'approval_requested',
