@@ -74,7 +74,7 @@ function metricsOption(cmd: Command): Command {
 /** `--policy tool=rule`, repeatable. */
 const POLICY_OPTION = [
   '--policy <tool=rule>',
-  'run policy entry, repeatable or comma-separated: <tool>=allow|ask|deny, *=<rule> for the other tools; only tightens approvals unless --approval-waiver; every tool must exist',
+  "run policy entry, repeatable or comma-separated: <tool>=allow|ask|deny, *=<rule> for the other tools, or on arguments <tool>:<condition>=<rule> (one per flag, e.g. 'refund:amount<=50=allow'; first match wins); only tightens approvals unless --approval-waiver; every tool must exist",
   collectPolicy,
 ] as const;
 /** `--approval-waiver <identity>`. */

@@ -5,8 +5,8 @@
 import { msToNumber } from '@temporalio/common';
 import type { Context } from 'hono';
 import { z } from 'zod';
-import type { RunFilter } from '../../src/entry/client';
-import { MAX_RUNS_LIMIT } from '../../src/entry/client';
+import type { RunFilter, RunPolicy } from '../../src/entry/client';
+import { MAX_RUNS_LIMIT, policyValueProblem } from '../../src/entry/client';
 import { HttpError } from './errors';
 
 /** Ids (workflow ids, call ids): 1 to 255 characters, none of them whitespace or a control character. */
@@ -53,7 +53,17 @@ export const StartBody = z
     input: z.string().min(1, "must be the user's request").optional(),
     workflowId: id.optional(),
     maxSteps: z.number().int().positive().optional(),
-    policy: z.record(z.string().min(1), z.enum(['allow', 'ask', 'deny'])).optional(),
+    // A tool's value: allow | ask | deny, or entries on its arguments `[{ when?, action, id? }]` (checked like the workflow does).
+    policy: z
+      .record(z.string().min(1), z.unknown())
+      .superRefine((policy, ctx) => {
+        for (const [tool, value] of Object.entries(policy)) {
+          const problem = policyValueProblem(tool, value);
+          if (problem) ctx.addIssue({ code: 'custom', message: problem, path: [tool] });
+        }
+      })
+      .transform((policy) => policy as RunPolicy)
+      .optional(),
     budget: z
       .strictObject({
         maxTokens: z.number().int().positive().optional(),

@@ -1,5 +1,9 @@
 import { createHash } from 'node:crypto';
+import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
+import type { RuleSet } from '../core/approvals/rules';
+import { RULES_MEMO_KEY, RULES_WORKFLOW_ID } from '../core/approvals/rules';
+import { asRuleSet } from '../core/approvals/standing-rules';
 import { definitionHashInput } from '../core/run/definition';
 import type { DescribeAgentInput } from '../core/run/contract';
 import type { AgentSpec } from '../core/run/spec';
@@ -36,6 +40,28 @@ async function subAgentTools(
 }
 
 /**
+ * The namespace's standing rule set, as its rules entity publishes it in its memo (read with the
+ * activity's client: no rules worker needed). No entity, or no set published yet: none (undefined).
+ */
+export async function readStandingRules(): Promise<RuleSet | undefined> {
+  let client;
+  try {
+    client = Context.current().client;
+  } catch {
+    return undefined;
+  }
+  try {
+    const described = await client.workflow.getHandle(RULES_WORKFLOW_ID).describe();
+    const set = asRuleSet(described.memo?.[RULES_MEMO_KEY]);
+    return set && set.version > 0 ? set : undefined;
+  } catch (err) {
+    // No rules entity in the namespace (yet): no standing rules.
+    if ((err as Error)?.name === 'WorkflowNotFoundError') return undefined;
+    throw err;
+  }
+}
+
+/**
  * Resolve an agent into the data the workflow runs on; the prompt and tool schemas are stored as one blob.
  * The spec carries the hash of the whole definition (prompt included), which the run records in its memo.
  */
@@ -60,7 +86,12 @@ export function describeAgentActivity(
     const promptRef = await withStore("store the agent's prompt", () => store.putJson(prompt));
     const output = outputSpec(agent, (name) => providers?.get(name)?.nativeOutput === true);
     const spec: AgentSpec = { ...agentSpec(agent, promptRef, searchAttributes, windows), ...(output ? { output } : {}) };
-    const hashed = { ...spec, definitionHash: createHash('sha256').update(definitionHashInput(spec, prompt)).digest('hex') };
+    const standingRules = await readStandingRules();
+    const hashed = {
+      ...spec,
+      definitionHash: createHash('sha256').update(definitionHashInput(spec, prompt)).digest('hex'),
+      ...(standingRules ? { standingRules } : {}),
+    };
     return input.subAgentTools ? { ...hashed, subAgentTools: await subAgentTools(registry, agent, mcp) } : hashed;
   };
 }

@@ -11,6 +11,7 @@ import { outputSchemaOf } from './output';
 import { checkAgentMcp } from '../integrations/mcp/server';
 import type { RetryOptions, ToolConfig, ToolInputSchema } from './tool-config';
 import type { Agent, AgentConfig, AnyTool, OutputSchema, Tool } from './types';
+import { checkApprovalRules } from './approval-rules';
 import { checkLayers } from './layers';
 
 export type { BudgetOptions } from './budget-options';
@@ -77,6 +78,7 @@ export function defineAgent<
   const tools = checkAgentConfig(config as AgentConfig<string, readonly AnyTool[]>) as unknown as T;
   checkAgentMcp(config.name, config.mcp);
   checkLayers(config.name, config.layers);
+  checkApprovalRules(config.name, config.approvalRules);
   const outputSchema = config.output !== undefined ? outputSchemaOf(config as AgentConfig) : undefined;
   return Object.freeze({ ...config, kind: 'agent' as const, tools, ...(outputSchema ? { outputSchema } : {}) });
 }

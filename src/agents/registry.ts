@@ -14,6 +14,7 @@ import { guardrailsField } from './guardrails';
 import { checkWorkerAgent, describeValue } from './validate';
 import { checkAgentMcp } from '../integrations/mcp/server';
 import { subAgentsOf } from './sub-agents';
+import { approvalRulesField } from './approval-rules';
 import { layersField } from './layers';
 
 /** Raised for a name no registered agent has (code `unknown_agent`; `name` is `UnknownAgent`). */
@@ -185,5 +186,6 @@ export function agentSpec(
     context: contextSpec(agent, windows),
     ...guardrailsField(agent.guardrails),
     ...layersField(agent),
+    ...approvalRulesField(agent.approvalRules),
   };
 }

@@ -1,6 +1,7 @@
 /** Defined tools and agents (types only), shared by `define.ts` and the modules that check a definition. */
 import type { Duration } from '@temporalio/common';
 import type { z } from 'zod';
+import type { AgentRuleConfig } from './approval-rules';
 import type { JsonObject } from '../core/messages/json';
 import type { ModelRef } from '../core/run/spec';
 import type { AnyToolCall, UnknownOutput } from '../core/run/result';
@@ -111,6 +112,13 @@ export interface AgentConfig<
    * or skip ends the run.
    */
   onBudgetExhausted?: 'end' | 'ask';
+  /**
+   * Approval rules on the agent's tool calls, with conditions on their arguments (data, recorded in the
+   * run): scope `agent`, made by `agent:<name>` unless `createdBy` names someone. They take their place
+   * among the standing rules (see the approvals guide, "Precedence"); a rule that allows a tool naming
+   * approvers waives it only if its `createdBy` is one of them.
+   */
+  approvalRules?: AgentRuleConfig[];
   /**
    * Streaming tool execution: calls of the agent's read-only tools start while the model still streams
    * the rest of its answer (see the tool option `earlyStart`, which overrides this per tool). Default false.

@@ -67,7 +67,7 @@ export type { ResourceLike, SpanProcessorLike, TracingOptions } from '../integra
 export { FileBlobStore, MemoryBlobStore, BlobIntegrityError, BlobNotFoundError } from '../integrations/store/blob-store';
 export { DurableAgentError, DefinitionError, isDurableAgentError } from '../core/run/errors';
 export { MissingPeerError } from '../integrations/optional-peer';
-export { PolicyError } from '../core/approvals/run-policy';
+export { PolicyError, policyValueProblem } from '../core/approvals/run-policy';
 export type * from './types';
 export { DecryptionError, EncryptionCodec, EncryptionConfigError, Keyring, KeyringCipher } from '../integrations/encryption';
 export type { EncryptionSetting } from '../integrations/encryption';

@@ -49,6 +49,7 @@ export type {
 } from '../agents/guardrails';
 export type { AfterToolCallResult, BeforeToolCallResult, ToolHookContext, ToolHooks } from '../agents/hooks';
 export type { WaitToolOptions } from '../agents/wait';
+export type { AgentRuleConfig } from '../agents/approval-rules';
 export type {
   Agent,
   AgentConfig,

@@ -60,7 +60,8 @@ import { policyMessage, policyProblems } from '../core/approvals/run-policy';
 import { compactContext } from './compaction';
 import { callModelWithRetries } from './model-call';
 import type { ToolCallContext } from './tool-call';
-import { ApprovalDesk, ChildApprovals, parentNotifier, ToolStep } from './tool-call';
+import { ApprovalDesk, ChildApprovals, gateOf, parentNotifier, ToolStep } from './tool-call';
+import { agentRules } from '../core/approvals/standing-rules';
 import { Visibility } from './visibility';
 import { EarlyStarts } from './early-starts';
 import { Notifier } from './notify';
@@ -235,6 +236,13 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentRun
     messageWaiting: () => inbox.size > 0,
     children,
   };
+  // Standing rules (issue 26): the set read at describe (or carried), newer ones by signal; the agent's own rules from its code.
+  if (spec.standingRules) desk.adoptRules(spec.standingRules, false);
+  desk.useRules(
+    { agent: spec.name, session: info.root?.workflowId ?? info.workflowId },
+    agentRules(spec.name, spec.approvalRules),
+    (call, check, answers) => gateOf(tools, call, check, answers),
+  );
   // Streaming tool execution: read-only calls the model activity reports while it streams start at once.
   const early = new EarlyStarts(tools);
   early.install();

@@ -64,7 +64,7 @@ export class EarlyStarts {
     this.discard();
     const { spec, policy, desk } = this.ctx;
     // Arguments are not known yet: a rule with a condition cannot let a call start early, and any deny rule keeps it back.
-    const rules = { rules: desk.runRules, args: undefined, nowMs: Date.now() };
+    const rules = desk.gateRules(undefined);
     const input = earlyStartsInput(spec.tools, (t) => gateFor(t.name, t.approval, policy, desk.approvedTools, undefined, rules));
     this.open = input ? { ...input, step, attempt, parent: CancellationScope.current(), sealed: false, next: 0 } : undefined;
     return input;

@@ -1,9 +1,7 @@
 /** Checking a run's input, which comes from any Temporal client (ours, the `temporal` CLI, another SDK). */
 import { budgetProblems } from '../core/budget/budget';
 import type { AgentWorkflowInput } from '../core/run/contract';
-import { waiverProblem } from '../core/approvals/run-policy';
-
-const POLICY_RULES = new Set(['allow', 'ask', 'deny']);
+import { policyValueProblem, waiverProblem } from '../core/approvals/run-policy';
 
 /** What is wrong with a run's input, in one line, or undefined when it is well formed. */
 export function inputProblems(input: AgentWorkflowInput): string | undefined {
@@ -31,11 +29,11 @@ export function inputProblems(input: AgentWorkflowInput): string | undefined {
     }
     if (input.policy !== undefined) {
       if (!input.policy || typeof input.policy !== 'object' || Array.isArray(input.policy))
-        problems.push('policy must be an object of tool name → allow | ask | deny');
+        problems.push('policy must be an object of tool name → allow | ask | deny | entries');
       else {
         for (const [tool, rule] of Object.entries(input.policy)) {
-          if (!POLICY_RULES.has(rule as string))
-            problems.push(`policy for "${tool}" must be allow, ask or deny (got ${JSON.stringify(rule)})`);
+          const problem = policyValueProblem(tool, rule);
+          if (problem) problems.push(problem);
         }
       }
     }

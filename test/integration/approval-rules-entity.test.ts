@@ -150,8 +150,14 @@ describe('the rules entity', () => {
     const sets = await pollUntil(signalled, (s) => s.some((x) => x.version === put.version), 'the rulesChanged signal');
     expect(sets.find((x) => x.version === put.version)!.rules).toContainEqual(put.rule);
     await h.client.rules.remove(put.rule!.id, { by: 'ops:alice' });
-    await run.decide({ callId: 'call_1_0', decision: 'approve', by: 'ops:alice' });
-    await run.result();
+    // The run applies the pushed rule to the call that waits: denied by the rule, named with its version.
+    const result = await run.result();
+    expect(result.report.toolCalls[0]?.approval).toMatchObject({
+      decision: 'deny',
+      by: `rule:${put.rule!.id}`,
+      path: 'rule',
+      rule: { id: put.rule!.id, version: put.version, scope: 'agent' },
+    });
   });
 
   it('over HTTP: reads need read; changes need the rules permission and an editor; the maker is the token', async () => {

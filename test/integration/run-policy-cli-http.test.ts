@@ -155,7 +155,9 @@ describe('CLI', () => {
     ).toMatch(/^error: Invalid run policy: policy key "WIPE" names no tool of the agent \(did you mean wipe\?\)/);
     expect(
       soleError(await runCli(['run', 'go', '--agents', agentsTs, '--agent', 'wiper', '--policy', 'wipe=maybe', ...onServer()], { home })),
-    ).toBe('error: --policy "wipe=maybe": give <tool>=allow|ask|deny (or *=<rule> for the other tools), e.g. --policy purge=deny');
+    ).toBe(
+      'error: --policy "wipe=maybe": give <tool>=allow|ask|deny (or *=<rule> for the other tools), or <tool>:<condition>=<rule>, e.g. --policy purge=deny --policy \'refund:amount<=50=allow\'',
+    );
   });
 
   it('run --policy that tightens runs: wipe denied by the policy', async () => {

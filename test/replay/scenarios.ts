@@ -16,6 +16,7 @@ import { ScriptedAgents } from '../helpers/agents';
 import { big, boom, echo, fatalBoom, slowRead, slowWrite, typed, waitForever } from '../helpers/tools';
 import { charge, deploy, payout, refund, wire } from './approval-tools';
 import { waitForEvents, waitForPending } from './waits';
+import { rulesChangedSignal } from '../../src/workflows/definitions';
 
 /** One recorded run. */
 export interface Scenario {
@@ -142,6 +143,38 @@ replayAgents.add(
     },
     { toolCalls: [{ name: 'deploy', args: { service: 'c' } }] },
     { text: 'all deployed' },
+  ],
+  approvalTools,
+);
+// Issue 26: rules on arguments — a run policy entry, an agent-code rule, a person for the rest.
+replayAgents.add(
+  'rule_args',
+  [
+    {
+      toolCalls: [
+        { name: 'deploy', args: { service: 'z' } },
+        { name: 'deploy', args: { service: 'a' } },
+        { name: 'deploy', args: { service: 'b' } },
+      ],
+    },
+    { text: 'z denied by policy, a allowed by the agent rule, b asked' },
+  ],
+  {
+    ...approvalTools,
+    approvalRules: [{ id: 'a-is-safe', tool: 'deploy', when: { path: 'service', op: 'eq', value: 'a' }, action: 'allow' }],
+  },
+);
+// Issue 26: standing rules sent while calls wait decide them (patch `standing-rules`).
+replayAgents.add(
+  'rule_changed_waiting',
+  [
+    {
+      toolCalls: [
+        { name: 'deploy', args: { service: 'a' } },
+        { name: 'deploy', args: { service: 'b' } },
+      ],
+    },
+    { text: 'decided by rules' },
   ],
   approvalTools,
 );
@@ -533,6 +566,52 @@ export const SCENARIOS: readonly Scenario[] = [
     during: async (run) => {
       await waitForPending(run, ['call_1_0']);
       await run.decide({ callId: 'call_1_0', decision: 'skip', by: 'ops:carol' });
+    },
+  },
+  {
+    // Issue 26: a policy entry denies deploy z (named policy:deploy:0), the agent's rule allows a, b asks.
+    name: 'rule_args',
+    input: 'deploy z, a and b',
+    status: 'success',
+    policy: { deploy: [{ when: { path: 'service', op: 'eq', value: 'z' }, action: 'deny' }] },
+    covers: [UPDATE, 'patch:approval-audit-events'],
+    during: async (run) => {
+      await waitForPending(run, ['call_1_2']);
+      await run.decide({ callId: 'call_1_2', decision: 'approve', by: 'ops:alice', path: 'sdk' });
+    },
+  },
+  {
+    // Issue 26: rule set v1 denies the waiting deploy a (session rule), v2 allows b (agent rule); a stale v1 is ignored.
+    name: 'rule_changed_waiting',
+    input: 'deploy a and b',
+    status: 'success',
+    covers: [SIGNAL, 'patch:standing-rules'],
+    during: async (run) => {
+      await waitForPending(run, ['call_1_0', 'call_1_1']);
+      const session = run.workflowId;
+      const denyA = {
+        id: 'r-1',
+        version: 1,
+        scope: 'session' as const,
+        session,
+        tool: 'deploy',
+        when: { path: 'service', op: 'eq' as const, value: 'a' },
+        action: 'deny' as const,
+        createdBy: 'ops:alice',
+      };
+      await run.handle.signal(rulesChangedSignal, { version: 1, rules: [denyA] });
+      await waitForPending(run, ['call_1_1']);
+      await run.handle.signal(rulesChangedSignal, { version: 1, rules: [] });
+      const allowB = {
+        id: 'r-2',
+        version: 2,
+        scope: 'agent' as const,
+        agent: 'rule_changed_waiting',
+        tool: 'deploy',
+        action: 'allow' as const,
+        createdBy: 'ops:alice',
+      };
+      await run.handle.signal(rulesChangedSignal, { version: 2, rules: [denyA, allowB] });
     },
   },
   {

@@ -27,13 +27,16 @@ describe('parseDecision: scopes, match, path, rule, updateId', () => {
     expect(parseDecision(d)).toEqual({ ok: true, value: d });
   });
 
-  it('refuses the reserved scopes with a clear message', () => {
+  it('session and agent scopes need the standing rule they apply (same scope), for approve or deny', () => {
     expect(error({ ...valid, scope: 'session' })).toBe(
-      'malformed decision: scope "session" is not supported yet: write a standing rule instead',
+      'malformed decision: scope "session" needs the session rule it applies (rule: { id, version, scope: "session" }): write the rule first',
     );
-    expect(error({ ...valid, scope: 'agent' })).toBe(
-      'malformed decision: scope "agent" is not supported yet: write a standing rule instead',
+    expect(error({ ...valid, scope: 'agent', rule: { id: 'r-1', version: 2, scope: 'session' } })).toMatch(/needs the agent rule/);
+    expect(error({ ...valid, decision: 'skip', scope: 'agent', rule: { id: 'r-1', version: 2, scope: 'agent' } })).toMatch(
+      /only for approve or deny/,
     );
+    const d = { ...valid, scope: 'session', rule: { id: 'r-1', version: 2, scope: 'session' } };
+    expect(parseDecision(d)).toEqual({ ok: true, value: d });
   });
 
   it.each([

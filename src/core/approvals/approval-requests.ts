@@ -1,6 +1,6 @@
 /** The types of human approval: tool settings, run policy, decisions and pending calls. Types only. */
 import type { AnyToolCall, ToolCallShape } from '../tool-calls/tool-call';
-import type { AuditPath, RuleRef } from './rules';
+import type { AuditPath, PolicyEntry, RuleRef } from './rules';
 
 export type { CondCompareOp, CondCompare, CondExists, CondQuantified, CondAll, CondAny, CondNot, Cond, CondResult } from './conditions';
 export type {
@@ -13,6 +13,7 @@ export type {
   PolicyEntry,
   ToolCallApproval,
   RuleSet,
+  RuleAsk,
 } from './rules';
 
 /** When a tool asks for approval: never, always, or when a predicate of its arguments says so (evaluated by an activity). */
@@ -44,8 +45,12 @@ export interface ApprovalEscalation {
 /** A run-level rule for a tool name (or `*` for every tool): overrides the tool's own setting. */
 export type PolicyRule = 'allow' | 'ask' | 'deny';
 
-/** Run-level policy by tool name; `*` applies to tools not named. */
-export type RunPolicy<Name extends string = string> = { [K in Name | '*']?: PolicyRule };
+/**
+ * Run-level policy by tool name; `*` applies to tools not named. A tool's value is a rule, or a list of
+ * {@link PolicyEntry} on its arguments: the first entry that matches decides (an entry without `when`
+ * always matches); when none does, the `*` value applies (a plain rule), else the tool's own settings.
+ */
+export type RunPolicy<Name extends string = string> = { [K in Name | '*']?: PolicyRule | PolicyEntry[] };
 
 /** How far a decision reaches (see {@link ApprovalDecision.scope}). */
 export type DecisionScope = 'call' | 'tool' | 'run' | 'session' | 'agent';
@@ -64,7 +69,8 @@ export interface ApprovalDecision {
    * `call` (default): this call only. `run`: also every other waiting and later call of the tool in this
    * run (or, with `match: 'args'`, those with the same top-level arguments) — "approve and stop asking",
    * or with `deny` "always reject". `tool`: the older name of `run` with `match: 'tool'` (approve only).
-   * `session` and `agent` are reserved (refused for now: use a standing rule).
+   * `session`, `agent`: apply the standing rule of that scope a client wrote first (named in `rule`, same
+   * scope): this call, and the other waiting calls the rule covers once the run knows it.
    */
   scope?: DecisionScope;
   /** With scope `run`: which later calls the decision covers: every call of the tool (default), or those with the same top-level arguments. */

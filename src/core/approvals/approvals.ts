@@ -8,43 +8,90 @@ import type { ApprovalDecision, ApprovalSpec, Decision, DecisionScope, PendingAp
 import { AUDIT_PATHS, type ApprovalRule, type AuditPath, type RuleRef, type RuleScope } from './rules';
 import type { JsonValue } from '../messages/json';
 import { matchRules } from './run-rules';
+import { evaluateCond } from './evaluate-cond';
+import { denyVerdict, standingVerdict, unanswered } from './standing-rules';
 import { notAllowed } from './deciders';
 
 export type * from './approval-requests';
 
 /** How a call may proceed before any person is involved. */
 export type Gate =
-  | { kind: 'run'; why: 'no_approval_needed' | 'run_policy' | 'approved_for_run' | 'check_said_no' }
-  /** A run-scope rule (a person's "approve and stop asking") lets it run. */
+  | { kind: 'run'; why: 'no_approval_needed' | 'approved_for_run' | 'check_said_no' }
+  /** The run policy lets it run (`rule`: the policy entry on its arguments that did, when one did). */
+  | { kind: 'run'; why: 'run_policy'; rule?: ApprovalRule }
+  /** A rule (run scope: a person's "approve and stop asking"; agent code; standing) lets it run. */
   | { kind: 'run'; why: 'rule'; rule: ApprovalRule }
-  | { kind: 'deny'; why: 'run_policy' }
-  /** A rule ("always reject") denies it. */
+  /** The run policy denies it (`rule`: the policy entry on its arguments that did, when one did). */
+  | { kind: 'deny'; why: 'run_policy'; rule?: ApprovalRule }
+  /** A rule ("always reject", or a deny rule of any scope) denies it. */
   | { kind: 'deny'; why: 'rule'; rule: ApprovalRule }
-  /** A person decides (`rule`: the rule that asked, when one did). */
+  /** A person decides (`rule`: the rule or policy entry that asked, when one did). */
   | { kind: 'ask'; rule?: ApprovalRule }
   /** The tool's predicate must be evaluated (by an activity) first. */
   | { kind: 'check' };
 
-/** The rule of the run policy for `tool`, if any. */
-export function policyRule(policy: RunPolicy | undefined, tool: string): PolicyRule | undefined {
+/** What the run policy says about a call: its action, and the entry on its arguments that said it (a rule of scope `run`). */
+export type PolicyMatch = { action: PolicyRule; rule?: ApprovalRule } | undefined;
+
+/**
+ * What the run policy says about a call of `tool` with `args` (undefined: not known yet). A plain value
+ * applies as is; entries on arguments: the first that surely matches decides, a `deny` or `ask` entry that
+ * cannot tell asks, an `allow` one that cannot tell is passed over; when none matches, the `*` value
+ * applies if it is a plain rule.
+ */
+export function policyMatch(policy: RunPolicy | undefined, tool: string, args?: JsonValue): PolicyMatch {
   if (!policy) return undefined;
-  return Object.prototype.hasOwnProperty.call(policy, tool) ? policy[tool] : policy['*'];
+  const own = Object.prototype.hasOwnProperty.call(policy, tool) ? policy[tool] : undefined;
+  const value = own ?? policy['*'];
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value)) return { action: value };
+  for (const [i, entry] of value.entries()) {
+    const holds = !entry.when ? true : args === undefined ? 'unknown' : evaluateCond(entry.when, args);
+    if (holds === false || (holds === 'unknown' && entry.action === 'allow')) continue;
+    const rule: ApprovalRule = {
+      id: entry.id ?? `policy:${tool}:${i}`,
+      scope: 'run',
+      tool,
+      ...(entry.when ? { when: entry.when } : {}),
+      action: holds === 'unknown' ? 'ask' : entry.action,
+      createdBy: 'run policy',
+      path: 'policy',
+    };
+    return { action: rule.action, rule };
+  }
+  const star = own !== undefined ? policy['*'] : undefined;
+  return typeof star === 'string' ? { action: star } : undefined;
 }
 
-/** The run-scope rules a gate consults, with the call's arguments (undefined: not known yet) and the workflow time. */
+/** The rule of the run policy for `tool` (with entries on arguments: the first that matches `args`), if any. */
+export function policyRule(policy: RunPolicy | undefined, tool: string, args?: JsonValue): PolicyRule | undefined {
+  return policyMatch(policy, tool, args)?.action;
+}
+
+/**
+ * The rules a gate consults besides the run policy, with the call's arguments (undefined: not known
+ * yet) and the workflow time: the run's own rules, and the standing rules that apply to the run (agent
+ * code, session, agent and namespace rules whose scope fits and that have not expired).
+ */
 export interface RunRulesInput {
   rules: readonly ApprovalRule[];
   args: JsonValue | undefined;
   nowMs: number;
+  /** Standing rules that apply to this run (see `standing-rules.ts`); none when absent. */
+  standing?: readonly ApprovalRule[];
+  /** The recorded answers of the agent's function rules for this call (rule id → matches); see {@link ApprovalRule.fn}. */
+  answers?: Readonly<Record<string, boolean | null>>;
 }
 
 /**
- * The gate of a call. Precedence (issue 26): a run policy `deny`, then a deny rule (a deny rule that
- * cannot tell asks), then the policy's `allow`, "approved for the rest of the run", an allow rule, the
- * policy's `ask`, the tool's own mode. Older wording: the run policy, then "approved for the rest of the run", then the
- * tool's own mode (with `checkResult` the recorded answer of its predicate, when it has one). A run
- * policy may tighten anything, but `allow` cannot waive a tool that names its approvers: whoever
- * starts a run must not be able to skip a control meant for specific people.
+ * The gate of a call. Precedence (issue 26): deny wins from any source — the run policy (a plain
+ * `deny`, or its first entry on arguments that matches), then a run rule, then a standing rule (a
+ * deny rule that cannot tell asks); then the policy's `allow`, "approved for the rest of the run", an
+ * allow run rule, the policy's `ask`; then standing rules, most specific scope first (session, agent,
+ * namespace; `ask` before `allow` in one scope); then the tool's own mode (with `checkResult` the
+ * recorded answer of its predicate, when it has one). A run policy may tighten anything, but `allow`
+ * cannot waive a tool that names its approvers (whoever starts a run must not be able to skip a control
+ * meant for specific people), and an allow rule waives it only if its maker is one of them.
  */
 export function gateFor(
   tool: string,
@@ -54,15 +101,27 @@ export function gateFor(
   checkResult?: boolean,
   runRules?: RunRulesInput,
 ): Gate {
-  const rule = policyRule(policy, tool);
-  if (rule === 'deny') return { kind: 'deny', why: 'run_policy' };
+  const matched = policyMatch(policy, tool, runRules?.args);
+  const rule = matched?.action;
+  const entry = matched?.rule ? { rule: matched.rule } : {};
+  if (rule === 'deny') return { kind: 'deny', why: 'run_policy', ...entry };
   const verdict = runRules?.rules.length ? matchRules(runRules.rules, tool, runRules.args, approval?.approvers, runRules.nowMs) : undefined;
   if (verdict?.action === 'deny') return { kind: 'deny', why: 'rule', rule: verdict.rule };
+  const standing = runRules?.standing?.length ? runRules.standing : undefined;
+  // A function rule of the agent's code for this tool not answered yet: the activity answers it first.
+  if (standing && runRules?.args !== undefined && unanswered(standing, tool, runRules.answers)) return { kind: 'check' };
+  const denied = standing ? denyVerdict(standing, tool, runRules?.args, runRules?.answers) : undefined;
+  if (denied?.action === 'deny') return { kind: 'deny', why: 'rule', rule: denied.rule };
   if (verdict?.action === 'ask') return { kind: 'ask', rule: verdict.rule };
-  if (rule === 'allow' && !approval?.approvers?.length) return { kind: 'run', why: 'run_policy' };
+  if (denied?.action === 'ask') return { kind: 'ask', rule: denied.rule };
+  if (rule === 'allow' && !approval?.approvers?.length) return { kind: 'run', why: 'run_policy', ...entry };
   if (approvedTools.has(tool)) return { kind: 'run', why: 'approved_for_run' };
   if (verdict?.action === 'allow') return { kind: 'run', why: 'rule', rule: verdict.rule };
-  if (rule === 'ask') return { kind: 'ask' };
+  if (rule === 'ask') return { kind: 'ask', ...entry };
+  const said = standing ? standingVerdict(standing, tool, runRules?.args, approval?.approvers, runRules?.answers) : undefined;
+  if (said?.action === 'ask') return { kind: 'ask', rule: said.rule };
+  // An allow rule names itself only where it waives something (a tool that asks, or whose predicate would be asked).
+  if (said?.action === 'allow' && (approval?.mode ?? 'never') !== 'never') return { kind: 'run', why: 'rule', rule: said.rule };
   switch (approval?.mode ?? 'never') {
     case 'never':
       return { kind: 'run', why: 'no_approval_needed' };
@@ -89,8 +148,14 @@ export function parseDecision(payload: unknown): { ok: true; value: ApprovalDeci
   if (typeof p.by !== 'string' || !p.by.trim()) problems.push('by must name who decided (e.g. "ops:alice")');
   if (p.reason !== undefined && typeof p.reason !== 'string') problems.push('reason must be a string');
   if (typeof p.reason === 'string' && p.reason.length > 2000) problems.push('reason must be at most 2000 characters');
-  if (p.scope === 'session' || p.scope === 'agent') problems.push(`scope "${p.scope}" is not supported yet: write a standing rule instead`);
-  else if (p.scope !== undefined && p.scope !== 'call' && p.scope !== 'tool' && p.scope !== 'run')
+  // A session or agent scope decision applies a standing rule a client wrote first: it names it (same scope).
+  if (p.scope === 'session' || p.scope === 'agent') {
+    if (!p.rule || typeof p.rule !== 'object' || (p.rule as Record<string, unknown>).scope !== p.scope)
+      problems.push(
+        `scope "${p.scope}" needs the ${p.scope} rule it applies (rule: { id, version, scope: "${p.scope}" }): write the rule first`,
+      );
+    if (p.decision === 'skip') problems.push(`scope "${p.scope}" is only for approve or deny`);
+  } else if (p.scope !== undefined && p.scope !== 'call' && p.scope !== 'tool' && p.scope !== 'run')
     problems.push('scope must be "call", "run" or "tool"');
   if (p.scope === 'tool' && p.decision !== 'approve') problems.push('scope "tool" is only for approve');
   if (p.scope === 'run' && p.decision === 'skip') problems.push('scope "run" is only for approve or deny');

@@ -51,7 +51,14 @@ export interface ApprovalRule {
   tool: string;
   /** Matches only calls whose arguments satisfy this; every call of the tool when absent. */
   when?: Cond;
+  /**
+   * The rule's condition is a function in the agent's code (`approvalRules: [{ when: (args) => … }]`):
+   * the `checkApprovals` activity answers it for each call (recorded). Only rules of an agent's code.
+   */
+  fn?: boolean;
   action: RuleAction;
+  /** With action `ask`: who is asked, how long the request waits and when it escalates. */
+  ask?: RuleAsk;
   /** ISO time after which the rule no longer applies (compared with workflow time). */
   until?: string;
   /** Who made it (e.g. `ops:alice`, or `agent:<name>` for a code-defined rule). */
@@ -59,6 +66,17 @@ export interface ApprovalRule {
   /** How it was made. */
   path?: AuditPath;
   reason?: string;
+}
+
+/**
+ * How an `ask` rule's requests are made: `approvers` when the tool names none (a tool that names its
+ * approvers keeps them), `timeoutMs` and `escalate` instead of the tool's own.
+ */
+export interface RuleAsk {
+  approvers?: string[];
+  timeoutMs?: number;
+  /** After `afterMs` of waiting, `to` may decide too (as a tool's `ApprovalSpec.escalation`). */
+  escalate?: { afterMs: number; to: string[] };
 }
 
 /** Names the rule that decided or asked about a call (recorded in events, decisions and reports). */
@@ -87,6 +105,8 @@ export interface ToolCallApproval {
   by: string;
   path: AuditPath;
   rule?: RuleRef;
+  /** The version of the standing rule set the call was gated under (absent: none read, version 0). */
+  rulesVersion?: number;
 }
 
 /**

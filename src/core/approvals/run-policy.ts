@@ -13,6 +13,7 @@
  * Pure: the workflow checks with the recorded spec, clients with an agent definition.
  */
 import type { ApprovalSpec, RunPolicy } from './approval-requests';
+import { parseCond } from './conditions';
 import { DurableAgentError } from '../run/errors';
 
 /** A tool as the policy check sees it: its name and approval settings. */
@@ -108,7 +109,12 @@ export function policyProblems(
       if (seen.has(tool.name) || !needsApproval(tool.approval)) continue;
       seen.add(tool.name);
       const key = Object.prototype.hasOwnProperty.call(policy, tool.name) ? tool.name : '*';
-      if (policy[key] !== 'allow') continue;
+      const value = policy[key];
+      // An entry on arguments that allows loosens the tool like a plain `allow` (so does the `*` value its entries fall back to).
+      const allows = Array.isArray(value)
+        ? value.some((e) => e.action === 'allow') || (key !== '*' && policy['*'] === 'allow')
+        : value === 'allow';
+      if (!allows) continue;
       problems.push({
         key,
         kind: 'loosens_approval',
@@ -143,6 +149,38 @@ export class PolicyError extends DurableAgentError {
     this.key = problems[0]?.key ?? '';
     this.nearMatches = problems[0]?.nearMatches ?? [];
   }
+}
+
+/** At most this many entries on arguments for one tool in a run policy. */
+export const MAX_POLICY_ENTRIES = 32;
+
+const ACTIONS: readonly string[] = ['allow', 'ask', 'deny'];
+
+/**
+ * What is wrong with the run policy's value for `tool` from the outside world (undefined: well formed):
+ * `allow`, `ask`, `deny`, or a list of entries `{ when?, action, id? }` (conditions checked like rules').
+ */
+export function policyValueProblem(tool: string, value: unknown): string | undefined {
+  if (typeof value === 'string')
+    return ACTIONS.includes(value) ? undefined : `policy for "${tool}" must be allow, ask or deny (got ${JSON.stringify(value)})`;
+  if (!Array.isArray(value))
+    return `policy for "${tool}" must be allow, ask, deny or a list of entries { when?, action, id? } (got ${JSON.stringify(value)})`;
+  if (!value.length || value.length > MAX_POLICY_ENTRIES) return `policy for "${tool}" must list 1 to ${MAX_POLICY_ENTRIES} entries`;
+  for (const [i, e] of value.entries()) {
+    const at = `policy for "${tool}", entry ${i}`;
+    if (!e || typeof e !== 'object' || Array.isArray(e)) return `${at} must be an object { when?, action, id? }`;
+    const o = e as Record<string, unknown>;
+    const extra = Object.keys(o).filter((k) => k !== 'when' && k !== 'action' && k !== 'id');
+    if (extra.length) return `${at} has unknown field(s): ${extra.join(', ')}`;
+    if (!ACTIONS.includes(o.action as string)) return `${at}: action must be allow, ask or deny`;
+    if (o.id !== undefined && (typeof o.id !== 'string' || !o.id || o.id.length > 200))
+      return `${at}: id must be a non-empty string of at most 200 characters`;
+    if (o.when !== undefined) {
+      const cond = parseCond(o.when);
+      if (!cond.ok) return `${at}: when: ${cond.error}`;
+    }
+  }
+  return undefined;
 }
 
 /** Problems of an approval waiver from the outside world (undefined: well formed or absent). */

@@ -131,6 +131,8 @@ export type ApprovalRequestedEvent<C extends ToolCallShape = AnyToolCall> = C & 
   question?: string;
   /** The standing rule (or run policy entry) that asked, when one did. */
   rule?: RuleRef;
+  /** The version of the standing rule set the call was gated under (absent: none read, version 0). */
+  rulesVersion?: number;
 };
 
 /** A person decided on a call (or an earlier "approve all calls of this tool" did). */
@@ -167,6 +169,8 @@ export interface ApprovalAutoEvent<C extends ToolCallShape = AnyToolCall> {
   rule?: RuleRef;
   /** Who made the rule, when known. */
   by?: string;
+  /** The version of the standing rule set the call was gated under (absent: none read, version 0). */
+  rulesVersion?: number;
 }
 
 /** A waiting request was taken back with no decision (the run ended or was cancelled while it waited). */

@@ -5,7 +5,7 @@
 import type { EarlyStartsInput } from '../tool-calls/early';
 import type { AggregateResultsInput, AggregateResultsOutput } from '../sub-agents/consolidate';
 import type { JsonObject } from '../messages/json';
-import type { ApprovalDecision, ApprovalRule, PendingApproval, RunPolicy } from '../approvals/approvals';
+import type { ApprovalDecision, ApprovalRule, PendingApproval, RuleSet, RunPolicy } from '../approvals/approvals';
 import type { NotifyInput } from '../approvals/notifications';
 import type { UserMessageInput } from '../messages/user-messages';
 import type { Message, ToolOutput } from '../messages/messages';
@@ -98,6 +98,8 @@ export interface ContinuedRun {
   queuedDecisions: ApprovalDecision[];
   /** Run-scope rules people made ("approve and stop asking", "always reject"); absent before issue 26. */
   runRules?: ApprovalRule[];
+  /** The standing rule set the run knew (absent: none, or before issue 26). */
+  standingRules?: RuleSet;
   /** Messages waiting for the model, and whether the session was asked to end. */
   inbox: { messages: Array<{ message: UserMessageInput; via: 'signal' | 'update' }>; ended: boolean };
   /**
@@ -305,7 +307,13 @@ export interface CheckGuardrailsInput {
 }
 
 /** Whether each call needs a person, as the tool's predicate said. Recorded, so replay never re-evaluates it. */
-export type CheckApprovalsOutput = Array<{ callId: string; needsApproval: boolean; note?: string }>;
+export type CheckApprovalsOutput = Array<{
+  callId: string;
+  needsApproval: boolean;
+  note?: string;
+  /** The answers of the agent's function rules for the call's tool (rule id → matches; null: it threw); absent: none asked. */
+  rules?: Record<string, boolean | null>;
+}>;
 
 /** What the `decide` update reports. */
 /** Details of a `decide` update's `ApprovalRefused` failure: the call's state when it was refused. */

@@ -39,6 +39,6 @@ function sortKeys(value: unknown): unknown {
  */
 export function definitionHashInput(spec: AgentSpec, prompt: unknown): string {
   // eslint-disable-next-line @typescript-eslint/no-unused-vars -- dropped on purpose
-  const { promptRef, searchAttributes, definitionHash, subAgentTools, ...definition } = spec;
+  const { promptRef, searchAttributes, definitionHash, subAgentTools, standingRules, ...definition } = spec;
   return canonicalJson({ definition, prompt });
 }

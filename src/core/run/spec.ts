@@ -1,4 +1,4 @@
-import type { ApprovalSpec } from '../approvals/approvals';
+import type { AgentApprovalRule, ApprovalSpec, RuleSet } from '../approvals/approvals';
 import type { Budget } from '../budget/budget';
 import type { BlobRef } from '../messages/messages';
 import type { JsonObject } from '../messages/json';
@@ -168,6 +168,13 @@ export interface AgentSpec {
    * different once a tool schema, the prompt, a model or a limit changes. Absent in runs recorded before it existed.
    */
   definitionHash?: string;
+  /** Approval rules written in the agent's code (scope `agent`; `createdBy` defaults to `agent:<name>`). */
+  approvalRules?: AgentApprovalRule[];
+  /**
+   * The standing rule set (session, agent and namespace rules of the rules entity) when the agent was
+   * described: the run starts with it. Not part of the definition (nor its hash). Absent: none.
+   */
+  standingRules?: RuleSet;
   /** The worker's approval notifications (webhook names and the events each receives; no URL, no secret). Absent: none. */
   notify?: NotifySpec;
   /**

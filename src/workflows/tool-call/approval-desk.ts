@@ -15,10 +15,15 @@ import type {
   Decision,
   PendingApproval,
   RuleRef,
+  RuleSet,
+  RunRulesInput,
+  Gate,
   ToolCallApproval,
 } from '../../core/approvals/approvals';
 import { parseDecision, refusal, signalDisposition } from '../../core/approvals/approvals';
 import { matchRules, ruleRef, runRuleOf } from '../../core/approvals/run-rules';
+import type { RuleScopeOf } from '../../core/approvals/standing-rules';
+import { asRuleSet, NO_RULES, ruleFits } from '../../core/approvals/standing-rules';
 import type { DecisionReceipt, RefusalDetails } from '../../core/run/contract';
 import type { EventLog } from '../../core/events/event-log';
 import type { ToolOutcome } from '../../core/tool-calls/outcomes';
@@ -36,6 +41,7 @@ import {
   delegateSignal,
   delegateUpdate,
   pendingApprovalsQuery,
+  rulesChangedSignal,
 } from '../definitions';
 import type { DeferReceipt, DeferRequest, DelegateReceipt, DelegateRequest } from '../../core/approvals/deferrals';
 import { deferRefusal, delegateRefusal, inInbox, parseDefer, parseDelegate } from '../../core/approvals/deferrals';
@@ -79,12 +85,28 @@ interface Entry {
   spec: ApprovalSpec | undefined;
   decided?: Decided;
   closed?: 'expired' | 'withdrawn';
+  /** The standing rule set's version when the call was gated (0: none). */
+  rulesVersion?: number;
   /** How many times the request was delegated. */
   delegations?: number;
   /** It reached its escalation time while deferred: it escalates when it returns. */
   escalateOnReturn?: ApprovalEscalation;
   /** For the approval's span and metrics (no-ops without tracing and metrics). */
   trace: ApprovalTrace;
+  /** The call, and its predicate's recorded answer, when a tool call asked (re-gated when the rules change). */
+  call?: PlannedCall;
+  check?: boolean;
+  answers?: Record<string, boolean | null>;
+}
+
+/** How a call was gated, as the desk records it with the request. */
+export interface GatedAs {
+  /** The rule (or policy entry) that asked, when one did. */
+  rule?: ApprovalRule;
+  /** The recorded answer of the tool's predicate, when it was asked. */
+  check?: boolean;
+  /** The recorded answers of the agent's function rules, when they were asked. */
+  answers?: Record<string, boolean | null>;
 }
 
 /** What waiting for a person came to. */
@@ -101,6 +123,74 @@ export class ApprovalDesk {
   readonly runRules: ApprovalRule[] = [];
   /** The approvals the run's sub-agents wait for: listed with the run's own, decisions on them forwarded. */
   private children: ChildApprovals | undefined;
+  /** The standing rule set the run knows (the newest version it read or was sent). */
+  private standing: RuleSet = NO_RULES;
+  /** Who the run is for standing rules' scopes, and the rules its agent's code defines (set once the spec is known). */
+  private ruleScope: { who: RuleScopeOf; code: readonly ApprovalRule[] } | undefined;
+  /** Gates a waiting call again (set by the run once its tools are known); see {@link adoptRules}. */
+  private regate: ((call: PlannedCall, check?: boolean, answers?: Record<string, boolean | null>) => Gate) | undefined;
+
+  /** Standing rules apply to this run as `who` (with the rules of its agent's code); `regate` gates a waiting call again. */
+  useRules(
+    who: RuleScopeOf,
+    code: readonly ApprovalRule[],
+    regate: (call: PlannedCall, check?: boolean, answers?: Record<string, boolean | null>) => Gate,
+  ): void {
+    this.ruleScope = { who, code };
+    this.regate = regate;
+  }
+
+  /** The version of the standing rule set the run knows (0: none). */
+  get rulesVersion(): number {
+    return this.standing.version;
+  }
+
+  /** What a gate consults besides the run policy, for a call with `args` (undefined: not known yet), now. */
+  gateRules(args: JsonObject | undefined): RunRulesInput {
+    const nowMs = Date.now();
+    const scope = this.ruleScope;
+    const standing = scope ? [...scope.code, ...this.standing.rules.filter((r) => ruleFits(r, scope.who, nowMs))] : [];
+    return { rules: this.runRules, args, nowMs, ...(standing.length ? { standing } : {}) };
+  }
+
+  /**
+   * Take a newer standing rule set (a version the run has not seen; older ones are ignored). With
+   * `regate`, waiting calls are gated again: one a rule now denies or allows is decided by that rule.
+   */
+  adoptRules(set: RuleSet, regate: boolean): boolean {
+    if (set.version <= this.standing.version) return false;
+    this.standing = set;
+    if (regate) this.regateWaiting();
+    return true;
+  }
+
+  /** Gate the run's own waiting calls again: a rule that now denies or allows one decides it (`by: rule:<id>`, path `rule`). */
+  private regateWaiting(only?: string, via: 'signal' | 'update' = 'signal'): string[] {
+    const decided: string[] = [];
+    if (!this.regate) return decided;
+    for (const e of this.entries.values()) {
+      if (e.decided || e.closed || !e.call) continue;
+      const gate = this.regate(e.call, e.check, e.answers);
+      if ((gate.kind !== 'run' && gate.kind !== 'deny') || gate.why !== 'rule') continue;
+      const rule = gate.rule;
+      if (only !== undefined && rule.id !== only) continue;
+      this.settle(
+        e,
+        {
+          decision: gate.kind === 'run' ? 'approve' : 'deny',
+          by: `rule:${rule.id}`,
+          ...(rule.reason ? { reason: rule.reason } : {}),
+          path: 'rule',
+          rule: ruleRef(rule),
+        },
+        via,
+        only !== undefined,
+      );
+      decided.push(e.pending.callId);
+    }
+    if (decided.length && only === undefined) this.changed();
+    return decided;
+  }
 
   /** Listeners of requests, escalations, decisions and expiries (none by default). */
   private readonly hooks: ApprovalEventHook[] = [];
@@ -145,6 +235,12 @@ export class ApprovalDesk {
       return options?.includeDeferred ? all : all.filter(inInbox);
     });
     this.installDeferrals();
+    setHandler(rulesChangedSignal, (payload: unknown) => {
+      // Runs recorded before standing rules left this signal unread: keep that on replay.
+      if (!patched('standing-rules')) return;
+      const set = asRuleSet(payload);
+      if (set) this.adoptRules(set, true);
+    });
     setHandler(approvalSignal, (payload: unknown) => this.onSignal(payload));
     setHandler(
       decideUpdate,
@@ -229,11 +325,12 @@ export class ApprovalDesk {
   }
 
   /** What the next execution must keep when the run continues as new (no request is open then). */
-  carried(): { approvedTools: string[]; queuedDecisions: ApprovalDecision[]; runRules?: ApprovalRule[] } {
+  carried(): { approvedTools: string[]; queuedDecisions: ApprovalDecision[]; runRules?: ApprovalRule[]; standingRules?: RuleSet } {
     return {
       approvedTools: [...this.approvedTools],
       queuedDecisions: [...this.queued.values()],
       ...(this.runRules.length ? { runRules: [...this.runRules] } : {}),
+      ...(this.standing.version > 0 ? { standingRules: this.standing } : {}),
     };
   }
 
@@ -242,10 +339,12 @@ export class ApprovalDesk {
     approvedTools: readonly string[];
     queuedDecisions: readonly ApprovalDecision[];
     runRules?: readonly ApprovalRule[];
+    standingRules?: RuleSet;
   }): void {
     for (const t of state.approvedTools) this.approvedTools.add(t);
     for (const d of state.queuedDecisions) this.queued.set(d.callId, d);
     this.runRules.push(...(state.runRules ?? []));
+    if (state.standingRules) this.adoptRules(state.standingRules, false);
   }
 
   /** How the approval of `callId` was settled, for the report; undefined while it waits or when it never asked. */
@@ -254,7 +353,13 @@ export class ApprovalDesk {
     if (e?.closed === 'expired') return { decision: 'expired', by: 'timeout', path: 'timeout' };
     if (!e?.decided) return undefined;
     const d = e.decided;
-    return { decision: d.decision, by: d.by, path: d.path ?? 'temporal', ...(d.rule ? { rule: d.rule } : {}) };
+    return {
+      decision: d.decision,
+      by: d.by,
+      path: d.path ?? 'temporal',
+      ...(d.rule ? { rule: d.rule } : {}),
+      ...(e.rulesVersion ? { rulesVersion: e.rulesVersion } : {}),
+    };
   }
 
   /** Calls waiting for a person, oldest first (deferred ones too: they carry `deferredUntil`). */
@@ -267,9 +372,25 @@ export class ApprovalDesk {
     return this.pending().filter(inInbox);
   }
 
-  /** Ask for a person's decision on `call`; a decision that arrived for it earlier is applied now. */
-  request(call: PlannedCall, spec: ApprovalSpec | undefined): void {
-    this.open(call.callId, call.step, call.tool.name, call.args, spec);
+  /**
+   * Ask for a person's decision on `call`; a decision that arrived for it earlier is applied now. `gated`:
+   * the rule that asked (its `ask` settings shape the request) and the predicate's answer.
+   */
+  request(call: PlannedCall, spec: ApprovalSpec | undefined, gated: GatedAs = {}): void {
+    const ask = gated.rule?.action === 'ask' ? gated.rule.ask : undefined;
+    const asked: ApprovalSpec | undefined = ask
+      ? {
+          mode: spec?.mode ?? 'always',
+          onTimeout: spec?.onTimeout ?? 'deny',
+          ...(spec?.approvers?.length ? { approvers: spec.approvers } : ask.approvers?.length ? { approvers: ask.approvers } : {}),
+          ...((ask.timeoutMs ?? spec?.timeoutMs) !== undefined ? { timeoutMs: ask.timeoutMs ?? spec?.timeoutMs } : {}),
+          ...((ask.escalate ?? spec?.escalation) ? { escalation: ask.escalate ?? spec?.escalation } : {}),
+        }
+      : spec;
+    const entry = this.open(call.callId, call.step, call.tool.name, call.args, asked, undefined, gated.rule);
+    entry.call = call;
+    if (gated.check !== undefined) entry.check = gated.check;
+    if (gated.answers) entry.answers = gated.answers;
   }
 
   /**
@@ -297,7 +418,15 @@ export class ApprovalDesk {
     return entry.decided;
   }
 
-  private open(callId: string, step: number, tool: string, args: JsonObject, spec: ApprovalSpec | undefined, question?: string): Entry {
+  private open(
+    callId: string,
+    step: number,
+    tool: string,
+    args: JsonObject,
+    spec: ApprovalSpec | undefined,
+    question?: string,
+    askedBy?: ApprovalRule,
+  ): Entry {
     const now = Date.now();
     const call = { callId, step };
     const pending: PendingApproval = {
@@ -309,8 +438,9 @@ export class ApprovalDesk {
       ...(spec?.timeoutMs !== undefined ? { expiresAt: new Date(now + spec.timeoutMs).toISOString() } : {}),
       ...(spec?.approvers?.length ? { approvers: spec.approvers } : {}),
       ...(question ? { question } : {}),
+      ...(askedBy ? { rule: ruleRef(askedBy) } : {}),
     };
-    const entry: Entry = { pending, spec, trace: approvalOpened(this.agent(), tool, callId, now) };
+    const entry: Entry = { pending, spec, trace: approvalOpened(this.agent(), tool, callId, now), rulesVersion: this.standing.version };
     this.entries.set(call.callId, entry);
     this.log.push({
       type: 'approval_requested',
@@ -321,6 +451,8 @@ export class ApprovalDesk {
       ...(pending.expiresAt ? { expiresAt: pending.expiresAt } : {}),
       ...(pending.approvers ? { approvers: pending.approvers } : {}),
       ...(question ? { question } : {}),
+      ...(askedBy ? { rule: ruleRef(askedBy) } : {}),
+      ...(this.standing.version > 0 ? { rulesVersion: this.standing.version } : {}),
     });
     this.emit({ kind: 'requested', pending });
     const early = this.queued.get(call.callId);
@@ -475,6 +607,9 @@ export class ApprovalDesk {
         applied.push(other.pending.callId);
       }
     }
+    // A standing rule a client wrote before deciding: the other waiting calls it covers are decided now, if the run knows it
+    // already (else when its rule set arrives, by the rulesChanged signal).
+    if ((d.scope === 'session' || d.scope === 'agent') && d.rule) applied.push(...this.regateWaiting(d.rule.id, via));
     this.changed();
     return { callId: d.callId, tool, decision: d.decision, by: d.by, applied };
   }

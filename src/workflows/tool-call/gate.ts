@@ -10,21 +10,24 @@ import type { AgentActivities } from '../../core/run/contract';
 import type { PlannedCall } from '../../core/tool-calls/plan';
 import type { ToolCallContext } from './context';
 
+/** The function rules of the agent for `c`'s tool, each answered "cannot tell" (undefined when there are none). */
+function unansweredAsNull(ctx: GateContext, c: PlannedCall): Record<string, null> | undefined {
+  const fns = (ctx.spec.approvalRules ?? []).filter((r) => r.fn && (r.tool === c.tool.name || r.tool === '*'));
+  return fns.length ? Object.fromEntries(fns.map((r) => [r.id, null])) : undefined;
+}
+
 const { checkApprovals } = proxyActivities<AgentActivities>({
   startToCloseTimeout: '1 minute',
   retry: { maximumAttempts: 5, initialInterval: '1 second' },
 });
 
 /** What gating needs from the run. */
-export type GateContext = Pick<ToolCallContext, 'spec' | 'policy'> & { desk: Pick<ToolCallContext['desk'], 'approvedTools' | 'runRules'> };
+export type GateContext = Pick<ToolCallContext, 'spec' | 'policy'> & { desk: Pick<ToolCallContext['desk'], 'approvedTools' | 'gateRules'> };
 
-/** The gate of a call from data; `check` once its predicate answered. */
-function gateOf(ctx: GateContext, c: PlannedCall, check?: boolean): Gate {
-  return gateFor(c.tool.name, c.tool.approval, ctx.policy, ctx.desk.approvedTools, check, {
-    rules: ctx.desk.runRules,
-    args: c.args,
-    nowMs: Date.now(),
-  });
+/** The gate of a call from data (run policy, the run's and standing rules, the tool's settings); `check` once its predicate answered. */
+export function gateOf(ctx: GateContext, c: PlannedCall, check?: boolean, answers?: Record<string, boolean | null>): Gate {
+  const rules = ctx.desk.gateRules(c.args);
+  return gateFor(c.tool.name, c.tool.approval, ctx.policy, ctx.desk.approvedTools, check, answers ? { ...rules, answers } : rules);
 }
 
 /**
@@ -38,13 +41,24 @@ export function knownGates(ctx: GateContext, calls: readonly PlannedCall[]): Map
 }
 
 /** Gates of calls some of which have approval predicates: those are asked (one activity, recorded). */
-export async function checkedGates(ctx: GateContext, calls: readonly PlannedCall[]): Promise<Map<string, Gate>> {
+export async function checkedGates(
+  ctx: GateContext,
+  calls: readonly PlannedCall[],
+  checks?: Map<string, { check: boolean; answers?: Record<string, boolean | null> }>,
+): Promise<Map<string, Gate>> {
   const gates = new Map(calls.map((c) => [c.callId, gateOf(ctx, c)]));
   const toCheck = calls.filter((c) => gates.get(c.callId)?.kind === 'check');
   const answers = await checkApprovals({
     agent: ctx.spec.name,
     calls: toCheck.map((c) => ({ callId: c.callId, tool: c.tool.name, args: c.args })),
   });
-  for (const c of toCheck) gates.set(c.callId, gateOf(ctx, c, answers.find((a) => a.callId === c.callId)?.needsApproval ?? true));
+  for (const c of toCheck) {
+    const found = answers.find((a) => a.callId === c.callId);
+    const answer = found?.needsApproval ?? true;
+    // A function rule the activity did not answer (a worker older than the rule) cannot tell: null.
+    const ruleAnswers = found?.rules ?? unansweredAsNull(ctx, c);
+    checks?.set(c.callId, { check: answer, ...(ruleAnswers ? { answers: ruleAnswers } : {}) });
+    gates.set(c.callId, gateOf(ctx, c, answer, ruleAnswers));
+  }
   return gates;
 }

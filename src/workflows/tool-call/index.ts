@@ -6,6 +6,7 @@
 export { ToolStep } from './run-step';
 export type { ToolCallContext } from './context';
 export { ApprovalDesk } from './approval-desk';
+export { gateOf } from './gate';
 export { ChildApprovals, parentNotifier } from './child-approvals';
 export { childSummary, startSubAgent } from '../child-agent';
 export { consolidateChildren, consolidationRuns } from './consolidate';

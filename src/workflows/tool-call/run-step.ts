@@ -57,10 +57,11 @@ export class ToolStep {
     plan.immediate.forEach((o) => this.record(o));
     const planned = plan.batches.flat();
     // Gates that need no predicate are known at once (no await, see `knownGates`).
-    const gates = knownGates(ctx, planned) ?? (await checkedGates(ctx, planned));
+    const checks = new Map<string, { check: boolean; answers?: Record<string, boolean | null> }>();
+    const gates = knownGates(ctx, planned) ?? (await checkedGates(ctx, planned, checks));
     for (const call of planned) {
       const gate = gates.get(call.callId) as Gate;
-      const auto = autoDecisionEvent(call, gate);
+      const auto = autoDecisionEvent(call, gate, ctx.desk.rulesVersion);
       // Name what decided a call nobody was asked about (new runs: `seq` of recorded ones must not move).
       if (auto && patched('approval-audit-events')) {
         ctx.log.push(auto);
@@ -70,6 +71,7 @@ export class ToolStep {
           by: auto.by ?? 'run policy',
           path: auto.path,
           ...(auto.rule ? { rule: auto.rule } : {}),
+          ...(auto.rulesVersion !== undefined ? { rulesVersion: auto.rulesVersion } : {}),
         });
       }
       if (gate.kind === 'deny')
@@ -78,7 +80,10 @@ export class ToolStep {
             ? ruleDeniedOutcome(call.callId, call.tool.name, gate.rule)
             : policyDeniedOutcome(call.callId, call.tool.name),
         );
-      else if (gate.kind === 'ask') ctx.desk.request(call, call.tool.approval);
+      else if (gate.kind === 'ask') {
+        const checked = checks.get(call.callId);
+        ctx.desk.request(call, call.tool.approval, { ...(gate.rule ? { rule: gate.rule } : {}), ...checked });
+      }
     }
     // Decisions sent early for calls of this step that did not ask can never apply.
     ctx.desk.refuseQueuedFor(plan.calls.map((c) => c.id).filter((id) => gates.get(id)?.kind !== 'ask'));
@@ -140,17 +145,26 @@ async function runCall(ctx: ToolCallContext, call: PlannedCall, gate: Gate, inli
 }
 
 /** The `approval_auto` event of a call the run policy or a rule allowed or denied with nobody asked; undefined otherwise. */
-function autoDecisionEvent(call: PlannedCall, gate: Gate): ApprovalAutoEvent | undefined {
+function autoDecisionEvent(call: PlannedCall, gate: Gate, rulesVersion: number): ApprovalAutoEvent | undefined {
   if (gate.kind === 'ask' || gate.kind === 'check') return undefined;
   if (gate.kind === 'run' && gate.why !== 'rule' && gate.why !== 'run_policy') return undefined;
-  const base = { type: 'approval_auto' as const, step: call.step, callId: call.callId, tool: call.tool.name };
+  const base = {
+    type: 'approval_auto' as const,
+    step: call.step,
+    callId: call.callId,
+    tool: call.tool.name,
+    // The standing rule set the call was gated under (runs that read none record nothing).
+    ...(rulesVersion > 0 ? { rulesVersion } : {}),
+  };
   const decision = gate.kind === 'run' ? ('allow' as const) : ('deny' as const);
   if (gate.why === 'rule') return { ...base, decision, path: 'rule', rule: ruleRef(gate.rule), by: gate.rule.createdBy };
-  return { ...base, decision, path: 'policy' };
+  // A policy entry on arguments is named; a plain policy value is not.
+  return { ...base, decision, path: 'policy', ...(gate.rule ? { rule: ruleRef(gate.rule) } : {}) };
 }
 
 /** The result the model sees for a call a rule denied: as the person who made the rule denied it. */
 function ruleDeniedOutcome(callId: string, tool: string, rule: ApprovalRule): ToolOutcome {
-  const why = rule.reason ? `${rule.reason} (rule ${rule.id})` : `always rejected in this run (rule ${rule.id})`;
+  const standing = rule.scope === 'run' ? 'always rejected in this run' : `denied by ${rule.scope} rule`;
+  const why = rule.reason ? `${rule.reason} (rule ${rule.id})` : `${standing} (rule ${rule.id})`;
   return decisionOutcome(callId, tool, { decision: 'deny', by: rule.createdBy, reason: why });
 }
