@@ -50,6 +50,8 @@ export async function startWorker(options: {
   /** Default: each agent's own queue (see `createWorker`). */
   taskQueue?: string;
   address: string;
+  /** Default `default`. */
+  namespace?: string;
   connection?: NativeConnection;
   tracing?: TracingOptions;
   /** Also publish live deltas here (`--redis-url`); the heartbeat transport stays on. */
@@ -68,6 +70,7 @@ export async function startWorker(options: {
       providers: agents.providers,
       connection: options.connection ?? (own as NativeConnection),
       ...(options.taskQueue !== undefined ? { taskQueue: options.taskQueue } : {}),
+      ...(options.namespace !== undefined ? { namespace: options.namespace } : {}),
       temporal: { identity: workerIdentity() },
       ...(options.tracing ? { tracing: options.tracing } : {}),
       ...(options.publisher ? { streaming: { publisher: options.publisher } } : {}),

@@ -139,6 +139,7 @@ const REDIS_FOLLOWS = 'the live answer is read from there';
 function connectionOptions(cmd: Command, withTaskQueue: boolean, redis?: string): Command {
   cmd
     .addOption(new Option('--address <host:port>', 'Temporal frontend address (default: localhost:<port>)').env('TEMPORAL_ADDRESS'))
+    .addOption(new Option('--namespace <name>', 'Temporal namespace (default: default)').env('TEMPORAL_NAMESPACE'))
     .addOption(
       new Option('--port <port>', 'port of the embedded dev server, when the CLI starts one (default: 7233)')
         .env('DURABLE_AGENT_DEV_PORT')

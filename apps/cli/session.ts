@@ -113,7 +113,12 @@ export class Session {
       return new Session(
         target,
         target.address,
-        new Client({ connection, dataConverter, ...tracingInterceptors(options.tracing) }),
+        new Client({
+          connection,
+          ...(target.namespace ? { namespace: target.namespace } : {}),
+          dataConverter,
+          ...tracingInterceptors(options.tracing),
+        }),
         connection,
         undefined,
         agents,
@@ -137,6 +142,7 @@ export class Session {
       server = await startEmbeddedServer({
         ip: target.serverIp as string,
         port: target.serverPort,
+        ...(target.namespace ? { namespace: target.namespace } : {}),
         ...(options.uiPort !== undefined ? { uiPort: options.uiPort } : {}),
         log: options.log,
       });
@@ -198,6 +204,7 @@ export class Session {
       agents: this.agents,
       ...(taskQueue !== undefined ? { taskQueue } : {}),
       address: this.address,
+      ...(this.target.namespace ? { namespace: this.target.namespace } : {}),
       ...(this.server ? { connection: this.server.nativeConnection } : {}),
       ...(this.tracing ? { tracing: this.tracing } : {}),
       ...(this.publisher ? { publisher: this.publisher } : {}),

@@ -16,6 +16,8 @@ export interface ConnectionFlags {
   port?: number;
   /** `--task-queue` or `DURABLE_AGENT_TASK_QUEUE`. */
   taskQueue?: string;
+  /** `--namespace` or `TEMPORAL_NAMESPACE` (default `default`). */
+  namespace?: string;
   /**
    * `--redis-url` or `DURABLE_AGENT_REDIS_URL` (commands that host a worker or follow runs): live deltas go
    * through Redis Streams, published by the worker, read by `run`, `tail` and `serve`.
@@ -47,6 +49,8 @@ export interface Target {
   taskQueue?: string;
   /** Redis for live deltas (checked), when configured. */
   redisUrl?: string;
+  /** `--namespace`; undefined: `default` (an embedded dev server creates it when named). */
+  namespace?: string;
 }
 
 const LOCAL_HOSTS: Record<string, string> = {
@@ -95,7 +99,7 @@ export function redisLine(target: Target, how: 'published to' | 'read from'): st
 export function resolveTarget(flags: ConnectionFlags): Target {
   const taskQueue = flags.taskQueue ? { taskQueue: flags.taskQueue } : {};
   const redisUrl = redisUrlOf(flags);
-  const redis = redisUrl ? { redisUrl } : {};
+  const redis = { ...(redisUrl ? { redisUrl } : {}), ...(flags.namespace ? { namespace: flags.namespace } : {}) };
   if (flags.address) {
     const { host, port } = parseAddress(flags.address);
     return { address: flags.address, explicit: true, serverPort: flags.port ?? port, serverIp: LOCAL_HOSTS[host], ...taskQueue, ...redis };

@@ -43,7 +43,7 @@ export interface RulesEntityInput {
   state?: RulesEntityState;
   /** Runs still to be told of the current set (a push that was due at continue-as-new). */
   push?: RulePushTargets;
-  /** Continue as new after this many changes (default {@link CHANGES_PER_EXECUTION}; carried). */
+  /** Continue as new after this many changes (default 1,000; carried). */
   changesPerExecution?: number;
 }
 

@@ -74,6 +74,8 @@ export async function startHarness(options: {
    * namespace's one rules queue (workers of other test files, with other bundles or keys, would take its tasks).
    */
   approvalRules?: AgentWorkerOptions['approvalRules'];
+  /** The namespace of the worker and client (default `default`; tests that change standing rules use one of `RULES_TEST_NAMESPACES`). */
+  namespace?: string;
 }): Promise<Harness> {
   installTestRuntime();
   const address = options.address ?? inject('temporalAddress');
@@ -87,6 +89,7 @@ export async function startHarness(options: {
     encryption: options.encryption ?? false,
     ...(options.prices ? { prices: options.prices } : {}),
     connection: nativeConnection,
+    ...(options.namespace ? { namespace: options.namespace } : {}),
     taskQueue,
     workflowBundle: { codePath: options.workflowBundlePath ?? inject('workflowBundlePath') },
     ...(options.temporal ? { temporal: options.temporal } : {}),
@@ -96,7 +99,11 @@ export async function startHarness(options: {
   });
   const running = worker.run();
   const connection = await Connection.connect({ address });
-  const temporal = new Client({ connection, dataConverter: { payloadCodecs: [new EncryptionCodec(options.encryption)] } });
+  const temporal = new Client({
+    connection,
+    ...(options.namespace ? { namespace: options.namespace } : {}),
+    dataConverter: { payloadCodecs: [new EncryptionCodec(options.encryption)] },
+  });
   return {
     client: new AgentClient(temporal, taskQueue),
     temporal,

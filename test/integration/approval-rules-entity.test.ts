@@ -16,6 +16,10 @@ import { runCli, soleError, tempHome } from '../helpers/cli-run';
 import { parseTokens } from '../../apps/http/auth';
 import type { ServedApi } from '../helpers/http-api';
 import { serveTestApi } from '../helpers/http-api';
+import { RULES_TEST_NAMESPACES } from '../setup/namespaces';
+
+/** This file's namespace: its own rules entity (versions here grow only by this file's changes). */
+const NAMESPACE = RULES_TEST_NAMESPACES.entity;
 
 const deploy = defineTool({
   name: 'deploy',
@@ -47,7 +51,10 @@ const AUTH = parseTokens(
 let api: ServedApi;
 let h: Harness;
 beforeAll(async () => {
-  api = await serveTestApi({ agents: S.agents, providers: { scripted: S.provider }, approvalRules: { editors: ['ops:alice'] } }, AUTH);
+  api = await serveTestApi(
+    { agents: S.agents, providers: { scripted: S.provider }, approvalRules: { editors: ['ops:alice'] }, namespace: NAMESPACE },
+    AUTH,
+  );
   h = api.h;
 });
 afterAll(async () => {
@@ -204,7 +211,7 @@ describe('the rules entity', () => {
 
   it('from the command line: add (infix --when), list, a refused change, remove, editors', async () => {
     const home = tempHome();
-    const cli = (args: string[]) => runCli([...args, '--address', inject('temporalAddress')], { home });
+    const cli = (args: string[]) => runCli([...args, '--address', inject('temporalAddress'), '--namespace', NAMESPACE], { home });
     const added = await cli([
       'rules',
       'add',
@@ -331,7 +338,7 @@ describe('the rules entity', () => {
   it('publishes the set in its memo through the payload codec: sealed with the keys, readable only with them', async () => {
     // An encrypted worker on a queue of its own runs an entity of its own.
     const keys = Keyring.parse(`k1:${Buffer.alloc(32, 7).toString('base64')}`);
-    const sealed = await startHarness({ agents: S.agents, providers: { scripted: S.provider }, encryption: keys });
+    const sealed = await startHarness({ agents: S.agents, providers: { scripted: S.provider }, encryption: keys, namespace: NAMESPACE });
     const id = testId('rules-sealed');
     try {
       const handle = await sealed.temporal.workflow.start(RULES_WORKFLOW, {
@@ -351,7 +358,7 @@ describe('the rules entity', () => {
       expect(withKeys).toBe(1);
       // Without the keys: the memo cannot be read, and its bytes hold no rule.
       await expect(h.temporal.workflow.getHandle(id).describe()).rejects.toThrow(/encrypted with key id "k1"/);
-      const raw = await h.temporal.workflowService.describeWorkflowExecution({ namespace: 'default', execution: { workflowId: id } });
+      const raw = await h.temporal.workflowService.describeWorkflowExecution({ namespace: NAMESPACE, execution: { workflowId: id } });
       const payload = raw.workflowExecutionInfo?.memo?.fields?.[RULES_MEMO_KEY];
       expect(Buffer.from(payload!.metadata!.encoding!).toString()).not.toBe('json/plain');
       expect(Buffer.from(payload!.data!).toString('latin1')).not.toContain(secret);

@@ -14,6 +14,7 @@ import { chromiumMissing, chromiumPath } from '../helpers/chromium';
 import { describeNeeding } from '../helpers/component';
 import type { ServedApi } from '../helpers/http-api';
 import { serveTestApi } from '../helpers/http-api';
+import { RULES_TEST_NAMESPACES } from '../setup/namespaces';
 
 const CHROMIUM = chromiumPath();
 const missing = chromiumMissing(CHROMIUM);
@@ -59,7 +60,15 @@ const http = (token: string, method: string, path: string, body?: unknown) =>
 describeNeeding('console rules page in Chromium', 'Chromium', missing, () => {
   beforeAll(async () => {
     [served, browser] = await Promise.all([
-      serveTestApi({ agents: S.agents, providers: { scripted: S.provider }, approvalRules: { editors: ['ops:alice'] } }, AUTH),
+      serveTestApi(
+        {
+          agents: S.agents,
+          providers: { scripted: S.provider },
+          approvalRules: { editors: ['ops:alice'] },
+          namespace: RULES_TEST_NAMESPACES.console,
+        },
+        AUTH,
+      ),
       chromium.launch({ executablePath: CHROMIUM!, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] }),
     ]);
     context = await browser.newContext({ viewport: { width: 1280, height: 900 } });

@@ -20,6 +20,7 @@ import { ScriptedAgents } from '../helpers/agents';
 import { allEvents, waitForPending } from '../helpers/events';
 import type { Harness } from '../helpers/harness';
 import { startHarness, testId } from '../helpers/harness';
+import { RULES_TEST_NAMESPACES } from '../setup/namespaces';
 
 const ran: string[] = [];
 const tool = <T extends z.ZodRawShape>(name: string, shape: T, needsApproval: boolean) =>
@@ -162,7 +163,12 @@ S.add(
 let h: Harness;
 beforeAll(async () => {
   // The namespace's rules entity too (editors seeded as the other rules tests do).
-  h = await startHarness({ agents: S.agents, providers: { scripted: S.provider }, approvalRules: { editors: ['ops:alice'] } });
+  h = await startHarness({
+    agents: S.agents,
+    providers: { scripted: S.provider },
+    approvalRules: { editors: ['ops:alice'] },
+    namespace: RULES_TEST_NAMESPACES.standing,
+  });
 });
 afterAll(async () => h?.stop());
 

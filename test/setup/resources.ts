@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDevServer } from '../../apps/cli/dev-server/dev-server';
+import { RULES_TEST_NAMESPACES } from './namespaces';
 import type { FoundCli } from '../../apps/cli/dev-server/temporal-cli';
 import { ensureTemporalCli } from '../../apps/cli/dev-server/temporal-cli';
 import { buildAgentBundle } from '../../src/worker/build-bundle';
@@ -31,7 +32,7 @@ export async function holdDevServer(): Promise<Held<DevServer>> {
   const cli = await holdTemporalCli();
   try {
     const server = await acquire('dev-server', async () => {
-      const env = await startDevServer({ ...(cli.value ? { cli: cli.value } : {}) });
+      const env = await startDevServer({ ...(cli.value ? { cli: cli.value } : {}), extraNamespaces: Object.values(RULES_TEST_NAMESPACES) });
       return { value: env.address, stop: () => env.teardown() };
     });
     return {

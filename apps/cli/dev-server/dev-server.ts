@@ -20,6 +20,8 @@ export interface DevServerOptions {
   /** Serve the Temporal UI on this port. */
   uiPort?: number;
   namespace?: string;
+  /** More namespaces to create at start (each with the same search attributes). */
+  extraNamespaces?: string[];
   searchAttributes?: SearchAttributeKey<SearchAttributeType>[];
   /** Log lines about provisioning. */
   log?: (line: string) => void;
@@ -47,6 +49,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<Te
       // durable-agent's own search attributes are always registered (approval state, status, agent).
       searchAttributes: [...SEARCH_ATTRIBUTE_KEYS, ...(options.searchAttributes ?? [])],
       log: { format: 'pretty', level: 'error' },
+      ...(options.extraNamespaces?.length ? { extraArgs: options.extraNamespaces.flatMap((n) => ['--namespace', n]) } : {}),
     },
   });
 }

@@ -45,6 +45,8 @@ export interface EmbeddedServerOptions {
   ip: string;
   /** Serve the Temporal UI on this port. */
   uiPort?: number;
+  /** A namespace to create and use (besides `default`). */
+  namespace?: string;
   log: (line: string) => void;
 }
 
@@ -62,6 +64,7 @@ export async function startEmbeddedServer(options: EmbeddedServerOptions): Promi
     ip: options.ip,
     port: options.port,
     ...(options.uiPort !== undefined ? { uiPort: options.uiPort } : {}),
+    ...(options.namespace ? { namespace: options.namespace } : {}),
     log: options.log,
     ...(found ? { cli: quietCli(found) } : {}),
   });
