@@ -34,6 +34,7 @@ function excerpt(text) {
 }
 
 const failures = [];
+let fileFailures = 0;
 // Checks .ci/run ran outside vitest (the package build, publint, attw): each failed one counts as a failed test.
 const outside = (process.env.CI_FAILED_CHECKS || '').split(',').filter(Boolean);
 for (const check of outside) failures.push([`✗ ${check} (see its output above)`]);
@@ -49,7 +50,11 @@ for (const f of r.testResults || []) {
     ]);
   }
   // A file that failed on its own (an import error, a failed beforeAll/afterAll): its message.
-  if (f.status === 'failed' && (f.message || !listed)) failures.push([`✗ ${name}`, ...excerpt(f.message || 'failed (no message)')]);
+  if (f.status === 'failed' && (f.message || !listed)) {
+    failures.push([`✗ ${name}`, ...excerpt(f.message || 'failed (no message)')]);
+    // A file that failed before any of its tests could (no test of it failed): counted as one failed test.
+    if (!listed) fileFailures++;
+  }
 }
 
 if (failures.length > 0) {
@@ -61,4 +66,4 @@ if (failures.length > 0) {
 }
 const skipped = (r.numPendingTests || 0) + (r.numTodoTests || 0);
 if (skipped) console.log(`${skipped} skipped`);
-console.log(`${r.numPassedTests} passed, ${r.numFailedTests + outside.length} failed`);
+console.log(`${r.numPassedTests} passed, ${r.numFailedTests + outside.length + fileFailures} failed`);

@@ -25,6 +25,7 @@ import { connectWithRetries, DEFAULT_CONNECT_TIMEOUT_MS } from './connect';
 import type { NotificationsOptions } from '../integrations/webhooks/deliver';
 import type { ApprovalRulesWorkerOptions } from './rules-entity';
 import { ensureRulesEntity } from './rules-entity';
+import { claimRulesQueue, releaseRulesQueue } from './rules-queue-slot';
 
 export type { ApprovalRulesWorkerOptions } from './rules-entity';
 
@@ -122,7 +123,8 @@ export interface AgentWorkerOptions extends ConnectionSettings {
   /**
    * The namespace's standing approval rules (the rules entity): by default every worker also polls its
    * task queue (`durable-agent.rules`, one more small Temporal worker on the same bundle) so the entity
-   * runs wherever agents run; `false` turns that off (some other worker must poll it). `editors` are the
+   * runs wherever agents run (one worker per connection: a second `createWorker` given the same `connection`
+   * leaves it to the first); `false` turns that off (some other worker must poll it). `editors` are the
    * first identities allowed to change rules — trusted configuration: the worker starts the entity
    * with them when absent, and gives them to an entity that has no editors yet (after that, editors
    * change them with `client.rules.setEditors`).
@@ -234,6 +236,7 @@ export async function createWorker(options: AgentWorkerOptions): Promise<AgentWo
   if (workflowCode.kind === 'bundled') noteBundling(workflowCode.reason);
   let ownedConnection: NativeConnection | undefined;
   const workers: Worker[] = [];
+  let pollsRules = false;
   try {
     ownedConnection = options.connection
       ? undefined
@@ -248,8 +251,9 @@ export async function createWorker(options: AgentWorkerOptions): Promise<AgentWo
           settings.address,
           options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
         );
-    // The rules entity's queue last: `worker` and `taskQueue` stay the agents' first.
-    const polled = options.approvalRules === false ? taskQueues : [...taskQueues, RULES_TASK_QUEUE];
+    // The rules entity's queue last: `worker` and `taskQueue` stay the agents' first. One worker per process polls it.
+    pollsRules = options.approvalRules !== false && claimRulesQueue(options.connection, namespace);
+    const polled = pollsRules ? [...taskQueues, RULES_TASK_QUEUE] : taskQueues;
     const bundle =
       options.workflowBundle ??
       (workflowCode.kind === 'prebuilt' ? { codePath: workflowCode.path } : await sharedBundle(polled.length, options));
@@ -268,6 +272,7 @@ export async function createWorker(options: AgentWorkerOptions): Promise<AgentWo
     }
   } catch (err) {
     await Promise.all(workers.map((w) => closeUnrun(w)));
+    if (pollsRules) releaseRulesQueue(options.connection, namespace);
     await ownedConnection?.close().catch(() => undefined);
     await plugin.close();
     throw err;
@@ -280,7 +285,18 @@ export async function createWorker(options: AgentWorkerOptions): Promise<AgentWo
       options.approvalRules.editors,
     );
   }
-  return new WorkerLifecycle(workers, taskQueues, namespace, workflowCode, plugin.registry, plugin.transcripts, ownedConnection, plugin);
+  const released = pollsRules ? () => releaseRulesQueue(options.connection, namespace) : () => undefined;
+  return new WorkerLifecycle(
+    workers,
+    taskQueues,
+    namespace,
+    workflowCode,
+    plugin.registry,
+    plugin.transcripts,
+    ownedConnection,
+    plugin,
+    released,
+  );
 }
 
 /**
@@ -328,6 +344,8 @@ class WorkerLifecycle implements AgentWorker {
     readonly transcripts: TranscriptStore,
     private readonly ownedConnection: NativeConnection | undefined,
     private readonly plugin: DurableAgentsPlugin,
+    /** Called once its workers have stopped (frees the process's rules queue when this worker polled it). */
+    private readonly onStopped: () => void = () => undefined,
   ) {}
 
   get worker(): Worker {
@@ -400,6 +418,7 @@ class WorkerLifecycle implements AgentWorker {
 
   /** Close what createWorker opened: the connection, and what the plugin opened (a store opened from a setting, the MCP clients). */
   private closeConnection(): Promise<void> {
+    if (!this.connectionClosed) this.onStopped();
     this.connectionClosed ??= Promise.all([this.ownedConnection?.close(), this.plugin.close()]).then(() => undefined);
     return this.connectionClosed;
   }

@@ -6,7 +6,7 @@
  * the last line `N passed, N failed`.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { beforeAll, afterAll, describe, expect, it } from 'vitest';
@@ -110,5 +110,21 @@ describe('CI summary (.ci/summary.js)', () => {
     const lines = summary.stdout.trimEnd().split('\n');
     expect(lines.at(-1)).toBe('1 passed, 2 failed');
     expect(lines.some((l) => l.startsWith('✗ package checks'))).toBe(true);
+  });
+
+  it('counts a file that failed before any of its tests (a failed beforeAll) as a failed test', async () => {
+    const report = {
+      numPassedTests: 3,
+      numFailedTests: 0,
+      testResults: [
+        { name: 'a.test.ts', status: 'passed', assertionResults: [{ status: 'passed', title: 'x', ancestorTitles: [] }] },
+        { name: 'b.test.ts', status: 'failed', message: 'Error: could not start the worker', assertionResults: [] },
+      ],
+    };
+    writeFileSync(join(dir, 'file-failed.json'), JSON.stringify(report));
+    const summary = await runNode([join('.ci', 'summary.js'), join(dir, 'file-failed.json')]);
+    const lines = summary.stdout.trimEnd().split('\n');
+    expect(lines.at(-1)).toBe('3 passed, 1 failed');
+    expect(lines).toContain('✗ b.test.ts');
   });
 });
